@@ -1,0 +1,106 @@
+//! The one error type of the HTTP layer and its JSON envelope `{"error": {"code", "message"}}`.
+
+use axum::{
+    Json,
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use quickact_shared::db::is_unavailable;
+use serde_json::json;
+
+/// Every way a request can fail. Each variant's doc names its status.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// 400: the request is malformed (bad JSON, wrong types, missing fields, bad query parameters).
+    #[error("{message}")]
+    BadRequest { code: &'static str, message: String },
+    /// 401: no API key, or one we do not know.
+    #[error("a valid API key is required (Authorization: Bearer <key>)")]
+    Unauthorized,
+    /// 403: the caller is known but not an admin.
+    #[error("this route is for admins only")]
+    Forbidden,
+    /// 404: no such resource, or one that belongs to someone else (never reveal it exists).
+    #[error("{0}")]
+    NotFound(&'static str),
+    /// 405: the route exists but not with this method.
+    #[error("method not allowed on this route")]
+    MethodNotAllowed,
+    /// 409: the resource is in a state that does not allow this (e.g. cancelling a finished task).
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    /// 413: the text or the body is too long.
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// 422: well-formed but invalid (a timeout out of range, an unknown time zone, ...).
+    #[error("{message}")]
+    Unprocessable { code: &'static str, message: String },
+    /// 429: over a limit; `Retry-After` says when to come back.
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after_secs: u64 },
+    /// 503: the database cannot be reached right now.
+    #[error("the service is temporarily unavailable, try again shortly")]
+    Unavailable,
+    /// 500: a bug or an unexpected failure; logged with its chain, shown generically.
+    #[error("internal error")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl ApiError {
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::BadRequest { code, message: message.into() }
+    }
+
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Unprocessable { code, message: message.into() }
+    }
+
+    fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::Forbidden => (StatusCode::FORBIDDEN, "forbidden"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            ApiError::Conflict { code, .. } => (StatusCode::CONFLICT, code),
+            ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::Unprocessable { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            ApiError::TooManyRequests { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_requests"),
+            ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> Self {
+        if is_unavailable(&err) { ApiError::Unavailable } else { ApiError::Internal(Box::new(err)) }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        match &self {
+            ApiError::Internal(source) => tracing::error!(error = %self, source = ?source, "request failed"),
+            ApiError::Unavailable => tracing::warn!("request failed: database unavailable"),
+            _ => {}
+        }
+        let body = Json(json!({ "error": { "code": code, "message": self.to_string() } }));
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        match &self {
+            ApiError::Unauthorized => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::TooManyRequests { retry_after_secs, .. } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+            }
+            ApiError::Unavailable => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+            }
+            _ => {}
+        }
+        response
+    }
+}

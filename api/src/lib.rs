@@ -1,0 +1,85 @@
+//! The quickact HTTP API.
+//!
+//! It stores each submitted sentence as a task, enqueues it for the workers in the same
+//! transaction, and lets clients read, long-poll, list and cancel their tasks; admins see everyone's
+//! history and create users.
+//!
+//! # Layout
+//! - [`routes`]: one module per resource of the contract (`quick_action`, `admin`, `health`).
+//! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
+//! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
+//! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
+//! - [`state`]: what handlers share.
+//!
+//! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
+
+pub mod error;
+pub mod extract;
+pub mod longpoll;
+pub mod routes;
+pub mod state;
+
+use std::{sync::Arc, time::Duration};
+
+use axum::{
+    Router,
+    extract::{DefaultBodyLimit, Request},
+    routing::{get, post},
+};
+use quickact_shared::{config::Config, db, notify::Notifications, store::users};
+use secrecy::ExposeSecret;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower::Layer;
+use tower_http::{normalize_path::NormalizePathLayer, trace::TraceLayer};
+
+use crate::{error::ApiError, routes::*, state::AppState};
+
+/// Largest request body accepted (a 2000-character sentence is at most ~8 KB of UTF-8).
+const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The routes of the contract.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/quick-action", post(quick_action::create).get(quick_action::list))
+        .route("/api/quick-action/{id}", get(quick_action::get))
+        .route("/api/quick-action/{id}/cancel", post(quick_action::cancel))
+        .route("/api/admin/quick-actions", get(admin::list_quick_actions))
+        .route("/api/admin/users", post(admin::create_user))
+        .route("/health", get(health::health))
+        .route("/ready", get(health::ready))
+        .fallback(|| async { ApiError::NotFound("no such route") })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Prepares what the API needs: the pool, migrations (unless skipped), the admin bootstrap and the
+/// notification listener (stopped by `stop`).
+pub async fn prepare(config: Config, stop: CancellationToken) -> anyhow_like::Result<AppState> {
+    let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
+    let pool = db::connect(&url, 32, Duration::from_secs(60)).await?;
+    if !config.skip_migrations {
+        db::migrate(&pool).await?;
+    }
+    if let Some(key) = &config.admin_key {
+        let admin = users::ensure_admin_key(&pool, key.expose_secret(), config.default_tz.name()).await?;
+        tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
+    }
+    let notifications = Notifications::start(pool.clone(), stop);
+    Ok(AppState { pool, notifications, config: Arc::new(config) })
+}
+
+/// Serves the API on `listener` until `shutdown` completes, then finishes in-flight requests.
+pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    // Trailing slashes are trimmed before routing, so `/api/quick-action/` works like the bare path.
+    let app = NormalizePathLayer::trim_trailing_slash().layer(router(state));
+    axum::serve(listener, axum::ServiceExt::<Request>::into_make_service(app)).with_graceful_shutdown(shutdown).await
+}
+
+/// A boxed error for startup paths, where the only thing to do with an error is report it.
+pub mod anyhow_like {
+    pub type Error = Box<dyn std::error::Error + Send + Sync>;
+    pub type Result<T> = std::result::Result<T, Error>;
+}

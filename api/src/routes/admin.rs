@@ -1,0 +1,111 @@
+//! `/api/admin/*`: everyone's history and user creation. Admins only.
+
+use axum::{Json, extract::State, http::StatusCode};
+use chrono::{DateTime, NaiveDate, Utc};
+use quickact_shared::{
+    domain::{
+        task::{ResultType, TaskStatus},
+        user::generate_api_key,
+    },
+    store::{tasks::TaskFilter, users},
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::{
+    error::ApiError,
+    extract::{Admin, JsonBody, QueryParams},
+    routes::{parse_time_zone, quick_action::list_page},
+    state::AppState,
+};
+
+#[derive(Debug, Deserialize)]
+pub struct AdminListParams {
+    user_id: Option<String>,
+    status: Option<String>,
+    result_type: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    q: Option<String>,
+    limit: Option<i64>,
+    cursor: Option<String>,
+}
+
+/// `GET /api/admin/quick-actions`
+pub async fn list_quick_actions(
+    State(state): State<AppState>,
+    Admin(_): Admin,
+    QueryParams(params): QueryParams<AdminListParams>,
+) -> Result<Json<Value>, ApiError> {
+    let non_empty = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let filter = TaskFilter {
+        user_id: non_empty(params.user_id)
+            .map(|id| id.parse::<Uuid>().map_err(|_| ApiError::bad_request("invalid_query", "user_id must be a UUID")))
+            .transpose()?,
+        status: non_empty(params.status)
+            .map(|s| {
+                s.parse::<TaskStatus>()
+                    .map_err(|_| ApiError::bad_request("invalid_query", format!("unknown status {s:?}")))
+            })
+            .transpose()?,
+        result_type: non_empty(params.result_type)
+            .map(|s| {
+                s.parse::<ResultType>()
+                    .map(|r| r.as_str().to_owned())
+                    .map_err(|_| ApiError::bad_request("invalid_query", format!("unknown result_type {s:?}")))
+            })
+            .transpose()?,
+        since: non_empty(params.since).map(|s| parse_instant(&s, "since")).transpose()?,
+        until: non_empty(params.until).map(|s| parse_instant(&s, "until")).transpose()?,
+        text: non_empty(params.q),
+    };
+    list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
+}
+
+/// RFC 3339, or a bare date (its midnight, UTC).
+fn parse_instant(text: &str, name: &str) -> Result<DateTime<Utc>, ApiError> {
+    if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
+        return Ok(instant.with_timezone(&Utc));
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(date.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+    }
+    Err(ApiError::bad_request("invalid_query", format!("{name} must be an RFC 3339 time or a YYYY-MM-DD date")))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateUserRequest {
+    name: String,
+    #[serde(default)]
+    is_admin: bool,
+    #[serde(default)]
+    tz: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+/// `POST /api/admin/users` -> 201 `{user, api_key}`; the key is shown this once.
+pub async fn create_user(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    JsonBody(request): JsonBody<CreateUserRequest>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let name = request.name.trim();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(ApiError::bad_request("invalid_input", "name must be 1 to 200 characters"));
+    }
+    let tz = match &request.tz {
+        Some(tz) => parse_time_zone(tz)?,
+        None => state.config.default_tz,
+    };
+    let model = request.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    let key = generate_api_key();
+    let mut tx = state.pool.begin().await?;
+    let user = users::insert_user(&mut *tx, name, request.is_admin, tz.name(), model).await?;
+    users::insert_api_key(&mut *tx, user.id, &key).await?;
+    tx.commit().await?;
+    tracing::info!(user_id = %user.id, created_by = %admin.id, is_admin = user.is_admin, "user created");
+    Ok((StatusCode::CREATED, Json(json!({ "user": user, "api_key": key }))))
+}

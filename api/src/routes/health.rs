@@ -1,0 +1,20 @@
+//! Liveness and readiness, outside `/api` and without authentication.
+
+use axum::{Json, extract::State, http::StatusCode};
+use serde_json::{Value, json};
+
+use crate::state::AppState;
+
+/// `GET /health`: the process is up.
+pub async fn health() -> Json<Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+/// `GET /ready`: the database answers and the notification listener is connected (long-poll
+/// wakeups would otherwise be late).
+pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
+    let database = sqlx::query_scalar!("SELECT 1 AS \"one!\"").fetch_one(&state.pool).await.is_ok();
+    let listener = state.notifications.is_connected();
+    let status = if database && listener { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(json!({ "database": database, "listener": listener, "ready": status == StatusCode::OK })))
+}

@@ -1,0 +1,29 @@
+//! The routes of the HTTP contract (see DESIGN.md), one module per resource.
+
+pub mod admin;
+pub mod health;
+pub mod quick_action;
+
+use chrono_tz::Tz;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// A path id that is not even a UUID names no task: 404, like any unknown id.
+pub fn parse_uuid_or_404(text: &str) -> Result<Uuid, ApiError> {
+    text.parse().map_err(|_| ApiError::NotFound("no such resource"))
+}
+
+/// An IANA zone name, or 422.
+pub fn parse_time_zone(name: &str) -> Result<Tz, ApiError> {
+    name.trim()
+        .parse::<Tz>()
+        .map_err(|_| ApiError::unprocessable("invalid_tz", format!("{name:?} is not an IANA time zone (e.g. Asia/Shanghai)")))
+}
+
+/// Splits `limit + 1` fetched rows into the page and whether another page follows.
+pub fn split_page<T>(mut rows: Vec<T>, limit: usize) -> (Vec<T>, bool) {
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    (rows, more)
+}

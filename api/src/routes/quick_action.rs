@@ -1,0 +1,263 @@
+//! `/api/quick-action`: submit a sentence, read (and long-poll) a task, list one's history, cancel.
+
+use std::time::Duration;
+
+use axum::{
+    Json,
+    extract::{Path, State},
+    http::{HeaderMap, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+};
+use chrono::{DateTime, Utc};
+use quickact_shared::{
+    domain::task::TaskRecord,
+    queue::push_quick_action_job,
+    store::{
+        steps,
+        tasks::{self, CancelOutcome, Cursor, NewTask, TaskFilter},
+    },
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::{
+    error::ApiError,
+    extract::{Caller, JsonBody, QueryParams},
+    longpoll::wait_until_final,
+    routes::{parse_time_zone, parse_uuid_or_404, split_page},
+    state::AppState,
+};
+
+/// Longest sentence accepted, in characters.
+pub const MAX_TEXT_CHARS: usize = 2000;
+const DEFAULT_TIMEOUT_SECS: i64 = 30;
+const MAX_TIMEOUT_SECS: i64 = 120;
+const DEFAULT_WAIT_SECS: u64 = 30;
+const MAX_WAIT_SECS: u64 = 60;
+const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+pub fn status_url(id: Uuid) -> String {
+    format!("/api/quick-action/{id}")
+}
+
+fn task_json(task: &TaskRecord) -> Value {
+    task.to_json(&status_url(task.id))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRequest {
+    text: String,
+    #[serde(default)]
+    timeout: Option<i64>,
+    #[serde(default)]
+    wait: bool,
+    #[serde(default)]
+    now: Option<DateTime<chrono::FixedOffset>>,
+    #[serde(default)]
+    tz: Option<String>,
+}
+
+/// `POST /api/quick-action`
+pub async fn create(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    headers: HeaderMap,
+    JsonBody(request): JsonBody<CreateRequest>,
+) -> Result<Response, ApiError> {
+    let text = request.text.trim();
+    if text.is_empty() {
+        return Err(ApiError::bad_request("invalid_input", "text must not be empty"));
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(ApiError::PayloadTooLarge(format!(
+            "text is {chars} characters long; the limit is {MAX_TEXT_CHARS}"
+        )));
+    }
+    let timeout = request.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
+    if !(1..=MAX_TIMEOUT_SECS).contains(&timeout) {
+        return Err(ApiError::unprocessable(
+            "invalid_timeout",
+            format!("timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds, got {timeout}"),
+        ));
+    }
+    let time_zone = match &request.tz {
+        Some(tz) => parse_time_zone(tz)?.name().to_owned(),
+        None => user.time_zone.clone(),
+    };
+    let idempotency_key = idempotency_key(&headers)?;
+    let reference_time = request.now.map_or_else(Utc::now, |now| now.with_timezone(&Utc));
+
+    if let Some(key) = idempotency_key {
+        if let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
+            return replay(existing, text);
+        }
+    }
+    let active = tasks::count_active(&state.pool, user.id).await?;
+    if active >= state.config.max_active_tasks_per_user {
+        return Err(ApiError::TooManyRequests {
+            message: format!("you already have {active} unfinished tasks; wait for some to finish"),
+            retry_after_secs: 5,
+        });
+    }
+
+    // The row and its job commit together: a task is never stored without a job, nor the reverse.
+    let mut tx = state.pool.begin().await?;
+    let id = Uuid::now_v7();
+    let job_id = push_quick_action_job(&mut tx, id).await?;
+    let new_task = NewTask {
+        id,
+        user_id: user.id,
+        input_text: text,
+        timeout_seconds: timeout as i32,
+        idempotency_key,
+        reference_time,
+        time_zone: &time_zone,
+        currency: &state.config.model.currency,
+        job_id: &job_id,
+    };
+    let Some(task) = tasks::insert_task(&mut *tx, &new_task).await? else {
+        // A concurrent request with the same key won the race: drop our job, answer with its task.
+        tx.rollback().await?;
+        let key = idempotency_key.unwrap_or_default();
+        let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
+        return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text);
+    };
+    tx.commit().await?;
+    tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
+
+    let task = if request.wait { wait_until_final(&state, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
+    Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(task_json(&task))).into_response())
+}
+
+/// The answer to a request whose idempotency key was seen before: the same task, as Stripe-style
+/// APIs replay the original response (same status, plus a header saying it is a replay).
+fn replay(existing: TaskRecord, text: &str) -> Result<Response, ApiError> {
+    if existing.input_text != text {
+        return Err(ApiError::unprocessable(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used with a different text",
+        ));
+    }
+    let mut response = (StatusCode::CREATED, Json(task_json(&existing))).into_response();
+    response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+    Ok(response)
+}
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = value
+        .to_str()
+        .map_err(|_| ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be visible ASCII"))?
+        .trim();
+    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
+        return Err(ApiError::bad_request(
+            "invalid_idempotency_key",
+            format!("Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} characters"),
+        ));
+    }
+    Ok(Some(key))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GetParams {
+    #[serde(default)]
+    wait: Option<String>,
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+/// `GET /api/quick-action/{id}[?wait=true&timeout=S]`
+pub async fn get(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    Path(id): Path<String>,
+    QueryParams(params): QueryParams<GetParams>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    let task = tasks::find_task(&state.pool, id).await?;
+    let task = match task {
+        Some(task) if task.user_id == user.id || user.is_admin => task,
+        _ => return Err(ApiError::NotFound("no such task")),
+    };
+    let wait = match params.wait.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("false") | Some("0") | Some("no") => false,
+        Some("true") | Some("1") | Some("yes") | Some("") => true,
+        Some(other) => return Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
+    };
+    let task = if wait && !task.status().is_final() {
+        let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
+        wait_until_final(&state, id, Duration::from_secs(seconds)).await?
+    } else {
+        task
+    };
+    let journal = steps::list_steps(&state.pool, id).await?;
+    let mut body = task_json(&task);
+    body["steps"] = journal.iter().map(|s| s.to_json()).collect();
+    Ok(Json(body))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ListParams {
+    #[serde(default)]
+    limit: Option<i64>,
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// `GET /api/quick-action`: the caller's own tasks, newest first.
+pub async fn list(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    QueryParams(params): QueryParams<ListParams>,
+) -> Result<Json<Value>, ApiError> {
+    let filter = TaskFilter { user_id: Some(user.id), ..TaskFilter::default() };
+    list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
+}
+
+/// One page of a listing: `{tasks, count, total, next_cursor}` (`count` is this page's size,
+/// `total` how many tasks match across all pages).
+pub async fn list_page(
+    state: &AppState,
+    filter: &TaskFilter,
+    limit: Option<i64>,
+    cursor: Option<&str>,
+) -> Result<Value, ApiError> {
+    let limit = limit.unwrap_or(20);
+    if limit < 1 {
+        return Err(ApiError::bad_request("invalid_query", "limit must be at least 1"));
+    }
+    let limit = limit.min(100);
+    let cursor = match cursor.filter(|c| !c.is_empty()) {
+        Some(text) => Some(Cursor::decode(text).ok_or_else(|| ApiError::bad_request("invalid_cursor", "cursor is not valid"))?),
+        None => None,
+    };
+    let rows = tasks::list_tasks(&state.pool, filter, cursor, limit).await?;
+    let total = tasks::count_tasks(&state.pool, filter).await?;
+    let (page, more) = split_page(rows, limit as usize);
+    let next_cursor = if more { page.last().map(|last| Cursor::of(last).encode()) } else { None };
+    let tasks: Vec<Value> = page.iter().map(task_json).collect();
+    Ok(json!({ "count": tasks.len(), "total": total, "next_cursor": next_cursor, "tasks": tasks }))
+}
+
+/// `POST /api/quick-action/{id}/cancel`
+pub async fn cancel(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    match tasks::cancel_task(&state.pool, id, user.id).await? {
+        CancelOutcome::Cancelled(task) => {
+            tracing::info!(task_id = %id, "quick action cancelled");
+            Ok(Json(task_json(&task)))
+        }
+        CancelOutcome::AlreadyFinal(task) => Err(ApiError::Conflict {
+            code: "task_finished",
+            message: format!("the task already finished with status {}", task.status),
+        }),
+        CancelOutcome::NotFound => Err(ApiError::NotFound("no such task")),
+    }
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Starts, stops and describes a local PostgreSQL cluster built from the installed binaries.
+# Sourced by the other scripts; usable alone:
+#   scripts/pg.sh start DIR      -> prints a DATABASE_URL for the cluster in DIR (created if missing)
+#   scripts/pg.sh stop DIR
+# The cluster listens on 127.0.0.1 on a free port, trusts local connections and keeps its data in
+# DIR. PG_PORT picks the port (default: a free one); PG_EXTRA_OPTS adds server options (the tests turn fsync off). As root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
+set -euo pipefail
+
+pg_bin_dir() {
+  local d
+  for d in "${PG_BIN_DIR:-}" /usr/lib/postgresql/*/bin; do
+    if [ -n "$d" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; return; fi
+  done
+  if command -v pg_ctl >/dev/null 2>&1; then dirname "$(command -v pg_ctl)"; return; fi
+  echo "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found; install PostgreSQL or set DATABASE_URL" >&2
+  return 1
+}
+
+# Runs a command as the cluster's owner.
+pg_as_owner() {
+  if [ "$(id -u)" = "0" ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+pg_free_port() {
+  local port
+  for _ in $(seq 1 200); do
+    port=$(( 20000 + RANDOM % 30000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
+pg_start() {
+  local dir=$1 bin port
+  bin=$(pg_bin_dir)
+  mkdir -p "$dir"
+  if [ "$(id -u)" = "0" ]; then chown postgres:postgres "$dir"; fi
+  if [ ! -f "$dir/PG_VERSION" ]; then
+    pg_as_owner "$bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/../initdb.log" 2>&1 \
+      || pg_as_owner "$bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/../initdb.log" 2>&1
+  fi
+  if pg_as_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    port=$(sed -n 4p "$dir/postmaster.pid" | tr -d ' ')
+  else
+    port=${PG_PORT:-$(pg_free_port)}
+    pg_as_owner "$bin/pg_ctl" -D "$dir" -w -t 60 -l "$dir/server.log" \
+      -o "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=400 ${PG_EXTRA_OPTS:-}" \
+      start >/dev/null
+  fi
+  echo "postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+pg_stop() {
+  local dir=$1 bin
+  bin=$(pg_bin_dir)
+  if [ -f "$dir/postmaster.pid" ]; then
+    pg_as_owner "$bin/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
+  fi
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  case "${1:-}" in
+    start) pg_start "$2" ;;
+    stop) pg_stop "$2" ;;
+    *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+  esac
+fi

@@ -1,0 +1,212 @@
+//! Typed configuration read from environment variables over documented defaults.
+//!
+//! Every variable here is listed in the README with its default. Secrets are wrapped in
+//! [`SecretString`] so that `Debug` output and logs never show them.
+
+use std::{collections::HashMap, net::SocketAddr, str::FromStr, time::Duration};
+
+use chrono_tz::Tz;
+use secrecy::SecretString;
+use serde::Deserialize;
+
+use crate::pricing::{ModelPrice, PriceTable};
+
+/// Why a configuration could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("environment variable {name} has an invalid value {value:?}: {reason}")]
+    Invalid { name: &'static str, value: String, reason: String },
+}
+
+/// Settings both binaries read.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `DATABASE_URL`. `None` means "start the embedded local cluster" (scripts do that, not the binaries).
+    pub database_url: Option<SecretString>,
+    /// `QUICKACT_BIND`: where the API listens.
+    pub bind: SocketAddr,
+    /// `QUICKACT_ADMIN_KEY`: an admin user holding this key exists after the API starts.
+    pub admin_key: Option<SecretString>,
+    /// `QUICKACT_SKIP_MIGRATIONS=1` leaves the schema alone at startup.
+    pub skip_migrations: bool,
+    /// `QUICKACT_DEFAULT_TZ`: the zone of users created without one.
+    pub default_tz: Tz,
+    /// `QUICKACT_MAX_ACTIVE_TASKS_PER_USER`: pending + processing tasks a user may have at once.
+    pub max_active_tasks_per_user: i64,
+    pub model: ModelConfig,
+    pub worker: WorkerConfig,
+}
+
+/// How the agent reaches a model and what the model costs.
+#[derive(Debug, Clone)]
+pub struct ModelConfig {
+    /// `OPENAI_BASE_URL`, default `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// `OPENAI_API_KEY`. Without it the local provider serves every task.
+    pub api_key: Option<SecretString>,
+    /// `QUICKACT_MODEL`, default `gpt-4o-mini`: the model of users who did not choose one.
+    pub model: String,
+    /// `QUICKACT_MODEL_TIMEOUT_SECS`, default 60: one HTTP request to the model, connect to last byte.
+    pub request_timeout: Duration,
+    /// `QUICKACT_MODEL_PRICES`: JSON `{"model": {"input": x, "output": y, "cached_input": z}}`, per million tokens.
+    pub prices: PriceTable,
+    /// `QUICKACT_CURRENCY`, default `CNY`.
+    pub currency: String,
+}
+
+/// How a worker process takes and runs tasks.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// `QUICKACT_WORKER_CONCURRENCY`, default 4: tasks one worker process runs at once.
+    pub concurrency: usize,
+    /// `QUICKACT_HEARTBEAT_SECS`, default 5: how often a worker says it is alive.
+    pub heartbeat: Duration,
+    /// `QUICKACT_MISSED_HEARTBEATS`, default 3: silent heartbeats after which a worker counts as dead
+    /// and its tasks are handed to another worker (5 s x 3 = 15 s, well inside the 30 s promise).
+    pub missed_heartbeats: usize,
+    /// `QUICKACT_SHUTDOWN_GRACE_SECS`, default 20: on SIGTERM, how long in-flight tasks may run on
+    /// before they are handed back to the queue.
+    pub shutdown_grace: Duration,
+    /// `QUICKACT_WORKER_NAME`: prefix of this process's worker names (host name by default).
+    pub name_prefix: String,
+}
+
+impl WorkerConfig {
+    /// A task's lease: the time after which another worker may take over a task whose owner stopped
+    /// renewing it. Equal to the dead-worker threshold, so both mechanisms agree on "dead".
+    pub fn lease(&self) -> Duration {
+        self.heartbeat * self.missed_heartbeats as u32
+    }
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads configuration through `lookup`, so tests can build one without touching the environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let secret = |name: &str| get(name).map(SecretString::from);
+
+        let prices = match get("QUICKACT_MODEL_PRICES") {
+            Some(raw) => parse_prices(&raw)?,
+            None => PriceTable::default(),
+        };
+        let host = get("HOSTNAME")
+            .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_owned()))
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "worker".to_owned());
+
+        Ok(Config {
+            database_url: secret("DATABASE_URL"),
+            bind: parse_or(&get, "QUICKACT_BIND", "127.0.0.1:8080")?,
+            admin_key: secret("QUICKACT_ADMIN_KEY"),
+            skip_migrations: parse_bool(&get, "QUICKACT_SKIP_MIGRATIONS")?,
+            default_tz: parse_or(&get, "QUICKACT_DEFAULT_TZ", "Asia/Shanghai")?,
+            max_active_tasks_per_user: parse_or(&get, "QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "50")?,
+            model: ModelConfig {
+                base_url: get("OPENAI_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
+                api_key: secret("OPENAI_API_KEY"),
+                model: get("QUICKACT_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
+                request_timeout: Duration::from_secs(parse_or(&get, "QUICKACT_MODEL_TIMEOUT_SECS", "60")?),
+                prices,
+                currency: get("QUICKACT_CURRENCY").unwrap_or_else(|| "CNY".into()),
+            },
+            worker: WorkerConfig {
+                concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "4")?,
+                heartbeat: Duration::from_secs(parse_positive(&get, "QUICKACT_HEARTBEAT_SECS", "5")? as u64),
+                missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
+                shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
+                name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
+            },
+        })
+    }
+}
+
+fn parse_or<T>(get: &impl Fn(&str) -> Option<String>, name: &'static str, default: &str) -> Result<T, ConfigError>
+where
+    T: FromStr,
+    T::Err: std::fmt::Display,
+{
+    let value = get(name).unwrap_or_else(|| default.to_owned());
+    value.trim().parse().map_err(|e: T::Err| ConfigError::Invalid { name, value, reason: e.to_string() })
+}
+
+fn parse_positive(get: &impl Fn(&str) -> Option<String>, name: &'static str, default: &str) -> Result<usize, ConfigError> {
+    let n: usize = parse_or(get, name, default)?;
+    if n == 0 {
+        return Err(ConfigError::Invalid { name, value: "0".into(), reason: "must be at least 1".into() });
+    }
+    Ok(n)
+}
+
+fn parse_bool(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<bool, ConfigError> {
+    match get(name).map(|v| v.trim().to_ascii_lowercase()) {
+        None => Ok(false),
+        Some(v) if ["1", "true", "yes", "on"].contains(&v.as_str()) => Ok(true),
+        Some(v) if ["0", "false", "no", "off"].contains(&v.as_str()) => Ok(false),
+        Some(value) => Err(ConfigError::Invalid { name, value, reason: "expected true or false".into() }),
+    }
+}
+
+fn parse_prices(raw: &str) -> Result<PriceTable, ConfigError> {
+    #[derive(Deserialize)]
+    struct RawPrice {
+        input: f64,
+        output: f64,
+        #[serde(default)]
+        cached_input: Option<f64>,
+    }
+    let invalid = |reason: String| ConfigError::Invalid { name: "QUICKACT_MODEL_PRICES", value: raw.to_owned(), reason };
+    let parsed: HashMap<String, RawPrice> = serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
+    let mut table = PriceTable::default();
+    for (model, p) in parsed {
+        if p.input < 0.0 || p.output < 0.0 || p.cached_input.is_some_and(|c| c < 0.0) {
+            return Err(invalid(format!("negative price for {model}")));
+        }
+        table.insert(model, ModelPrice::per_million(p.input, p.output, p.cached_input.unwrap_or(p.input)));
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| vars.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_set() {
+        let config = config_with(&[]).unwrap();
+        assert_eq!(config.bind.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.worker.concurrency, 4);
+        assert_eq!(config.worker.lease(), Duration::from_secs(15));
+        assert_eq!(config.model.currency, "CNY");
+        assert!(config.model.api_key.is_none());
+    }
+
+    #[test]
+    fn zero_concurrency_is_rejected() {
+        let err = config_with(&[("QUICKACT_WORKER_CONCURRENCY", "0")]).unwrap_err();
+        assert!(err.to_string().contains("QUICKACT_WORKER_CONCURRENCY"));
+    }
+
+    #[test]
+    fn prices_parse_from_json_per_million_tokens() {
+        let config = config_with(&[("QUICKACT_MODEL_PRICES", r#"{"m": {"input": 2.0, "output": 8.0}}"#)]).unwrap();
+        let price = config.model.prices.get("m").unwrap();
+        assert_eq!(price.cost_nanos(1_000_000, 0, 0), 2_000_000_000);
+        assert_eq!(price.cost_nanos(0, 500_000, 0), 4_000_000_000);
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let config = config_with(&[("OPENAI_API_KEY", "sk-very-secret")]).unwrap();
+        assert!(!format!("{config:?}").contains("sk-very-secret"));
+    }
+}

@@ -1,0 +1,98 @@
+//! The connection pool, migrations and the classification of database failures.
+
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
+use sqlx::{
+    PgPool,
+    postgres::{PgConnectOptions, PgPoolOptions},
+};
+
+/// Our own schema (`migrations/` at the workspace root). The queue's schema is apalis-postgres's.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// Opens a pool, retrying for `patience` while the server is not reachable yet (a container
+/// starting beside the database, or a database restarting).
+pub async fn connect(url: &SecretString, max_connections: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
+    let options: PgConnectOptions = url.expose_secret().parse()?;
+    let options = options.application_name("quickact");
+    let started = tokio::time::Instant::now();
+    let mut delay = Duration::from_millis(100);
+    loop {
+        let attempt = PgPoolOptions::new()
+            .max_connections(max_connections)
+            .min_connections(0)
+            .acquire_timeout(Duration::from_secs(5))
+            // A connection broken by a server restart is found out before a query uses it.
+            .test_before_acquire(true)
+            .connect_with(options.clone())
+            .await;
+        match attempt {
+            Ok(pool) => return Ok(pool),
+            Err(err) if is_unavailable(&err) && started.elapsed() < patience => {
+                tracing::warn!(error = %err, "database not reachable yet, retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// Applies our migrations and the queue's. Safe to run from several processes at once: both
+/// migrators take an advisory lock.
+pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
+    MIGRATOR.run(pool).await?;
+    apalis_postgres::PostgresStorage::setup(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("applying quickact migrations: {0}")]
+    Schema(#[from] sqlx::migrate::MigrateError),
+    #[error("applying the queue's migrations: {0}")]
+    Queue(String),
+}
+
+/// True when the error means "the database cannot be reached right now" (down, restarting,
+/// network) rather than "this query is wrong": such failures are worth retrying, and the API
+/// answers them with 503.
+pub fn is_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // 08: connection exceptions; 57P01-57P03: admin shutdown, crash shutdown, cannot
+            // connect now (starting up); 53300: too many connections.
+            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        _ => false,
+    }
+}
+
+/// Runs `op` until it succeeds, fails for a reason other than an unreachable database, or
+/// `patience` runs out; backs off exponentially in between. `op` must be safe to repeat: a
+/// transaction that failed midway was rolled back.
+pub async fn retry_unavailable<T, F, Fut>(patience: Duration, mut op: F) -> Result<T, sqlx::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, sqlx::Error>>,
+{
+    let started = tokio::time::Instant::now();
+    let mut delay = Duration::from_millis(50);
+    loop {
+        match op().await {
+            Err(err) if is_unavailable(&err) && started.elapsed() + delay < patience => {
+                tracing::warn!(error = %err, retry_in_ms = delay.as_millis() as u64, "database unavailable, retrying");
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+            other => return other,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! The service's vocabulary.
+pub mod task;
+pub mod user;

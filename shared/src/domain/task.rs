@@ -1,0 +1,238 @@
+//! The quick-action task: its lifecycle, its verdict and how both are shown to clients.
+
+use std::{fmt, str::FromStr};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::pricing::nanos_to_amount;
+
+/// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Pending,
+    Processing,
+    Success,
+    Failed,
+    Timeout,
+    Cancelled,
+}
+
+impl TaskStatus {
+    pub const ALL: [TaskStatus; 6] = [
+        TaskStatus::Pending,
+        TaskStatus::Processing,
+        TaskStatus::Success,
+        TaskStatus::Failed,
+        TaskStatus::Timeout,
+        TaskStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Pending => "pending",
+            TaskStatus::Processing => "processing",
+            TaskStatus::Success => "success",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Timeout => "timeout",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// A final state never changes again.
+    pub fn is_final(self) -> bool {
+        !matches!(self, TaskStatus::Pending | TaskStatus::Processing)
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status name that is not one of ours.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown value {0:?}")]
+pub struct UnknownName(pub String);
+
+impl FromStr for TaskStatus {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        TaskStatus::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnknownName(s.to_owned()))
+    }
+}
+
+/// The verdict of a run: exactly one per finished task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultType {
+    ActionCompleted,
+    NeedClarification,
+    Error,
+}
+
+impl ResultType {
+    pub const ALL: [ResultType; 3] = [ResultType::ActionCompleted, ResultType::NeedClarification, ResultType::Error];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultType::ActionCompleted => "action_completed",
+            ResultType::NeedClarification => "need_clarification",
+            ResultType::Error => "error",
+        }
+    }
+
+    /// The lifecycle state a run that ends with this verdict gets: `success` exactly when the
+    /// action was done (the original Django design counts clarifications as failures).
+    pub fn final_status(self) -> TaskStatus {
+        match self {
+            ResultType::ActionCompleted => TaskStatus::Success,
+            ResultType::NeedClarification | ResultType::Error => TaskStatus::Failed,
+        }
+    }
+}
+
+impl FromStr for ResultType {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ResultType::ALL.into_iter().find(|v| v.as_str() == s).ok_or_else(|| UnknownName(s.to_owned()))
+    }
+}
+
+/// What a finished task tells the user (`result` in the API).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    #[serde(rename = "type")]
+    pub result_type: ResultType,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// Candidates of a clarification, rendered by the backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<Value>>,
+    /// The items the verdict is about, rendered by the backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<Value>>,
+    /// Every tool call of the run, in order (name, arguments, ok, result).
+    #[serde(default)]
+    pub tool_calls: Vec<Value>,
+}
+
+impl Verdict {
+    pub fn error(message: impl Into<String>, suggestion: Option<String>) -> Self {
+        Verdict {
+            result_type: ResultType::Error,
+            message: message.into(),
+            suggestion,
+            options: None,
+            items: None,
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+/// A task row as stored.
+#[derive(Debug, Clone)]
+pub struct TaskRecord {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub input_text: String,
+    pub status: String,
+    pub result_type: Option<String>,
+    pub result: Option<Value>,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cached_tokens: i64,
+    pub cost_nanos: i64,
+    pub currency: String,
+    pub model_used: Option<String>,
+    pub timeout_seconds: i32,
+    pub idempotency_key: Option<String>,
+    pub reference_time: DateTime<Utc>,
+    pub time_zone: String,
+    pub attempts: i32,
+}
+
+impl TaskRecord {
+    pub fn status(&self) -> TaskStatus {
+        // The CHECK constraint keeps the column to known names.
+        self.status.parse().unwrap_or(TaskStatus::Failed)
+    }
+
+    /// When the task's time budget runs out: its timeout counts from submission, because that is
+    /// how long the user agreed to wait for the answer.
+    pub fn deadline(&self) -> DateTime<Utc> {
+        self.created_at + chrono::Duration::seconds(i64::from(self.timeout_seconds))
+    }
+
+    /// The task as the API shows it.
+    pub fn to_json(&self, status_url: &str) -> Value {
+        let duration = match (self.started_at, self.completed_at) {
+            (Some(start), Some(end)) => Some((end - start).num_milliseconds() as f64 / 1000.0),
+            _ => None,
+        };
+        let mut body = serde_json::json!({
+            "task_id": self.id,
+            "status": self.status,
+            "status_url": status_url,
+            "input_text": self.input_text,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "completed_at": self.completed_at,
+            "duration": duration,
+            "result": self.result,
+            "tokens_used": {
+                "input": self.input_tokens,
+                "output": self.output_tokens,
+                "cached": self.cached_tokens,
+                "total": self.input_tokens + self.output_tokens,
+            },
+            "cost": { "amount": nanos_to_amount(self.cost_nanos), "currency": self.currency },
+            "model_used": self.model_used,
+            "timeout": self.timeout_seconds,
+            "attempts": self.attempts,
+            "reference_time": self.reference_time,
+            "tz": self.time_zone,
+        });
+        if let Some(key) = &self.idempotency_key {
+            body["idempotency_key"] = Value::String(key.clone());
+        }
+        body
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_completed_actions_count_as_success() {
+        assert_eq!(ResultType::ActionCompleted.final_status(), TaskStatus::Success);
+        assert_eq!(ResultType::NeedClarification.final_status(), TaskStatus::Failed);
+        assert_eq!(ResultType::Error.final_status(), TaskStatus::Failed);
+    }
+
+    #[test]
+    fn statuses_round_trip_through_their_names() {
+        for status in TaskStatus::ALL {
+            assert_eq!(status.as_str().parse::<TaskStatus>().unwrap(), status);
+        }
+        assert!("done".parse::<TaskStatus>().is_err());
+    }
+
+    #[test]
+    fn verdict_serialises_with_type_field() {
+        let v = Verdict::error("boom", Some("try again".into()));
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["type"], "error");
+        assert_eq!(json["suggestion"], "try again");
+        assert!(json.get("options").is_none());
+    }
+}

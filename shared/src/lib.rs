@@ -1,0 +1,20 @@
+//! What the quickact API and worker share.
+//!
+//! # Layout
+//! - [`config`]: typed configuration from environment variables.
+//! - [`db`]: the connection pool, migrations, and telling "database down" from other failures.
+//! - [`domain`]: tasks, verdicts and users as the service speaks of them.
+//! - [`store`]: the SQL behind them (plain functions over `impl PgExecutor`, so they work on a pool
+//!   or inside a transaction).
+//! - [`queue`]: the apalis-postgres job that carries a task to a worker.
+//! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
+//! - [`pricing`]: per-model prices and the cost of a turn.
+
+pub mod config;
+pub mod db;
+pub mod domain;
+pub mod notify;
+pub mod pricing;
+pub mod queue;
+pub mod store;
+pub mod telemetry;

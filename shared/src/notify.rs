@@ -1,0 +1,197 @@
+//! Change notifications over Postgres LISTEN/NOTIFY, fanned out inside the process.
+//!
+//! Each process keeps ONE listening connection (not one per waiter). A long-polling request
+//! subscribes to its task id and then waits on an in-memory channel: it holds no database
+//! connection and runs no query while it waits. Workers use the same listener to hear of new jobs
+//! the moment their insert commits.
+//!
+//! Notifications sent while the listening connection is down are lost, so after every (re)connect
+//! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::Stream;
+use sqlx::{PgExecutor, PgPool, postgres::PgListener};
+use tokio::sync::{broadcast, watch};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// Channel carrying the id of a task whose row changed.
+pub const TASK_EVENTS_CHANNEL: &str = "quickact_task_events";
+/// Channel apalis-postgres notifies on when a job is inserted (payload: JSON with `job_type`).
+pub const JOB_INSERT_CHANNEL: &str = "apalis::job::insert";
+
+/// Tells waiters that task `id` changed; delivered when the surrounding transaction commits.
+pub async fn notify_task_changed(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query!("SELECT pg_notify($1, $2)", TASK_EVENTS_CHANNEL, id.to_string()).execute(db).await?;
+    Ok(())
+}
+
+/// The process's listening connection and everyone waiting on it.
+#[derive(Clone)]
+pub struct Notifications {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// One sender per task somebody waits on; the value counts changes.
+    tasks: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
+    /// Bumped after each successful (re)connect.
+    epoch: watch::Sender<u64>,
+    /// New-job wakeups: the `job_type` of each inserted job, and `None` after a reconnect.
+    jobs: broadcast::Sender<Option<String>>,
+    connected: AtomicBool,
+}
+
+impl Notifications {
+    /// Starts listening; the background task reconnects by itself until `stop` is cancelled.
+    pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
+        let inner = Arc::new(Inner {
+            tasks: Mutex::new(HashMap::new()),
+            epoch: watch::Sender::new(0),
+            jobs: broadcast::Sender::new(1024),
+            connected: AtomicBool::new(false),
+        });
+        tokio::spawn(listen_until_stopped(pool, inner.clone(), stop));
+        Notifications { inner }
+    }
+
+    /// Whether the listening connection is up (readiness).
+    pub fn is_connected(&self) -> bool {
+        self.inner.connected.load(Ordering::Relaxed)
+    }
+
+    /// Waits until the listener is connected, or `timeout` passes; true when connected.
+    pub async fn wait_connected(&self, timeout: Duration) -> bool {
+        let mut epoch = self.inner.epoch.subscribe();
+        let connected = async {
+            while !self.is_connected() {
+                if epoch.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        tokio::time::timeout(timeout, connected).await.is_ok()
+    }
+
+    /// Registers interest in task `id`. Subscribe BEFORE reading the task's state, so a change that
+    /// commits between the read and the wait is not missed.
+    pub fn subscribe_task(&self, id: Uuid) -> TaskSubscription {
+        let mut tasks = self.inner.tasks.lock().expect("task map lock");
+        let changes = tasks.entry(id).or_insert_with(|| watch::Sender::new(0)).subscribe();
+        TaskSubscription { id, changes, epoch: self.inner.epoch.subscribe(), inner: self.inner.clone() }
+    }
+
+    /// A stream that yields whenever a job of `job_type` may be waiting: on each insert
+    /// notification for it, and after each reconnect (inserts may have been missed meanwhile).
+    pub fn job_wakeups(&self, job_type: String) -> impl Stream<Item = ()> + Send + Unpin + 'static {
+        let receiver = self.inner.jobs.subscribe();
+        Box::pin(futures::stream::unfold((receiver, job_type), |(mut receiver, job_type)| async move {
+            loop {
+                match receiver.recv().await {
+                    Ok(Some(kind)) if kind != job_type => continue,
+                    // A lagged receiver may have skipped wakeups: wake anyway.
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => return Some(((), (receiver, job_type))),
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }))
+    }
+}
+
+/// Interest in one task's changes.
+pub struct TaskSubscription {
+    id: Uuid,
+    changes: watch::Receiver<u64>,
+    epoch: watch::Receiver<u64>,
+    inner: Arc<Inner>,
+}
+
+impl TaskSubscription {
+    /// Returns once the task changed or the listener reconnected (either way: re-read the task).
+    pub async fn changed(&mut self) {
+        tokio::select! {
+            res = self.changes.changed() => { if res.is_err() { std::future::pending::<()>().await } }
+            res = self.epoch.changed() => { if res.is_err() { std::future::pending::<()>().await } }
+        }
+    }
+}
+
+impl Drop for TaskSubscription {
+    fn drop(&mut self) {
+        let mut tasks = self.inner.tasks.lock().expect("task map lock");
+        // Our receiver still counts here; remove the entry when we were the last one.
+        if tasks.get(&self.id).is_some_and(|sender| sender.receiver_count() <= 1) {
+            tasks.remove(&self.id);
+        }
+    }
+}
+
+async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: CancellationToken) {
+    let mut delay = Duration::from_millis(100);
+    while !stop.is_cancelled() {
+        let listener = async {
+            let mut listener = PgListener::connect_with(&pool).await?;
+            listener.listen_all([TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL]).await?;
+            Ok::<_, sqlx::Error>(listener)
+        };
+        let mut listener = tokio::select! {
+            _ = stop.cancelled() => return,
+            res = listener => match res {
+                Ok(listener) => listener,
+                Err(err) => {
+                    tracing::warn!(error = %err, "notification listener cannot connect, retrying");
+                    tokio::select! { _ = stop.cancelled() => return, _ = tokio::time::sleep(delay) => {} }
+                    delay = (delay * 2).min(Duration::from_secs(2));
+                    continue;
+                }
+            },
+        };
+        delay = Duration::from_millis(100);
+        inner.connected.store(true, Ordering::Relaxed);
+        inner.epoch.send_modify(|e| *e += 1);
+        let _ = inner.jobs.send(None);
+        tracing::info!("notification listener connected");
+
+        loop {
+            let next = tokio::select! {
+                _ = stop.cancelled() => return,
+                next = listener.try_recv() => next,
+            };
+            match next {
+                Ok(Some(notification)) => dispatch(&inner, notification.channel(), notification.payload()),
+                // The connection dropped (`Ok(None)`) or failed: start over with a fresh one.
+                Ok(None) => break,
+                Err(err) => {
+                    tracing::warn!(error = %err, "notification listener lost its connection");
+                    break;
+                }
+            }
+        }
+        inner.connected.store(false, Ordering::Relaxed);
+    }
+}
+
+fn dispatch(inner: &Inner, channel: &str, payload: &str) {
+    if channel == TASK_EVENTS_CHANNEL {
+        let Ok(id) = payload.parse::<Uuid>() else { return };
+        if let Some(sender) = inner.tasks.lock().expect("task map lock").get(&id) {
+            sender.send_modify(|n| *n += 1);
+        }
+    } else if channel == JOB_INSERT_CHANNEL {
+        #[derive(serde::Deserialize)]
+        struct Insert {
+            job_type: String,
+        }
+        if let Ok(insert) = serde_json::from_str::<Insert>(payload) {
+            let _ = inner.jobs.send(Some(insert.job_type));
+        }
+    }
+}

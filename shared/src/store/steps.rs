@@ -1,0 +1,132 @@
+//! The journal of a run: one row per model turn and per tool call.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+use crate::pricing::nanos_to_amount;
+
+/// What a step is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    ModelTurn,
+    ToolCall,
+}
+
+impl StepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::ModelTurn => "model_turn",
+            StepKind::ToolCall => "tool_call",
+        }
+    }
+}
+
+/// A journal row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub task_id: Uuid,
+    pub seq: i32,
+    pub kind: String,
+    pub name: String,
+    pub tool_call_id: Option<String>,
+    pub arguments: Option<Value>,
+    pub result: Option<Value>,
+    pub ok: bool,
+    pub error: Option<String>,
+    pub input_tokens: i32,
+    pub output_tokens: i32,
+    pub cached_tokens: i32,
+    pub cost_nanos: i64,
+    pub latency_ms: i32,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    pub attempt: i32,
+}
+
+impl Step {
+    pub fn kind(&self) -> StepKind {
+        if self.kind == "tool_call" { StepKind::ToolCall } else { StepKind::ModelTurn }
+    }
+
+    /// The step as the API shows it.
+    pub fn to_json(&self) -> Value {
+        let mut v = serde_json::json!({
+            "seq": self.seq,
+            "kind": self.kind,
+            "name": self.name,
+            "ok": self.ok,
+            "latency_ms": self.latency_ms,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "attempt": self.attempt,
+        });
+        if let Some(error) = &self.error {
+            v["error"] = Value::String(error.clone());
+        }
+        match self.kind() {
+            StepKind::ModelTurn => {
+                v["tokens"] = serde_json::json!({
+                    "input": self.input_tokens,
+                    "output": self.output_tokens,
+                    "cached": self.cached_tokens,
+                });
+                v["cost"] = serde_json::json!(nanos_to_amount(self.cost_nanos));
+                v["message"] = self.result.clone().unwrap_or(Value::Null);
+            }
+            StepKind::ToolCall => {
+                v["tool_call_id"] = serde_json::json!(self.tool_call_id);
+                v["arguments"] = self.arguments.clone().unwrap_or(Value::Null);
+                v["result"] = self.result.clone().unwrap_or(Value::Null);
+            }
+        }
+        v
+    }
+}
+
+/// Appends a step. The primary key (task, seq) makes a second writer of the same position fail
+/// instead of silently forking the journal.
+pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO quick_action_steps
+           (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+            input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+        step.task_id,
+        step.seq,
+        step.kind,
+        step.name,
+        step.tool_call_id,
+        step.arguments,
+        step.result,
+        step.ok,
+        step.error,
+        step.input_tokens,
+        step.output_tokens,
+        step.cached_tokens,
+        step.cost_nanos,
+        step.latency_ms,
+        step.started_at,
+        step.finished_at,
+        step.attempt,
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The whole journal of a task, in order.
+pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
+    sqlx::query_as!(
+        Step,
+        "SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+                input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq",
+        task_id
+    )
+    .fetch_all(db)
+    .await
+}

@@ -1,0 +1,408 @@
+//! Queries on quick-action tasks: creation, reading, history, cancellation, and the worker's
+//! claim / lease / finish cycle. Every state change also notifies waiters (see [`crate::notify`]) in
+//! the same transaction, so a long-polling client hears of it the moment it commits.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+use crate::domain::task::{TaskRecord, TaskStatus, Verdict};
+use crate::notify::notify_task_changed;
+
+/// What the API knows when a sentence arrives.
+#[derive(Debug, Clone)]
+pub struct NewTask<'a> {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub input_text: &'a str,
+    pub timeout_seconds: i32,
+    pub idempotency_key: Option<&'a str>,
+    pub reference_time: DateTime<Utc>,
+    pub time_zone: &'a str,
+    pub currency: &'a str,
+    pub job_id: &'a str,
+}
+
+/// Inserts a task; `None` when the user already has a task with this idempotency key.
+pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<Option<TaskRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        TaskRecord,
+        r#"INSERT INTO quick_action_tasks
+             (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, job_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                     input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                     timeout_seconds, idempotency_key, reference_time, time_zone, attempts"#,
+        task.id,
+        task.user_id,
+        task.input_text,
+        task.timeout_seconds,
+        task.idempotency_key,
+        task.reference_time,
+        task.time_zone,
+        task.currency,
+        task.job_id,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn find_by_idempotency_key(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    key: &str,
+) -> Result<Option<TaskRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        TaskRecord,
+        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
+           FROM quick_action_tasks WHERE user_id = $1 AND idempotency_key = $2"#,
+        user_id,
+        key,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Tasks of a user that are not finished yet (for the per-user limit).
+pub async fn count_active(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<i64, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT count(*) AS "count!" FROM quick_action_tasks
+           WHERE user_id = $1 AND status IN ('pending', 'processing')"#,
+        user_id
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(row.count)
+}
+
+pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        TaskRecord,
+        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
+           FROM quick_action_tasks WHERE id = $1"#,
+        id
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// A position in a newest-first listing: the last row of the previous page.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cursor {
+    pub created_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+impl Cursor {
+    pub fn of(task: &TaskRecord) -> Self {
+        Cursor { created_at: task.created_at, id: task.id }
+    }
+
+    /// Opaque text for clients.
+    pub fn encode(&self) -> String {
+        use base64::Engine;
+        let raw = format!("{}|{}", self.created_at.timestamp_micros(), self.id);
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    }
+
+    pub fn decode(text: &str) -> Option<Self> {
+        use base64::Engine;
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(text.trim()).ok()?;
+        let raw = String::from_utf8(raw).ok()?;
+        let (micros, id) = raw.split_once('|')?;
+        Some(Cursor { created_at: DateTime::from_timestamp_micros(micros.parse().ok()?)?, id: id.parse().ok()? })
+    }
+}
+
+/// Filters of a task listing; `None` means "any".
+#[derive(Debug, Clone, Default)]
+pub struct TaskFilter {
+    pub user_id: Option<Uuid>,
+    pub status: Option<TaskStatus>,
+    pub result_type: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    /// Case-insensitive substring of the input text.
+    pub text: Option<String>,
+}
+
+/// One page of tasks, newest first, after `cursor`. Fetches `limit + 1` rows so the caller knows
+/// whether another page exists.
+pub async fn list_tasks(
+    db: impl PgExecutor<'_>,
+    filter: &TaskFilter,
+    cursor: Option<Cursor>,
+    limit: i64,
+) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    let pattern = filter.text.as_deref().map(like_pattern);
+    sqlx::query_as!(
+        TaskRecord,
+        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
+           FROM quick_action_tasks
+           WHERE ($1::uuid IS NULL OR user_id = $1)
+             AND ($2::text IS NULL OR status = $2)
+             AND ($3::text IS NULL OR result_type = $3)
+             AND ($4::timestamptz IS NULL OR created_at >= $4)
+             AND ($5::timestamptz IS NULL OR created_at < $5)
+             AND ($6::text IS NULL OR input_text ILIKE $6)
+             AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::uuid))
+           ORDER BY created_at DESC, id DESC
+           LIMIT $9"#,
+        filter.user_id,
+        filter.status.map(|s| s.as_str()),
+        filter.result_type.as_deref(),
+        filter.since,
+        filter.until,
+        pattern,
+        cursor.map(|c| c.created_at),
+        cursor.map(|c| c.id),
+        limit + 1,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// Number of tasks matching `filter` (all pages).
+pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result<i64, sqlx::Error> {
+    let pattern = filter.text.as_deref().map(like_pattern);
+    let row = sqlx::query!(
+        r#"SELECT count(*) AS "count!" FROM quick_action_tasks
+           WHERE ($1::uuid IS NULL OR user_id = $1)
+             AND ($2::text IS NULL OR status = $2)
+             AND ($3::text IS NULL OR result_type = $3)
+             AND ($4::timestamptz IS NULL OR created_at >= $4)
+             AND ($5::timestamptz IS NULL OR created_at < $5)
+             AND ($6::text IS NULL OR input_text ILIKE $6)"#,
+        filter.user_id,
+        filter.status.map(|s| s.as_str()),
+        filter.result_type.as_deref(),
+        filter.since,
+        filter.until,
+        pattern,
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(row.count)
+}
+
+/// `%text%` with LIKE's wildcards in `text` taken literally.
+fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// What a cancel request found.
+#[derive(Debug)]
+pub enum CancelOutcome {
+    Cancelled(TaskRecord),
+    AlreadyFinal(TaskRecord),
+    NotFound,
+}
+
+/// Cancels a pending or processing task of `user_id` at once. A worker running it sees the new
+/// status before its next model turn or tool commit and stops; tool changes are guarded by the
+/// same row, so nothing is written after the cancel commits.
+pub async fn cancel_task(pool: &sqlx::PgPool, id: Uuid, user_id: Uuid) -> Result<CancelOutcome, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let verdict = serde_json::to_value(Verdict::error(
+        "The task was cancelled before it finished.",
+        Some("Submit the sentence again if you still want it done.".into()),
+    ))
+    .expect("a verdict serialises");
+    let cancelled = sqlx::query_as!(
+        TaskRecord,
+        r#"UPDATE quick_action_tasks
+           SET status = 'cancelled', result_type = 'error',
+               result = $3::jsonb || jsonb_build_object('tool_calls', '[]'::jsonb),
+               completed_at = now(), lease_owner = NULL, lease_expires_at = NULL
+           WHERE id = $1 AND user_id = $2 AND status IN ('pending', 'processing')
+           RETURNING id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                     input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                     timeout_seconds, idempotency_key, reference_time, time_zone, attempts"#,
+        id,
+        user_id,
+        verdict,
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let outcome = match cancelled {
+        Some(task) => {
+            notify_task_changed(&mut *tx, id).await?;
+            CancelOutcome::Cancelled(task)
+        }
+        None => match find_task(&mut *tx, id).await? {
+            Some(task) if task.user_id == user_id => CancelOutcome::AlreadyFinal(task),
+            _ => CancelOutcome::NotFound,
+        },
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// Takes `id` for `owner`: moves it to `processing`, counts the attempt and sets a lease of
+/// `lease_secs`. Succeeds only if the task is unfinished and nobody else holds a live lease, so two
+/// workers never run one task at once.
+pub async fn claim_task(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    owner: &str,
+    lease_secs: f64,
+) -> Result<Option<TaskRecord>, sqlx::Error> {
+    // One statement claims and notifies: `notified` is volatile, so Postgres evaluates it for the
+    // claimed row (and for nothing when the claim failed), and NOTIFY is delivered at commit.
+    sqlx::query_as!(
+        TaskRecord,
+        r#"WITH claimed AS (
+             UPDATE quick_action_tasks
+             SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1,
+                 lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
+             WHERE id = $1 AND status IN ('pending', 'processing')
+               AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())
+             RETURNING *
+           ), notified AS (
+             SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
+           )
+           SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
+                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
+           FROM claimed CROSS JOIN notified"#,
+        id,
+        owner,
+        lease_secs,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Extends `owner`'s lease; false when the task is no longer ours to run (finished, cancelled, or
+/// taken over after our lease lapsed).
+pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_secs: f64) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!(
+        "UPDATE quick_action_tasks SET lease_expires_at = now() + make_interval(secs => $3)
+         WHERE id = $1 AND lease_owner = $2 AND status = 'processing'",
+        id,
+        owner,
+        lease_secs,
+    )
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Gives a task back without finishing it (graceful shutdown, a failed attempt that another attempt
+/// will retry): the lease ends so the next worker need not wait for it to lapse.
+pub async fn release_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE quick_action_tasks SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2",
+        id,
+        owner
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Locks the task row for a change made on its behalf and says whether `owner` may still act for
+/// it. Called first in every transaction that writes a journal step or a tool's change, so a cancel
+/// or a takeover that commits first wins and nothing is written after it.
+pub async fn lock_for_owner(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Result<OwnerCheck, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT status, lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE",
+        id
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(match row {
+        None => OwnerCheck::Gone,
+        Some(row) if row.status != "processing" => OwnerCheck::Finished(row.status.parse().unwrap_or(TaskStatus::Failed)),
+        Some(row) if row.lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
+        Some(_) => OwnerCheck::Owned,
+    })
+}
+
+/// Whether a worker may still act for a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerCheck {
+    Owned,
+    /// Cancelled by the user or finished; carries the status.
+    Finished(TaskStatus),
+    /// Our lease lapsed and another worker claimed the task.
+    TakenOver,
+    Gone,
+}
+
+/// Adds a model turn's usage to the task's totals and records the model used.
+pub async fn add_usage(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    model: &str,
+    input: i64,
+    output: i64,
+    cached: i64,
+    cost_nanos: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE quick_action_tasks
+         SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
+             cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
+         WHERE id = $1",
+        id,
+        input,
+        output,
+        cached,
+        cost_nanos,
+        model,
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Records that `model` served the task even when a turn cost no tokens (the local provider).
+pub async fn set_model_used(db: impl PgExecutor<'_>, id: Uuid, model: &str) -> Result<(), sqlx::Error> {
+    sqlx::query!("UPDATE quick_action_tasks SET model_used = $2 WHERE id = $1 AND model_used IS NULL", id, model)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Writes the final state and verdict if `owner` still holds the task (or, with `owner = None`, if
+/// the task is unfinished at all: used when no run is in progress, e.g. a task found past its
+/// deadline in the queue). Returns false when someone else decided first.
+pub async fn finish_task(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    owner: Option<&str>,
+    status: TaskStatus,
+    verdict: &Verdict,
+) -> Result<bool, sqlx::Error> {
+    debug_assert!(status.is_final());
+    let result: Value = serde_json::to_value(verdict).expect("a verdict serialises");
+    // As in `claim_task`, the notification rides on the same statement as the change.
+    let done = sqlx::query!(
+        r#"WITH finished AS (
+             UPDATE quick_action_tasks
+             SET status = $3, result_type = $4, result = $5, completed_at = now(),
+                 started_at = coalesce(started_at, now()), lease_owner = NULL, lease_expires_at = NULL
+             WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+             RETURNING id
+           )
+           SELECT count(pg_notify('quickact_task_events', id::text)) AS "count!" FROM finished"#,
+        id,
+        owner,
+        status.as_str(),
+        verdict.result_type.as_str(),
+        result,
+    )
+    .fetch_one(db)
+    .await?;
+    Ok(done.count == 1)
+}

@@ -1,0 +1,252 @@
+//! The API on port 0 and workers in process, on a fresh database, talking to a fake model.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use quickact_shared::config::Config;
+use quickact_worker::runner::Runner;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use tokio::{sync::oneshot, task::JoinHandle};
+use tokio_util::sync::CancellationToken;
+
+use crate::{fake_model::FakeModel, postgres::create_test_database};
+
+/// Knobs of a test deployment.
+#[derive(Clone)]
+pub struct TestAppOptions {
+    /// Workers started with the app.
+    pub workers: usize,
+    /// Extra or overriding environment variables.
+    pub env: HashMap<String, String>,
+    /// Use this database instead of a fresh one on the shared server.
+    pub database_url: Option<String>,
+}
+
+impl Default for TestAppOptions {
+    fn default() -> Self {
+        TestAppOptions { workers: 1, env: HashMap::new(), database_url: None }
+    }
+}
+
+impl TestAppOptions {
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = n;
+        self
+    }
+
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.insert(name.to_owned(), value.to_owned());
+        self
+    }
+
+    pub fn database_url(mut self, url: String) -> Self {
+        self.database_url = Some(url);
+        self
+    }
+}
+
+/// A running worker in this process.
+pub struct TestWorker {
+    pub runner: Arc<Runner>,
+    shutdown: Option<oneshot::Sender<()>>,
+    handle: JoinHandle<()>,
+    stop: CancellationToken,
+}
+
+impl TestWorker {
+    /// Graceful stop, as on SIGTERM.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.handle).await;
+        self.stop.cancel();
+    }
+
+    /// Abrupt stop: the worker's tasks are dropped mid-flight, like a crashed process (its
+    /// database state and leases stay as they were).
+    pub fn abort(self) {
+        self.handle.abort();
+        self.stop.cancel();
+    }
+}
+
+/// A deployment for one test.
+pub struct TestApp {
+    pub base_url: String,
+    pub database_url: String,
+    pub pool: PgPool,
+    pub fake: FakeModel,
+    pub admin_key: String,
+    pub client: reqwest::Client,
+    pub workers: Vec<TestWorker>,
+    env: HashMap<String, String>,
+    api_shutdown: Option<oneshot::Sender<()>>,
+    api_handle: Option<JoinHandle<()>>,
+    api_stop: CancellationToken,
+}
+
+/// A response: status, headers and JSON body (`Value::Null` when the body is not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl TestApp {
+    pub async fn start() -> Self {
+        Self::start_with(TestAppOptions::default()).await
+    }
+
+    pub async fn start_with(options: TestAppOptions) -> Self {
+        init_logging();
+        quickact_worker::install_crypto_provider();
+        let database_url = match options.database_url {
+            Some(url) => url,
+            None => create_test_database().await,
+        };
+        let fake = FakeModel::start().await;
+        let admin_key = format!("qa_test_admin_{}", uuid::Uuid::new_v4().simple());
+        let mut env: HashMap<String, String> = [
+            ("DATABASE_URL", database_url.as_str()),
+            ("QUICKACT_ADMIN_KEY", admin_key.as_str()),
+            ("OPENAI_BASE_URL", &fake.base_url()),
+            ("OPENAI_API_KEY", "sk-test"),
+            ("QUICKACT_MODEL", "fake-model"),
+            ("QUICKACT_MODEL_PRICES", r#"{"fake-model": {"input": 2.0, "output": 8.0, "cached_input": 0.5}}"#),
+            ("QUICKACT_HEARTBEAT_SECS", "1"),
+            ("QUICKACT_MISSED_HEARTBEATS", "3"),
+            ("QUICKACT_SHUTDOWN_GRACE_SECS", "5"),
+            ("QUICKACT_WORKER_CONCURRENCY", "4"),
+            ("QUICKACT_MODEL_TIMEOUT_SECS", "30"),
+            ("QUICKACT_WORKER_NAME", "test"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        env.extend(options.env);
+
+        let config = config_from(&env);
+        let api_stop = CancellationToken::new();
+        let state = quickact_api::prepare(config.clone(), api_stop.clone()).await.expect("prepare the API");
+        let pool = state.pool.clone();
+        assert!(state.notifications.wait_connected(Duration::from_secs(10)).await, "the API's listener connects");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        let (api_shutdown, rx) = oneshot::channel::<()>();
+        let api_handle = tokio::spawn(async move {
+            quickact_api::run(listener, state, async {
+                let _ = rx.await;
+            })
+            .await
+            .expect("serve the API");
+        });
+
+        let mut app = TestApp {
+            base_url,
+            database_url,
+            pool,
+            fake,
+            admin_key,
+            client: reqwest::Client::builder().timeout(Duration::from_secs(150)).build().unwrap(),
+            workers: Vec::new(),
+            env,
+            api_shutdown: Some(api_shutdown),
+            api_handle: Some(api_handle),
+            api_stop,
+        };
+        for _ in 0..options.workers {
+            app.start_worker().await;
+        }
+        app
+    }
+
+    /// The configuration this app's processes run with.
+    pub fn config(&self) -> Config {
+        config_from(&self.env)
+    }
+
+    /// Environment variables for a worker or API process of this deployment.
+    pub fn env_vars(&self) -> &HashMap<String, String> {
+        &self.env
+    }
+
+    /// Starts one more in-process worker.
+    pub async fn start_worker(&mut self) -> &TestWorker {
+        let config = self.config();
+        let stop = CancellationToken::new();
+        let runner = quickact_worker::build_runner(&config, self.pool.clone(), stop.clone()).expect("build a worker");
+        assert!(runner.notifications.wait_connected(Duration::from_secs(10)).await, "the worker's listener connects");
+        let (tx, rx) = oneshot::channel::<()>();
+        let handle = tokio::spawn(quickact_worker::serve(runner.clone(), async {
+            let _ = rx.await;
+        }));
+        self.workers.push(TestWorker { runner, shutdown: Some(tx), handle, stop });
+        self.workers.last().unwrap()
+    }
+
+    /// Creates a user through the admin API; returns `(user, api_key)`.
+    pub async fn create_user(&self, name: &str) -> (Value, String) {
+        let answer = self.call(&self.admin_key, Method::POST, "/api/admin/users", Some(json!({ "name": name }))).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "create user: {:?}", answer.body);
+        let key = answer.body["api_key"].as_str().unwrap().to_owned();
+        (answer.body["user"].clone(), key)
+    }
+
+    /// Calls the API with a bearer key and an optional JSON body.
+    pub async fn call(&self, key: &str, method: Method, path: &str, body: Option<Value>) -> Answer {
+        let mut request = self.client.request(method, format!("{}{path}", self.base_url)).bearer_auth(key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        Answer::from(request.send().await.expect("the API answers")).await
+    }
+
+    /// Submits a sentence (default options); returns the answer.
+    pub async fn submit(&self, key: &str, text: &str) -> Answer {
+        self.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text }))).await
+    }
+
+    /// Long-polls a task until it is final (or `timeout_secs` pass) and returns its JSON.
+    pub async fn wait_final(&self, key: &str, task_id: &str, timeout_secs: u64) -> Value {
+        let answer = self.call(key, Method::GET, &format!("/api/quick-action/{task_id}?wait=true&timeout={timeout_secs}"), None).await;
+        assert_eq!(answer.status, StatusCode::OK, "long-poll: {:?}", answer.body);
+        answer.body
+    }
+
+    /// Stops the API and every worker gracefully.
+    pub async fn shutdown(mut self) {
+        for worker in std::mem::take(&mut self.workers) {
+            worker.stop().await;
+        }
+        if let Some(tx) = self.api_shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(handle) = self.api_handle.take() {
+            let _ = handle.await;
+        }
+        self.api_stop.cancel();
+    }
+}
+
+impl Answer {
+    async fn from(response: reqwest::Response) -> Self {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.unwrap_or_default();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer { status, headers, body }
+    }
+}
+
+fn config_from(env: &HashMap<String, String>) -> Config {
+    Config::from_lookup(|name| env.get(name).cloned()).expect("a valid test configuration")
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("TEST_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
+}

@@ -1,0 +1,224 @@
+//! A scripted fake of an OpenAI-compatible chat-completions endpoint: a real HTTP server on port 0
+//! that answers `POST /v1/chat/completions` with tool calls, text, usage, error statuses or
+//! garbage, in the order a test scripts, and records every request it receives.
+//!
+//! Scripts are keyed by a piece of the user's sentence, so tasks running at the same time each get
+//! their own script.
+
+use std::{
+    collections::VecDeque,
+    net::SocketAddr,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::{
+    Json, Router,
+    extract::State,
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// One scripted answer.
+#[derive(Clone)]
+pub enum Reply {
+    /// An assistant message calling tools: (name, JSON arguments).
+    Tools(Vec<(String, Value)>),
+    /// Tool calls with raw argument text (for malformed JSON).
+    RawTools(Vec<(String, String)>),
+    /// A plain-text answer.
+    Text(String),
+    /// An HTTP error with an OpenAI-style error body.
+    Status(u16, String),
+    /// A 200 whose body is not a chat completion.
+    Garbage(String),
+    /// Waits until the `Notify` is notified (`notify_one` before or `notify_waiters` during the wait),
+    /// then answers with the inner reply.
+    Gated(Arc<Notify>, Box<Reply>),
+    /// Waits this long, then answers with the inner reply.
+    Delayed(Duration, Box<Reply>),
+    /// Sets the usage reported with the inner reply.
+    WithUsage(Usage, Box<Reply>),
+}
+
+/// Reported token usage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Usage {
+    pub prompt: u64,
+    pub completion: u64,
+    pub cached: u64,
+}
+
+impl Default for Usage {
+    fn default() -> Self {
+        Usage { prompt: 100, completion: 20, cached: 0 }
+    }
+}
+
+impl Reply {
+    /// A single tool call.
+    pub fn tool(name: &str, arguments: Value) -> Self {
+        Reply::Tools(vec![(name.to_owned(), arguments)])
+    }
+
+    /// `finish` with a result type and message.
+    pub fn finish(result_type: &str, message: &str) -> Self {
+        Reply::tool("finish", json!({ "result_type": result_type, "message": message }))
+    }
+
+    pub fn with_usage(self, prompt: u64, completion: u64, cached: u64) -> Self {
+        Reply::WithUsage(Usage { prompt, completion, cached }, Box::new(self))
+    }
+
+    pub fn delayed(self, delay: Duration) -> Self {
+        Reply::Delayed(delay, Box::new(self))
+    }
+}
+
+/// A handle on a running fake endpoint.
+#[derive(Clone)]
+pub struct FakeModel {
+    address: SocketAddr,
+    state: Arc<Shared>,
+}
+
+type Responder = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
+
+struct Shared {
+    scripts: Mutex<Vec<(String, VecDeque<Reply>)>>,
+    fallback: Mutex<Option<Responder>>,
+    requests: Mutex<Vec<Value>>,
+}
+
+impl FakeModel {
+    /// Starts the server on 127.0.0.1, port 0; it runs until the test process ends.
+    pub async fn start() -> Self {
+        let state = Arc::new(Shared { scripts: Mutex::new(Vec::new()), fallback: Mutex::new(None), requests: Mutex::new(Vec::new()) });
+        let app = Router::new()
+            .route("/v1/chat/completions", post(complete))
+            .route("/chat/completions", post(complete))
+            .with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind the fake model");
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        FakeModel { address, state }
+    }
+
+    /// The base URL to configure as `OPENAI_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.address)
+    }
+
+    /// Answers requests whose user message contains `sentence` with `replies`, in order.
+    pub fn script(&self, sentence: &str, replies: Vec<Reply>) {
+        self.state.scripts.lock().unwrap().push((sentence.to_owned(), replies.into()));
+    }
+
+    /// Answers requests that no script matches.
+    pub fn fallback(&self, responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) {
+        *self.state.fallback.lock().unwrap() = Some(Arc::new(responder));
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<Value> {
+        self.state.requests.lock().unwrap().clone()
+    }
+
+    /// Requests whose user message contains `sentence`.
+    pub fn requests_for(&self, sentence: &str) -> Vec<Value> {
+        self.requests().into_iter().filter(|r| user_text(r).contains(sentence)).collect()
+    }
+}
+
+/// The user's sentence in a request (the first user message).
+pub fn user_text(request: &Value) -> String {
+    request["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) -> Response {
+    state.requests.lock().unwrap().push(request.clone());
+    let text = user_text(&request);
+    let scripted = {
+        let mut scripts = state.scripts.lock().unwrap();
+        scripts.iter_mut().find(|(key, _)| text.contains(key.as_str())).and_then(|(_, replies)| replies.pop_front())
+    };
+    let reply = match scripted {
+        Some(reply) => reply,
+        None => match state.fallback.lock().unwrap().clone() {
+            Some(responder) => responder(&request),
+            None => Reply::Status(500, format!("the fake model has no scripted reply for {text:?}")),
+        },
+    };
+    let model = request["model"].as_str().unwrap_or("fake").to_owned();
+    render(reply, &model, Usage::default(), request_count(&state)).await
+}
+
+fn request_count(state: &Shared) -> usize {
+    state.requests.lock().unwrap().len()
+}
+
+fn render(reply: Reply, model: &str, usage: Usage, serial: usize) -> BoxFuture<'static, Response> {
+    let model = model.to_owned();
+    Box::pin(async move {
+        match reply {
+            Reply::Gated(gate, inner) => {
+                gate.notified().await;
+                render(*inner, &model, usage, serial).await
+            }
+            Reply::Delayed(delay, inner) => {
+                tokio::time::sleep(delay).await;
+                render(*inner, &model, usage, serial).await
+            }
+            Reply::WithUsage(usage, inner) => render(*inner, &model, usage, serial).await,
+            Reply::Status(status, message) => {
+                let status = StatusCode::from_u16(status).expect("a valid status");
+                (status, Json(json!({ "error": { "message": message, "type": "fake_error", "param": null, "code": null } }))).into_response()
+            }
+            Reply::Garbage(body) => (StatusCode::OK, [("content-type", "application/json")], body).into_response(),
+            Reply::Text(text) => Json(completion(&model, json!({ "role": "assistant", "content": text }), "stop", usage)).into_response(),
+            Reply::Tools(calls) => {
+                let calls = calls.into_iter().map(|(name, args)| (name, args.to_string())).collect();
+                Json(completion(&model, tool_message(calls, serial), "tool_calls", usage)).into_response()
+            }
+            Reply::RawTools(calls) => Json(completion(&model, tool_message(calls, serial), "tool_calls", usage)).into_response(),
+        }
+    })
+}
+
+fn tool_message(calls: Vec<(String, String)>, serial: usize) -> Value {
+    let calls: Vec<Value> = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, arguments))| {
+            json!({ "id": format!("call_{serial}_{i}"), "type": "function", "function": { "name": name, "arguments": arguments } })
+        })
+        .collect();
+    json!({ "role": "assistant", "content": null, "tool_calls": calls })
+}
+
+fn completion(model: &str, message: Value, finish_reason: &str, usage: Usage) -> Value {
+    json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{ "index": 0, "message": message, "finish_reason": finish_reason }],
+        "usage": {
+            "prompt_tokens": usage.prompt,
+            "completion_tokens": usage.completion,
+            "total_tokens": usage.prompt + usage.completion,
+            "prompt_tokens_details": { "cached_tokens": usage.cached }
+        }
+    })
+}

@@ -1,0 +1,15 @@
+//! Test support for quickact's integration tests: everything real, nothing mocked inside our code.
+//!
+//! - [`postgres`]: a fresh database per test on the server `DATABASE_URL` names (created from a
+//!   migrated template), and whole throwaway clusters for tests that restart the server.
+//! - [`fake_model`]: a real HTTP server speaking the OpenAI chat-completions wire format (tool
+//!   calls, usage, error statuses), scripted per test.
+//! - [`app`]: the API on port 0 and workers in process, wired to a test database and a fake model,
+//!   with a small HTTP client.
+
+pub mod app;
+pub mod fake_model;
+pub mod postgres;
+
+pub use app::{TestApp, TestAppOptions};
+pub use fake_model::{FakeModel, Reply};

@@ -1,0 +1,211 @@
+//! Rebuilding a run from its journal.
+//!
+//! A run is a deterministic function of its journal: the conversation sent to the model is the
+//! system prompt, the user message, and then, step by step, each recorded assistant message and
+//! each recorded tool result. A worker that takes over an interrupted task replays the journal and
+//! continues where it stopped: recorded model turns are not requested (nor paid for) again and
+//! recorded tool calls are not executed again.
+
+use quickact_shared::store::steps::{Step, StepKind};
+use serde_json::{Value, json};
+
+use super::prompt::CORRECTIVE_MESSAGE;
+use crate::{provider::ToolCall, tools::RunState};
+
+/// Largest tool result the model sees, in bytes; longer ones are cut (the journal keeps all of
+/// it), so long lists cannot flood the model's context.
+pub const MAX_TOOL_RESULT_BYTES: usize = 4000;
+
+/// What the journal says about a run so far.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// Messages after the system prompt and the user message.
+    pub messages: Vec<Value>,
+    pub state: RunState,
+    /// Successful model turns.
+    pub model_turns: usize,
+    /// Turns that answered with text and no tool call.
+    pub plain_text_turns: usize,
+    /// The last turn's tool calls that have no recorded result yet.
+    pub pending_calls: Vec<ToolCall>,
+    /// Recorded tool calls, for the verdict's `tool_calls`.
+    pub tool_calls: Vec<Value>,
+    /// The text of the most recent plain-text answer.
+    pub last_text: Option<String>,
+}
+
+impl Replay {
+    pub fn from_steps(steps: &[Step]) -> Self {
+        let mut replay = Replay::default();
+        for step in steps {
+            replay.apply(step);
+        }
+        replay
+    }
+
+    /// Takes in one recorded step (used for replay and, live, right after each step is recorded).
+    pub fn apply(&mut self, step: &Step) {
+        match step.kind() {
+            StepKind::ModelTurn if step.ok => {
+                let message = step.result.clone().unwrap_or_else(|| json!({ "role": "assistant", "content": null }));
+                let calls = tool_calls_of(&message);
+                self.model_turns += 1;
+                self.messages.push(message.clone());
+                if calls.is_empty() {
+                    self.plain_text_turns += 1;
+                    self.last_text = message.get("content").and_then(Value::as_str).map(str::to_owned);
+                    if self.plain_text_turns == 1 {
+                        self.messages.push(json!({ "role": "user", "content": CORRECTIVE_MESSAGE }));
+                    }
+                }
+                self.pending_calls = calls;
+            }
+            // Failed model requests are journaled for the record but are not part of the conversation.
+            StepKind::ModelTurn => {}
+            StepKind::ToolCall => {
+                let call_id = step.tool_call_id.clone().unwrap_or_default();
+                self.pending_calls.retain(|call| call.id != call_id);
+                let content = tool_content(step);
+                self.messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
+                if step.ok {
+                    if let Some(result) = &step.result {
+                        self.state.observe(&step.name, result);
+                    }
+                }
+                self.tool_calls.push(json!({
+                    "name": step.name,
+                    "arguments": step.arguments,
+                    "ok": step.ok,
+                    "result": if step.ok { step.result.clone() } else { None },
+                    "error": step.error,
+                    "duration_ms": step.latency_ms,
+                    "at": step.started_at,
+                }));
+            }
+        }
+    }
+}
+
+/// The tool calls of a recorded assistant message.
+pub fn tool_calls_of(message: &Value) -> Vec<ToolCall> {
+    message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|call| ToolCall {
+                    id: call.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    name: call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    arguments: call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the model reads as a tool's answer: the result as compact JSON, or the error, capped.
+fn tool_content(step: &Step) -> String {
+    let text = if step.ok {
+        step.result.as_ref().map_or_else(|| "{}".to_owned(), Value::to_string)
+    } else {
+        json!({ "error": step.error.as_deref().unwrap_or("the tool failed") }).to_string()
+    };
+    cap(text)
+}
+
+fn cap(mut text: String) -> String {
+    if text.len() <= MAX_TOOL_RESULT_BYTES {
+        return text;
+    }
+    let mut end = MAX_TOOL_RESULT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str("…(truncated)");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn step(seq: i32, kind: &str, name: &str, call_id: Option<&str>, result: Value, ok: bool) -> Step {
+        Step {
+            task_id: Uuid::nil(),
+            seq,
+            kind: kind.into(),
+            name: name.into(),
+            tool_call_id: call_id.map(str::to_owned),
+            arguments: None,
+            result: Some(result),
+            ok,
+            error: (!ok).then(|| "boom".to_owned()),
+            input_tokens: 0,
+            output_tokens: 0,
+            cached_tokens: 0,
+            cost_nanos: 0,
+            latency_ms: 1,
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            attempt: 1,
+        }
+    }
+
+    fn assistant_calling(calls: &[(&str, &str)]) -> Value {
+        json!({
+            "role": "assistant", "content": null,
+            "tool_calls": calls.iter().map(|(id, name)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}})).collect::<Vec<_>>()
+        })
+    }
+
+    #[test]
+    fn unanswered_calls_of_the_last_turn_are_pending() {
+        let steps = vec![
+            step(0, "model_turn", "m", None, assistant_calling(&[("a", "search_items"), ("b", "finish")]), true),
+            step(1, "tool_call", "search_items", Some("a"), json!({"items": []}), true),
+        ];
+        let replay = Replay::from_steps(&steps);
+        assert_eq!(replay.model_turns, 1);
+        assert_eq!(replay.pending_calls.len(), 1);
+        assert_eq!(replay.pending_calls[0].id, "b");
+        assert_eq!(replay.messages.len(), 2);
+        assert_eq!(replay.state.last_search, Some(vec![]));
+    }
+
+    #[test]
+    fn failed_model_requests_are_not_replayed_into_the_conversation() {
+        let steps = vec![step(0, "model_turn", "m", None, Value::Null, false)];
+        let replay = Replay::from_steps(&steps);
+        assert_eq!(replay.model_turns, 0);
+        assert!(replay.messages.is_empty());
+    }
+
+    #[test]
+    fn a_plain_text_turn_gets_one_corrective_message() {
+        let text = json!({"role": "assistant", "content": "done!"});
+        let steps = vec![step(0, "model_turn", "m", None, text.clone(), true), step(1, "model_turn", "m", None, text, true)];
+        let replay = Replay::from_steps(&steps);
+        assert_eq!(replay.plain_text_turns, 2);
+        let corrective = replay.messages.iter().filter(|m| m["role"] == "user").count();
+        assert_eq!(corrective, 1);
+        assert_eq!(replay.last_text.as_deref(), Some("done!"));
+    }
+
+    #[test]
+    fn long_tool_results_are_capped_for_the_model() {
+        let big = json!({"items": vec!["x".repeat(100); 100]});
+        let steps = vec![
+            step(0, "model_turn", "m", None, assistant_calling(&[("a", "search_items")]), true),
+            step(1, "tool_call", "search_items", Some("a"), big, true),
+        ];
+        let replay = Replay::from_steps(&steps);
+        let content = replay.messages[1]["content"].as_str().unwrap();
+        assert!(content.len() <= MAX_TOOL_RESULT_BYTES + 20);
+        assert!(content.ends_with("(truncated)"));
+    }
+}

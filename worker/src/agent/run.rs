@@ -1,0 +1,437 @@
+//! The agent loop of one run: model turns and tool calls until `finish`, at most
+//! [`MAX_MODEL_TURNS`] turns.
+//!
+//! Every step is journaled before the loop moves on, in a transaction that first checks the task
+//! is still ours (not cancelled, not taken over): a tool's change, its journal row and, for
+//! `finish`, the task's final state commit together. Transient model failures are retried with
+//! backoff while the task's time budget lasts; database outages are waited out the same way.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use chrono_tz::Tz;
+use quickact_shared::{
+    db::{is_unavailable, retry_unavailable},
+    domain::task::{TaskRecord, TaskStatus, Verdict},
+    pricing::PriceTable,
+    store::{
+        steps::{Step, StepKind, insert_step},
+        tasks::{OwnerCheck, add_usage, finish_task, lock_for_owner},
+    },
+};
+use serde_json::{Value, json};
+use sqlx::{Acquire, PgPool};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    journal::Replay,
+    prompt::{SYSTEM_PROMPT, user_message},
+};
+use crate::{
+    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall},
+    tools::{FINISH, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text},
+};
+
+/// Most model turns of one run.
+pub const MAX_MODEL_TURNS: usize = 10;
+/// Most attempts at one model turn before the run gives up on the model.
+const MAX_MODEL_ATTEMPTS: usize = 6;
+
+/// Everything a run needs.
+pub struct RunContext<'a> {
+    pub pool: &'a PgPool,
+    pub task: &'a TaskRecord,
+    /// The lease owner: this worker process.
+    pub owner: &'a str,
+    /// Which attempt at the task this is (journal rows record it).
+    pub attempt: i32,
+    pub model: &'a str,
+    pub provider: &'a dyn ModelProvider,
+    pub tools: &'a ToolRegistry,
+    pub prices: &'a PriceTable,
+    pub time_zone: Tz,
+    /// When the task's time budget ends.
+    pub deadline: Instant,
+    /// Cancelled when the run must stop at once (task cancelled or taken over, shutdown).
+    pub abort: CancellationToken,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// A verdict was reached and written with the task's final state.
+    Finished { status: TaskStatus, verdict: Verdict },
+    /// The task stopped being ours (cancelled, finished or taken over by another worker).
+    Stopped(OwnerCheck),
+    /// `abort` fired.
+    Aborted,
+}
+
+/// Why a run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// Runs (or resumes, from `journal`) the agent for one task.
+pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
+    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: journal.last().map_or(0, |s| s.seq + 1) };
+    run.drive().await
+}
+
+struct Run<'a> {
+    cx: &'a RunContext<'a>,
+    replay: Replay,
+    next_seq: i32,
+}
+
+/// The outcome of recording something on behalf of the task.
+enum Recorded<T> {
+    Done(T),
+    NotOurs(OwnerCheck),
+}
+
+/// A successful model answer and when it was asked for.
+struct Turn {
+    reply: ModelReply,
+    started_at: chrono::DateTime<Utc>,
+    latency_ms: i32,
+}
+
+impl Run<'_> {
+    async fn drive(&mut self) -> Result<RunEnd, RunError> {
+        loop {
+            if self.cx.abort.is_cancelled() {
+                return Ok(RunEnd::Aborted);
+            }
+            // Answer the last turn's calls first (after a crash, some may be answered already).
+            // `finish` goes last, so every other call of the turn is answered before the run ends.
+            let mut pending = std::mem::take(&mut self.replay.pending_calls);
+            pending.sort_by_key(|call| call.name == FINISH);
+            for call in pending {
+                if self.cx.abort.is_cancelled() {
+                    return Ok(RunEnd::Aborted);
+                }
+                match self.call_tool(&call).await? {
+                    Recorded::Done(Some(end)) => return Ok(end),
+                    Recorded::Done(None) => {}
+                    Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
+                }
+            }
+
+            if self.replay.plain_text_turns >= 2 {
+                let text = self.replay.last_text.clone().unwrap_or_default();
+                let verdict = Verdict::error(
+                    format!("The assistant answered without completing the action: {}", clip(&text, 300)),
+                    Some("Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into()),
+                );
+                return self.end_without_finish(verdict).await;
+            }
+            if self.replay.model_turns >= MAX_MODEL_TURNS {
+                let verdict = Verdict::error(
+                    format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
+                    Some("Split the request into simpler sentences, one action each.".into()),
+                );
+                return self.end_without_finish(verdict).await;
+            }
+
+            let turn = match self.request_turn().await? {
+                Recorded::Done(Ok(turn)) => turn,
+                Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
+                Recorded::Done(Err(err)) => {
+                    let verdict = Verdict::error(
+                        format!("The language model could not be used: {err}"),
+                        Some(if err.is_transient() {
+                            "Try again in a minute.".to_owned()
+                        } else {
+                            "Ask the administrator to check the model configuration.".to_owned()
+                        }),
+                    );
+                    return self.end_without_finish(verdict).await;
+                }
+                Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
+            };
+            if let Recorded::NotOurs(check) = self.record_turn(turn).await? {
+                return Ok(RunEnd::Stopped(check));
+            }
+        }
+    }
+
+    fn request(&self) -> ChatRequest {
+        let mut messages = vec![
+            json!({ "role": "system", "content": SYSTEM_PROMPT }),
+            json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) }),
+        ];
+        messages.extend(self.replay.messages.iter().cloned());
+        ChatRequest { model: self.cx.model.to_owned(), messages, tools: self.cx.tools.definitions() }
+    }
+
+    /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
+    async fn request_turn(&mut self) -> Result<Recorded<Result<Turn, ProviderError>>, RunError> {
+        let request = self.request();
+        let mut delay = Duration::from_millis(500);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let started_at = Utc::now();
+            let started = Instant::now();
+            let result = tokio::select! {
+                result = self.cx.provider.complete(&request) => result,
+                _ = self.cx.abort.cancelled() => {
+                    return Ok(Recorded::Done(Err(ProviderError::Fatal { message: "the run was stopped".into() })));
+                }
+            };
+            let latency_ms = elapsed_ms(started);
+            let err = match result {
+                Ok(reply) => return Ok(Recorded::Done(Ok(Turn { reply, started_at, latency_ms }))),
+                Err(err) => err,
+            };
+            tracing::warn!(task_id = %self.cx.task.id, attempt, error = %err, "model request failed");
+            let mut step = self.new_step(StepKind::ModelTurn, self.cx.model, started_at, latency_ms, false);
+            step.error = Some(err.to_string());
+            if let Recorded::NotOurs(check) = self.record(step, None).await? {
+                return Ok(Recorded::NotOurs(check));
+            }
+            let wait = match &err {
+                ProviderError::Transient { retry_after, .. } => retry_after.unwrap_or(delay),
+                ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
+            };
+            if attempt >= MAX_MODEL_ATTEMPTS || Instant::now() + wait >= self.cx.deadline {
+                return Ok(Recorded::Done(Err(err)));
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Err(err))),
+            }
+            delay = (delay * 2).min(Duration::from_secs(8));
+        }
+    }
+
+    /// Journals a successful turn with its usage and cost, adding them to the task's totals.
+    async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
+        let Turn { reply, started_at, latency_ms } = turn;
+        let usage = reply.usage;
+        let cost = self.cx.prices.cost_nanos(&reply.model, usage.input, usage.output, usage.cached);
+        let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
+        step.result = Some(reply.to_message());
+        step.input_tokens = clamp_i32(usage.input);
+        step.output_tokens = clamp_i32(usage.output);
+        step.cached_tokens = clamp_i32(usage.cached);
+        step.cost_nanos = cost;
+        let usage_row = Usage { model: reply.model.clone(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
+        self.record(step, Some(usage_row)).await
+    }
+
+    /// Writes a journal step (and a turn's usage) if the task is still ours.
+    async fn record(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
+        let (pool, task_id, owner) = (self.cx.pool, self.cx.task.id, self.cx.owner);
+        let (step_ref, usage_ref) = (&step, &usage);
+        let outcome = retry_unavailable(self.patience(), || async move {
+            let mut tx = pool.begin().await?;
+            let check = lock_for_owner(&mut *tx, task_id, owner).await?;
+            if check != OwnerCheck::Owned {
+                return Ok(Recorded::NotOurs(check));
+            }
+            insert_step(&mut *tx, step_ref).await?;
+            if let Some(u) = usage_ref {
+                add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
+            }
+            tx.commit().await?;
+            Ok(Recorded::Done(()))
+        })
+        .await?;
+        if let Recorded::Done(()) = outcome {
+            self.next_seq += 1;
+            self.replay.apply(&step);
+        }
+        Ok(outcome)
+    }
+
+    /// Executes one tool call and journals it in the same transaction. For a successful `finish`
+    /// the task's final state commits in that transaction too, and the run ends.
+    async fn call_tool(&mut self, call: &ToolCall) -> Result<Recorded<Option<RunEnd>>, RunError> {
+        let cx = self.cx;
+        let (pool, task_id, owner) = (cx.pool, cx.task.id, cx.owner);
+        let parsed = parse_arguments_text(&call.arguments);
+        let recorded_arguments = match &parsed {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(call.arguments.clone()),
+        };
+        let (tool_calls_so_far, state, parsed, recorded_arguments) =
+            (&self.replay.tool_calls, &self.replay.state, &parsed, &recorded_arguments);
+        let seq = self.next_seq;
+        let attempt = cx.attempt;
+
+        let result = retry_unavailable(self.patience(), || async move {
+            let started_at = Utc::now();
+            let started = Instant::now();
+            let mut tx = pool.begin().await?;
+            let check = lock_for_owner(&mut *tx, task_id, owner).await?;
+            if check != OwnerCheck::Owned {
+                return Ok(Recorded::NotOurs(check));
+            }
+            let context = ToolContext {
+                task_id,
+                user_id: cx.task.user_id,
+                input_text: &cx.task.input_text,
+                reference_time: cx.task.reference_time,
+                time_zone: cx.time_zone,
+                state,
+            };
+            let output = match (parsed, cx.tools.get(&call.name)) {
+                (_, None) => Err(ToolError::InvalidArguments(format!(
+                    "unknown tool {:?}; the tools are: {}",
+                    call.name,
+                    cx.tools.names().join(", ")
+                ))),
+                (Err(err), Some(_)) => Err(ToolError::InvalidArguments(err.to_string())),
+                (Ok(arguments), Some(tool)) => {
+                    // A savepoint, so a failed tool leaves no partial change behind.
+                    let mut savepoint = tx.begin().await?;
+                    match tool.execute(&context, &mut savepoint, arguments.clone()).await {
+                        Ok(output) => {
+                            savepoint.commit().await?;
+                            Ok(output)
+                        }
+                        Err(ToolError::Database(err)) if is_unavailable(&err) => return Err(err),
+                        Err(err) => {
+                            savepoint.rollback().await?;
+                            Err(err)
+                        }
+                    }
+                }
+            };
+            let mut step = Step {
+                task_id,
+                seq,
+                kind: StepKind::ToolCall.as_str().to_owned(),
+                name: call.name.clone(),
+                tool_call_id: Some(call.id.clone()),
+                arguments: Some(recorded_arguments.clone()),
+                result: None,
+                ok: output.is_ok(),
+                error: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                cached_tokens: 0,
+                cost_nanos: 0,
+                latency_ms: elapsed_ms(started),
+                started_at,
+                finished_at: Utc::now(),
+                attempt,
+            };
+            match output {
+                Ok(ToolOutput::Result(value)) => step.result = Some(value),
+                Ok(ToolOutput::Finish(mut verdict)) => {
+                    step.result = Some(serde_json::to_value(&verdict).expect("a verdict serialises"));
+                    let mut tool_calls = tool_calls_so_far.clone();
+                    tool_calls.push(json!({
+                        "name": call.name, "arguments": recorded_arguments, "ok": true,
+                        "duration_ms": step.latency_ms, "at": step.started_at,
+                    }));
+                    verdict.tool_calls = tool_calls;
+                    let status = verdict.result_type.final_status();
+                    insert_step(&mut *tx, &step).await?;
+                    finish_task(&mut *tx, task_id, Some(owner), status, &verdict).await?;
+                    tx.commit().await?;
+                    return Ok(Recorded::Done((step, Some(RunEnd::Finished { status, verdict }))));
+                }
+                Err(ToolError::Database(err)) => {
+                    tracing::error!(task_id = %task_id, tool = %call.name, error = %err, "tool failed on the database");
+                    step.error = Some("the tool failed because of an internal error".into());
+                }
+                Err(err) => step.error = Some(err.to_string()),
+            }
+            insert_step(&mut *tx, &step).await?;
+            tx.commit().await?;
+            Ok(Recorded::Done((step, None)))
+        })
+        .await?;
+
+        Ok(match result {
+            Recorded::Done((step, end)) => {
+                self.next_seq += 1;
+                self.replay.apply(&step);
+                Recorded::Done(end)
+            }
+            Recorded::NotOurs(check) => Recorded::NotOurs(check),
+        })
+    }
+
+    /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
+    /// finished).
+    async fn end_without_finish(&mut self, mut verdict: Verdict) -> Result<RunEnd, RunError> {
+        verdict.tool_calls = self.replay.tool_calls.clone();
+        if verdict.items.is_none() && !self.replay.state.changed_items.is_empty() {
+            verdict.items = Some(self.replay.state.changed_items.clone());
+        }
+        let status = verdict.result_type.final_status();
+        let (pool, task_id, owner) = (self.cx.pool, self.cx.task.id, self.cx.owner);
+        let verdict_ref = &verdict;
+        let finished = retry_unavailable(self.patience(), || finish_task(pool, task_id, Some(owner), status, verdict_ref)).await?;
+        if finished {
+            Ok(RunEnd::Finished { status, verdict })
+        } else {
+            let check = retry_unavailable(self.patience(), || async move {
+                let mut tx = pool.begin().await?;
+                lock_for_owner(&mut *tx, task_id, owner).await
+            })
+            .await?;
+            Ok(RunEnd::Stopped(check))
+        }
+    }
+
+    fn new_step(&self, kind: StepKind, name: &str, started_at: chrono::DateTime<Utc>, latency_ms: i32, ok: bool) -> Step {
+        Step {
+            task_id: self.cx.task.id,
+            seq: self.next_seq,
+            kind: kind.as_str().to_owned(),
+            name: name.to_owned(),
+            tool_call_id: None,
+            arguments: None,
+            result: None,
+            ok,
+            error: None,
+            input_tokens: 0,
+            output_tokens: 0,
+            cached_tokens: 0,
+            cost_nanos: 0,
+            latency_ms,
+            started_at,
+            finished_at: Utc::now(),
+            attempt: self.cx.attempt,
+        }
+    }
+
+    /// How long to wait out a database outage: until the task's deadline, and at least a little.
+    fn patience(&self) -> Duration {
+        self.cx.deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(2))
+    }
+}
+
+/// Usage of one turn, added to the task's totals.
+struct Usage {
+    model: String,
+    input: i64,
+    output: i64,
+    cached: i64,
+    cost: i64,
+}
+
+fn elapsed_ms(started: Instant) -> i32 {
+    started.elapsed().as_millis().min(i32::MAX as u128) as i32
+}
+
+fn clamp_i32(n: u64) -> i32 {
+    n.min(i32::MAX as u64) as i32
+}
+
+fn clip(text: &str, chars: usize) -> String {
+    let mut out: String = text.chars().take(chars).collect();
+    if text.chars().count() > chars {
+        out.push('…');
+    }
+    out
+}

@@ -1,0 +1,90 @@
+//! Taking jobs off the apalis-postgres queue.
+//!
+//! apalis-postgres 1.0.0 has traps this module designs around:
+//! - without a notification stream an idle worker looks for new jobs only on its heartbeat: we feed
+//!   it the process's shared LISTEN connection ([`Notifications::job_wakeups`]), which also wakes it
+//!   after a reconnect, so a job is picked up within milliseconds of its commit;
+//! - a dead worker's jobs come back only after heartbeat x missed heartbeats (300 s by default): we
+//!   beat every 5 s and call a worker dead after 3 missed beats, and tasks carry their own lease;
+//! - a failed job is refetched at once with no backoff, up to 25 times: our handler retries inside
+//!   the task's time budget and ends every task with a verdict, so it reports failure only when it
+//!   could not even hand the task back;
+//! - a job that keeps killing its worker would loop forever: the task counts its attempts
+//!   (see [`crate::runner::MAX_TASK_ATTEMPTS`]);
+//! - a backend error (the database went away) ends an apalis worker: we build a new one, under a new
+//!   unique name, and running tasks are unaffected because runs do not belong to the apalis worker.
+
+use std::{sync::Arc, time::Duration};
+
+use apalis::prelude::{BoxDynError, Data, PollWith, StreamStrategy, WorkerBuilder, WorkerBuilderExt, WorkerContext};
+use apalis_postgres::{Config as QueueConfig, PostgresStorage};
+use futures::StreamExt;
+use quickact_shared::queue::{QUICK_ACTION_QUEUE, QuickActionJob};
+use tokio_util::sync::CancellationToken;
+
+use crate::runner::Runner;
+
+/// The apalis handler: run the task of a job to its end (or hand it back on shutdown).
+async fn handle_job(job: QuickActionJob, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
+    runner.run_task(job.task_id).await;
+    Ok(())
+}
+
+/// Consumes the quick-action queue until `draining` fires, then stops taking jobs and returns once
+/// the in-flight ones are done or handed back (the caller bounds that with the grace period).
+pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationToken) {
+    let mut generation = 0u32;
+    let mut backoff = Duration::from_millis(200);
+    while !draining.is_cancelled() {
+        generation += 1;
+        let name = format!("{}-g{generation}", runner.owner);
+        let config = QueueConfig::default()
+            .queue(QUICK_ACTION_QUEUE)
+            // One job per fetch: a worker takes only what it can start now, leaving the rest to others.
+            .batch_size(1)
+            .heartbeat_interval(runner.worker.heartbeat)
+            .missed_heartbeats(runner.worker.missed_heartbeats);
+        let storage = PostgresStorage::<QuickActionJob>::new(&runner.pool).with_config(config);
+        let backend = PollWith::new(storage, StreamStrategy::new(runner.notifications.job_wakeups(QUICK_ACTION_QUEUE.to_owned())));
+        let context = WorkerContext::new(&name);
+        let worker = WorkerBuilder::new(&context)
+            .backend(backend)
+            .concurrency(runner.worker.concurrency)
+            .data(runner.clone())
+            .build(handle_job);
+        tracing::info!(worker = %name, "queue consumer started");
+
+        let started = tokio::time::Instant::now();
+        let mut events = worker.stream();
+        let mut stopping = false;
+        loop {
+            tokio::select! {
+                event = events.next() => match event {
+                    None => break,
+                    Some(Ok(_)) => {}
+                    Some(Err(err)) => {
+                        tracing::warn!(worker = %name, error = %err, "queue consumer failed; building a new one");
+                        break;
+                    }
+                },
+                _ = draining.cancelled(), if !stopping => {
+                    stopping = true;
+                    tracing::info!(worker = %name, "no longer taking jobs");
+                    let _ = context.stop();
+                }
+            }
+        }
+        if draining.is_cancelled() {
+            return;
+        }
+        // A consumer that failed quickly (the database is down) waits a little longer each time.
+        if started.elapsed() > Duration::from_secs(30) {
+            backoff = Duration::from_millis(200);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(backoff) => {}
+            _ = draining.cancelled() => return,
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}

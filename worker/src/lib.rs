@@ -1,0 +1,92 @@
+//! The quickact worker: takes quick-action tasks off the Postgres queue and runs the tool-calling
+//! agent for each until it reaches a verdict.
+//!
+//! # Layout
+//! - [`consumer`]: the apalis-postgres consumer, and the traps of apalis-postgres it avoids.
+//! - [`runner`]: one task from claim to final state: lease, cancellation, timeout, retries, panics.
+//! - [`agent`]: the loop of model turns and tool calls, journaled step by step.
+//! - [`provider`]: model providers behind one interface (OpenAI-compatible; lenient parsing).
+//! - [`providers`]: which provider serves a task.
+//! - [`tools`]: the tool registry and the tools the model may call.
+//!
+//! [`serve`] runs a worker until a shutdown future completes, so tests start and stop workers in
+//! process; `main` wires it to SIGINT/SIGTERM.
+
+pub mod agent;
+pub mod consumer;
+pub mod provider;
+pub mod providers;
+pub mod runner;
+pub mod tools;
+
+use std::{sync::Arc, time::Duration};
+
+use quickact_shared::{config::Config, db, notify::Notifications};
+use rand::Rng;
+use sqlx::PgPool;
+use tokio_util::sync::CancellationToken;
+
+use crate::{providers::ConfiguredProviders, runner::Runner, tools::ToolRegistry};
+
+/// A boxed error for startup paths.
+pub type StartupError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Makes rustls use the `ring` crypto provider (the one sqlx's TLS already links), once per process.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A name unique to this process, used as the owner of task leases and as the prefix of its apalis
+/// worker names: the configured prefix, the process id and a random suffix (process ids repeat
+/// across containers).
+pub fn process_name(prefix: &str) -> String {
+    let suffix: u32 = rand::rng().random();
+    format!("{prefix}-{}-{suffix:08x}", std::process::id())
+}
+
+/// Connects, migrates (unless told not to) and builds the runner.
+pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Runner>, StartupError> {
+    install_crypto_provider();
+    let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
+    let connections = (config.worker.concurrency as u32 * 2 + 4).min(64);
+    let pool = db::connect(&url, connections, Duration::from_secs(60)).await?;
+    if !config.skip_migrations {
+        db::migrate(&pool).await?;
+    }
+    build_runner(config, pool, stop)
+}
+
+/// Builds the runner over an existing pool (tests share theirs).
+pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> Result<Arc<Runner>, StartupError> {
+    install_crypto_provider();
+    let notifications = Notifications::start(pool.clone(), stop);
+    let providers = ConfiguredProviders::from_config(&config.model)?;
+    Ok(Runner::new(
+        pool,
+        notifications,
+        process_name(&config.worker.name_prefix),
+        config.worker.clone(),
+        config.model.clone(),
+        Arc::new(providers),
+        ToolRegistry::standard(),
+    ))
+}
+
+/// Takes jobs until `shutdown` completes; then stops taking jobs, lets running tasks finish for the
+/// configured grace period, and hands the rest back to the queue.
+pub async fn serve(runner: Arc<Runner>, shutdown: impl Future<Output = ()>) {
+    let draining = CancellationToken::new();
+    let mut consumer = tokio::spawn(consumer::consume_until_drained(runner.clone(), draining.clone()));
+    tokio::select! {
+        _ = shutdown => {}
+        _ = &mut consumer => return,
+    }
+    draining.cancel();
+    let grace = runner.worker.shutdown_grace;
+    tracing::info!(running = runner.running_count(), grace_secs = grace.as_secs(), "draining");
+    if tokio::time::timeout(grace, &mut consumer).await.is_err() {
+        tracing::info!(running = runner.running_count(), "grace period over, handing running tasks back");
+        runner.hand_back_all();
+        let _ = tokio::time::timeout(Duration::from_secs(10), consumer).await;
+    }
+}

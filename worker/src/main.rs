@@ -1,0 +1,18 @@
+//! `quickact-worker`: reads configuration, prepares the database, consumes the queue until
+//! SIGINT/SIGTERM.
+
+use quickact_shared::{config::Config, telemetry};
+use tokio_util::sync::CancellationToken;
+
+#[tokio::main]
+async fn main() -> Result<(), quickact_worker::StartupError> {
+    telemetry::init();
+    let config = Config::from_env()?;
+    let stop = CancellationToken::new();
+    let runner = quickact_worker::prepare(&config, stop.clone()).await?;
+    tracing::info!(name = %runner.owner, concurrency = config.worker.concurrency, "quickact-worker started");
+    quickact_worker::serve(runner, telemetry::shutdown_signal()).await;
+    stop.cancel();
+    tracing::info!("quickact-worker stopped");
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! Model providers behind one interface.
+//!
+//! A provider takes the conversation so far (OpenAI chat-completions messages) and the tool
+//! definitions, and answers with one assistant message: text and/or tool calls, plus token usage.
+//! - [`openai`]: any OpenAI-compatible endpoint, through async-openai.
+//! - [`parse`]: the lenient reading of chat-completions responses both use.
+
+pub mod openai;
+pub mod parse;
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One request to a model.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    pub model: String,
+    /// Messages in the chat-completions wire format.
+    pub messages: Vec<Value>,
+    /// Tool definitions in the chat-completions wire format.
+    pub tools: Vec<Value>,
+}
+
+/// A tool call the model asked for. `arguments` is the raw text the model produced; it may be
+/// anything, and is validated by the tool registry, not here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// Tokens of one turn, as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt tokens, cached ones included.
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelReply {
+    pub content: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    /// The model that actually answered (providers may resolve aliases).
+    pub model: String,
+}
+
+impl ModelReply {
+    /// The assistant message to append to the conversation (and to journal).
+    pub fn to_message(&self) -> Value {
+        let mut message = serde_json::json!({ "role": "assistant", "content": self.content });
+        if !self.tool_calls.is_empty() {
+            message["tool_calls"] = self
+                .tool_calls
+                .iter()
+                .map(|call| {
+                    serde_json::json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": { "name": call.name, "arguments": call.arguments },
+                    })
+                })
+                .collect();
+        }
+        message
+    }
+}
+
+/// Why a model request failed, and whether trying again may help.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProviderError {
+    /// Rate limits, server errors, timeouts, dropped connections, unreadable answers: retry with
+    /// backoff while the task's time budget lasts.
+    #[error("{message}")]
+    Transient { message: String, retry_after: Option<Duration> },
+    /// The request itself is refused (bad key, unknown model, invalid request): retrying is futile.
+    #[error("{message}")]
+    Fatal { message: String },
+}
+
+impl ProviderError {
+    pub fn is_transient(&self) -> bool {
+        matches!(self, ProviderError::Transient { .. })
+    }
+}
+
+/// A source of assistant turns.
+pub trait ModelProvider: Send + Sync {
+    /// What `model_used` records for this provider's turns when the reply names no model.
+    fn default_model(&self) -> &str;
+
+    /// One chat-completions round trip.
+    fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>>;
+}

@@ -1,0 +1,336 @@
+//! Running one task: claim it, keep its lease, run the agent within the time budget, and write
+//! the final state, whatever happens on the way.
+//!
+//! Runs are spawned tasks owned by this process, not by the apalis worker that fetched their job:
+//! if that worker has to be rebuilt (the database restarted under it), runs go on, and a job that
+//! comes back for a task already running here simply joins the running one.
+
+use std::{
+    collections::HashMap,
+    panic::AssertUnwindSafe,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use chrono::Utc;
+use chrono_tz::Tz;
+use futures::{
+    FutureExt,
+    future::{BoxFuture, Shared},
+};
+use quickact_shared::{
+    config::{ModelConfig, WorkerConfig},
+    db::retry_unavailable,
+    domain::task::{TaskRecord, TaskStatus, Verdict},
+    notify::Notifications,
+    queue::push_quick_action_job,
+    store::{
+        steps::list_steps,
+        tasks::{claim_task, finish_task, find_task, release_lease, renew_lease},
+        users::find_user,
+    },
+};
+use sqlx::PgPool;
+use tokio::{sync::Semaphore, time::Instant};
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::{
+    agent::{RunContext, RunEnd, run_agent},
+    provider::ModelProvider,
+    tools::ToolRegistry,
+};
+
+/// Most times a task is started before it is given up (each crash, panic or lost database counts
+/// one). Bounds a task that keeps killing its worker, which the queue alone would retry forever.
+pub const MAX_TASK_ATTEMPTS: i32 = 3;
+
+/// How long a run may wait for the database to come back before it hands its task back.
+const DATABASE_PATIENCE: Duration = Duration::from_secs(30);
+
+/// Chooses the model provider for a task.
+pub trait ProviderChoice: Send + Sync {
+    /// The provider and the model name for a user whose own choice is `user_model`.
+    fn choose(&self, user_model: Option<&str>, input_text: &str) -> (Arc<dyn ModelProvider>, String);
+}
+
+/// Everything runs share within one worker process.
+pub struct Runner {
+    pub pool: PgPool,
+    pub notifications: Notifications,
+    /// This process's name as a lease owner: unique per process.
+    pub owner: String,
+    pub worker: WorkerConfig,
+    pub model: ModelConfig,
+    pub providers: Arc<dyn ProviderChoice>,
+    pub tools: ToolRegistry,
+    /// Runs in progress in this process, by task.
+    running: Mutex<HashMap<Uuid, Shared<BoxFuture<'static, ()>>>>,
+    /// Bounds concurrent runs per process, also across rebuilt apalis workers.
+    permits: Arc<Semaphore>,
+    /// Fired when the shutdown grace period is over: runs stop and hand their tasks back.
+    hand_back: CancellationToken,
+}
+
+/// How one attempt at a task ended.
+enum Attempt {
+    /// Nothing more to do here: the task is final, or another worker holds it.
+    Settled,
+    /// Shutting down: the task was given back to the queue unfinished.
+    HandedBack,
+    /// The attempt failed (the database stayed away); try again after a pause.
+    Failed(String),
+}
+
+impl Runner {
+    pub fn new(
+        pool: PgPool,
+        notifications: Notifications,
+        owner: String,
+        worker: WorkerConfig,
+        model: ModelConfig,
+        providers: Arc<dyn ProviderChoice>,
+        tools: ToolRegistry,
+    ) -> Arc<Self> {
+        let permits = Arc::new(Semaphore::new(worker.concurrency));
+        Arc::new(Runner {
+            pool,
+            notifications,
+            owner,
+            worker,
+            model,
+            providers,
+            tools,
+            running: Mutex::new(HashMap::new()),
+            permits,
+            hand_back: CancellationToken::new(),
+        })
+    }
+
+    /// Ends the shutdown grace period: runs still going stop and give their tasks back.
+    pub fn hand_back_all(&self) {
+        self.hand_back.cancel();
+    }
+
+    /// Number of runs in progress in this process.
+    pub fn running_count(&self) -> usize {
+        self.running.lock().expect("running map lock").len()
+    }
+
+    /// Runs task `task_id` to a final state (or until it is handed back), joining the run already
+    /// in progress in this process if there is one.
+    pub async fn run_task(self: &Arc<Self>, task_id: Uuid) {
+        let run = {
+            let mut running = self.running.lock().expect("running map lock");
+            running
+                .entry(task_id)
+                .or_insert_with(|| {
+                    let runner = self.clone();
+                    let handle = tokio::spawn(async move {
+                        runner.run_until_settled(task_id).await;
+                        runner.running.lock().expect("running map lock").remove(&task_id);
+                    });
+                    handle.map(|_| ()).boxed().shared()
+                })
+                .clone()
+        };
+        run.await;
+    }
+
+    /// Attempts the task until it settles. A panic is a failed attempt, not a dead worker.
+    async fn run_until_settled(self: &Arc<Self>, task_id: Uuid) {
+        let _permit = self.permits.clone().acquire_owned().await.expect("the semaphore is never closed");
+        let mut pause = Duration::from_secs(1);
+        let mut last_failure = None;
+        loop {
+            let attempt = AssertUnwindSafe(self.attempt(task_id, last_failure.as_deref())).catch_unwind().await;
+            let failure = match attempt {
+                Ok(Attempt::Settled) | Ok(Attempt::HandedBack) => return,
+                Ok(Attempt::Failed(reason)) => reason,
+                Err(panic) => {
+                    let message = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown panic".into());
+                    tracing::error!(task_id = %task_id, panic = %message, "a run panicked");
+                    format!("the run crashed ({message})")
+                }
+            };
+            tracing::warn!(task_id = %task_id, reason = %failure, "attempt failed, retrying");
+            // Let the next attempt (here or on another worker) claim the task at once.
+            let _ = release_lease(&self.pool, task_id, &self.owner).await;
+            last_failure = Some(failure);
+            tokio::select! {
+                _ = tokio::time::sleep(pause) => {}
+                _ = self.hand_back.cancelled() => {
+                    let _ = self.give_back(task_id).await;
+                    return;
+                }
+            }
+            pause = (pause * 2).min(Duration::from_secs(8));
+        }
+    }
+
+    /// One attempt: claim, run, finish.
+    async fn attempt(self: &Arc<Self>, task_id: Uuid, last_failure: Option<&str>) -> Attempt {
+        let lease_secs = self.worker.lease().as_secs_f64();
+        let (pool, owner) = (&self.pool, self.owner.as_str());
+        let claimed = retry_unavailable(DATABASE_PATIENCE, || claim_task(pool, task_id, owner, lease_secs)).await;
+        let task = match claimed {
+            Ok(Some(task)) => task,
+            // Finished, unknown, or another worker holds a live lease: nothing to do here.
+            Ok(None) => return Attempt::Settled,
+            Err(err) => return Attempt::Failed(format!("database: {err}")),
+        };
+        tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
+
+        if task.attempts > MAX_TASK_ATTEMPTS {
+            let reason = last_failure.unwrap_or("its worker stopped unexpectedly");
+            let verdict = Verdict::error(
+                format!("The task was attempted {MAX_TASK_ATTEMPTS} times and failed every time; the last failure: {reason}."),
+                Some("Try again later, or rephrase the sentence.".into()),
+            );
+            return self.finish(&task, TaskStatus::Failed, verdict).await;
+        }
+        let deadline = task.deadline();
+        if Utc::now() >= deadline {
+            return self.finish(&task, TaskStatus::Timeout, timeout_verdict(&task)).await;
+        }
+        let deadline = Instant::now() + (deadline - Utc::now()).to_std().unwrap_or_default();
+
+        let journal = match retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task_id)).await {
+            Ok(journal) => journal,
+            Err(err) => return Attempt::Failed(format!("database: {err}")),
+        };
+        let user_model = match retry_unavailable(DATABASE_PATIENCE, || find_user(pool, task.user_id)).await {
+            Ok(user) => user.and_then(|u| u.model),
+            Err(err) => return Attempt::Failed(format!("database: {err}")),
+        };
+        let (provider, model) = self.providers.choose(user_model.as_deref(), &task.input_text);
+        let time_zone: Tz = task.time_zone.parse().unwrap_or(chrono_tz::UTC);
+
+        // The guard keeps the lease alive and stops the run the moment the task is cancelled or
+        // taken over; `abort` also fires at the end of the shutdown grace period.
+        let abort = self.hand_back.child_token();
+        let guard_stop = CancellationToken::new();
+        let guard = tokio::spawn(self.clone().guard(task_id, abort.clone(), guard_stop.clone()));
+
+        let context = RunContext {
+            pool: &self.pool,
+            task: &task,
+            owner: &self.owner,
+            attempt: task.attempts,
+            model: &model,
+            provider: provider.as_ref(),
+            tools: &self.tools,
+            prices: &self.model.prices,
+            time_zone,
+            deadline,
+            abort: abort.clone(),
+        };
+        let outcome = tokio::time::timeout_at(deadline, run_agent(&context, &journal)).await;
+        guard_stop.cancel();
+        let _ = guard.await;
+
+        match outcome {
+            Ok(Ok(RunEnd::Finished { status, .. })) => {
+                tracing::info!(task_id = %task_id, status = %status, "task finished");
+                Attempt::Settled
+            }
+            Ok(Ok(RunEnd::Stopped(check))) => {
+                tracing::info!(task_id = %task_id, ?check, "task stopped: no longer ours");
+                Attempt::Settled
+            }
+            Ok(Ok(RunEnd::Aborted)) if self.hand_back.is_cancelled() => self.give_back(task_id).await,
+            // Aborted by the guard: cancelled or taken over.
+            Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
+            Ok(Err(err)) => Attempt::Failed(err.to_string()),
+            Err(_elapsed) => self.finish(&task, TaskStatus::Timeout, timeout_verdict(&task)).await,
+        }
+    }
+
+    /// Writes a final state for a task this process holds.
+    async fn finish(&self, task: &TaskRecord, status: TaskStatus, mut verdict: Verdict) -> Attempt {
+        if let Ok(journal) = list_steps(&self.pool, task.id).await {
+            verdict.tool_calls = crate::agent::journal::Replay::from_steps(&journal).tool_calls;
+        }
+        let verdict = &verdict;
+        let finished = retry_unavailable(DATABASE_PATIENCE, || finish_task(&self.pool, task.id, Some(&self.owner), status, verdict)).await;
+        match finished {
+            Ok(_) => {
+                tracing::info!(task_id = %task.id, status = %status, "task finished");
+                Attempt::Settled
+            }
+            Err(err) => Attempt::Failed(format!("database: {err}")),
+        }
+    }
+
+    /// Gives an unfinished task back to the queue: the lease ends and a fresh job is pushed, in one
+    /// transaction, so another worker picks it up at once and resumes from the journal.
+    async fn give_back(&self, task_id: Uuid) -> Attempt {
+        let (pool, owner) = (&self.pool, self.owner.as_str());
+        let result = retry_unavailable(Duration::from_secs(5), || async move {
+            let mut tx = pool.begin().await?;
+            release_lease(&mut *tx, task_id, owner).await?;
+            push_quick_action_job(&mut tx, task_id).await?;
+            tx.commit().await
+        })
+        .await;
+        match result {
+            Ok(()) => {
+                tracing::info!(task_id = %task_id, "task handed back to the queue");
+                Attempt::HandedBack
+            }
+            Err(err) => {
+                // The lease will lapse and the queue's orphan recovery brings the job back.
+                tracing::error!(task_id = %task_id, error = %err, "could not hand the task back");
+                Attempt::HandedBack
+            }
+        }
+    }
+
+    /// Renews the lease every third of its length and watches the task's notifications; fires
+    /// `abort` when the task is no longer ours to run.
+    async fn guard(self: Arc<Self>, task_id: Uuid, abort: CancellationToken, stop: CancellationToken) {
+        let lease_secs = self.worker.lease().as_secs_f64();
+        let every = self.worker.lease() / 3;
+        let mut changes = self.notifications.subscribe_task(task_id);
+        let mut next_renewal = Instant::now() + every;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = abort.cancelled() => return,
+                _ = changes.changed() => {
+                    if let Ok(Some(task)) = find_task(&self.pool, task_id).await {
+                        if task.status() != TaskStatus::Processing {
+                            tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
+                            abort.cancel();
+                            return;
+                        }
+                    }
+                }
+                _ = tokio::time::sleep_until(next_renewal) => {
+                    next_renewal = Instant::now() + every;
+                    match renew_lease(&self.pool, task_id, &self.owner, lease_secs).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            tracing::warn!(task_id = %task_id, "lease lost, stopping the run");
+                            abort.cancel();
+                            return;
+                        }
+                        // The database is away; the run's own writes wait for it. Keep trying.
+                        Err(err) => tracing::warn!(task_id = %task_id, error = %err, "lease renewal failed"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn timeout_verdict(task: &TaskRecord) -> Verdict {
+    Verdict::error(
+        format!("The task did not finish within its time limit of {} seconds.", task.timeout_seconds),
+        Some("Try again, or allow a longer timeout.".into()),
+    )
+}

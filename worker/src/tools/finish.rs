@@ -1,0 +1,251 @@
+//! `finish`: the terminal tool and the only source of a verdict.
+//!
+//! The rules of a quick action are enforced here in code, not only in the prompt: a clarification
+//! is accepted only when the run's last search returned two or more candidates, its options must be
+//! ids from that search, and the lists the user sees are rendered by the backend from what the tools
+//! observed, never retyped by the model.
+
+use futures::future::BoxFuture;
+use quickact_shared::domain::task::{ResultType, Verdict};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::{FINISH, Tool, ToolContext, ToolError, ToolOutput, state::MAX_OPTIONS, typed_arguments};
+
+pub struct FinishTool;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FinishArguments {
+    result_type: ResultType,
+    message: String,
+    #[serde(default)]
+    suggestion: Option<String>,
+    #[serde(default)]
+    options: Option<Vec<String>>,
+}
+
+/// Longest message or suggestion kept, in characters.
+const MAX_MESSAGE_CHARS: usize = 1000;
+
+impl Tool for FinishTool {
+    fn name(&self) -> &'static str {
+        FINISH
+    }
+
+    fn description(&self) -> &'static str {
+        "End the run with exactly one verdict. action_completed: the requested action was done (or the \
+         requested list was shown). need_clarification: ONLY when the last search returned several \
+         candidates that the sentence cannot tell apart; list their ids in options and say in suggestion \
+         how to phrase the next request. error: the request cannot be done; say why, and give a suggestion \
+         for the next request."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "result_type": { "type": "string", "enum": ["action_completed", "need_clarification", "error"] },
+                "message": { "type": "string", "description": "One or two sentences for the user, in the user's language." },
+                "suggestion": { "type": "string", "description": "How the user could phrase the next request." },
+                "options": { "type": "array", "items": { "type": "string" }, "description": "Ids of candidate items (need_clarification only)." }
+            },
+            "required": ["result_type", "message"],
+            "additionalProperties": false
+        })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        context: &'a ToolContext<'a>,
+        _db: &'a mut PgConnection,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: FinishArguments = typed_arguments(FINISH, arguments)?;
+            verdict_from(context, args).map(ToolOutput::Finish)
+        })
+    }
+}
+
+fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verdict, ToolError> {
+    let message = clip(args.message.trim());
+    if message.is_empty() {
+        return Err(ToolError::InvalidArguments("message must not be empty".into()));
+    }
+    let suggestion = args.suggestion.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(clip);
+    let state = context.state;
+    let mut verdict = Verdict {
+        result_type: args.result_type,
+        message,
+        suggestion,
+        options: None,
+        items: None,
+        tool_calls: Vec::new(),
+    };
+    match args.result_type {
+        ResultType::NeedClarification => {
+            let candidates = state.last_search.as_deref().unwrap_or_default();
+            if candidates.len() < 2 {
+                return Err(ToolError::Refused(match candidates.len() {
+                    0 if state.last_search.is_none() => "need_clarification is refused: no search was made. Search first; \
+                        act on a single match, or report an error when nothing matches."
+                        .into(),
+                    0 => "need_clarification is refused: the last search found nothing. Finish with result_type \
+                        error and a suggestion instead."
+                        .into(),
+                    _ => "need_clarification is refused: the last search found exactly one match. Act on it.".into(),
+                }));
+            }
+            let ids = state.last_search_ids();
+            let chosen: Vec<Uuid> = match &args.options {
+                Some(options) if !options.is_empty() => {
+                    let mut chosen = Vec::new();
+                    for option in options {
+                        let id = option.trim().parse::<Uuid>().ok().filter(|id| ids.contains(id)).ok_or_else(|| {
+                            ToolError::InvalidArguments(format!(
+                                "option {option:?} is not an id returned by the last search; use ids from it"
+                            ))
+                        })?;
+                        if !chosen.contains(&id) {
+                            chosen.push(id);
+                        }
+                    }
+                    chosen
+                }
+                _ => ids.clone(),
+            };
+            if chosen.len() < 2 {
+                return Err(ToolError::Refused(
+                    "need_clarification needs at least two candidates; with one, act on it".into(),
+                ));
+            }
+            let options = candidates
+                .iter()
+                .filter(|item| {
+                    item.get("id").and_then(Value::as_str).and_then(|id| id.parse::<Uuid>().ok()).is_some_and(|id| chosen.contains(&id))
+                })
+                .take(MAX_OPTIONS)
+                .cloned()
+                .collect();
+            verdict.options = Some(options);
+            if verdict.suggestion.is_none() {
+                verdict.suggestion = Some("Name the item more precisely (its date, time or full title).".into());
+            }
+        }
+        ResultType::ActionCompleted => {
+            if args.options.as_ref().is_some_and(|o| !o.is_empty()) {
+                return Err(ToolError::InvalidArguments("options are only for need_clarification".into()));
+            }
+            verdict.items = Some(if state.changed_items.is_empty() {
+                state.last_search.clone().unwrap_or_default()
+            } else {
+                state.changed_items.clone()
+            });
+        }
+        ResultType::Error => {
+            if verdict.suggestion.is_none() {
+                verdict.suggestion = Some("Rephrase the request with the item's title and an exact date or time.".into());
+            }
+            if !state.changed_items.is_empty() {
+                verdict.items = Some(state.changed_items.clone());
+            }
+        }
+    }
+    Ok(verdict)
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(MAX_MESSAGE_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use serde_json::json;
+
+    use super::*;
+    use crate::tools::RunState;
+
+    fn context(state: &RunState) -> ToolContext<'_> {
+        ToolContext {
+            task_id: Uuid::nil(),
+            user_id: Uuid::nil(),
+            input_text: "x",
+            reference_time: Utc::now(),
+            time_zone: chrono_tz::Asia::Shanghai,
+            state,
+        }
+    }
+
+    fn args(value: Value) -> FinishArguments {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn clarification_is_refused_when_search_found_one_match() {
+        let mut state = RunState::default();
+        state.observe("search_items", &json!({"items": [{"id": Uuid::now_v7().to_string()}]}));
+        let err = verdict_from(&context(&state), args(json!({"result_type": "need_clarification", "message": "which?"}))).unwrap_err();
+        assert!(matches!(err, ToolError::Refused(m) if m.contains("exactly one match")));
+    }
+
+    #[test]
+    fn clarification_is_refused_without_a_search() {
+        let state = RunState::default();
+        let err = verdict_from(&context(&state), args(json!({"result_type": "need_clarification", "message": "which?"}))).unwrap_err();
+        assert!(matches!(err, ToolError::Refused(m) if m.contains("no search")));
+    }
+
+    #[test]
+    fn clarification_lists_the_backend_rendered_candidates() {
+        let (a, b, c) = (Uuid::now_v7(), Uuid::now_v7(), Uuid::now_v7());
+        let mut state = RunState::default();
+        state.observe(
+            "search_items",
+            &json!({"items": [{"id": a.to_string(), "title": "A"}, {"id": b.to_string(), "title": "B"}, {"id": c.to_string(), "title": "C"}]}),
+        );
+        let verdict = verdict_from(
+            &context(&state),
+            args(json!({"result_type": "need_clarification", "message": "which?", "options": [c.to_string(), a.to_string()]})),
+        )
+        .unwrap();
+        let options = verdict.options.unwrap();
+        assert_eq!(options.len(), 2);
+        assert_eq!(options[0]["title"], "A");
+        assert_eq!(options[1]["title"], "C");
+        assert!(verdict.suggestion.is_some());
+    }
+
+    #[test]
+    fn options_must_come_from_the_last_search() {
+        let mut state = RunState::default();
+        state.observe(
+            "search_items",
+            &json!({"items": [{"id": Uuid::now_v7().to_string()}, {"id": Uuid::now_v7().to_string()}]}),
+        );
+        let err = verdict_from(
+            &context(&state),
+            args(json!({"result_type": "need_clarification", "message": "which?", "options": [Uuid::now_v7().to_string()]})),
+        )
+        .unwrap_err();
+        assert!(matches!(err, ToolError::InvalidArguments(m) if m.contains("not an id returned")));
+    }
+
+    #[test]
+    fn completed_actions_carry_the_changed_items() {
+        let mut state = RunState::default();
+        state.observe("create_item", &json!({"item": {"id": "x", "title": "meeting"}}));
+        let verdict = verdict_from(&context(&state), args(json!({"result_type": "action_completed", "message": "done"}))).unwrap();
+        assert_eq!(verdict.items.unwrap()[0]["title"], "meeting");
+    }
+
+    #[test]
+    fn an_empty_message_is_rejected() {
+        let state = RunState::default();
+        let err = verdict_from(&context(&state), args(json!({"result_type": "error", "message": "  "}))).unwrap_err();
+        assert!(matches!(err, ToolError::InvalidArguments(_)));
+    }
+}

@@ -1,0 +1,140 @@
+//! The tools the model may call, behind one registry.
+//!
+//! A tool is a JSON-schema definition (what the model sees) plus an executor. Executors run inside
+//! the transaction that also records their journal step, so a tool's change to the database and its
+//! record commit together or not at all. Every failure a model can cause (unknown tool, malformed
+//! or schema-violating arguments, a refused action) becomes a tool result that says what was wrong;
+//! none of them ends the run.
+//!
+//! - [`finish`]: the terminal tool, the only source of a verdict.
+//! - [`state`]: what earlier tool calls of the run observed (candidates of the last search, items
+//!   changed), rebuilt from the journal on replay.
+
+pub mod finish;
+pub mod state;
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use futures::future::BoxFuture;
+use quickact_shared::domain::task::Verdict;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+pub use state::RunState;
+
+/// Name of the terminal tool.
+pub const FINISH: &str = "finish";
+
+/// What a tool may know about the run it serves. The user comes from the task, never from the
+/// model, so a tool can only see and change the task owner's items.
+pub struct ToolContext<'a> {
+    pub task_id: Uuid,
+    pub user_id: Uuid,
+    pub input_text: &'a str,
+    /// The moment the user wrote the sentence, and their zone: dates resolve against these.
+    pub reference_time: DateTime<Utc>,
+    pub time_zone: Tz,
+    pub state: &'a RunState,
+}
+
+/// A successful tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolOutput {
+    /// A result for the model.
+    Result(Value),
+    /// The run's verdict (only `finish` returns this).
+    Finish(Verdict),
+}
+
+/// A failed tool call.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the tool's schema; the message tells the model what to fix.
+    #[error("{0}")]
+    InvalidArguments(String),
+    /// The arguments are fine but the action is not allowed (a rule of the service); the message
+    /// says why and what to do instead.
+    #[error("{0}")]
+    Refused(String),
+    /// The database failed underneath the tool.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// One tool.
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    /// JSON schema of the arguments.
+    fn parameters(&self) -> Value;
+    /// Runs the tool inside the caller's transaction.
+    fn execute<'a>(
+        &'a self,
+        context: &'a ToolContext<'a>,
+        db: &'a mut PgConnection,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+/// The tools of a run, by name.
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// Every tool of the contract.
+    pub fn standard() -> Self {
+        let mut registry = ToolRegistry::default();
+        registry.register(Arc::new(finish::FinishTool));
+        registry
+    }
+
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.keys().copied().collect()
+    }
+
+    /// Definitions in the chat-completions `tools` format.
+    pub fn definitions(&self) -> Vec<Value> {
+        self.tools
+            .values()
+            .map(|tool| {
+                json!({
+                    "type": "function",
+                    "function": { "name": tool.name(), "description": tool.description(), "parameters": tool.parameters() },
+                })
+            })
+            .collect()
+    }
+}
+
+/// Reads a tool call's raw argument text as a JSON object. Empty text means "no arguments".
+pub fn parse_arguments_text(raw: &str) -> Result<Value, ToolError> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() {
+        return Ok(json!({}));
+    }
+    let value: Value = serde_json::from_str(trimmed)
+        .map_err(|e| ToolError::InvalidArguments(format!("the arguments are not valid JSON ({e}); send one JSON object")))?;
+    if !value.is_object() {
+        return Err(ToolError::InvalidArguments("the arguments must be a JSON object".into()));
+    }
+    Ok(value)
+}
+
+/// Deserialises arguments into a tool's typed form; serde's message names the offending field.
+pub fn typed_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| ToolError::InvalidArguments(format!("invalid arguments for {tool}: {e}")))
+}

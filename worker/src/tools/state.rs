@@ -1,0 +1,70 @@
+//! What the run has learned from its tool calls so far.
+//!
+//! The state is a pure function of the journal: each recorded tool result is fed to
+//! [`RunState::observe`] both live and on replay, so a run resumed on another worker knows exactly
+//! what the interrupted one knew (e.g. which candidates its last search returned).
+
+use serde_json::Value;
+use uuid::Uuid;
+
+/// Most candidates a clarification may list.
+pub const MAX_OPTIONS: usize = 5;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunState {
+    /// Items (as rendered for clients) returned by the most recent search, in order.
+    pub last_search: Option<Vec<Value>>,
+    /// Items created or changed by this run, latest version of each, in order of first change.
+    pub changed_items: Vec<Value>,
+}
+
+impl RunState {
+    /// Takes in a successful tool result. Results carry machine-readable parts: `items` for a
+    /// search, `item` for a change.
+    pub fn observe(&mut self, tool: &str, result: &Value) {
+        if tool == "search_items" {
+            let items = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            self.last_search = Some(items);
+        } else if let Some(item) = result.get("item").filter(|i| i.is_object()) {
+            let id = item.get("id").cloned();
+            match self.changed_items.iter_mut().find(|known| known.get("id") == id.as_ref()) {
+                Some(known) => *known = item.clone(),
+                None => self.changed_items.push(item.clone()),
+            }
+        }
+    }
+
+    /// Ids of the last search's candidates.
+    pub fn last_search_ids(&self) -> Vec<Uuid> {
+        self.last_search
+            .iter()
+            .flatten()
+            .filter_map(|item| item.get("id").and_then(Value::as_str).and_then(|id| id.parse().ok()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_change_replaces_the_earlier_version_of_the_same_item() {
+        let mut state = RunState::default();
+        state.observe("create_item", &json!({"item": {"id": "a", "title": "x"}}));
+        state.observe("update_item", &json!({"item": {"id": "a", "title": "y"}}));
+        state.observe("create_item", &json!({"item": {"id": "b", "title": "z"}}));
+        assert_eq!(state.changed_items, vec![json!({"id": "a", "title": "y"}), json!({"id": "b", "title": "z"})]);
+    }
+
+    #[test]
+    fn the_latest_search_wins() {
+        let mut state = RunState::default();
+        let id = Uuid::now_v7();
+        state.observe("search_items", &json!({"items": [{"id": "junk"}]}));
+        state.observe("search_items", &json!({"items": [{"id": id.to_string()}]}));
+        assert_eq!(state.last_search_ids(), vec![id]);
+    }
+}
