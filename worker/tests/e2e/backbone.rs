@@ -1,24 +1,326 @@
+//! The backbone: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
+
+use std::time::{Duration, Instant};
+
 use quickact_testkit::{Reply, TestApp};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_verdict_reaches_a_long_polling_client() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.script("开会", vec![Reply::finish("action_completed", "已创建会议")]);
+    app.fake.script("开会", vec![Reply::finish("action_completed", "已创建会议").delayed(Duration::from_millis(300))]);
 
     let created = app.submit(&key, "明天下午3点到4点开会").await;
     assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
     assert_eq!(created.body["status"], "pending");
     let id = created.body["task_id"].as_str().unwrap().to_owned();
     assert_eq!(created.body["status_url"], format!("/api/quick-action/{id}"));
+    assert!(created.body["created_at"].is_string());
 
+    // The client is already waiting when the worker finishes (the model answers after 300 ms).
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["result"]["type"], "action_completed");
     assert_eq!(task["result"]["message"], "已创建会议");
-    assert_eq!(task["tokens_used"]["input"], 100);
-    assert_eq!(task["tokens_used"]["output"], 20);
-    assert_eq!(task["model_used"], "fake-model");
+    assert_eq!(task["input_text"], "明天下午3点到4点开会");
+    assert!(task["started_at"].is_string() && task["completed_at"].is_string());
+    assert!(task["duration"].as_f64().unwrap() >= 0.3, "{task:#}");
     app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wait_true_answers_with_the_verdict() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("bob").await;
+    app.fake.script("buy milk", vec![Reply::finish("error", "nothing to do")]);
+    let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "buy milk", "wait": true}))).await;
+    assert_eq!(answer.status, StatusCode::CREATED);
+    assert_eq!(answer.body["status"], "failed");
+    assert_eq!(answer.body["result"]["type"], "error");
+    assert!(answer.body["result"]["suggestion"].is_string(), "an error verdict always carries a suggestion");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tokens_cost_and_steps_are_recorded() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("carol").await;
+    app.fake.script(
+        "record me",
+        vec![
+            Reply::RawTools(vec![("no_such_tool".into(), "{}".into())]).with_usage(1000, 50, 400),
+            Reply::finish("action_completed", "done").with_usage(1200, 30, 1000),
+        ],
+    );
+    let id = submit_id(&app, &key, "record me").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["tokens_used"], json!({"input": 2200, "output": 80, "cached": 1400, "total": 2280}));
+    // Prices per million: input 2.0, output 8.0, cached input 0.5.
+    // Turn 1: 600 fresh + 400 cached in, 50 out; turn 2: 200 fresh + 1000 cached in, 30 out.
+    let expected = (600.0 * 2.0 + 400.0 * 0.5 + 50.0 * 8.0 + 200.0 * 2.0 + 1000.0 * 0.5 + 30.0 * 8.0) / 1e6;
+    let amount = task["cost"]["amount"].as_f64().unwrap();
+    assert!((amount - expected).abs() < 1e-9, "cost {amount} != {expected}");
+    assert_eq!(task["cost"]["currency"], "CNY");
+    assert_eq!(task["model_used"], "fake-model");
+
+    let steps = task["steps"].as_array().unwrap();
+    let kinds: Vec<(&str, &str, bool)> =
+        steps.iter().map(|s| (s["kind"].as_str().unwrap(), s["name"].as_str().unwrap(), s["ok"].as_bool().unwrap())).collect();
+    assert_eq!(
+        kinds,
+        vec![("model_turn", "fake-model", true), ("tool_call", "no_such_tool", false), ("model_turn", "fake-model", true), ("tool_call", "finish", true)]
+    );
+    assert_eq!(steps[0]["tokens"], json!({"input": 1000, "output": 50, "cached": 400}));
+    assert!(steps[1]["error"].as_str().unwrap().contains("unknown tool"), "{:#}", steps[1]);
+    let seqs: Vec<i64> = steps.iter().map(|s| s["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3]);
+    assert_eq!(task["result"]["tool_calls"].as_array().unwrap().len(), 2);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("dave").await;
+    app.fake.script(
+        "malformed",
+        vec![
+            // Two calls in one turn: broken JSON, and a schema violation (unknown result_type).
+            Reply::RawTools(vec![
+                ("finish".into(), "{\"result_type\": \"action_completed\", \"message\": ".into()),
+                ("finish".into(), "{\"result_type\": \"done\", \"message\": \"ok\"}".into()),
+            ]),
+            Reply::tool("teleport", json!({"where": "mars"})),
+            Reply::finish("action_completed", "recovered"),
+        ],
+    );
+    let id = submit_id(&app, &key, "malformed arguments please").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["result"]["message"], "recovered");
+
+    let requests = app.fake.requests_for("malformed arguments");
+    assert_eq!(requests.len(), 3);
+    // Every tool call id was answered, with what was wrong.
+    let second_turn = requests[1]["messages"].as_array().unwrap();
+    let tool_answers: Vec<&Value> = second_turn.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool_answers.len(), 2);
+    assert!(tool_answers[0]["content"].as_str().unwrap().contains("not valid JSON"), "{:#}", tool_answers[0]);
+    assert!(tool_answers[1]["content"].as_str().unwrap().contains("unknown variant"), "{:#}", tool_answers[1]);
+    let third_turn = requests[2]["messages"].as_array().unwrap();
+    let last = third_turn.last().unwrap();
+    assert_eq!(last["role"], "tool");
+    assert!(last["content"].as_str().unwrap().contains("unknown tool \\\"teleport\\\""), "{last:#}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_plain_text_answer_gets_one_corrective_turn() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("erin").await;
+    app.fake.script("corrected", vec![Reply::Text("Sure, done!".into()), Reply::finish("action_completed", "ok")]);
+    app.fake.script("stubborn", vec![Reply::Text("Sure, done!".into()), Reply::Text("Really done.".into())]);
+
+    let first = submit_id(&app, &key, "corrected").await;
+    let task = app.wait_final(&key, &first, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let second_request = &app.fake.requests_for("corrected")[1];
+    assert_eq!(second_request["messages"].as_array().unwrap().last().unwrap()["role"], "user");
+
+    let second = submit_id(&app, &key, "stubborn").await;
+    let task = app.wait_final(&key, &second, 20).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert_eq!(task["result"]["type"], "error");
+    assert!(task["result"]["message"].as_str().unwrap().contains("Really done."));
+    assert_eq!(app.fake.requests_for("stubborn").len(), 2, "exactly one corrective turn");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_model_500_is_retried_with_backoff_then_succeeds() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("frank").await;
+    app.fake.script(
+        "flaky",
+        vec![
+            Reply::Status(500, "upstream exploded".into()),
+            Reply::Status(429, "slow down".into()),
+            Reply::Garbage("<html>bad gateway</html>".into()),
+            Reply::finish("action_completed", "third time lucky"),
+        ],
+    );
+    let id = submit_id(&app, &key, "flaky model").await;
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let steps = task["steps"].as_array().unwrap();
+    let failed: Vec<&Value> = steps.iter().filter(|s| s["kind"] == "model_turn" && s["ok"] == false).collect();
+    assert_eq!(failed.len(), 3, "{steps:#?}");
+    assert!(failed[0]["error"].as_str().unwrap().contains("500"));
+    assert!(failed[1]["error"].as_str().unwrap().contains("429"));
+    // Backoff: 0.5 s, 1 s, 2 s between the four attempts.
+    let first = chrono_of(&failed[0]["started_at"]);
+    let last_turn = steps.iter().rfind(|s| s["kind"] == "model_turn").unwrap();
+    let gap = chrono_of(&last_turn["started_at"]) - first;
+    assert!(gap >= chrono::Duration::milliseconds(3000), "retries were not spaced out: {gap}");
+    // Only the successful turn is paid for.
+    assert_eq!(task["tokens_used"]["input"], 100);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_model_that_keeps_failing_ends_with_an_error_verdict() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("gina").await;
+    app.fake.script("rejected", vec![Reply::Status(401, "invalid api key".into())]);
+    let id = submit_id(&app, &key, "rejected request").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert_eq!(task["result"]["type"], "error");
+    assert!(task["result"]["message"].as_str().unwrap().contains("401"));
+    assert_eq!(app.fake.requests_for("rejected request").len(), 1, "a 401 is not retried");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ten_turns_without_finish_end_the_run() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("hank").await;
+    app.fake.script("endless", (0..12).map(|_| Reply::tool("nothing", json!({}))).collect());
+    let id = submit_id(&app, &key, "endless loop").await;
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert!(task["result"]["message"].as_str().unwrap().contains("10 model turns"));
+    assert_eq!(app.fake.requests_for("endless loop").len(), 10);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_past_its_timeout_ends_as_timeout() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("ivy").await;
+    app.fake.script("slow", vec![Reply::finish("action_completed", "too late").delayed(Duration::from_secs(5))]);
+    let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "slow model", "timeout": 1}))).await;
+    let id = answer.body["task_id"].as_str().unwrap().to_owned();
+    let started = Instant::now();
+    let task = app.wait_final(&key, &id, 20).await;
+    assert!(started.elapsed() < Duration::from_secs(4), "the timeout was not enforced");
+    assert_eq!(task["status"], "timeout", "{task:#}");
+    assert_eq!(task["result"]["type"], "error");
+    assert!(task["result"]["suggestion"].is_string());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("jack").await;
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    app.fake.script("cancel me", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "should not happen")))]);
+    let id = submit_id(&app, &key, "cancel me").await;
+    wait_for_status(&app, &key, &id, "processing").await;
+
+    let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{:?}", cancelled.body);
+    assert_eq!(cancelled.body["status"], "cancelled");
+    assert_eq!(cancelled.body["result"]["type"], "error");
+    gate.notify_waiters();
+
+    // The worker stops and never overwrites the cancellation.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let task = app.wait_final(&key, &id, 5).await;
+    assert_eq!(task["status"], "cancelled");
+    let again = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert_eq!(again.body["error"]["code"], "task_finished");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("kim").await;
+    let id = submit_id(&app, &key, "never mind").await;
+    let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel/"), None).await;
+    assert_eq!(cancelled.status, StatusCode::OK);
+    assert_eq!(cancelled.body["status"], "cancelled");
+    // A worker arriving later leaves it alone and does not call the model.
+    let mut app = app;
+    app.start_worker().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(app.fake.requests_for("never mind").is_empty());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn idempotency_keys_return_the_same_task() {
+    let app = TestApp::start().await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
+    let post = |key: String, text: &'static str, idem: &'static str| {
+        let app = &app;
+        async move {
+            let response = app
+                .client
+                .post(format!("{}/api/quick-action", app.base_url))
+                .bearer_auth(key)
+                .header("Idempotency-Key", idem)
+                .json(&json!({ "text": text }))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let replayed = response.headers().get("idempotent-replayed").is_some();
+            (status, replayed, response.json::<Value>().await.unwrap())
+        }
+    };
+    let (s1, r1, first) = post(alice.clone(), "write report", "k-1").await;
+    let (s2, r2, second) = post(alice.clone(), "write report", "k-1").await;
+    assert_eq!((s1, r1), (StatusCode::CREATED, false));
+    assert_eq!((s2, r2), (StatusCode::CREATED, true));
+    assert_eq!(first["task_id"], second["task_id"]);
+    // Another user's key space is separate.
+    let (_, _, other) = post(bob, "write report", "k-1").await;
+    assert_ne!(other["task_id"], first["task_id"]);
+    // Reusing a key for another sentence is refused.
+    let (s3, _, reused) = post(alice.clone(), "something else", "k-1").await;
+    assert_eq!(s3, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reused["error"]["code"], "idempotency_key_reused");
+    // Concurrent duplicates still make one task.
+    let results = futures::future::join_all((0..8).map(|_| post(alice.clone(), "race", "k-2"))).await;
+    let ids: std::collections::HashSet<String> = results.iter().map(|(_, _, b)| b["task_id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(ids.len(), 1, "{results:?}");
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE input_text = 'race'").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(count, 1);
+    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
+    let tasks: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(jobs, tasks, "exactly one job per task");
+    app.shutdown().await;
+}
+
+/// Submits a sentence and returns the task id.
+pub async fn submit_id(app: &TestApp, key: &str, text: &str) -> String {
+    let answer = app.submit(key, text).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+    answer.body["task_id"].as_str().unwrap().to_owned()
+}
+
+/// Polls (test-side only) until the task shows `status`.
+pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let answer = app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await;
+        if answer.body["status"] == status {
+            return;
+        }
+        assert!(Instant::now() < deadline, "task never reached {status}: {:#}", answer.body);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn chrono_of(value: &Value) -> chrono::DateTime<chrono::Utc> {
+    value.as_str().unwrap().parse().unwrap()
 }
