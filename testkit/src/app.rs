@@ -175,9 +175,14 @@ impl TestApp {
 
     /// Starts one more in-process worker.
     pub async fn start_worker(&mut self) -> &TestWorker {
-        let config = self.config();
         let stop = CancellationToken::new();
-        let runner = quickact_worker::build_runner(&config, self.pool.clone(), stop.clone()).expect("build a worker");
+        let runner = quickact_worker::build_runner(&self.config(), self.pool.clone(), stop.clone()).expect("build a worker");
+        self.start_worker_with(runner, stop).await
+    }
+
+    /// Starts an in-process worker around a runner the test built (e.g. with its own provider
+    /// choice, to inject faults).
+    pub async fn start_worker_with(&mut self, runner: Arc<Runner>, stop: CancellationToken) -> &TestWorker {
         assert!(runner.notifications.wait_connected(Duration::from_secs(10)).await, "the worker's listener connects");
         let (tx, rx) = oneshot::channel::<()>();
         let handle = tokio::spawn(quickact_worker::serve(runner.clone(), async {
@@ -185,6 +190,17 @@ impl TestApp {
         }));
         self.workers.push(TestWorker { runner, shutdown: Some(tx), handle, stop });
         self.workers.last().unwrap()
+    }
+
+    /// Starts a `quickact-worker` process (the binary at `binary`) against this deployment.
+    pub fn spawn_worker_process(&self, binary: &str) -> std::process::Child {
+        std::process::Command::new(binary)
+            .envs(&self.env)
+            .env("RUST_LOG", std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env("QUICKACT_SKIP_MIGRATIONS", "1")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn the worker binary")
     }
 
     /// Creates a user through the admin API; returns `(user, api_key)`.

@@ -3,3 +3,4 @@
 
 mod api_contract;
 mod backbone;
+mod robustness;

@@ -1,0 +1,270 @@
+//! Failures the backbone must survive: concurrent workers, a killed worker process, a database
+//! restart under a waiting client, a panicking run, and graceful shutdown.
+
+use std::{
+    process::Command,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use futures::future::BoxFuture;
+use quickact_testkit::{Reply, TestApp, TestAppOptions, postgres::PgCluster};
+use quickact_worker::{
+    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, openai::OpenAiProvider},
+    runner::{ProviderChoice, Runner},
+    tools::ToolRegistry,
+};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+use sqlx::{Connection, PgConnection};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::backbone::{submit_id, wait_for_status};
+
+const WORKER_BINARY: &str = env!("CARGO_BIN_EXE_quickact-worker");
+
+async fn attempts_of(app: &TestApp, id: &str) -> i32 {
+    sqlx::query_scalar("SELECT attempts FROM quick_action_tasks WHERE id = $1::uuid").bind(id).fetch_one(&app.pool).await.unwrap()
+}
+
+async fn wait_for_requests(app: &TestApp, sentence: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app.fake.requests_for(sentence).len() < n {
+        assert!(Instant::now() < deadline, "the model never received {n} requests for {sentence:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_workers_never_run_one_task_at_once() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(2)).await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.fallback(|_| Reply::finish("action_completed", "ok").delayed(Duration::from_millis(50)));
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        ids.push(submit_id(&app, &key, &format!("concurrent task {i}.")).await);
+    }
+    for id in &ids {
+        let task = app.wait_final(&key, id, 60).await;
+        assert_eq!(task["status"], "success", "{task:#}");
+        assert_eq!(task["attempts"], 1, "a task was started twice: {task:#}");
+        let kinds: Vec<&str> = task["steps"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["model_turn", "tool_call"]);
+    }
+    for i in 0..40 {
+        assert_eq!(app.fake.requests_for(&format!("concurrent task {i}.")).len(), 1, "task {i} asked the model twice");
+    }
+    // Both workers took part.
+    let owners: i64 = sqlx::query_scalar("SELECT count(DISTINCT lock_by) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(owners, 2);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
+    let mut app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let never = Arc::new(Notify::new());
+    app.fake.script(
+        "crash test",
+        vec![
+            Reply::tool("no_such_tool", json!({"x": 1})),
+            Reply::Gated(never, Box::new(Reply::finish("action_completed", "unreachable"))),
+            Reply::finish("action_completed", "finished by the survivor"),
+        ],
+    );
+    let mut process = app.spawn_worker_process(WORKER_BINARY);
+    let id = submit_id(&app, &key, "crash test").await;
+    // The process journaled turn 1 and its tool call, and now waits on turn 2.
+    wait_for_requests(&app, "crash test", 2).await;
+    process.kill().expect("SIGKILL the worker");
+    process.wait().unwrap();
+    let killed_at = Instant::now();
+
+    app.start_worker().await;
+    let task = app.wait_final(&key, &id, 60).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["result"]["message"], "finished by the survivor");
+    assert!(killed_at.elapsed() < Duration::from_secs(30), "took {:?}", killed_at.elapsed());
+    assert_eq!(attempts_of(&app, &id).await, 2);
+
+    // Turn 1 was not requested again: the survivor's only request continues the journal.
+    let requests = app.fake.requests_for("crash test");
+    assert_eq!(requests.len(), 3);
+    let resumed = requests[2]["messages"].as_array().unwrap();
+    assert!(resumed.iter().any(|m| m["role"] == "tool"), "the survivor replayed the recorded tool result");
+    let steps = task["steps"].as_array().unwrap();
+    assert_eq!(steps.iter().filter(|s| s["name"] == "no_such_tool").count(), 1, "the tool call was not executed again");
+    assert_eq!(steps.last().unwrap()["attempt"], 2);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
+    let mut app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SHUTDOWN_GRACE_SECS", "1")).await;
+    let (_, key) = app.create_user("alice").await;
+    let gate = Arc::new(Notify::new());
+    app.fake.script("short one", vec![Reply::finish("action_completed", "done in time").delayed(Duration::from_millis(300))]);
+    app.fake.script(
+        "long one",
+        vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "late"))), Reply::finish("action_completed", "finished elsewhere")],
+    );
+    let mut process = app.spawn_worker_process(WORKER_BINARY);
+    let short = submit_id(&app, &key, "short one").await;
+    let long = submit_id(&app, &key, "long one").await;
+    wait_for_requests(&app, "short one", 1).await;
+    wait_for_requests(&app, "long one", 1).await;
+
+    let status = Command::new("kill").args(["-TERM", &process.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let exited = process.wait().unwrap();
+    assert!(exited.success(), "the worker exits cleanly on SIGTERM: {exited:?}");
+
+    let task = app.wait_final(&key, &short, 5).await;
+    assert_eq!(task["status"], "success", "the in-flight task finished during the grace period: {task:#}");
+    // The long task went back to the queue at once (no lease to wait out), and another worker resumes it.
+    let handed_back = app.call(&key, Method::GET, &format!("/api/quick-action/{long}"), None).await;
+    assert_eq!(handed_back.body["status"], "processing");
+    let lease: Option<String> = sqlx::query_scalar("SELECT lease_owner FROM quick_action_tasks WHERE id = $1::uuid")
+        .bind(&long)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(lease, None, "the lease was released");
+    let started = Instant::now();
+    app.start_worker().await;
+    let task = app.wait_final(&key, &long, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["result"]["message"], "finished elsewhere");
+    assert!(started.elapsed() < Duration::from_secs(3), "picked up at once, took {:?}", started.elapsed());
+    app.shutdown().await;
+}
+
+/// A provider that panics on its first request, then delegates.
+struct PanicsOnce {
+    inner: OpenAiProvider,
+    calls: AtomicUsize,
+}
+
+impl ModelProvider for PanicsOnce {
+    fn default_model(&self) -> &str {
+        self.inner.default_model()
+    }
+
+    fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+            panic!("injected fault");
+        }
+        self.inner.complete(request)
+    }
+}
+
+struct Fixed(Arc<dyn ModelProvider>);
+
+impl ProviderChoice for Fixed {
+    fn choose(&self, _: Option<&str>, _: &str) -> (Arc<dyn ModelProvider>, String) {
+        (self.0.clone(), "fake-model".into())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
+    let mut app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("panic test", vec![Reply::finish("action_completed", "survived")]);
+    let config = app.config();
+    quickact_worker::install_crypto_provider();
+    let inner = OpenAiProvider::new(&app.fake.base_url(), &"sk-test".to_owned().into(), "fake-model", Duration::from_secs(10)).unwrap();
+    let provider = Arc::new(PanicsOnce { inner, calls: AtomicUsize::new(0) });
+    let stop = CancellationToken::new();
+    let runner = Runner::new(
+        app.pool.clone(),
+        quickact_shared::notify::Notifications::start(app.pool.clone(), stop.clone()),
+        "panic-test-worker".into(),
+        config.worker.clone(),
+        config.model.clone(),
+        Arc::new(Fixed(provider)),
+        ToolRegistry::standard(),
+    );
+    app.start_worker_with(runner, stop).await;
+
+    let id = submit_id(&app, &key, "panic test").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(attempts_of(&app, &id).await, 2, "the panic counted as one attempt");
+    // The same worker goes on taking tasks.
+    app.fake.script("after the panic", vec![Reply::finish("action_completed", "still alive")]);
+    let next = submit_id(&app, &key, "after the panic").await;
+    assert_eq!(app.wait_final(&key, &next, 20).await["status"], "success");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_that_keeps_killing_its_worker_is_given_up() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let never = Arc::new(Notify::new());
+    app.fake.script("poison", (0..5).map(|_| Reply::Gated(never.clone(), Box::new(Reply::finish("error", "x")))).collect());
+    let id = submit_id(&app, &key, "poison pill").await;
+    // Three worker processes die on it, one after the other.
+    for attempt in 1..=3 {
+        let mut process = app.spawn_worker_process(WORKER_BINARY);
+        wait_for_requests(&app, "poison pill", attempt).await;
+        process.kill().unwrap();
+        process.wait().unwrap();
+    }
+    let mut app = app;
+    app.start_worker().await;
+    let task = app.wait_final(&key, &id, 60).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert!(task["result"]["message"].as_str().unwrap().contains("attempted 3 times"), "{task:#}");
+    assert_eq!(app.fake.requests_for("poison pill").len(), 3, "no fourth run");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
+    let cluster = PgCluster::start().expect("a throwaway cluster");
+    let mut admin = PgConnection::connect(&cluster.url("postgres")).await.unwrap();
+    sqlx::query("CREATE DATABASE restart_test").execute(&mut admin).await.unwrap();
+    admin.close().await.unwrap();
+    let app = TestApp::start_with(TestAppOptions::default().database_url(cluster.url("restart_test"))).await;
+    let (_, key) = app.create_user("alice").await;
+    let gate = Arc::new(Notify::new());
+    app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "survived the restart")))]);
+    let id = submit_id(&app, &key, "restart test").await;
+    wait_for_status(&app, &key, &id, "processing").await;
+
+    let waiter = {
+        let client = app.client.clone();
+        let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
+        let key = key.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let response = client.get(url).bearer_auth(key).send().await.unwrap();
+            (response.status(), response.json::<serde_json::Value>().await.unwrap(), started.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cluster.stop().unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    cluster.restart_server().unwrap();
+    // The model answers only now: the worker writes the verdict on the restarted database.
+    gate.notify_one();
+
+    let (status, task, waited) = waiter.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["result"]["message"], "survived the restart");
+    assert!(waited < Duration::from_secs(30), "the waiter was not woken: {waited:?}");
+
+    // The queue consumer recovered too: a new task goes through.
+    app.fake.script("after restart", vec![Reply::finish("action_completed", "ok")]);
+    let next = submit_id(&app, &key, "after restart").await;
+    assert_eq!(app.wait_final(&key, &next, 30).await["status"], "success");
+    app.shutdown().await;
+}
