@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace. When DATABASE_URL is unset, a throwaway Postgres cluster is
+# started from the installed binaries for the run and removed afterwards; each test then creates
+# its own database on that server. Extra arguments go to `cargo test` (e.g. a test name filter).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/pg.sh
+
+# Build against the committed .sqlx/ query data: no database is needed (or consulted) at build time.
+export SQLX_OFFLINE=true
+
+if [ -z "${DATABASE_URL:-}" ]; then
+  work=$(mktemp -d -t quickact-test-XXXXXX)
+  chmod 755 "$work"
+  cleanup() { pg_stop "$work/data"; rm -rf "$work"; }
+  trap cleanup EXIT
+  # Durability is pointless for a throwaway cluster; speed is not.
+  export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  DATABASE_URL=$(pg_start "$work/data")
+  export DATABASE_URL
+  echo "test database server: $DATABASE_URL"
+fi
+
+cargo test --workspace --locked "$@"
