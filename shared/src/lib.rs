@@ -9,6 +9,7 @@
 //! - [`queue`]: the apalis-postgres job that carries a task to a worker.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
 //! - [`pricing`]: per-model prices and the cost of a turn.
+//! - [`time`]: the deterministic time resolver (Chinese and English, pure functions).
 
 pub mod config;
 pub mod db;
@@ -18,3 +19,4 @@ pub mod pricing;
 pub mod queue;
 pub mod store;
 pub mod telemetry;
+pub mod time;

@@ -1,0 +1,98 @@
+//! Calendar arithmetic: month lengths, adding months, Monday-start weeks, next weekday.
+
+use chrono::{Datelike, Days, Months, NaiveDate};
+
+pub(crate) fn ymd(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(y, m, d)
+}
+
+pub(crate) fn days_in_month(y: i32, m: u32) -> u32 {
+    let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+    match (ymd(ny, nm, 1), ymd(y, m, 1)) {
+        (Some(a), Some(b)) => (a - b).num_days() as u32,
+        _ => 30,
+    }
+}
+
+pub(crate) fn last_of_month(y: i32, m: u32) -> Option<NaiveDate> {
+    ymd(y, m, days_in_month(y, m))
+}
+
+pub(crate) fn add_days(d: NaiveDate, n: i64) -> Option<NaiveDate> {
+    if n >= 0 {
+        d.checked_add_days(Days::new(n as u64))
+    } else {
+        d.checked_sub_days(Days::new(n.unsigned_abs()))
+    }
+}
+
+/// Add months, clamping the day to the target month's length.
+pub(crate) fn add_months(d: NaiveDate, n: i32) -> Option<NaiveDate> {
+    if n >= 0 {
+        d.checked_add_months(Months::new(n as u32))
+    } else {
+        d.checked_sub_months(Months::new(n.unsigned_abs()))
+    }
+}
+
+/// (year, month) shifted by `n` months.
+pub(crate) fn shift_month(y: i32, m: u32, n: i32) -> (i32, u32) {
+    let idx = y * 12 + (m as i32 - 1) + n;
+    (idx.div_euclid(12), idx.rem_euclid(12) as u32 + 1)
+}
+
+/// Monday of the week containing `d`.
+pub(crate) fn monday_of(d: NaiveDate) -> NaiveDate {
+    let wd = d.weekday().num_days_from_monday() as i64;
+    add_days(d, -wd).unwrap_or(d)
+}
+
+/// 0 = Monday .. 6 = Sunday.
+pub(crate) fn weekday_index(d: NaiveDate) -> u8 {
+    d.weekday().num_days_from_monday() as u8
+}
+
+/// The first date on or after `from` that falls on weekday `wd` (0 = Monday).
+pub(crate) fn next_weekday(from: NaiveDate, wd: u8) -> NaiveDate {
+    let cur = weekday_index(from) as i64;
+    let delta = (wd as i64 - cur).rem_euclid(7);
+    add_days(from, delta).unwrap_or(from)
+}
+
+/// The first date on or after `from` whose weekday is in the bit set (bit 0 = Monday).
+pub(crate) fn next_weekday_in(from: NaiveDate, set: u8) -> NaiveDate {
+    for k in 0..7 {
+        if let Some(d) = add_days(from, k)
+            && set & (1 << weekday_index(d)) != 0
+        {
+            return d;
+        }
+    }
+    from
+}
+
+/// The next date on or after `from` with day-of-month `day` (skipping months that lack it).
+pub(crate) fn next_month_day(from: NaiveDate, day: u32) -> Option<NaiveDate> {
+    let (mut y, mut m) = (from.year(), from.month());
+    for k in 0..48 {
+        if let Some(d) = ymd(y, m, day)
+            && (k > 0 || d >= from)
+        {
+            return Some(d);
+        }
+        (y, m) = shift_month(y, m, 1);
+    }
+    None
+}
+
+/// The next date on or after `from` that is month `m`, day `d` (Feb 29 waits for a leap year).
+pub(crate) fn next_month_and_day(from: NaiveDate, m: u32, d: u32) -> Option<NaiveDate> {
+    for y in from.year()..from.year() + 9 {
+        if let Some(x) = ymd(y, m, d)
+            && x >= from
+        {
+            return Some(x);
+        }
+    }
+    None
+}

@@ -1,0 +1,984 @@
+//! English lexemes: relative days, weekdays, month names and dates, clock words, parts of day,
+//! offsets ("in 3 days", "2 weeks ago"), durations, recurrences and connector words.
+//! Input is already lower-cased.
+
+use super::digits::meridiem;
+use super::numerals::{ascii_decimal_hundredths, ascii_int, en_number_word};
+use super::segment::SegKind;
+use super::text::Text;
+use super::types::{
+    Atom, Best, Clock, Conn, DateParts, Freq, Glue, Mer, MonthPart, MonthSpec, Prefix, Recur,
+    SegAtom, Unit, YearSpec, date_atom,
+};
+
+pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
+    if !t.word_start(i) {
+        return;
+    }
+    let c = t.at(i);
+    if c.is_ascii_digit() {
+        best.offer_opt(day_first_date(t, i));
+        best.offer_opt(ordinal_day(t, i));
+        best.offer_opt(offset_or_duration(t, i));
+        best.offer_opt(clock_phrase(t, i));
+        return;
+    }
+    if !c.is_ascii_alphabetic() {
+        return;
+    }
+    fixed_words(t, i, best);
+    best.offer_opt(weekday_expr(t, i));
+    best.offer_opt(month_first_date(t, i));
+    best.offer_opt(modified_period(t, i));
+    best.offer_opt(month_part(t, i));
+    best.offer_opt(the_day(t, i));
+    best.offer_opt(offset_or_duration(t, i));
+    best.offer_opt(clock_phrase(t, i));
+    best.offer_opt(recurrence(t, i));
+}
+
+fn seg(kind: SegKind, day: Option<i32>) -> Atom {
+    Atom::Seg(SegAtom {
+        kind,
+        day,
+        daily: false,
+    })
+}
+
+fn fixed_words(t: &Text, i: usize, best: &mut Best) {
+    const REL: &[(&str, i32)] = &[
+        ("today", 0),
+        ("tomorrow", 1),
+        ("tmrw", 1),
+        ("tmr", 1),
+        ("yesterday", -1),
+        ("the day after tomorrow", 2),
+        ("day after tomorrow", 2),
+        ("the day before yesterday", -2),
+        ("day before yesterday", -2),
+    ];
+    for &(p, d) in REL {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    const SEGS: &[(&str, SegKind, Option<i32>)] = &[
+        ("tonight", SegKind::Evening, Some(0)),
+        ("tonite", SegKind::Evening, Some(0)),
+        ("this morning", SegKind::Morning, Some(0)),
+        ("this afternoon", SegKind::Afternoon, Some(0)),
+        ("this evening", SegKind::Evening, Some(0)),
+        ("last night", SegKind::Evening, Some(-1)),
+        ("morning", SegKind::Morning, None),
+        ("early morning", SegKind::EarlyMorning, None),
+        ("in the early morning", SegKind::EarlyMorning, None),
+        ("afternoon", SegKind::Afternoon, None),
+        ("evening", SegKind::Evening, None),
+        ("night", SegKind::Night, None),
+        ("in the morning", SegKind::Morning, None),
+        ("in the afternoon", SegKind::Afternoon, None),
+        ("in the evening", SegKind::Evening, None),
+        ("at night", SegKind::Night, None),
+        ("lunch", SegKind::Noon, None),
+        ("lunchtime", SegKind::Noon, None),
+        ("at lunch", SegKind::Noon, None),
+        ("all day", SegKind::AllDay, None),
+        ("all-day", SegKind::AllDay, None),
+        ("the whole day", SegKind::AllDay, None),
+    ];
+    for &(p, k, d) in SEGS {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, seg(k, d));
+        }
+    }
+    for (p, k) in [
+        ("every morning", SegKind::Morning),
+        ("every afternoon", SegKind::Afternoon),
+        ("every evening", SegKind::Evening),
+        ("every night", SegKind::Night),
+        ("nightly", SegKind::Night),
+    ] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: None,
+                    daily: true,
+                }),
+            );
+        }
+    }
+    for p in ["now", "right now"] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Now);
+        }
+    }
+    for p in ["noon", "midday", "12 noon"] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::noon()));
+        }
+    }
+    for p in ["midnight", "12 midnight"] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::midnight()));
+        }
+    }
+    const GLUE: &[(&str, Atom)] = &[
+        ("at", Atom::Glue(Glue::At)),
+        ("on", Atom::Glue(Glue::Soft)),
+        ("of", Atom::Glue(Glue::Soft)),
+        ("for", Atom::Glue(Glue::Dur)),
+        ("lasting", Atom::Glue(Glue::Dur)),
+        ("to", Atom::Conn(Conn::To)),
+        ("till", Atom::Conn(Conn::To)),
+        ("til", Atom::Conn(Conn::To)),
+        ("until", Atom::Conn(Conn::To)),
+        ("through", Atom::Conn(Conn::To)),
+        ("thru", Atom::Conn(Conn::To)),
+        ("and", Atom::Conn(Conn::And)),
+        ("from", Atom::Prefix(Prefix::From)),
+        ("between", Atom::Prefix(Prefix::Between)),
+    ];
+    for &(p, a) in GLUE {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, a);
+        }
+    }
+}
+
+/// Weekday name at `i`: (0 = Monday, end, plural, ambiguous abbreviation).
+fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)> {
+    const FULL: [&str; 7] = [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ];
+    const ABBR: &[(&str, u8, bool)] = &[
+        ("mon", 0, true),
+        ("tue", 1, false),
+        ("tues", 1, false),
+        ("wed", 2, true),
+        ("weds", 2, false),
+        ("thu", 3, false),
+        ("thur", 3, false),
+        ("thurs", 3, false),
+        ("fri", 4, false),
+        ("sat", 5, true),
+        ("sun", 6, true),
+    ];
+    if !t.word_start(i) {
+        return None;
+    }
+    for (k, w) in FULL.iter().enumerate() {
+        if let Some(e) = t.lit(i, w) {
+            if t.at(e) == 's' && !t.is_alnum(e + 1) {
+                return Some((k as u8, e + 1, true, false));
+            }
+            if !t.is_alnum(e) {
+                return Some((k as u8, e, false, false));
+            }
+        }
+    }
+    let mut found = None;
+    for &(w, k, weak) in ABBR {
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+            && found.is_none_or(|(_, fe, _, _)| e > fe)
+        {
+            let e2 = if t.at(e) == '.' { e + 1 } else { e };
+            found = Some((k, e2, false, weak));
+        }
+    }
+    found
+}
+
+/// Month name at `i`: (month, end, ambiguous).
+fn month_name(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
+    const FULL: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    const ABBR: &[(&str, u32)] = &[
+        ("jan", 1),
+        ("feb", 2),
+        ("mar", 3),
+        ("apr", 4),
+        ("jun", 6),
+        ("jul", 7),
+        ("aug", 8),
+        ("sep", 9),
+        ("sept", 9),
+        ("oct", 10),
+        ("nov", 11),
+        ("dec", 12),
+    ];
+    if !t.word_start(i) {
+        return None;
+    }
+    for (k, w) in FULL.iter().enumerate() {
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+        {
+            return Some((k as u32 + 1, e, k == 2 || k == 4));
+        }
+    }
+    let mut found = None;
+    for &(w, m) in ABBR {
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+            && found.is_none_or(|(_, fe, _)| e > fe)
+        {
+            let e2 = if t.at(e) == '.' { e + 1 } else { e };
+            found = Some((m, e2, m == 3));
+        }
+    }
+    found
+}
+
+const CONTEXT_WORDS: &[&str] = &[
+    "on", "next", "last", "this", "every", "until", "till", "by", "from", "to", "before", "after",
+    "in", "of", "since", "during", "early", "late", "mid", "end", "through", "coming", "each",
+    "for", "at",
+];
+
+fn prev_word_is_context(t: &Text, i: usize) -> bool {
+    match t.prev_word(i) {
+        Some(w) => CONTEXT_WORDS.iter().any(|c| t.word_eq(w, c)),
+        None => false,
+    }
+}
+
+/// Day number with optional ordinal suffix: (day, end). Rejects clock-like numbers.
+fn day_number(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let (d, e, n) = ascii_int(t, i)?;
+    if n > 2 || !(1..=31).contains(&d) {
+        return None;
+    }
+    let e2 = match t.lit_longest(e, &["st", "nd", "rd", "th"]) {
+        Some((e2, _)) if !t.is_alnum(e2) => e2,
+        _ => {
+            if t.at(e).is_ascii_alphabetic() {
+                return None;
+            }
+            e
+        }
+    };
+    if e2 == e {
+        // "march 3:30", "march 3pm", "march 3 days"
+        if t.at(e) == ':'
+            || t.at(e) == '.' && t.at(e + 1).is_ascii_digit()
+            || meridiem(t, e).is_some()
+        {
+            return None;
+        }
+        let k = t.skip_ws(e);
+        if t.phrase(k, "o'clock").is_some() || unit_word(t, k).is_some() {
+            return None;
+        }
+    }
+    Some((d, e2))
+}
+
+/// Optional ", 2015" / " 2015" after a date: (year, end).
+fn trailing_year(t: &Text, e: usize) -> Option<(i32, usize)> {
+    let mut k = e;
+    if t.at(k) == ',' {
+        k += 1;
+    }
+    let k = t.skip_ws(k);
+    let (y, e2, n) = ascii_int(t, k)?;
+    if n != 4 || !(1900..=2200).contains(&y) || t.at(e2) == ':' {
+        return None;
+    }
+    Some((y as i32, e2))
+}
+
+fn ymd_atom(year: Option<i32>, m: u32, d: Option<u32>) -> Atom {
+    date_atom(|x| {
+        x.year = year.map(YearSpec::Abs);
+        x.month = Some(MonthSpec::Abs(m));
+        x.day = d;
+    })
+}
+
+/// march 3, Mar 5th, Feb 8 2026, April 14, 2015, february the 15th, march 2026, (in) march.
+fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (m, e, weak) = month_name(t, i)?;
+    let k = t.skip_ws(e);
+    if k > e || t.at(e) == '.' {
+        let k2 = t.phrase(k, "the").map(|x| t.skip_ws(x)).unwrap_or(k);
+        if let Some((d, e2)) = day_number(t, k2) {
+            if let Some((y, e3)) = trailing_year(t, e2) {
+                return Some((e3, ymd_atom(Some(y), m, Some(d))));
+            }
+            return Some((e2, ymd_atom(None, m, Some(d))));
+        }
+        if let Some((y, e2)) = trailing_year(t, e) {
+            return Some((e2, ymd_atom(Some(y), m, None)));
+        }
+    }
+    // a month name alone needs context ("in march", "until may")
+    if weak && !prev_word_is_context(t, i) {
+        return None;
+    }
+    if !weak && !prev_word_is_context(t, i) && t.prev_word(i).is_some_and(|w| t.word_eq(w, "the")) {
+        return None;
+    }
+    Some((e, ymd_atom(None, m, None)))
+}
+
+/// 24th October, 5 March 2026, 15th of march.
+fn day_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (d, e) = day_number(t, i)?;
+    let mut k = t.skip_ws(e);
+    if k == e {
+        return None;
+    }
+    if let Some(x) = t.phrase(k, "of") {
+        k = t.skip_ws(x);
+    }
+    let (m, e2, _) = month_name(t, k)?;
+    if let Some((y, e3)) = trailing_year(t, e2) {
+        return Some((e3, ymd_atom(Some(y), m, Some(d))));
+    }
+    Some((e2, ymd_atom(None, m, Some(d))))
+}
+
+/// "5th", "20th" (ordinal suffix required).
+fn ordinal_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (d, e, n) = ascii_int(t, i)?;
+    if n > 2 || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (e2, _) = t.lit_longest(e, &["st", "nd", "rd", "th"])?;
+    if t.is_alnum(e2) {
+        return None;
+    }
+    Some((e2, date_atom(|x| x.day = Some(d))))
+}
+
+/// "the 5th", "the 20th of march".
+fn the_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let k = t.phrase(i, "the")?;
+    let k = t.skip_ws(k);
+    let (d, e, n) = ascii_int(t, k)?;
+    if n > 2 || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (e2, _) = t.lit_longest(e, &["st", "nd", "rd", "th"])?;
+    if t.is_alnum(e2) {
+        return None;
+    }
+    // "the 20th of march"
+    let k2 = t.skip_ws(e2);
+    if let Some(x) = t.phrase(k2, "of") {
+        let k3 = t.skip_ws(x);
+        if let Some((m, e3, _)) = month_name(t, k3) {
+            if let Some((y, e4)) = trailing_year(t, e3) {
+                return Some((e4, ymd_atom(Some(y), m, Some(d))));
+            }
+            return Some((e3, ymd_atom(None, m, Some(d))));
+        }
+    }
+    Some((e2, date_atom(|x| x.day = Some(d))))
+}
+
+/// Weekdays with their modifiers: monday, next friday, this sat, last tuesday, friday after next,
+/// this coming monday, every monday and friday, mondays.
+fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Md {
+        Bare,
+        Week(i32),
+        Every,
+    }
+    let mods: &[(&str, Md)] = &[
+        ("next", Md::Week(1)),
+        ("this", Md::Week(0)),
+        ("last", Md::Week(-1)),
+        ("this coming", Md::Bare),
+        ("coming", Md::Bare),
+        ("this past", Md::Week(-1)),
+        ("every", Md::Every),
+        ("each", Md::Every),
+        ("every other", Md::Every),
+    ];
+    let mut md = Md::Bare;
+    let mut j = i;
+    let mut interval = 1;
+    if let Some((e, k)) = t.phrase_longest_in(i, mods, |m| m.0) {
+        let k2 = t.skip_ws(e);
+        if k2 > e && weekday_name(t, k2).is_some() {
+            md = mods[k].1;
+            if mods[k].0 == "every other" {
+                interval = 2;
+            }
+            j = k2;
+        }
+    }
+    let (wd, mut e, plural, weak) = weekday_name(t, j)?;
+    if md == Md::Every || plural {
+        let mut r = Recur::new(Freq::Weekly);
+        r.interval = interval;
+        r.byday = 1 << wd;
+        // a span: "every monday to friday", "mondays through fridays"
+        let k = t.skip_ws(e);
+        if k > e
+            && let Some((x, _)) = t.phrase_longest(k, &["to", "through", "thru", "till", "until"])
+        {
+            let k2 = t.skip_ws(x);
+            if k2 > x
+                && let Some((last, e2, _, _)) = weekday_name(t, k2)
+                && last > wd
+            {
+                for d in wd..=last {
+                    r.byday |= 1 << d;
+                }
+                return Some((e2, date_atom(|x| x.recur = Some(r))));
+            }
+        }
+        // lists: "every monday and wednesday", "mon, wed and fri"
+        loop {
+            let mut k = e;
+            if t.at(k) == ',' {
+                k += 1;
+            }
+            let k1 = t.skip_ws(k);
+            let k1 = t.phrase(k1, "and").map(|x| t.skip_ws(x)).unwrap_or(k1);
+            if k1 == e {
+                break;
+            }
+            match weekday_name(t, k1) {
+                Some((w2, e2, _, _)) => {
+                    r.byday |= 1 << w2;
+                    e = e2;
+                }
+                None => break,
+            }
+        }
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    }
+    if weak && md == Md::Bare {
+        // "sun", "sat", "wed", "mon" only where a date is clearly meant
+        let n = t.skip_ws(e);
+        let ok = prev_word_is_context(t, i)
+            || t.at(e) == ','
+            || t.at(n).is_ascii_digit()
+            || month_name(t, n).is_some();
+        if !ok {
+            return None;
+        }
+    }
+    let mut after_next = false;
+    if md == Md::Bare {
+        let k = t.skip_ws(e);
+        if k > e
+            && let Some(x) = t.phrase(k, "after next")
+        {
+            after_next = true;
+            e = x;
+        }
+    }
+    Some((
+        e,
+        date_atom(|x| {
+            x.weekday = Some(wd);
+            x.after_next = after_next;
+            if let Md::Week(w) = md {
+                x.week = Some(w);
+            }
+        }),
+    ))
+}
+
+/// this/next/last week|weekend|month|year|<month name>, the week after next, the weekend ...
+fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    const FIXED: &[(&str, i32, u8)] = &[
+        // (phrase, n, 0 = week, 1 = weekend, 2 = month, 3 = year)
+        ("this week", 0, 0),
+        ("next week", 1, 0),
+        ("last week", -1, 0),
+        ("the following week", 1, 0),
+        ("the week after next", 2, 0),
+        ("the week before last", -2, 0),
+        ("this weekend", 0, 1),
+        ("next weekend", 1, 1),
+        ("last weekend", -1, 1),
+        ("this month", 0, 2),
+        ("next month", 1, 2),
+        ("last month", -1, 2),
+        ("the next month", 1, 2),
+        ("the current month", 0, 2),
+        ("current month", 0, 2),
+        ("the following month", 1, 2),
+        ("the previous month", -1, 2),
+        ("the month after next", 2, 2),
+        ("this year", 0, 3),
+        ("next year", 1, 3),
+        ("last year", -1, 3),
+        ("the next year", 1, 3),
+        ("the following year", 1, 3),
+        ("the previous year", -1, 3),
+    ];
+    let mut best: Option<(usize, Atom)> = None;
+    let mut offer = |e: usize, a: Atom| {
+        if best.is_none_or(|(be, _)| e > be) {
+            best = Some((e, a));
+        }
+    };
+    for &(p, n, kind) in FIXED {
+        if let Some(e) = t.phrase(i, p) {
+            let a = date_atom(|x| match kind {
+                0 => x.week = Some(n),
+                1 => {
+                    x.weekend = true;
+                    x.week = Some(n);
+                }
+                2 => x.month = Some(MonthSpec::Rel(n)),
+                _ => x.year = Some(YearSpec::Rel(n)),
+            });
+            offer(e, a);
+        }
+    }
+    for p in ["the weekend", "weekend"] {
+        if let Some(e) = t.phrase(i, p) {
+            offer(e, date_atom(|x| x.weekend = true));
+        }
+    }
+    // next march / last may / this june
+    if let Some((e, k)) = t.phrase_longest(i, &["next", "last", "this"]) {
+        let k2 = t.skip_ws(e);
+        if k2 > e
+            && let Some((m, e2, _)) = month_name(t, k2)
+        {
+            let spec = match k {
+                0 => MonthSpec::NextAbs(m),
+                1 => MonthSpec::LastAbs(m),
+                _ => MonthSpec::Abs(m),
+            };
+            offer(e2, date_atom(|x| x.month = Some(spec)));
+        }
+    }
+    best
+}
+
+/// end of the month, beginning of next month, the end of march, end of the year.
+fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    if let Some(e) = t.phrase(i, "the") {
+        j = t.skip_ws(e);
+    }
+    let (e, k) = t.phrase_longest(
+        j,
+        &["end of", "beginning of", "start of", "middle of", "mid"],
+    )?;
+    let part = [
+        MonthPart::End,
+        MonthPart::Begin,
+        MonthPart::Begin,
+        MonthPart::Mid,
+        MonthPart::Mid,
+    ][k];
+    let k2 = t.skip_ws(if t.at(e) == '-' { e + 1 } else { e });
+    let mut d = DateParts {
+        part: Some(part),
+        ..Default::default()
+    };
+    const PERIODS: &[(&str, i32, bool)] = &[
+        ("the month", 0, false),
+        ("month", 0, false),
+        ("this month", 0, false),
+        ("the current month", 0, false),
+        ("next month", 1, false),
+        ("the next month", 1, false),
+        ("last month", -1, false),
+        ("the year", 0, true),
+        ("year", 0, true),
+        ("this year", 0, true),
+        ("next year", 1, true),
+        ("last year", -1, true),
+    ];
+    if let Some((e2, p)) = t.phrase_longest_in(k2, PERIODS, |x| x.0) {
+        let (_, n, is_year) = PERIODS[p];
+        if is_year {
+            let m = match part {
+                MonthPart::End => 12,
+                MonthPart::Begin => 1,
+                MonthPart::Mid => return None,
+            };
+            d.month = Some(MonthSpec::Abs(m));
+            d.year = Some(YearSpec::Rel(n));
+        } else {
+            d.month = Some(MonthSpec::Rel(n));
+        }
+        return Some((e2, Atom::Date(d)));
+    }
+    let (m, e2, _) = month_name(t, k2)?;
+    d.month = Some(MonthSpec::Abs(m));
+    Some((e2, Atom::Date(d)))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum EnUnit {
+    Minute,
+    Hour,
+    Cal(Unit),
+}
+
+/// Unit word: (unit, end, multiplier) — fortnight = 2 weeks.
+fn unit_word(t: &Text, i: usize) -> Option<(EnUnit, usize, u32)> {
+    const UNITS: &[(&str, EnUnit, u32)] = &[
+        ("minutes", EnUnit::Minute, 1),
+        ("minute", EnUnit::Minute, 1),
+        ("mins", EnUnit::Minute, 1),
+        ("min", EnUnit::Minute, 1),
+        ("hours", EnUnit::Hour, 1),
+        ("hour", EnUnit::Hour, 1),
+        ("hrs", EnUnit::Hour, 1),
+        ("hr", EnUnit::Hour, 1),
+        ("days", EnUnit::Cal(Unit::Day), 1),
+        ("day", EnUnit::Cal(Unit::Day), 1),
+        ("weeks", EnUnit::Cal(Unit::Week), 1),
+        ("week", EnUnit::Cal(Unit::Week), 1),
+        ("fortnights", EnUnit::Cal(Unit::Week), 2),
+        ("fortnight", EnUnit::Cal(Unit::Week), 2),
+        ("months", EnUnit::Cal(Unit::Month), 1),
+        ("month", EnUnit::Cal(Unit::Month), 1),
+        ("years", EnUnit::Cal(Unit::Year), 1),
+        ("year", EnUnit::Cal(Unit::Year), 1),
+    ];
+    let (e, k) = t.phrase_longest_in(i, UNITS, |u| u.0)?;
+    Some((UNITS[k].1, e, UNITS[k].2))
+}
+
+/// Amount in hundredths: 3, 1.5, three, a, an, half a(n), a couple of, 2 and a half.
+fn amount(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let (mut v, mut e) = if t.at(i).is_ascii_digit() {
+        ascii_decimal_hundredths(t, i)?
+    } else if let Some((e, k)) = t.phrase_longest(
+        i,
+        &[
+            "a",
+            "an",
+            "half a",
+            "half an",
+            "a couple of",
+            "couple of",
+            "a half",
+        ],
+    ) {
+        ([100, 100, 50, 50, 200, 200, 50][k], e)
+    } else {
+        let (n, e) = en_number_word(t, i)?;
+        (n * 100, e)
+    };
+    // "2 and a half hours"
+    let k = t.skip_ws(e);
+    if k > e
+        && let Some(x) = t.phrase(k, "and a half")
+    {
+        v += 50;
+        e = x;
+    }
+    Some((v, e))
+}
+
+/// in 3 days, in half an hour, 2 weeks from now, 3 days ago, 5 minutes later, a week after (base),
+/// and durations: 2 hours, 90 minutes, an hour and a half.
+fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    let mut dir = 0i32;
+    if let Some(e) = t.phrase(i, "in").or_else(|| t.phrase(i, "within")) {
+        j = t.skip_ws(e);
+        if j == e {
+            return None;
+        }
+        dir = 1;
+    }
+    let (amt, e) = amount(t, j)?;
+    let k = t.skip_ws(e);
+    if k == e && !t.at(e).is_ascii_alphabetic() {
+        return None;
+    }
+    let (unit, mut e, mult) = unit_word(t, k)?;
+    let mut amt = amt * mult;
+    // "an hour and a half"
+    let k = t.skip_ws(e);
+    if k > e
+        && let Some(x) = t.phrase(k, "and a half")
+    {
+        amt += 50 * mult;
+        e = x;
+    }
+    let mut needs_base = false;
+    if dir == 0 {
+        let k = t.skip_ws(e);
+        if k > e {
+            const DIRS: &[(&str, i32, bool)] = &[
+                ("ago", -1, false),
+                ("earlier", -1, false),
+                ("before now", -1, false),
+                ("from now", 1, false),
+                ("from today", 1, false),
+                ("later", 1, false),
+                ("hence", 1, false),
+                ("after", 1, true),
+                ("from", 1, true),
+                ("before", -1, true),
+            ];
+            if let Some((x, p)) = t.phrase_longest_in(k, DIRS, |d| d.0) {
+                dir = DIRS[p].1;
+                needs_base = DIRS[p].2;
+                e = x;
+            }
+        }
+    }
+    match unit {
+        EnUnit::Minute | EnUnit::Hour => {
+            let per = if unit == EnUnit::Minute { 1 } else { 60 };
+            let mins = amt * per / 100;
+            if mins == 0 || needs_base {
+                return None;
+            }
+            if dir == 0 {
+                return Some((e, Atom::Duration(mins)));
+            }
+            Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
+        }
+        EnUnit::Cal(u) => {
+            if dir == 0 || amt % 100 != 0 || amt == 0 {
+                return None;
+            }
+            let n = (amt / 100) as i32 * dir;
+            Some((
+                e,
+                date_atom(|x| {
+                    x.offset = Some((n, u));
+                    x.needs_base = needs_base;
+                }),
+            ))
+        }
+    }
+}
+
+/// An hour for clock phrases: 3, 3pm, noon, midnight, three.
+fn hour_ref(t: &Text, i: usize) -> Option<(Clock, usize)> {
+    if let Some(e) = t.phrase(i, "noon") {
+        return Some((Clock::noon(), e));
+    }
+    if let Some(e) = t.phrase(i, "midnight") {
+        return Some((Clock::midnight(), e));
+    }
+    let (h, e) = if t.at(i).is_ascii_digit() {
+        let (h, e, n) = ascii_int(t, i)?;
+        if n > 2 {
+            return None;
+        }
+        (h, e)
+    } else {
+        en_number_word(t, i)?
+    };
+    if !(1..=12).contains(&h) {
+        return None;
+    }
+    let mut c = Clock::bare(h);
+    let mut e = e;
+    if let Some((mer, e2)) = meridiem(t, e) {
+        c.mer = Some(mer);
+        e = e2;
+    }
+    Some((c, e))
+}
+
+/// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
+fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    // "3 o'clock"
+    if let Some((h, e)) = if t.at(i).is_ascii_digit() {
+        ascii_int(t, i).map(|(h, e, _)| (h, e))
+    } else {
+        en_number_word(t, i)
+    } {
+        let k = t.skip_ws(e);
+        if let Some((x, _)) = t.phrase_longest(k, &["o'clock", "oclock", "o’clock"])
+            && (1..=12).contains(&h)
+        {
+            let mut c = Clock::bare(h);
+            let mut x = x;
+            if let Some((mer, e2)) = meridiem(t, x) {
+                c.mer = Some(mer);
+                x = e2;
+            }
+            return Some((x, Atom::Clock(c)));
+        }
+    }
+    let mut j = i;
+    if let Some(e) = t.phrase(i, "a") {
+        j = t.skip_ws(e);
+    }
+    let mut counted = false;
+    let (mins, e) = if let Some(e) = t.phrase(j, "quarter") {
+        (15, e)
+    } else if let Some(e) = t.phrase(j, "half") {
+        (30, e)
+    } else {
+        counted = true;
+        let (m, e) = if t.at(j).is_ascii_digit() {
+            let (m, e, _) = ascii_int(t, j)?;
+            (m, e)
+        } else {
+            en_number_word(t, j)?
+        };
+        let k = t.skip_ws(e);
+        let e = match t.phrase_longest(k, &["minutes", "minute", "mins"]) {
+            Some((x, _)) => {
+                counted = false;
+                x
+            }
+            None => e,
+        };
+        (m, e)
+    };
+    if mins == 0 || mins >= 60 {
+        return None;
+    }
+    let k = t.skip_ws(e);
+    let (x, p) = t.phrase_longest(k, &["past", "after", "to", "before"])?;
+    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes"
+    if counted
+        && (p >= 2
+            || t.prev_word(i)
+                .is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between")))
+    {
+        return None;
+    }
+    let k2 = t.skip_ws(x);
+    if k2 == x {
+        return None;
+    }
+    let (c, e2) = hour_ref(t, k2)?;
+    let c = if p < 2 {
+        Clock {
+            m: mins,
+            has_min: true,
+            ..c
+        }
+    } else {
+        // "quarter to noon" = 11:45, "quarter to 3pm" = 14:45
+        let h = if c.h == 0 { 23 } else { c.h - 1 };
+        let mut c2 = Clock {
+            h,
+            m: 60 - mins,
+            has_min: true,
+            ..c
+        };
+        if c.absolute && c.h == 12 {
+            c2.absolute = true;
+            c2.h = 11;
+        } else if c.h == 24 {
+            c2.h = 23;
+        } else if c.h == 12 && c.mer == Some(Mer::Am) {
+            c2.h = 11;
+            c2.mer = Some(Mer::Pm);
+        } else if c.h == 1 {
+            c2.h = 12;
+            c2.mer = c.mer.map(|m| if m == Mer::Am { Mer::Pm } else { Mer::Am });
+        }
+        c2
+    };
+    Some((e2, Atom::Clock(c)))
+}
+
+/// every day, daily, every weekday, weekdays, weekly, every month, monthly, every year,
+/// every other day, every 2 weeks, hourly, biweekly, every weekend.
+fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    const FIXED: &[(&str, Freq, u32, u8)] = &[
+        ("every day", Freq::Daily, 1, 0),
+        ("everyday", Freq::Daily, 1, 0),
+        ("each day", Freq::Daily, 1, 0),
+        ("daily", Freq::Daily, 1, 0),
+        ("every weekday", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("every workday", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("weekdays", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("workdays", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("every weekend", Freq::Weekly, 1, Recur::WEEKEND),
+        ("weekends", Freq::Weekly, 1, Recur::WEEKEND),
+        ("every week", Freq::Weekly, 1, 0),
+        ("each week", Freq::Weekly, 1, 0),
+        ("weekly", Freq::Weekly, 1, 0),
+        ("biweekly", Freq::Weekly, 2, 0),
+        ("fortnightly", Freq::Weekly, 2, 0),
+        ("every month", Freq::Monthly, 1, 0),
+        ("each month", Freq::Monthly, 1, 0),
+        ("monthly", Freq::Monthly, 1, 0),
+        ("every year", Freq::Yearly, 1, 0),
+        ("yearly", Freq::Yearly, 1, 0),
+        ("annually", Freq::Yearly, 1, 0),
+        ("every hour", Freq::Hourly, 1, 0),
+        ("hourly", Freq::Hourly, 1, 0),
+        ("every other day", Freq::Daily, 2, 0),
+        ("every other week", Freq::Weekly, 2, 0),
+        ("every other month", Freq::Monthly, 2, 0),
+        ("every other year", Freq::Yearly, 2, 0),
+    ];
+    let mut best: Option<(usize, Atom)> = None;
+    if let Some((e, k)) = t.phrase_longest_in(i, FIXED, |f| f.0) {
+        let (_, freq, interval, byday) = FIXED[k];
+        let r = Recur {
+            freq,
+            interval,
+            byday,
+            last_day: false,
+        };
+        best = Some((e, date_atom(|x| x.recur = Some(r))));
+    }
+    // every 3 days / every 2 weeks
+    if let Some(e) = t.phrase(i, "every") {
+        let k = t.skip_ws(e);
+        let n = if t.at(k).is_ascii_digit() {
+            ascii_int(t, k).map(|(v, e, _)| (v, e))
+        } else {
+            en_number_word(t, k)
+        };
+        if let Some((n, e2)) = n {
+            let k2 = t.skip_ws(e2);
+            if let Some((u, e3, mult)) = unit_word(t, k2) {
+                let freq = match u {
+                    EnUnit::Minute => None,
+                    EnUnit::Hour => Some(Freq::Hourly),
+                    EnUnit::Cal(Unit::Day) => Some(Freq::Daily),
+                    EnUnit::Cal(Unit::Week) => Some(Freq::Weekly),
+                    EnUnit::Cal(Unit::Month) => Some(Freq::Monthly),
+                    EnUnit::Cal(Unit::Year) => Some(Freq::Yearly),
+                };
+                if let Some(freq) = freq
+                    && (1..=1000).contains(&n)
+                    && best.is_none_or(|(be, _)| e3 > be)
+                {
+                    let r = Recur {
+                        freq,
+                        interval: n * mult,
+                        byday: 0,
+                        last_day: false,
+                    };
+                    best = Some((e3, date_atom(|x| x.recur = Some(r))));
+                }
+            }
+        }
+    }
+    best
+}

@@ -1,0 +1,379 @@
+//! Combines adjacent atoms into expressions: a point (date + part of day + clock time, in any
+//! order), optionally a range to a second point, optionally a trailing duration.
+//! Atoms are adjacent when only whitespace separates them; glue words (at, on, of, 的, commas)
+//! may stand inside an expression but never at its edges.
+
+use super::lexer::lex_all;
+use super::text::Text;
+use super::types::{Atom, Clock, Conn, DateParts, Freq, Glue, Prefix, Recur, SegAtom, Tok};
+
+/// One point in time as written: any of a date, a part of day, a clock time; or an offset from now.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Point {
+    pub s: usize,
+    pub e: usize,
+    pub date: DateParts,
+    /// The date was written after the clock time ("3pm tomorrow").
+    pub date_after_time: bool,
+    pub seg: Option<SegAtom>,
+    pub clock: Option<Clock>,
+    /// Offset from the reference instant, minutes.
+    pub toff: Option<i64>,
+    pub now: bool,
+}
+
+impl Point {
+    fn is_empty(&self) -> bool {
+        self.date.is_empty()
+            && self.seg.is_none()
+            && self.clock.is_none()
+            && self.toff.is_none()
+            && !self.now
+    }
+
+    /// Add one atom; false when it does not fit.
+    fn add(&mut self, a: &Atom) -> bool {
+        match *a {
+            Atom::Date(d) => {
+                if self.toff.is_some() || self.now || !self.date.merge(&d) {
+                    return false;
+                }
+                if self.clock.is_some() {
+                    self.date_after_time = true;
+                }
+                true
+            }
+            Atom::Seg(s) => {
+                if self.seg.is_some() || self.toff.is_some() || self.now {
+                    return false;
+                }
+                let mut nd = self.date;
+                if let Some(day) = s.day
+                    && !nd.merge(&DateParts {
+                        rel_day: Some(day),
+                        ..Default::default()
+                    })
+                {
+                    return false;
+                }
+                if s.daily
+                    && !nd.merge(&DateParts {
+                        recur: Some(Recur::new(Freq::Daily)),
+                        ..Default::default()
+                    })
+                {
+                    return false;
+                }
+                if self.clock.is_some() && s.day.is_some() {
+                    self.date_after_time = true;
+                }
+                self.date = nd;
+                self.seg = Some(s);
+                true
+            }
+            Atom::Clock(c) => {
+                if self.clock.is_some() || self.toff.is_some() || self.now {
+                    return false;
+                }
+                self.clock = Some(c);
+                true
+            }
+            Atom::TimeOffset(m) => {
+                if !self.is_empty() {
+                    return false;
+                }
+                self.toff = Some(m);
+                true
+            }
+            Atom::Now => {
+                if !self.is_empty() {
+                    return false;
+                }
+                self.now = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Merge another point into this one (used by `resolve` for separated pieces).
+    fn merge(&self, o: &Point) -> Option<Point> {
+        if self.toff.is_some() || o.toff.is_some() || self.now || o.now {
+            return None;
+        }
+        let mut p = *self;
+        if !p.date.merge(&o.date) {
+            return None;
+        }
+        if o.seg.is_some() {
+            if p.seg.is_some() {
+                return None;
+            }
+            p.seg = o.seg;
+        }
+        if o.clock.is_some() {
+            if p.clock.is_some() {
+                return None;
+            }
+            p.clock = o.clock;
+        }
+        p.e = o.e;
+        Some(p)
+    }
+
+    /// A point that cannot be resolved on its own (an offset that needs a base date).
+    fn is_valid(&self) -> bool {
+        !(self.date.needs_base && self.date.offset.is_some() && !self.has_base())
+    }
+
+    fn has_base(&self) -> bool {
+        let d = &self.date;
+        d.rel_day.is_some() || d.next_day || d.weekday.is_some() || d.has_ymd()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Body {
+    Point(Point),
+    Range(Point, Point),
+    Duration(u32),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expr {
+    pub s: usize,
+    pub e: usize,
+    pub body: Body,
+    pub duration: Option<u32>,
+}
+
+/// All expressions in the text, left to right.
+pub(crate) fn parse(t: &Text) -> Vec<Expr> {
+    let toks = lex_all(t);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if matches!(toks[i].a, Atom::Glue(_) | Atom::Conn(_) | Atom::Bare(_)) {
+            i += 1;
+            continue;
+        }
+        match parse_expr(t, &toks, i) {
+            Some((e, next)) => {
+                out.push(e);
+                i = next.max(i + 1);
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+#[inline]
+fn adj(t: &Text, a: &Tok, b: &Tok) -> bool {
+    t.gap_is_ws(a.e, b.s)
+}
+
+/// Parse a point starting at token `k0`: (point, index after its last token, saw "between").
+fn parse_point(t: &Text, toks: &[Tok], k0: usize) -> Option<(Point, usize, bool)> {
+    let mut p = Point::default();
+    let mut first: Option<usize> = None;
+    let mut last: Option<usize> = None;
+    let mut between = false;
+    let mut glued = false;
+    let mut j = k0;
+    while j < toks.len() {
+        if j > k0 && !adj(t, &toks[j - 1], &toks[j]) {
+            break;
+        }
+        match toks[j].a {
+            Atom::Glue(Glue::At) | Atom::Glue(Glue::Soft) => {
+                if first.is_none() {
+                    break;
+                }
+                glued = true;
+                j += 1;
+                continue;
+            }
+            // "3点，晚上开会": a part of day after a clock time only when written right after it
+            Atom::Seg(_) if glued && p.clock.is_some() => break,
+            Atom::Prefix(pf) => {
+                // "Thursday from 9a to 11a", "thursday between 9 and 11"
+                if first.is_none() || !matches!(toks.get(j + 1).map(|k| k.a), Some(Atom::Clock(_)))
+                {
+                    break;
+                }
+                between |= pf == Prefix::Between;
+                j += 1;
+                continue;
+            }
+            ref a => {
+                if !p.add(a) {
+                    break;
+                }
+            }
+        }
+        if first.is_none() {
+            first = Some(j);
+        }
+        glued = false;
+        last = Some(j);
+        j += 1;
+    }
+    let (first, last) = (first?, last?);
+    p.s = toks[first].s;
+    p.e = toks[last].e;
+    Some((p, last + 1, between))
+}
+
+fn range_ok(a: &Point, b: &Point) -> bool {
+    if a.toff.is_some() || b.toff.is_some() || b.now || b.date.recur.is_some() {
+        return false;
+    }
+    if !a.is_valid() || !b.is_valid() {
+        return false;
+    }
+    if a.clock.is_some() || a.now {
+        return b.clock.is_some();
+    }
+    if b.clock.is_some() {
+        return false;
+    }
+    // a range of dates, possibly with a part of day ("周一到周三的下午")
+    if a.seg.is_some() && b.seg.is_some() && a.seg.map(|s| s.kind) != b.seg.map(|s| s.kind) {
+        return false;
+    }
+    !a.date.is_empty()
+        && !b.date.is_empty()
+        && a.date.offset.is_none()
+        && b.date.offset.is_none()
+        && a.date.recur.is_none()
+}
+
+fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
+    let n = toks.len();
+    if let Atom::Duration(m) = toks[i].a {
+        let e = Expr {
+            s: toks[i].s,
+            e: toks[i].e,
+            body: Body::Duration(m),
+            duration: Some(m),
+        };
+        return Some((e, i + 1));
+    }
+    let mut k = i;
+    let mut prefix = None;
+    if let Atom::Prefix(p) = toks[k].a {
+        if k + 1 >= n || !adj(t, &toks[k], &toks[k + 1]) {
+            return None;
+        }
+        prefix = Some(p);
+        k += 1;
+    }
+    let (p1, k1, between) = parse_point(t, toks, k)?;
+    if !p1.is_valid() {
+        return None;
+    }
+    let s = if prefix.is_some() { toks[i].s } else { p1.s };
+    let mut e = p1.e;
+    let mut k = k1;
+    let mut body = None;
+    if k < n
+        && let Atom::Conn(c) = toks[k].a
+    {
+        let conn_ok = c == Conn::To || prefix == Some(Prefix::Between) || between;
+        if conn_ok
+            && t.gap_is_ws(p1.e, toks[k].s)
+            && k + 1 < n
+            && adj(t, &toks[k], &toks[k + 1])
+            && let Some((p2, k2, _)) = parse_point(t, toks, k + 1)
+            && range_ok(&p1, &p2)
+        {
+            e = p2.e;
+            k = k2;
+            body = Some(Body::Range(p1, p2));
+        }
+    }
+    let body = body.unwrap_or(Body::Point(p1));
+    // a duration right after the expression: "下午3点开始，持续2小时", "from 4pm for 30 minutes"
+    let mut duration = None;
+    let mut j = k;
+    let mut last_e = e;
+    while j < n && t.gap_is_ws(last_e, toks[j].s) {
+        match toks[j].a {
+            Atom::Glue(Glue::Dur) | Atom::Glue(Glue::Soft) => {
+                last_e = toks[j].e;
+                j += 1;
+            }
+            Atom::Duration(m) => {
+                duration = Some(m);
+                e = toks[j].e;
+                k = j + 1;
+                break;
+            }
+            _ => break,
+        }
+    }
+    // "3月5日（周四）": close a parenthesis opened inside the expression
+    if t.at(e) == ')' && t.count(s, e, '(') > t.count(s, e, ')') {
+        e += 1;
+    }
+    Some((
+        Expr {
+            s,
+            e,
+            body,
+            duration,
+        },
+        k,
+    ))
+}
+
+/// Fold a later expression into `acc` when they fill different slots (for `resolve`).
+pub(crate) fn absorb(acc: &mut Expr, e: &Expr) -> bool {
+    let ok = match (&mut acc.body, &e.body) {
+        (_, Body::Duration(m)) => {
+            if acc.duration.is_some() {
+                return false;
+            }
+            acc.duration = Some(*m);
+            true
+        }
+        (Body::Duration(m), Body::Point(q)) => {
+            let m = *m;
+            acc.body = Body::Point(*q);
+            acc.duration = Some(m);
+            true
+        }
+        (Body::Point(p), Body::Point(q)) => match p.merge(q) {
+            Some(m) if m.is_valid() => {
+                *p = m;
+                true
+            }
+            _ => false,
+        },
+        (Body::Point(p), Body::Range(a, b))
+            // "明天 下午3点到5点": a date in front of a time range
+            if p.clock.is_none() && p.toff.is_none() && !p.now && a.clock.is_some() && a.date.is_empty() => {
+                match p.merge(a) {
+                    Some(m) => {
+                        acc.body = Body::Range(m, *b);
+                        true
+                    }
+                    None => false,
+                }
+            }
+        (Body::Range(a, _), Body::Point(q))
+            if q.clock.is_none() && q.seg.is_none() && !q.date.is_empty() && a.date.is_empty() => {
+                a.date = q.date;
+                true
+            }
+        _ => false,
+    };
+    if ok {
+        acc.e = e.e;
+        if acc.duration.is_none() {
+            acc.duration = e.duration;
+        }
+    }
+    ok
+}

@@ -1,0 +1,184 @@
+//! Turns the normalised text into a list of atoms: at each position the longest candidate of the
+//! digit, Chinese and English lexers wins; unknown text is skipped (and breaks adjacency).
+//! Afterwards bare numbers are read as hours or days from their neighbours ("at 3", "3-4pm",
+//! "July 13-15", "9~12点半") or dropped.
+
+use super::numerals::{ascii_int, is_zh_num_char, zh_int};
+use super::text::Text;
+use super::types::{Atom, Best, Clock, Conn, Glue, Tok, date_atom};
+use super::{digits, en, zh};
+
+fn is_han(c: char) -> bool {
+    ('\u{3400}'..='\u{9FFF}').contains(&c) || ('\u{F900}'..='\u{FAFF}').contains(&c)
+}
+
+fn punct(t: &Text, i: usize, best: &mut Best) {
+    match t.at(i) {
+        '-' | '~' => {
+            let mut e = i + 1;
+            while matches!(t.at(e), '-' | '~') {
+                e += 1;
+            }
+            // "->" arrow
+            if t.at(e) == '>' {
+                e += 1;
+            }
+            best.offer(e, Atom::Conn(Conn::To));
+        }
+        ',' | '、' | '(' | ')' => best.offer(i + 1, Atom::Glue(Glue::Soft)),
+        '@' => best.offer(i + 1, Atom::Glue(Glue::At)),
+        _ => {}
+    }
+}
+
+pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
+    let mut toks: Vec<Tok> = Vec::with_capacity(8);
+    let n = t.len();
+    let mut i = 0;
+    let mut last_end = usize::MAX;
+    while i < n {
+        let c = t.at(i);
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let mut best = Best::new(i);
+        let alnum = c.is_ascii_alphanumeric();
+        if c.is_ascii_digit() {
+            digits::lex(t, i, &mut best);
+        }
+        if is_han(c) || c.is_ascii_digit() {
+            zh::lex(t, i, last_end == i, &mut best);
+        }
+        if alnum {
+            en::lex(t, i, &mut best);
+        }
+        if !alnum && !is_han(c) {
+            punct(t, i, &mut best);
+        }
+        if let Some(a) = best.atom {
+            toks.push(Tok {
+                s: i,
+                e: best.end,
+                a,
+            });
+            i = best.end;
+            last_end = i;
+            continue;
+        }
+        // a number nothing claimed: keep it as a bare number for now
+        if c.is_ascii_digit()
+            && !t.before(i).is_ascii_alphanumeric()
+            && let Some((v, e, _)) = ascii_int(t, i)
+            && !t.at(e).is_ascii_alphabetic()
+            && t.at(e) != '.'
+            && v <= 31
+        {
+            toks.push(Tok {
+                s: i,
+                e,
+                a: Atom::Bare(v),
+            });
+            i = e;
+            last_end = i;
+            continue;
+        }
+        if is_zh_num_char(c)
+            && (last_end == i || !is_zh_num_char(t.before(i)))
+            && let Some((v, e)) = zh_int(t, i)
+            && matches!(t.at(e), '到' | '至' | '-' | '~')
+            && v <= 31
+        {
+            toks.push(Tok {
+                s: i,
+                e,
+                a: Atom::Bare(v),
+            });
+            i = e;
+            last_end = i;
+            continue;
+        }
+        if alnum {
+            // skip the rest of the word
+            let mut e = i + 1;
+            while t.is_alnum(e) {
+                e += 1;
+            }
+            i = e;
+        } else {
+            i += 1;
+        }
+    }
+    classify_bare(t, &mut toks);
+    toks
+}
+
+#[inline]
+fn adj(t: &Text, a: &Tok, b: &Tok) -> bool {
+    t.gap_is_ws(a.e, b.s)
+}
+
+/// Decide what each bare number is from its neighbours, then drop the undecided ones.
+fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
+    if !toks.iter().any(|k| matches!(k.a, Atom::Bare(_))) {
+        return;
+    }
+    let n = toks.len();
+    for _ in 0..3 {
+        let mut changed = false;
+        for i in 0..n {
+            let Atom::Bare(v) = toks[i].a else { continue };
+            let prev = (i > 0 && adj(t, &toks[i - 1], &toks[i])).then(|| toks[i - 1].a);
+            let prev2 = (prev.is_some() && i > 1 && adj(t, &toks[i - 2], &toks[i - 1]))
+                .then(|| toks[i - 2].a);
+            let next = (i + 1 < n && adj(t, &toks[i], &toks[i + 1])).then(|| toks[i + 1].a);
+            let next2 = (next.is_some() && i + 2 < n && adj(t, &toks[i + 1], &toks[i + 2]))
+                .then(|| toks[i + 2].a);
+            let hour = v <= 24;
+            let h12 = (1..=12).contains(&v);
+            let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
+            let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
+            let new = if hour && matches!(prev, Some(Atom::Glue(Glue::At))) {
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
+                // "8 tonight", "6 in the afternoon"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if h12
+                && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
+                && matches!(next2, Some(Atom::Seg(_)))
+            {
+                // "9 tomorrow morning"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if hour && is_conn(next) && is_clock(next2) {
+                // "3-4pm", "9~12点半"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if hour && is_conn(prev) && is_clock(prev2) {
+                // "3pm to 5", "from 3 to 5"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if (1..=31).contains(&v)
+                && matches!(prev, Some(Atom::Conn(Conn::To)))
+                && matches!(prev2, Some(Atom::Date(d)) if d.day.is_some())
+            {
+                // "July 13-15", "7月13日到15"
+                Some(date_atom(|x| x.day = Some(v)))
+            } else if hour
+                && matches!(prev, Some(Atom::Prefix(_)))
+                && is_conn(next)
+                && matches!(next2, Some(Atom::Bare(_)) | Some(Atom::Clock(_)))
+            {
+                // "from 3 to 5", "between 9 and 11"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else {
+                None
+            };
+            if let Some(a) = new {
+                toks[i].a = a;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    toks.retain(|k| !matches!(k.a, Atom::Bare(_)));
+}

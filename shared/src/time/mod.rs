@@ -1,0 +1,219 @@
+//! Deterministic time-expression resolver for Chinese and English.
+//!
+//! Pure code, no I/O, no global state. Two entry points:
+//! - [`find_all`] finds every time expression in free text ("明天下午3点到4点开会",
+//!   "move my dentist appointment to Friday 10am"), left to right, non-overlapping, each maximal.
+//! - [`resolve`] reads a tool argument that is meant to be one time expression as a whole
+//!   ("明天下午3点", "next friday 3pm", "2026-03-05", "15:30") and returns the combined resolution.
+//!
+//! Spans are counted in Unicode code points of the original text. Internally every character is
+//! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
+//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 這 to simplified), so spans map
+//! straight back to the original.
+//!
+//! # Readings (the rules the resolver applies)
+//!
+//! All dates are calendar dates in the context's time zone; weeks start on Monday.
+//!
+//! * **Relative days**: 今天/今日/本日 = reference date, 明天/明日/聽日 +1, 后天 +2, 大后天 +3,
+//!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; today/tomorrow/yesterday,
+//!   the day after tomorrow, the day before yesterday. 次日/翌日/第二天 = the day after the date
+//!   the expression is anchored to (the start of a range), else tomorrow.
+//! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;
+//!   when it is today and an attached clock time or part of day has already passed, it is the
+//!   same weekday of next week. 本周X/这周X/this X/X of this week = X of the current Monday-start
+//!   week (possibly in the past). 下周X/下个星期X/next X/X of next week = X in the next Monday-start
+//!   week (so on a Tuesday "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
+//!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
+//! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
+//!   current week, or of the next/last week with 下/上/next/last; bare 周末 said on a Sunday means the
+//!   coming Saturday. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
+//! * **Dates**: 3月5日, 三月五号, 2026年3月2日, 15年3月2日 (two-digit years are 20xx unless that is more
+//!   than 20 years ahead), 3/5 and 4/25 (month/day), 2026-03-05, 2026/3/5, 6·30, 09-01;
+//!   March 5, 5 March, Mar 5th, Feb 8 2026, the 5th. A date without a year is the next one that has not
+//!   passed (today counts); a day of month alone (8号, the 8th) likewise. A weekday written with a
+//!   yearless date ("Fri, Jul 18") picks the nearest year in which the weekday matches.
+//!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
+//!   next month); years likewise (明年, next year); weeks (下周, next week) Monday..Sunday.
+//!   月底/end of the month = the last day, 月初 = the 1st, 月中 = the 15th, 年底 = 31 December.
+//! * **Clock times**: a part-of-day word fixes AM/PM: 下午3点 = 15:00, 晚上8点 = 20:00,
+//!   中午1点 = 13:00, 凌晨2点 = 02:00, 早上/上午 as written. 晚上/夜里12点 and "midnight" =
+//!   00:00 at the end of the day, i.e. the **next date** at 00:00; 晚上/夜里 1-4点 are also read as the
+//!   small hours after that evening. am/pm and 24-hour forms (15:30, 15点, 09:00) are taken as written.
+//!   A **bare hour** (no part of day, no am/pm, 1-12): on the reference date it is the earliest of
+//!   h and h+12 that has not passed yet (三点 at 04:30 -> 15:00, at 01:00 -> 03:00); if both have
+//!   passed it is h+12, still on the reference date (the caller decides what to do with passed times).
+//!   With an explicit date that is not the reference date, 1-6 read as PM and 7-12 as written.
+//!   The same non-reference rule is used for recurrences (每天8点 = 08:00, 每天3点 = 15:00).
+//!   Explicit times that have already passed also stay on the reference date (下午3点 at 16:00,
+//!   "3am" at 04:30); only bare weekdays and recurrences move on (see above and below).
+//! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
+//!   An unmarked end takes the earliest reading after the start (下午3点到5点 = 15-17); an end earlier
+//!   than the start moves `end_date` to the next day; a PM marker or part of day on the end applies to
+//!   an unmarked start when that keeps start < end ("3-4pm" = 15-16, "10 - 11 at night" = 22-23).
+//!   A date written after the end ("1pm-2pm tomorrow") applies to both ends. Date ranges
+//!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
+//! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
+//!   tomorrow. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
+//!   day/week/month/year offsets give a date (grain day).
+//! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
+//!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
+//!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
+//! * **Durations** (2小时, 一个半小时, 90分钟, for 2 hours, an hour and a half) give
+//!   `duration_minutes`. A duration is merged into the preceding time expression only when nothing
+//!   but "for", "开始", "持续", "历时", "为期", commas or spaces stand between them
+//!   ("下午3点开始，持续2小时", "from 4pm for thirty minutes": end = start + duration); otherwise
+//!   ("明天下午3点开2小时的会") it is a separate match.
+//! * **Recurrences** give an RFC 5545 `rrule` (每天 FREQ=DAILY, 每周一三五 FREQ=WEEKLY;BYDAY=MO,WE,FR,
+//!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2 ...)
+//!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
+//!   occurrence has already passed, the next occurrence.
+//!
+//! # Matching
+//!
+//! Pieces written next to each other (only spaces, or glue such as at/on/of/的/commas/parentheses,
+//! between them) form one match in any order ("3pm tomorrow", "tomorrow at 3pm",
+//! "3月5日(周四)下午2点"); glue never starts or ends a match. Bare numbers become hours only in
+//! context ("at 3", "3-4pm", "from 3 to 5", "8 tonight"); "3个苹果", "pages 10-20", "有3点建议",
+//! "一点也不" are not times. The ambiguous English abbreviations mon/wed/sat/sun and the month names
+//! may/march need context ("on sat", "next mon", "march 3", "in may"). `grain` is minute/hour for
+//! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
+//! week/month/year for those spans; durations and time offsets are minute grain.
+//!
+//! [`resolve`] folds the expressions of a tool argument into one when they fill different slots
+//! ("明天 开会 下午3点" = tomorrow 15:00, "下午3点 2小时" = 15:00-17:00 with a duration).
+//!
+//! # Not handled
+//!
+//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
+//! "within N days"/N日内 deadlines and "last/next N days" intervals; time zones named in the text;
+//! seconds; "before/after X" as open intervals (only X is returned); ordinal words for days
+//! ("the twenty-fourth"); day/month order other than month/day for slashed dates ("25/4");
+//! context carried between separate matches ("明天上午9点到11点，下午2点到4点" gives the afternoon
+//! range on the reference date).
+
+mod dates;
+mod digits;
+mod en;
+mod grammar;
+mod lexer;
+mod numerals;
+mod recurrence;
+mod resolve;
+mod segment;
+mod serde_fmt;
+mod text;
+mod types;
+mod zh;
+
+use chrono::{DateTime, NaiveDate, NaiveTime, Timelike, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+
+pub use segment::{ParseSegmentError, Segment};
+
+/// The reference instant, seen in the user's time zone.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeContext {
+    now: DateTime<Tz>,
+}
+
+impl TimeContext {
+    /// A context for the UTC instant `now` in zone `tz`.
+    pub fn new(now: DateTime<Utc>, tz: Tz) -> Self {
+        TimeContext {
+            now: now.with_timezone(&tz),
+        }
+    }
+    /// The reference instant in the context's zone.
+    pub fn now(&self) -> DateTime<Tz> {
+        self.now
+    }
+    /// The reference (local) date.
+    pub fn today(&self) -> NaiveDate {
+        self.now.date_naive()
+    }
+    /// The context's time zone.
+    pub fn tz(&self) -> Tz {
+        self.now.timezone()
+    }
+    /// Minutes since local midnight of the reference instant (seconds dropped).
+    pub(crate) fn now_minutes(&self) -> u32 {
+        self.now.hour() * 60 + self.now.minute()
+    }
+}
+
+/// How precise a resolution is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grain {
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+/// The resolved value of one time expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Resolution {
+    /// Always present (for a bare duration: the reference date).
+    #[serde(with = "serde_fmt::date")]
+    pub date: NaiveDate,
+    #[serde(with = "serde_fmt::opt_time")]
+    pub start_time: Option<NaiveTime>,
+    #[serde(with = "serde_fmt::opt_time")]
+    pub end_time: Option<NaiveTime>,
+    /// A range ending on another day, or the inclusive last day of a day-grain span.
+    #[serde(with = "serde_fmt::opt_date")]
+    pub end_date: Option<NaiveDate>,
+    /// A part of day named without a clock time.
+    pub segment: Option<Segment>,
+    pub duration_minutes: Option<u32>,
+    /// RFC 5545 RRULE without the "RRULE:" prefix.
+    pub rrule: Option<String>,
+    pub grain: Grain,
+}
+
+/// One time expression found in a text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimeMatch {
+    /// Unicode code points of the original text, end exclusive.
+    pub span: (usize, usize),
+    pub text: String,
+    pub resolution: Resolution,
+}
+
+/// Every time expression in free text, left to right, non-overlapping, each maximal.
+pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
+    let t = text::Text::new(text);
+    let exprs = grammar::parse(&t);
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in &exprs {
+        if let Some(res) = resolve::resolve_expr(e, ctx) {
+            out.push(TimeMatch {
+                span: (e.s, e.e),
+                text: t.original_slice(text, e.s, e.e),
+                resolution: res,
+            });
+        }
+    }
+    out
+}
+
+/// The combined resolution of a text meant to be one time expression, or None when nothing in it
+/// is a time expression. Expressions separated by other words are combined when they fill different
+/// slots ("明天 开会 下午3点" = tomorrow 15:00); a following duration is attached.
+pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
+    let t = text::Text::new(text);
+    let exprs = grammar::parse(&t);
+    let mut iter = exprs.into_iter();
+    let mut acc = iter.next()?;
+    for e in iter {
+        if !grammar::absorb(&mut acc, &e) {
+            break;
+        }
+    }
+    resolve::resolve_expr(&acc, ctx)
+}

@@ -1,0 +1,259 @@
+//! Character normalisation (full-width forms, case, a few traditional characters) and number
+//! parsing: ASCII digits, decimals, Chinese numerals (零一二两三四五六七八九十百廿卅) and English
+//! number words.
+
+use super::text::Text;
+
+/// Normalise one character. The mapping is one-to-one so that spans stay valid.
+pub(crate) fn normalize_char(c: char) -> char {
+    let c = match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{3000}' | '\u{00A0}' => ' ',
+        _ => c,
+    };
+    if c.is_ascii_uppercase() {
+        return c.to_ascii_lowercase();
+    }
+    match c {
+        '後' => '后',
+        '週' => '周',
+        '點' => '点',
+        '時' => '时',
+        '號' => '号',
+        '個' => '个',
+        '禮' => '礼',
+        '鐘' | '鍾' => '钟',
+        '兩' => '两',
+        '這' => '这',
+        '從' => '从',
+        '當' => '当',
+        '聽' => '听',
+        '尋' => '寻',
+        '晝' => '昼',
+        '現' => '现',
+        '間' => '间',
+        '淩' => '凌',
+        '裡' | '裏' => '里',
+        '為' => '为',
+        '續' => '续',
+        '開' => '开',
+        '過' => '过',
+        '來' => '来',
+        '頭' => '头',
+        '〇' => '零',
+        '—' | '–' | '−' | '‒' | '―' => '-',
+        '〜' | '∼' => '~',
+        _ => c,
+    }
+}
+
+/// Value of one Chinese digit character.
+pub(crate) fn zh_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '零' => 0,
+        '一' => 1,
+        '二' | '两' => 2,
+        '三' => 3,
+        '四' => 4,
+        '五' => 5,
+        '六' => 6,
+        '七' => 7,
+        '八' => 8,
+        '九' => 9,
+        _ => return None,
+    })
+}
+
+/// True for characters that can start or continue a Chinese numeral.
+pub(crate) fn is_zh_num_char(c: char) -> bool {
+    zh_digit(c).is_some() || matches!(c, '十' | '百' | '廿' | '卅')
+}
+
+/// ASCII integer (1..=9 digits) at `i`: (value, end, digit count).
+pub(crate) fn ascii_int(t: &Text, i: usize) -> Option<(u32, usize, usize)> {
+    let mut j = i;
+    let mut v: u32 = 0;
+    while j < t.len() && t.at(j).is_ascii_digit() && j - i < 9 {
+        v = v * 10 + (t.at(j) as u32 - '0' as u32);
+        j += 1;
+    }
+    if j == i || t.at(j).is_ascii_digit() {
+        return None;
+    }
+    Some((v, j, j - i))
+}
+
+/// Chinese numeral 0..=999 at `i` ("十", "十二", "二十五", "两", "一百零五", "廿三", "零五").
+/// Stops before a second digit in a row ("一三五" reads only "一").
+pub(crate) fn zh_int(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let mut j = i;
+    let mut total = 0u32;
+    let mut cur: Option<u32> = None;
+    let mut any = false;
+    loop {
+        let c = t.at(j);
+        if let Some(d) = zh_digit(c) {
+            if d == 0 {
+                if cur.is_some() {
+                    break;
+                }
+                any = true;
+                j += 1;
+                continue;
+            }
+            if cur.is_some() {
+                break;
+            }
+            cur = Some(d);
+            any = true;
+            j += 1;
+        } else if c == '十' {
+            if total % 100 >= 10 {
+                break;
+            }
+            total += cur.take().unwrap_or(1) * 10;
+            any = true;
+            j += 1;
+        } else if c == '百' {
+            let Some(d) = cur.take() else { break };
+            if total > 0 {
+                break;
+            }
+            total += d * 100;
+            j += 1;
+        } else if c == '廿' || c == '卅' {
+            if any {
+                break;
+            }
+            total += if c == '廿' { 20 } else { 30 };
+            any = true;
+            j += 1;
+        } else {
+            break;
+        }
+    }
+    if !any {
+        return None;
+    }
+    Some((total + cur.unwrap_or(0), j))
+}
+
+/// A run of Chinese digits read digit by digit ("二零一五" = 2015, "零七" = 7): (value, end, count).
+pub(crate) fn zh_digit_seq(t: &Text, i: usize) -> Option<(u32, usize, usize)> {
+    let mut j = i;
+    let mut v = 0u32;
+    while let Some(d) = zh_digit(t.at(j)) {
+        if j - i >= 4 {
+            return None;
+        }
+        v = v * 10 + d;
+        j += 1;
+    }
+    if j == i {
+        return None;
+    }
+    Some((v, j, j - i))
+}
+
+/// Integer written in ASCII digits or Chinese numerals: (value, end, is_ascii).
+pub(crate) fn int_any(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
+    if t.at(i).is_ascii_digit() {
+        let (v, e, _) = ascii_int(t, i)?;
+        Some((v, e, true))
+    } else {
+        let (v, e) = zh_int(t, i)?;
+        Some((v, e, false))
+    }
+}
+
+/// A non-negative decimal number in ASCII ("2", "1.5", "0.25"), as hundredths: (value*100, end).
+/// Amounts above this many units are not read (keeps all later arithmetic far from overflow).
+pub(crate) const MAX_AMOUNT: u32 = 100_000;
+
+pub(crate) fn ascii_decimal_hundredths(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let (int, mut j, _) = ascii_int(t, i)?;
+    if int > MAX_AMOUNT {
+        return None;
+    }
+    let mut v = int.checked_mul(100)?;
+    if t.at(j) == '.' && t.at(j + 1).is_ascii_digit() {
+        let d1 = t.at(j + 1) as u32 - '0' as u32;
+        v += d1 * 10;
+        j += 2;
+        if t.at(j).is_ascii_digit() {
+            v += t.at(j) as u32 - '0' as u32;
+            j += 1;
+        }
+        if t.at(j).is_ascii_digit() {
+            return None;
+        }
+    }
+    Some((v, j))
+}
+
+const EN_UNITS: [(&str, u32); 20] = [
+    ("zero", 0),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("thirteen", 13),
+    ("fourteen", 14),
+    ("fifteen", 15),
+    ("sixteen", 16),
+    ("seventeen", 17),
+    ("eighteen", 18),
+    ("nineteen", 19),
+];
+
+const EN_TENS: [(&str, u32); 5] = [
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+    ("sixty", 60),
+];
+
+/// English number word 0..=69 at a word start ("three", "twenty-five", "thirty five").
+pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
+    if !t.word_start(i) {
+        return None;
+    }
+    for (w, v) in EN_TENS {
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+        {
+            // optional "-five" / " five"
+            let k = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
+            if k > e {
+                for (u, uv) in &EN_UNITS[1..10] {
+                    if let Some(e2) = t.lit(k, u)
+                        && !t.is_alnum(e2)
+                    {
+                        return Some((v + uv, e2));
+                    }
+                }
+            }
+            return Some((v, e));
+        }
+    }
+    // longest unit word first ("seventeen" before "seven")
+    let mut best: Option<(u32, usize)> = None;
+    for (w, v) in EN_UNITS {
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+            && best.is_none_or(|(_, be)| e > be)
+        {
+            best = Some((v, e));
+        }
+    }
+    best
+}

@@ -1,0 +1,534 @@
+//! Expressions to [`Resolution`]s: dates from their parts, clock times with the AM/PM rules,
+//! ranges, offsets, recurrences. The rules are documented in the module docs of `time`.
+
+use super::dates::{
+    add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,
+    next_weekday, shift_month, weekday_index, ymd,
+};
+use super::grammar::{Body, Expr, Point};
+use super::recurrence;
+use super::segment::SegKind;
+use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, Recur, Unit, YearSpec};
+use super::{Grain, Resolution, TimeContext};
+use chrono::{Datelike, NaiveDate, NaiveTime, TimeDelta, Timelike};
+
+/// A resolved date part.
+#[derive(Debug, Clone, Copy)]
+struct DRes {
+    date: NaiveDate,
+    /// Inclusive last day of a span (week, month, year).
+    end: Option<NaiveDate>,
+    grain: Grain,
+    /// A bare weekday ("周三", "friday"): moves a week on when its time has passed today.
+    bare_weekday: bool,
+    recur: Option<Recur>,
+}
+
+impl DRes {
+    fn day(date: NaiveDate) -> DRes {
+        DRes {
+            date,
+            end: None,
+            grain: Grain::Day,
+            bare_weekday: false,
+            recur: None,
+        }
+    }
+}
+
+/// How a bare hour (no part of day, no am/pm) is read.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// On the reference date: the earliest of h and h+12 not passed (minutes since midnight).
+    Reference(u32),
+    /// Another date (or a recurrence): 1-6 are PM, 7-12 as written.
+    Other,
+}
+
+fn empty_res(date: NaiveDate, grain: Grain) -> Resolution {
+    Resolution {
+        date,
+        start_time: None,
+        end_time: None,
+        end_date: None,
+        segment: None,
+        duration_minutes: None,
+        rrule: None,
+        grain,
+    }
+}
+
+fn hm(mins: u32) -> NaiveTime {
+    NaiveTime::from_hms_opt((mins / 60) % 24, mins % 60, 0).unwrap_or(NaiveTime::MIN)
+}
+
+/// A date plus minutes (possibly past midnight) → (date, time).
+fn split(date: NaiveDate, mins: u32) -> Option<(NaiveDate, NaiveTime)> {
+    let d = add_days(date, (mins / 1440) as i64)?;
+    Some((d, hm(mins % 1440)))
+}
+
+fn expand_short_year(yy: u32, today: NaiveDate) -> i32 {
+    let y = 2000 + yy as i32;
+    if y > today.year() + 20 { y - 100 } else { y }
+}
+
+fn apply_offset(d: NaiveDate, n: i32, u: Unit) -> Option<NaiveDate> {
+    match u {
+        Unit::Day => add_days(d, n as i64),
+        Unit::Week => add_days(d, 7 * n as i64),
+        Unit::Month => add_months(d, n),
+        Unit::Year => add_months(d, 12 * n),
+    }
+}
+
+/// Minutes since midnight of the start date (may exceed 1440: next day).
+fn clock_minutes(c: &Clock, seg: Option<SegKind>, mode: Mode) -> u32 {
+    if c.absolute {
+        return c.h * 60 + c.m;
+    }
+    if let Some(mer) = c.mer {
+        let h = match mer {
+            Mer::Am => {
+                if c.h == 12 {
+                    0
+                } else {
+                    c.h
+                }
+            }
+            Mer::Pm => {
+                if c.h < 12 {
+                    c.h + 12
+                } else {
+                    c.h
+                }
+            }
+        };
+        return h * 60 + c.m;
+    }
+    if let Some(v) = seg.and_then(|k| k.read_hour(c.h, c.m)) {
+        return v;
+    }
+    if c.padded {
+        return c.h * 60 + c.m;
+    }
+    match mode {
+        Mode::Reference(now) => {
+            if c.h == 12 {
+                return 12 * 60 + c.m;
+            }
+            let a = c.h * 60 + c.m;
+            if a >= now { a } else { a + 720 }
+        }
+        Mode::Other => {
+            if (1..=6).contains(&c.h) {
+                (c.h + 12) * 60 + c.m
+            } else {
+                c.h * 60 + c.m
+            }
+        }
+    }
+}
+
+/// True when the clock is marked (am/pm, 24-hour, part of day).
+fn marked(c: &Clock, seg: Option<SegKind>) -> bool {
+    !c.is_bare() || c.padded || seg.is_some_and(|k| k != SegKind::AllDay)
+}
+
+/// The end of a range written without a marker: the earliest reading after `start`.
+fn after_start(c: &Clock, start: u32) -> u32 {
+    let base = c.h * 60 + c.m;
+    // 12 may also be midnight ("9~12点" in the evening)
+    let mut cands = [base, if c.h <= 12 { base + 720 } else { base }];
+    cands.sort_unstable();
+    for day in 0..3 {
+        for v in cands {
+            let v = v + 1440 * day;
+            if v > start {
+                return v;
+            }
+        }
+    }
+    base + 1440
+}
+
+fn year_of(y: YearSpec, today: NaiveDate) -> i32 {
+    match y {
+        YearSpec::Abs(y) => y,
+        YearSpec::Rel(n) => today.year() + n,
+        YearSpec::Short(yy) => expand_short_year(yy, today),
+    }
+}
+
+/// (year, month) of a month spec.
+fn month_year(ms: MonthSpec, year: Option<i32>, today: NaiveDate, from: NaiveDate) -> (i32, u32) {
+    match ms {
+        MonthSpec::Abs(m) => {
+            let y = year.unwrap_or(if m >= from.month() {
+                from.year()
+            } else {
+                from.year() + 1
+            });
+            (y, m)
+        }
+        MonthSpec::Rel(n) => {
+            let (y, m) = shift_month(today.year(), today.month(), n);
+            (y, m)
+        }
+        MonthSpec::NextAbs(m) => (
+            if m > today.month() {
+                today.year()
+            } else {
+                today.year() + 1
+            },
+            m,
+        ),
+        MonthSpec::LastAbs(m) => (
+            if m < today.month() {
+                today.year()
+            } else {
+                today.year() - 1
+            },
+            m,
+        ),
+    }
+}
+
+fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes> {
+    let year = d.year.map(|y| year_of(y, today));
+    match (d.month, d.day, d.part) {
+        (Some(ms), Some(day), _) => {
+            let date = match (ms, year) {
+                (MonthSpec::Abs(m), None) => match d.weekday {
+                    Some(wd) => weekday_year(m, day, wd, today)
+                        .or_else(|| next_month_and_day(from, m, day))?,
+                    None => next_month_and_day(from, m, day)?,
+                },
+                _ => {
+                    let (y, m) = month_year(ms, year, today, from);
+                    ymd(y, m, day)?
+                }
+            };
+            Some(DRes::day(date))
+        }
+        (Some(ms), None, part) => {
+            let (y, m) = month_year(ms, year, today, from);
+            Some(match part {
+                Some(MonthPart::Begin) => DRes::day(ymd(y, m, 1)?),
+                Some(MonthPart::Mid) => DRes::day(ymd(y, m, 15)?),
+                Some(MonthPart::End) => DRes::day(last_of_month(y, m)?),
+                None => DRes {
+                    date: ymd(y, m, 1)?,
+                    end: last_of_month(y, m),
+                    grain: Grain::Month,
+                    bare_weekday: false,
+                    recur: None,
+                },
+            })
+        }
+        (None, Some(day), None) => {
+            if year.is_some() {
+                return None;
+            }
+            Some(DRes::day(next_month_day(from, day)?))
+        }
+        (None, None, Some(part)) => {
+            let (y, m) = (year.unwrap_or(today.year()), today.month());
+            Some(DRes::day(match part {
+                MonthPart::Begin => ymd(y, m, 1)?,
+                MonthPart::Mid => ymd(y, m, 15)?,
+                MonthPart::End => last_of_month(y, m)?,
+            }))
+        }
+        (None, None, None) => {
+            let y = year?;
+            Some(DRes {
+                date: ymd(y, 1, 1)?,
+                end: ymd(y, 12, 31),
+                grain: Grain::Year,
+                bare_weekday: false,
+                recur: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// "Fri, Jul 18": the year nearest to today in which month/day falls on the weekday.
+fn weekday_year(m: u32, day: u32, wd: u8, today: NaiveDate) -> Option<NaiveDate> {
+    let mut best: Option<(i64, NaiveDate)> = None;
+    for y in today.year() - 1..=today.year() + 11 {
+        if let Some(x) = ymd(y, m, day)
+            && weekday_index(x) == wd
+        {
+            let dist = (x - today).num_days().abs();
+            if best.is_none_or(|(bd, _)| dist < bd) {
+                best = Some((dist, x));
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Resolve the date parts; `anchor` is the start date when this is the end of a range.
+fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> Option<DRes> {
+    let today = ctx.today();
+    let from = anchor.unwrap_or(today);
+    if let Some(r) = d.recur {
+        let date = recurrence::first_occurrence(&r, d, today)?;
+        return Some(DRes {
+            date,
+            end: None,
+            grain: Grain::Day,
+            bare_weekday: false,
+            recur: Some(r),
+        });
+    }
+    if let (Some((n, u)), false) = (d.offset, d.needs_base) {
+        return Some(DRes::day(apply_offset(today, n, u)?));
+    }
+    let mut res = if let Some(r) = d.rel_day {
+        DRes::day(add_days(today, r as i64)?)
+    } else if d.next_day {
+        DRes::day(add_days(from, 1)?)
+    } else if d.weekend {
+        let sat = match d.week {
+            Some(w) => add_days(monday_of(today), 7 * w as i64 + 5)?,
+            None => next_weekday(from, 5),
+        };
+        DRes::day(sat)
+    } else if let Some(w) = d.week {
+        let mon = add_days(monday_of(today), 7 * w as i64)?;
+        match d.weekday {
+            Some(wd) => DRes::day(add_days(mon, wd as i64)?),
+            None => DRes {
+                date: mon,
+                end: add_days(mon, 6),
+                grain: Grain::Week,
+                bare_weekday: false,
+                recur: None,
+            },
+        }
+    } else if d.has_ymd() {
+        resolve_ymd(d, today, from)?
+    } else if let Some(wd) = d.weekday {
+        let mut x = next_weekday(from, wd);
+        if d.after_next {
+            x = add_days(x, 7)?;
+        }
+        DRes {
+            bare_weekday: !d.after_next && anchor.is_none(),
+            ..DRes::day(x)
+        }
+    } else {
+        return None;
+    };
+    if d.needs_base {
+        let (n, u) = d.offset?;
+        res = DRes::day(apply_offset(res.date, n, u)?);
+    }
+    Some(res)
+}
+
+pub(crate) fn resolve_expr(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
+    let mut res = match &e.body {
+        Body::Duration(m) => {
+            let mut r = empty_res(ctx.today(), Grain::Minute);
+            r.duration_minutes = Some(*m);
+            return Some(r);
+        }
+        Body::Point(p) => resolve_point(p, ctx)?,
+        Body::Range(a, b) => resolve_range(a, b, ctx)?,
+    };
+    if let Some(d) = e.duration {
+        res.duration_minutes = Some(d);
+        if let (Some(st), None) = (res.start_time, res.end_time) {
+            let total = st.hour() * 60 + st.minute() + d;
+            let (ed, et) = split(res.date, total)?;
+            res.end_time = Some(et);
+            if ed != res.date {
+                res.end_date = Some(ed);
+            }
+            res.grain = Grain::Minute;
+        }
+    }
+    Some(res)
+}
+
+fn time_grain(c: &Clock) -> Grain {
+    if c.has_min {
+        Grain::Minute
+    } else {
+        Grain::Hour
+    }
+}
+
+fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
+    let today = ctx.today();
+    if let Some(m) = p.toff {
+        let at = ctx.now().checked_add_signed(TimeDelta::minutes(m))?;
+        let local = at.naive_local();
+        let mut r = empty_res(local.date(), Grain::Minute);
+        r.start_time = Some(hm(local.hour() * 60 + local.minute()));
+        return Some(r);
+    }
+    if p.now {
+        let mut r = empty_res(today, Grain::Minute);
+        r.start_time = Some(hm(ctx.now_minutes()));
+        return Some(r);
+    }
+    let dres = if p.date.is_empty() {
+        None
+    } else {
+        Some(resolve_date(&p.date, ctx, None)?)
+    };
+    let mut dr = dres.unwrap_or(DRes::day(today));
+    let rrule = dr.recur.map(|r| recurrence::rrule(&r, &p.date));
+    let now = ctx.now_minutes();
+    let seg = p.seg.map(|s| s.kind);
+    if let Some(c) = p.clock {
+        let mode = |d: NaiveDate| {
+            if dr.recur.is_none() && d == today {
+                Mode::Reference(now)
+            } else {
+                Mode::Other
+            }
+        };
+        let mut mins = clock_minutes(&c, seg, mode(dr.date));
+        if dr.date == today && mins < now {
+            if dr.bare_weekday {
+                dr.date = add_days(dr.date, 7)?;
+                mins = clock_minutes(&c, seg, Mode::Other);
+            } else if let Some(r) = dr.recur {
+                dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
+            }
+        }
+        let (d, t) = split(dr.date, mins)?;
+        let mut r = empty_res(d, time_grain(&c));
+        r.start_time = Some(t);
+        r.rrule = rrule;
+        return Some(r);
+    }
+    if let Some(k) = seg {
+        if dr.date == today && now > k.end_minute() {
+            if dr.bare_weekday {
+                dr.date = add_days(dr.date, 7)?;
+            } else if let Some(r) = dr.recur {
+                dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
+            }
+        }
+        let mut r = empty_res(dr.date, Grain::Day);
+        r.segment = Some(k.segment());
+        r.rrule = rrule;
+        return Some(r);
+    }
+    let mut r = empty_res(dr.date, dr.grain);
+    r.end_date = dr.end;
+    r.rrule = rrule;
+    Some(r)
+}
+
+fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> {
+    let today = ctx.today();
+    let now = ctx.now_minutes();
+    if a.clock.is_none() && !a.now {
+        // a range of dates
+        let da = resolve_date(&a.date, ctx, None)?;
+        let db = resolve_date(&b.date, ctx, Some(da.date))?;
+        let end = db.end.unwrap_or(db.date);
+        if end < da.date {
+            return resolve_point(a, ctx);
+        }
+        let mut r = empty_res(da.date, Grain::Day);
+        r.end_date = Some(end);
+        r.segment = a.seg.or(b.seg).map(|s| s.kind.segment());
+        return Some(r);
+    }
+    let a_has_date = !a.date.is_empty();
+    let b_has_date = !b.date.is_empty();
+    // "1pm-2pm tomorrow": a date after the end applies to both ends
+    let shared = !a_has_date && b_has_date && b.date_after_time;
+    let da = if a_has_date {
+        Some(resolve_date(&a.date, ctx, None)?)
+    } else if shared {
+        Some(resolve_date(&b.date, ctx, None)?)
+    } else {
+        None
+    };
+    let start_date = da.map(|d| d.date).unwrap_or(today);
+    let recurring = da.is_some_and(|d| d.recur.is_some());
+    let mode_a = if !recurring && start_date == today {
+        Mode::Reference(now)
+    } else {
+        Mode::Other
+    };
+    let seg_a = a.seg.map(|s| s.kind);
+    let seg_b = b.seg.map(|s| s.kind);
+    let cb = b.clock?;
+    let b_own_date = b_has_date && !shared;
+    let start = match a.clock {
+        None => now, // "now to 5pm"
+        Some(ca) => {
+            if !marked(&ca, seg_a) && marked(&cb, seg_b) && !b_own_date {
+                // the end's marker applies to the start when that keeps start < end
+                let e = clock_minutes(&cb, seg_b, Mode::Other);
+                let same = if seg_b.is_some() && cb.is_bare() && !cb.padded {
+                    clock_minutes(&ca, seg_b, Mode::Other)
+                } else if cb.mer.is_some() {
+                    clock_minutes(&Clock { mer: cb.mer, ..ca }, None, Mode::Other)
+                } else {
+                    u32::MAX
+                };
+                let plain = ca.h * 60 + ca.m;
+                if same < e {
+                    same
+                } else if plain < e {
+                    plain
+                } else {
+                    clock_minutes(&ca, None, mode_a)
+                }
+            } else {
+                clock_minutes(&ca, seg_a, mode_a)
+            }
+        }
+    };
+    let (end_date, end_min) = if b_own_date {
+        let db = resolve_date(&b.date, ctx, Some(start_date))?;
+        let m = if db.date == start_date && !marked(&cb, seg_b) {
+            after_start(&cb, start)
+        } else {
+            let mode_b = if db.date == today {
+                Mode::Reference(now)
+            } else {
+                Mode::Other
+            };
+            clock_minutes(&cb, seg_b, mode_b)
+        };
+        (db.date, m)
+    } else {
+        let m = if marked(&cb, seg_b) {
+            let x = clock_minutes(&cb, seg_b, Mode::Other);
+            if x <= start {
+                x + 1440 * (1 + (start - x) / 1440)
+            } else {
+                x
+            }
+        } else {
+            after_start(&cb, start)
+        };
+        (start_date, m)
+    };
+    let (sd, st) = split(start_date, start)?;
+    let (ed, et) = split(end_date, end_min)?;
+    let fine = a.clock.is_some_and(|c| c.has_min) || cb.has_min;
+    let mut r = empty_res(sd, if fine { Grain::Minute } else { Grain::Hour });
+    r.start_time = Some(st);
+    r.end_time = Some(et);
+    if ed != sd {
+        r.end_date = Some(ed);
+    }
+    if let Some(rec) = da.and_then(|d| d.recur) {
+        r.rrule = Some(recurrence::rrule(&rec, &a.date));
+    }
+    Some(r)
+}

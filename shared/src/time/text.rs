@@ -1,0 +1,188 @@
+//! The normalised input: one char per original code point, plus small matching helpers.
+
+use super::numerals::normalize_char;
+
+pub(crate) struct Text {
+    c: Vec<char>,
+}
+
+impl Text {
+    pub(crate) fn new(s: &str) -> Text {
+        Text {
+            c: s.chars().map(normalize_char).collect(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.c.len()
+    }
+
+    /// Char at `i`, or '\0' past the end.
+    #[inline]
+    pub(crate) fn at(&self, i: usize) -> char {
+        self.c.get(i).copied().unwrap_or('\0')
+    }
+
+    /// Char before `i`, or '\0' at the start.
+    #[inline]
+    pub(crate) fn before(&self, i: usize) -> char {
+        if i == 0 { '\0' } else { self.at(i - 1) }
+    }
+
+    /// Literal match of `s` at `i`; returns the end.
+    #[inline]
+    pub(crate) fn lit(&self, i: usize, s: &str) -> Option<usize> {
+        let mut j = i;
+        for ch in s.chars() {
+            if self.c.get(j) != Some(&ch) {
+                return None;
+            }
+            j += 1;
+        }
+        Some(j)
+    }
+
+    /// Longest of several literals at `i`: (end, index in `pats`).
+    pub(crate) fn lit_longest(&self, i: usize, pats: &[&str]) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (k, p) in pats.iter().enumerate() {
+            if let Some(e) = self.lit(i, p)
+                && best.is_none_or(|(be, _)| e > be)
+            {
+                best = Some((e, k));
+            }
+        }
+        best
+    }
+
+    #[inline]
+    pub(crate) fn is_alnum(&self, i: usize) -> bool {
+        self.at(i).is_ascii_alphanumeric()
+    }
+
+    /// `i` starts a word (not preceded by an ASCII letter or digit).
+    #[inline]
+    pub(crate) fn word_start(&self, i: usize) -> bool {
+        !self.before(i).is_ascii_alphanumeric()
+    }
+
+    /// English phrase at a word start: a space in `pat` matches one or more whitespace chars;
+    /// the phrase must end at a word end (unless it ends in punctuation).
+    pub(crate) fn phrase(&self, i: usize, pat: &str) -> Option<usize> {
+        if !self.word_start(i) {
+            return None;
+        }
+        let mut j = i;
+        let mut last = ' ';
+        for ch in pat.chars() {
+            if ch == ' ' {
+                let k = self.skip_ws(j);
+                if k == j {
+                    return None;
+                }
+                j = k;
+            } else {
+                if self.c.get(j) != Some(&ch) {
+                    return None;
+                }
+                j += 1;
+            }
+            last = ch;
+        }
+        if last.is_ascii_alphanumeric() && self.is_alnum(j) {
+            return None;
+        }
+        Some(j)
+    }
+
+    /// Longest literal among the keys of a table: (end, index).
+    pub(crate) fn lit_longest_in<T>(
+        &self,
+        i: usize,
+        items: &[T],
+        key: impl Fn(&T) -> &str,
+    ) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (k, it) in items.iter().enumerate() {
+            if let Some(e) = self.lit(i, key(it))
+                && best.is_none_or(|(be, _)| e > be)
+            {
+                best = Some((e, k));
+            }
+        }
+        best
+    }
+
+    /// Longest phrase among the keys of a table: (end, index).
+    pub(crate) fn phrase_longest_in<T>(
+        &self,
+        i: usize,
+        items: &[T],
+        key: impl Fn(&T) -> &str,
+    ) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (k, it) in items.iter().enumerate() {
+            if let Some(e) = self.phrase(i, key(it))
+                && best.is_none_or(|(be, _)| e > be)
+            {
+                best = Some((e, k));
+            }
+        }
+        best
+    }
+
+    /// First matching phrase among `pats` (longest wins): (end, index).
+    pub(crate) fn phrase_longest(&self, i: usize, pats: &[&str]) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (k, p) in pats.iter().enumerate() {
+            if let Some(e) = self.phrase(i, p)
+                && best.is_none_or(|(be, _)| e > be)
+            {
+                best = Some((e, k));
+            }
+        }
+        best
+    }
+
+    pub(crate) fn skip_ws(&self, i: usize) -> usize {
+        let mut j = i;
+        while j < self.c.len() && self.c[j].is_whitespace() {
+            j += 1;
+        }
+        j
+    }
+
+    /// True when only whitespace lies in `a..b`.
+    pub(crate) fn gap_is_ws(&self, a: usize, b: usize) -> bool {
+        a <= b && self.c[a..b].iter().all(|c| c.is_whitespace())
+    }
+
+    /// How many times `c` occurs in `a..b`.
+    pub(crate) fn count(&self, a: usize, b: usize, c: char) -> usize {
+        self.c[a..b].iter().filter(|&&x| x == c).count()
+    }
+
+    /// The previous English word before `i` (skipping whitespace), as (start, end).
+    pub(crate) fn prev_word(&self, i: usize) -> Option<(usize, usize)> {
+        let mut j = i;
+        while j > 0 && self.c[j - 1].is_whitespace() {
+            j -= 1;
+        }
+        let end = j;
+        while j > 0 && self.c[j - 1].is_ascii_alphabetic() {
+            j -= 1;
+        }
+        if j == end { None } else { Some((j, end)) }
+    }
+
+    /// True when the word in `s..e` equals `w`.
+    pub(crate) fn word_eq(&self, (s, e): (usize, usize), w: &str) -> bool {
+        e - s == w.len() && self.lit(s, w).is_some()
+    }
+
+    /// The substring of the original text for code points `s..e`.
+    pub(crate) fn original_slice(&self, original: &str, s: usize, e: usize) -> String {
+        original.chars().skip(s).take(e - s).collect()
+    }
+}

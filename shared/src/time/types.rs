@@ -1,0 +1,347 @@
+//! The pieces ("atoms") the lexers produce and the grammar combines.
+
+use super::segment::SegKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum YearSpec {
+    Abs(i32),
+    Rel(i32),
+    /// Two-digit year: 20xx unless that is more than 20 years ahead, then 19xx.
+    Short(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MonthSpec {
+    /// A month name or number: the next one not passed when no year is given.
+    Abs(u32),
+    /// Relative to the reference month (下个月 = 1).
+    Rel(i32),
+    /// "next March": the next March strictly after the current month.
+    NextAbs(u32),
+    /// "last March": the last March strictly before the current month.
+    LastAbs(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MonthPart {
+    Begin,
+    Mid,
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unit {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Freq {
+    Hourly,
+    Daily,
+    Weekly,
+    Monthly,
+    Yearly,
+}
+
+/// A recurrence as lexed ("每周一三五", "every other day").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Recur {
+    pub freq: Freq,
+    pub interval: u32,
+    /// Bit 0 = Monday .. bit 6 = Sunday.
+    pub byday: u8,
+    /// The last day of the month (BYMONTHDAY=-1).
+    pub last_day: bool,
+}
+
+impl Recur {
+    pub(crate) fn new(freq: Freq) -> Recur {
+        Recur {
+            freq,
+            interval: 1,
+            byday: 0,
+            last_day: false,
+        }
+    }
+    pub(crate) const WORKDAYS: u8 = 0b0011111;
+    pub(crate) const WEEKEND: u8 = 0b1100000;
+}
+
+/// Everything that pins a date, accumulated field by field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct DateParts {
+    pub rel_day: Option<i32>,
+    /// 次日/翌日: the day after the anchor date.
+    pub next_day: bool,
+    pub year: Option<YearSpec>,
+    pub month: Option<MonthSpec>,
+    pub day: Option<u32>,
+    pub part: Option<MonthPart>,
+    /// 0 = Monday .. 6 = Sunday.
+    pub weekday: Option<u8>,
+    /// "friday after next".
+    pub after_next: bool,
+    /// Week relative to the current Monday-start week.
+    pub week: Option<i32>,
+    pub weekend: bool,
+    /// Signed offset in units.
+    pub offset: Option<(i32, Unit)>,
+    /// The offset is counted from another date in the same expression ("a week after tomorrow").
+    pub needs_base: bool,
+    pub recur: Option<Recur>,
+}
+
+impl DateParts {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == DateParts::default()
+    }
+
+    pub(crate) fn has_ymd(&self) -> bool {
+        self.year.is_some() || self.month.is_some() || self.day.is_some() || self.part.is_some()
+    }
+
+    /// Merge `o` into `self` when no field is set twice and the result is coherent.
+    pub(crate) fn merge(&mut self, o: &DateParts) -> bool {
+        let mut m = *self;
+        macro_rules! take {
+            ($f:ident) => {
+                if o.$f.is_some() {
+                    if m.$f.is_some() {
+                        return false;
+                    }
+                    m.$f = o.$f;
+                }
+            };
+        }
+        take!(rel_day);
+        take!(year);
+        take!(month);
+        take!(day);
+        take!(part);
+        take!(weekday);
+        take!(week);
+        take!(offset);
+        take!(recur);
+        if o.next_day {
+            if m.next_day {
+                return false;
+            }
+            m.next_day = true;
+        }
+        if o.weekend {
+            if m.weekend {
+                return false;
+            }
+            m.weekend = true;
+        }
+        m.after_next |= o.after_next;
+        m.needs_base |= o.needs_base;
+        if !m.coherent() {
+            return false;
+        }
+        *self = m;
+        true
+    }
+
+    /// Which combinations make sense together.
+    pub(crate) fn coherent(&self) -> bool {
+        let relday = self.rel_day.is_some() || self.next_day;
+        let ymd = self.has_ymd();
+        if self.rel_day.is_some() && self.next_day {
+            return false;
+        }
+        if let Some(r) = self.recur {
+            if relday
+                || self.week.is_some()
+                || self.weekend
+                || self.offset.is_some()
+                || self.part.is_some()
+            {
+                return false;
+            }
+            if self.weekday.is_some() && (r.byday != 0 || r.freq != super::types::Freq::Weekly) {
+                return false;
+            }
+            return match r.freq {
+                super::types::Freq::Monthly => self.month.is_none() && self.year.is_none(),
+                super::types::Freq::Yearly => self.year.is_none(),
+                _ => !ymd,
+            };
+        }
+        if self.offset.is_some() && !self.needs_base {
+            return !(relday
+                || ymd
+                || self.weekday.is_some()
+                || self.week.is_some()
+                || self.weekend);
+        }
+        if relday && (ymd || self.week.is_some() || self.weekend) {
+            return false;
+        }
+        if self.weekend && (ymd || self.weekday.is_some()) {
+            return false;
+        }
+        if self.week.is_some() && ymd {
+            return false;
+        }
+        if self.part.is_some() && self.day.is_some() {
+            return false;
+        }
+        if self.year.is_some() && self.day.is_some() && self.month.is_none() {
+            return false;
+        }
+        true
+    }
+}
+
+/// A part of day, possibly with its own day ("今晚" = today evening) or as a daily recurrence
+/// ("every morning").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SegAtom {
+    pub kind: SegKind,
+    pub day: Option<i32>,
+    pub daily: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mer {
+    Am,
+    Pm,
+}
+
+/// A clock time as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clock {
+    /// 0..=24 (24 = midnight at the end of the day).
+    pub h: u32,
+    pub m: u32,
+    pub has_min: bool,
+    pub mer: Option<Mer>,
+    /// Written unambiguously (24-hour form, noon, midnight).
+    pub absolute: bool,
+    /// Written with a leading zero ("09:00"): 24-hour form unless a part of day says otherwise.
+    pub padded: bool,
+}
+
+impl Clock {
+    pub(crate) fn bare(h: u32) -> Clock {
+        Clock {
+            h,
+            m: 0,
+            has_min: false,
+            mer: None,
+            absolute: h > 12 || h == 0,
+            padded: false,
+        }
+    }
+    pub(crate) fn midnight() -> Clock {
+        Clock {
+            h: 24,
+            m: 0,
+            has_min: false,
+            mer: None,
+            absolute: true,
+            padded: false,
+        }
+    }
+    pub(crate) fn noon() -> Clock {
+        Clock {
+            h: 12,
+            m: 0,
+            has_min: false,
+            mer: None,
+            absolute: true,
+            padded: false,
+        }
+    }
+    /// No part of day, am/pm or 24-hour form decides the half of the day.
+    pub(crate) fn is_bare(&self) -> bool {
+        self.mer.is_none() && !self.absolute
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Conn {
+    /// 到 至 - ~ to until through
+    To,
+    /// "and" (only after "between")
+    And,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    /// 从 由 from
+    From,
+    /// between
+    Between,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Glue {
+    /// at, @
+    At,
+    /// on, of, 的, comma
+    Soft,
+    /// for, 开始, 持续, 历时, 为期 (before a duration)
+    Dur,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Atom {
+    Date(DateParts),
+    Seg(SegAtom),
+    Clock(Clock),
+    /// Offset from the reference instant in minutes (hour/minute units).
+    TimeOffset(i64),
+    Duration(u32),
+    Now,
+    /// A number not yet known to be an hour or a day.
+    Bare(u32),
+    Conn(Conn),
+    Prefix(Prefix),
+    Glue(Glue),
+}
+
+/// An atom with its span in code points.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tok {
+    pub s: usize,
+    pub e: usize,
+    pub a: Atom,
+}
+
+/// Collects the longest lexer candidate at one position.
+pub(crate) struct Best {
+    pub end: usize,
+    pub atom: Option<Atom>,
+}
+
+impl Best {
+    pub(crate) fn new(start: usize) -> Best {
+        Best {
+            end: start,
+            atom: None,
+        }
+    }
+    #[inline]
+    pub(crate) fn offer(&mut self, end: usize, atom: Atom) {
+        if end > self.end {
+            self.end = end;
+            self.atom = Some(atom);
+        }
+    }
+    pub(crate) fn offer_opt(&mut self, cand: Option<(usize, Atom)>) {
+        if let Some((e, a)) = cand {
+            self.offer(e, a);
+        }
+    }
+}
+
+pub(crate) fn date_atom(f: impl FnOnce(&mut DateParts)) -> Atom {
+    let mut d = DateParts::default();
+    f(&mut d);
+    Atom::Date(d)
+}

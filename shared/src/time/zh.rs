@@ -1,0 +1,947 @@
+//! Chinese lexemes: relative days, weekdays, dates, clock times, parts of day, offsets,
+//! durations, recurrences and connectors. Traditional forms are normalised before (see
+//! `numerals::normalize_char`); Cantonese words (聽日, 尋日, 琴日, 朝早, 晏晝, 下晝, 今個) are listed.
+
+use super::digits::meridiem;
+use super::numerals::{ascii_decimal_hundredths, int_any, is_zh_num_char, zh_digit_seq, zh_int};
+use super::segment::SegKind;
+use super::text::Text;
+use super::types::{
+    Atom, Best, Clock, Conn, DateParts, Freq, Glue, MonthPart, MonthSpec, Prefix, Recur, SegAtom,
+    Unit, YearSpec, date_atom,
+};
+
+/// `after_tok`: the previous character belongs to a lexed atom (so a numeral may start here).
+pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
+    let c = t.at(i);
+    let num_start = c.is_ascii_digit() || is_zh_num_char(c) || c == '半';
+    if num_start {
+        // a number inside a longer number is not a start
+        let b = t.before(i);
+        if after_tok || !(b.is_ascii_digit() || (is_zh_num_char(b) && !c.is_ascii_digit())) {
+            best.offer_opt(year_abs(t, i));
+            best.offer_opt(month_abs(t, i));
+            best.offer_opt(day_of_month(t, i));
+            best.offer_opt(clock(t, i));
+            best.offer_opt(offset_or_duration(t, i));
+        }
+    }
+    if c == '过' || c == '再' {
+        best.offer_opt(offset_or_duration(t, i));
+    }
+    if !may_start_word(c) {
+        return;
+    }
+    words(t, i, best);
+    best.offer_opt(weekday(t, i));
+    best.offer_opt(recurrence(t, i));
+    best.offer_opt(month_rel(t, i));
+    best.offer_opt(year_rel(t, i));
+    best.offer_opt(short_segment(t, i));
+}
+
+const REL_DAYS: &[(&str, i32)] = &[
+    ("大大后天", 4),
+    ("大后天", 3),
+    ("大后日", 3),
+    ("后天", 2),
+    ("后日", 2),
+    ("明天", 1),
+    ("明日", 1),
+    ("听日", 1),
+    ("明儿", 1),
+    ("今天", 0),
+    ("今日", 0),
+    ("本日", 0),
+    ("当天", 0),
+    ("当日", 0),
+    ("今儿", 0),
+    ("昨天", -1),
+    ("昨日", -1),
+    ("寻日", -1),
+    ("琴日", -1),
+    ("昨儿", -1),
+    ("前天", -2),
+    ("前日", -2),
+    ("大前天", -3),
+    ("大前日", -3),
+    ("大大前天", -4),
+];
+
+const DAY_SEGS: &[(&str, i32, SegKind)] = &[
+    ("今晚", 0, SegKind::Evening),
+    ("今夜", 0, SegKind::Night),
+    ("今早", 0, SegKind::Morning),
+    ("今晨", 0, SegKind::Morning),
+    ("今朝", 0, SegKind::Morning),
+    ("当晚", 0, SegKind::Evening),
+    ("明早", 1, SegKind::Morning),
+    ("明晨", 1, SegKind::Morning),
+    ("明晚", 1, SegKind::Evening),
+    ("听晚", 1, SegKind::Evening),
+    ("昨晚", -1, SegKind::Evening),
+    ("昨夜", -1, SegKind::Night),
+    ("琴晚", -1, SegKind::Evening),
+    ("前晚", -2, SegKind::Evening),
+];
+
+const SEGS: &[(&str, SegKind)] = &[
+    ("凌晨", SegKind::EarlyMorning),
+    ("黎明", SegKind::Dawn),
+    ("拂晓", SegKind::Dawn),
+    ("后半夜", SegKind::LateNight),
+    ("早上", SegKind::Morning),
+    ("早晨", SegKind::Morning),
+    ("清晨", SegKind::Morning),
+    ("一早", SegKind::Morning),
+    ("朝早", SegKind::Morning),
+    ("上午", SegKind::Forenoon),
+    ("中午", SegKind::Noon),
+    ("正午", SegKind::Noon),
+    ("午间", SegKind::Noon),
+    ("晌午", SegKind::Noon),
+    ("下午", SegKind::Afternoon),
+    ("午后", SegKind::Afternoon),
+    ("晏昼", SegKind::Afternoon),
+    ("下昼", SegKind::Afternoon),
+    ("傍晚", SegKind::Evening),
+    ("晚上", SegKind::Evening),
+    ("夜晚", SegKind::Evening),
+    ("晚间", SegKind::Evening),
+    ("晚头", SegKind::Evening),
+    ("夜里", SegKind::Night),
+    ("夜间", SegKind::Night),
+    ("深夜", SegKind::Night),
+    ("半夜", SegKind::Night),
+    ("白天", SegKind::Daytime),
+    ("全天", SegKind::AllDay),
+    ("整天", SegKind::AllDay),
+    ("一整天", SegKind::AllDay),
+];
+
+const NEXT_DAY_WORDS: &[&str] = &["次日", "翌日", "第二天", "隔天", "隔日"];
+const NOW_WORDS: &[&str] = &["现在", "此刻", "目前"];
+const MONTH_PART_WORDS: &[(&str, MonthPart)] = &[
+    ("月初", MonthPart::Begin),
+    ("月底", MonthPart::End),
+    ("月末", MonthPart::End),
+    ("月中", MonthPart::Mid),
+];
+const YEAR_PART_WORDS: &[(&str, u32, MonthPart)] = &[
+    ("年底", 12, MonthPart::End),
+    ("年末", 12, MonthPart::End),
+    ("年初", 1, MonthPart::Begin),
+];
+const DUR_GLUE_WORDS: &[&str] = &["开始", "持续", "历时", "为期", "时长"];
+const WORKDAY_WORDS: &[&str] = &["每个工作日", "每工作日", "工作日", "每个工作天"];
+const WEEK_WORDS: &[&str] = &["星期", "礼拜", "周"];
+
+/// Characters that can start a word-like (non-numeric) Chinese lexeme; everything else skips
+/// the word tables. `tests::every_word_passes_the_prefilter` keeps it in step with the tables.
+#[rustfmt::skip]
+fn may_start_word(c: char) -> bool {
+    matches!(c,
+        '大' | '后' | '明' | '听' | '今' | '本' | '当' | '昨' | '寻' | '琴' | '前' | '次' |
+        '翌' | '第' | '隔' | '凌' | '黎' | '拂' | '早' | '清' | '一' | '朝' | '上' | '中' |
+        '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
+        '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
+        '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
+        '去' | '来'
+    )
+}
+
+/// Fixed words: relative days, parts of day, connectors, glue.
+fn words(t: &Text, i: usize, best: &mut Best) {
+    for &(p, d) in REL_DAYS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    for p in NEXT_DAY_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.next_day = true));
+        }
+    }
+    for &(p, d, k) in DAY_SEGS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: Some(d),
+                    daily: false,
+                }),
+            );
+        }
+    }
+    for &(p, k) in SEGS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: None,
+                    daily: false,
+                }),
+            );
+        }
+    }
+    if let Some(e) = t.lit(i, "午夜") {
+        best.offer(e, Atom::Clock(Clock::midnight()));
+    }
+    for p in NOW_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, Atom::Now);
+        }
+    }
+    // month parts without a month: 月底 = this month's last day
+    for &(p, part) in MONTH_PART_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.part = Some(part)));
+        }
+    }
+    for &(p, m, part) in YEAR_PART_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                date_atom(|x| {
+                    x.month = Some(MonthSpec::Abs(m));
+                    x.part = Some(part);
+                }),
+            );
+        }
+    }
+    match t.at(i) {
+        '到' | '至' => best.offer(i + 1, Atom::Conn(Conn::To)),
+        '从' => best.offer(i + 1, Atom::Prefix(Prefix::From)),
+        '由' if t.at(i + 1) != '于' => best.offer(i + 1, Atom::Prefix(Prefix::From)),
+        '的' => best.offer(i + 1, Atom::Glue(Glue::Soft)),
+        _ => {}
+    }
+    for p in DUR_GLUE_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, Atom::Glue(Glue::Dur));
+        }
+    }
+}
+
+/// 早8点 / 晚8点: a one-character part of day directly before a clock time.
+fn short_segment(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let kind = match t.at(i) {
+        '早' => SegKind::Morning,
+        '晚' => SegKind::Evening,
+        _ => return None,
+    };
+    clock(t, i + 1)?;
+    Some((
+        i + 1,
+        Atom::Seg(SegAtom {
+            kind,
+            day: None,
+            daily: false,
+        }),
+    ))
+}
+
+fn weekday_char(c: char) -> Option<u8> {
+    Some(match c {
+        '一' | '1' => 0,
+        '二' | '2' => 1,
+        '三' | '3' => 2,
+        '四' | '4' => 3,
+        '五' | '5' => 4,
+        '六' | '6' => 5,
+        '日' | '天' | '7' => 6,
+        _ => return None,
+    })
+}
+
+const WEEK_PREFIXES: &[(&str, i32)] = &[
+    ("下下个", 2),
+    ("下下", 2),
+    ("上上个", -2),
+    ("上上", -2),
+    ("下一个", 1),
+    ("上一个", -1),
+    ("下个", 1),
+    ("上个", -1),
+    ("这个", 0),
+    ("今个", 0),
+    ("本", 0),
+    ("这", 0),
+    ("下", 1),
+    ("上", -1),
+];
+
+/// Week word at `i`: (end).
+fn week_word(t: &Text, i: usize) -> Option<usize> {
+    t.lit_longest(i, WEEK_WORDS).map(|(e, _)| e)
+}
+
+/// 周一, 下周三, 上个礼拜天, 这周末, 下周, 上上周.
+fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut rel = None;
+    let mut j = i;
+    if let Some((e, k)) = t.lit_longest_in(i, WEEK_PREFIXES, |p| p.0)
+        && week_word(t, e).is_some()
+    {
+        rel = Some(WEEK_PREFIXES[k].1);
+        j = e;
+    }
+    let e = week_word(t, j)?;
+    if rel.is_none() {
+        // "一周", "两周": a count of weeks, not a weekday
+        let b = t.before(i);
+        if b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每' {
+            return None;
+        }
+    }
+    let c = t.at(e);
+    if c == '末' {
+        return Some((
+            e + 1,
+            date_atom(|x| {
+                x.weekend = true;
+                x.week = rel;
+            }),
+        ));
+    }
+    if let Some(wd) = weekday_char(c) {
+        // "周1" must not run into more digits, "周一" not into a larger numeral
+        let n = t.at(e + 1);
+        if n.is_ascii_digit() || (c != '日' && c != '天' && matches!(n, '十' | '百')) {
+            return None;
+        }
+        return Some((
+            e + 1,
+            date_atom(|x| {
+                x.weekday = Some(wd);
+                x.week = rel;
+            }),
+        ));
+    }
+    let rel = rel?;
+    // 下周 / 这礼拜 / 上上周: the week itself (not 周年, 周岁...)
+    if matches!(c, '年' | '岁') {
+        return None;
+    }
+    Some((e, date_atom(|x| x.week = Some(rel))))
+}
+
+/// 2026年, 15年, 二零一五年, 零七年 (+ 底/初).
+fn year_abs(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (y, e) = if t.at(i).is_ascii_digit() {
+        let (v, e, n) = super::numerals::ascii_int(t, i)?;
+        match n {
+            4 => (YearSpec::Abs(v as i32), e),
+            2 => (YearSpec::Short(v), e),
+            _ => return None,
+        }
+    } else {
+        let (v, e, n) = zh_digit_seq(t, i)?;
+        match n {
+            4 => (YearSpec::Abs(v as i32), e),
+            2 => (YearSpec::Short(v), e),
+            _ => return None,
+        }
+    };
+    if t.at(e) != '年' {
+        return None;
+    }
+    // a two-digit year only before a month ("15年3月"); "干了10年" is a count
+    if let YearSpec::Short(_) = y {
+        let n = t.at(e + 1);
+        if !(n.is_ascii_digit() || is_zh_num_char(n) || n == ',') {
+            return None;
+        }
+    }
+    year_with_suffix(t, e + 1, y)
+}
+
+fn year_with_suffix(t: &Text, e: usize, y: YearSpec) -> Option<(usize, Atom)> {
+    let mut d = DateParts {
+        year: Some(y),
+        ..Default::default()
+    };
+    let mut e = e;
+    match t.at(e) {
+        '底' | '末' => {
+            d.month = Some(MonthSpec::Abs(12));
+            d.part = Some(MonthPart::End);
+            e += 1;
+        }
+        '初' => {
+            d.month = Some(MonthSpec::Abs(1));
+            d.part = Some(MonthPart::Begin);
+            e += 1;
+        }
+        _ => {}
+    }
+    Some((e, Atom::Date(d)))
+}
+
+const YEAR_RELS: &[(&str, i32)] = &[
+    ("今年", 0),
+    ("本年", 0),
+    ("这一年", 0),
+    ("同年", 0),
+    ("当年", 0),
+    ("明年", 1),
+    ("下年", 1),
+    ("下一年", 1),
+    ("来年", 1),
+    ("后年", 2),
+    ("去年", -1),
+    ("上年", -1),
+    ("上一年", -1),
+    ("前年", -2),
+];
+
+fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (e, k) = t.lit_longest_in(i, YEAR_RELS, |p| p.0)?;
+    year_with_suffix(t, e, YearSpec::Rel(YEAR_RELS[k].1))
+}
+
+/// After a month: 初/底/末/中 → a part of the month.
+fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
+    match t.at(e) {
+        '初' => Some((MonthPart::Begin, e + 1)),
+        '底' | '末' => Some((MonthPart::End, e + 1)),
+        '中' if t.at(e + 1) != '旬' => Some((MonthPart::Mid, e + 1)),
+        _ => None,
+    }
+}
+
+/// A day number directly after a month ("3月5日", "十月31", "下个月9号"): (day, end).
+fn day_after_month(t: &Text, e: usize) -> Option<(u32, usize)> {
+    let (d, e2, _) = int_any(t, e)?;
+    if !(1..=31).contains(&d) {
+        return None;
+    }
+    match t.at(e2) {
+        '日' | '号' => Some((d, e2 + 1)),
+        c if c.is_ascii_digit()
+            || matches!(
+                c,
+                '点' | '时'
+                    | '个'
+                    | '天'
+                    | '分'
+                    | '小'
+                    | '年'
+                    | '月'
+                    | '周'
+                    | '钟'
+                    | '次'
+                    | '人'
+                    | '.'
+                    | ':'
+                    | '%'
+                    | '岁'
+                    | '位'
+                    | '遍'
+                    | '倍'
+                    | '星'
+                    | '礼'
+                    | '刻'
+            ) =>
+        {
+            None
+        }
+        _ => Some((d, e2)),
+    }
+}
+
+/// 3月, 三月份, 3月5日, 十月31, 十二月月底 (the 月底 is a separate atom), 10月底.
+fn month_abs(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (m, e, _) = int_any(t, i)?;
+    if !(1..=12).contains(&m) || t.at(e) != '月' {
+        return None;
+    }
+    let mut e = e + 1;
+    if t.at(e) == '份' {
+        e += 1;
+    }
+    let mut d = DateParts {
+        month: Some(MonthSpec::Abs(m)),
+        ..Default::default()
+    };
+    if let Some((day, e2)) = day_after_month(t, e) {
+        d.day = Some(day);
+        e = e2;
+    } else if let Some((part, e2)) = month_part_suffix(t, e) {
+        d.part = Some(part);
+        e = e2;
+    }
+    Some((e, Atom::Date(d)))
+}
+
+const MONTH_RELS: &[(&str, i32)] = &[
+    ("这个月", 0),
+    ("本月", 0),
+    ("当月", 0),
+    ("同月", 0),
+    ("这月", 0),
+    ("今个月", 0),
+    ("下个月", 1),
+    ("下月", 1),
+    ("下一个月", 1),
+    ("下下个月", 2),
+    ("上个月", -1),
+    ("上月", -1),
+    ("上一个月", -1),
+    ("上上个月", -2),
+];
+
+/// 下个月, 本月初, 上个月底, 下月15号.
+fn month_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (mut e, k) = t.lit_longest_in(i, MONTH_RELS, |p| p.0)?;
+    if t.at(e) == '份' {
+        e += 1;
+    }
+    let mut d = DateParts {
+        month: Some(MonthSpec::Rel(MONTH_RELS[k].1)),
+        ..Default::default()
+    };
+    if let Some((day, e2)) = day_after_month(t, e) {
+        d.day = Some(day);
+        e = e2;
+    } else if let Some((part, e2)) = month_part_suffix(t, e) {
+        d.part = Some(part);
+        e = e2;
+    }
+    Some((e, Atom::Date(d)))
+}
+
+/// 5号, 二十日.
+fn day_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (d, e, _) = int_any(t, i)?;
+    if !(1..=31).contains(&d) || !matches!(t.at(e), '日' | '号') {
+        return None;
+    }
+    Some((e + 1, date_atom(|x| x.day = Some(d))))
+}
+
+/// 3点, 三点半, 3点15分, 三点一刻, 十五点, 15点30, 晚上十一点钟, 8时35分, 6点30pm.
+pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (h, e, is_ascii) = int_any(t, i)?;
+    if h > 24 {
+        return None;
+    }
+    let marker = t.at(e);
+    if marker != '点' && marker != '时' {
+        return None;
+    }
+    let after = t.at(e + 1);
+    if marker == '时' && matches!(after, '间' | '候' | '代' | '期' | '刻' | '段' | '差') {
+        return None;
+    }
+    if marker == '点' && matches!(after, '点' | '儿') {
+        return None;
+    }
+    let padded = is_ascii && t.at(i) == '0' && e - i == 2;
+    let mut j = e + 1;
+    if matches!(t.at(j), '钟' | '整' | '正') {
+        j += 1;
+    }
+    let mut m = 0;
+    let mut has_min = false;
+    if t.at(j) == '半' {
+        m = 30;
+        has_min = true;
+        j += 1;
+    } else if t.at(j) == '踏' && t.at(j + 1) == '半' {
+        m = 30;
+        has_min = true;
+        j += 2;
+    } else {
+        let mut k = j;
+        if t.at(k) == '过' || t.at(k) == '零' && t.at(k + 1).is_ascii_digit() {
+            k += 1;
+        }
+        if let Some((mm, e2, _)) = int_any(t, k) {
+            if t.at(e2) == '刻' && (1..=3).contains(&mm) && t.at(e2 + 1) != '钟' {
+                m = mm * 15;
+                has_min = true;
+                j = e2 + 1;
+            } else if mm <= 59
+                && !matches!(
+                    t.at(e2),
+                    '点' | '时'
+                        | '号'
+                        | '日'
+                        | '月'
+                        | '个'
+                        | '天'
+                        | '年'
+                        | '小'
+                        | '刻'
+                        | '周'
+                        | '星'
+                        | '岁'
+                        | '次'
+                        | '人'
+                        | '.'
+                        | '%'
+                )
+                && !(t.at(e2) == '分'
+                    && t.at(e2 + 1) == '钟'
+                    && matches!(t.at(e2 + 2), '后' | '前' | '以' | '之'))
+            {
+                m = mm;
+                has_min = true;
+                j = e2;
+                if t.at(j) == '分' {
+                    j += 1;
+                    if let Some((s, e3, _)) = int_any(t, j)
+                        && s <= 59
+                        && t.at(e3) == '秒'
+                    {
+                        j = e3 + 1;
+                    }
+                }
+            }
+        }
+    }
+    if h == 24 && m > 0 {
+        return None;
+    }
+    let mut mer = None;
+    if (1..=12).contains(&h)
+        && let Some((mr, e3)) = meridiem(t, j)
+        && (!t.at(j).is_ascii_alphabetic() || !t.before(j).is_ascii_alphabetic())
+    {
+        mer = Some(mr);
+        j = e3;
+    }
+    // "一点" usually means "a little" after these characters or before these
+    if !is_ascii && h == 1 && !has_min && mer.is_none() && t.at(i) == '一' {
+        let b = t.before(i);
+        if "有快早晚慢多少好差大小些点再高低长短近远轻重".contains(b)
+            || "也都不吧啊呀".contains(t.at(j))
+        {
+            return None;
+        }
+    }
+    // "第3点", "这三点", "有3点建议": points of a list, not hours
+    if !has_min && mer.is_none() && marker == '点' && "第这那几有".contains(t.before(i)) {
+        return None;
+    }
+    Some((
+        j,
+        Atom::Clock(Clock {
+            h,
+            m,
+            has_min,
+            mer,
+            absolute: h > 12 || h == 0,
+            padded,
+        }),
+    ))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum ZhUnit {
+    Minute,
+    Quarter,
+    Hour,
+    Cal(Unit),
+}
+
+/// Amount in hundredths: 3, 1.5, 三, 两, 半, 一个半 (the 个 is left for the unit).
+fn amount(t: &Text, i: usize) -> Option<(u32, usize)> {
+    if t.at(i) == '半' {
+        return Some((50, i + 1));
+    }
+    let (v, e) = if t.at(i).is_ascii_digit() {
+        ascii_decimal_hundredths(t, i)?
+    } else {
+        let (v, e) = zh_int(t, i)?;
+        (v * 100, e)
+    };
+    if t.at(e) == '个' && t.at(e + 1) == '半' {
+        return Some((v + 50, e + 2));
+    }
+    Some((v, e))
+}
+
+/// Unit word after an amount: (unit, end, index). `had_ge`: a 个 stood before it.
+fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static str)> {
+    // (word, unit, 0 = only without 个, 1 = only with 个, 2 = both)
+    const UNITS: &[(&str, ZhUnit, u8)] = &[
+        ("分钟", ZhUnit::Minute, 0),
+        ("分", ZhUnit::Minute, 0),
+        ("刻钟", ZhUnit::Quarter, 0),
+        ("小时", ZhUnit::Hour, 2),
+        ("钟头", ZhUnit::Hour, 2),
+        ("钟", ZhUnit::Hour, 1),
+        ("天", ZhUnit::Cal(Unit::Day), 0),
+        ("日", ZhUnit::Cal(Unit::Day), 0),
+        ("周", ZhUnit::Cal(Unit::Week), 2),
+        ("星期", ZhUnit::Cal(Unit::Week), 2),
+        ("礼拜", ZhUnit::Cal(Unit::Week), 2),
+        ("月", ZhUnit::Cal(Unit::Month), 1),
+        ("年", ZhUnit::Cal(Unit::Year), 0),
+    ];
+    let mut best: Option<(ZhUnit, usize, &'static str)> = None;
+    for &(w, u, mode) in UNITS {
+        if (mode == 0 && had_ge) || (mode == 1 && !had_ge) {
+            continue;
+        }
+        if let Some(e) = t.lit(i, w)
+            && best.is_none_or(|b| e > b.1)
+        {
+            best = Some((u, e, w));
+        }
+    }
+    best
+}
+
+/// 3天后, 三天以后, 两周后, 半小时后, 1个小时后, 3天前, 过3天 (offsets);
+/// 2小时, 两个小时, 半小时, 一个半小时, 90分钟 (durations).
+fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    let mut forward_prefix = false;
+    if let Some(e) = t.lit(j, "再过") {
+        j = e;
+        forward_prefix = true;
+    } else if t.at(j) == '过' {
+        j += 1;
+        forward_prefix = true;
+    }
+    let (amt, mut e) = amount(t, j)?;
+    let mut had_ge = false;
+    if t.at(e) == '个' {
+        had_ge = true;
+        e += 1;
+    }
+    let (unit, mut e, word) = zh_unit(t, e, had_ge)?;
+    let half_after = t.at(e) == '半' && amt % 100 == 0 && matches!(unit, ZhUnit::Hour);
+    let amt = if half_after {
+        e += 1;
+        amt + 50
+    } else {
+        amt
+    };
+    let dir = if let Some((e2, k)) =
+        t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"])
+    {
+        e = e2;
+        if k < 4 { 1 } else { -1 }
+    } else if forward_prefix {
+        1
+    } else {
+        0
+    };
+    let minutes = |per: u32| -> u32 { amt * per / 100 };
+    match unit {
+        ZhUnit::Minute | ZhUnit::Quarter | ZhUnit::Hour => {
+            let per = match unit {
+                ZhUnit::Minute => 1,
+                ZhUnit::Quarter => 15,
+                _ => 60,
+            };
+            let mins = minutes(per);
+            if mins == 0 {
+                return None;
+            }
+            if dir == 0 {
+                // a duration needs an unambiguous unit ("5分" alone may be a score)
+                if word == "分" || forward_prefix {
+                    return None;
+                }
+                return Some((e, Atom::Duration(mins)));
+            }
+            Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
+        }
+        ZhUnit::Cal(u) => {
+            if dir == 0 || amt == 0 {
+                return None;
+            }
+            // 半个月 = 15 days, 半年 = 6 months
+            let (n, u) = match (amt % 100, u) {
+                (0, u) => ((amt / 100) as i32, u),
+                (50, Unit::Month) => ((amt / 100) as i32 * 30 + 15, Unit::Day),
+                (50, Unit::Year) => ((amt / 100) as i32 * 12 + 6, Unit::Month),
+                _ => return None,
+            };
+            let n = n * dir;
+            Some((e, date_atom(|x| x.offset = Some((n, u)))))
+        }
+    }
+}
+
+/// 每天, 每周一三五, 每个工作日, 工作日, 每月, 每年, 每隔一天, 每两周, 每小时, 每周末, 每晚.
+fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if let Some((e, _)) = t.lit_longest(i, WORKDAY_WORDS) {
+        let mut r = Recur::new(Freq::Weekly);
+        r.byday = Recur::WORKDAYS;
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    }
+    if let Some(e) = t.lit(i, "天天") {
+        return Some((e, date_atom(|x| x.recur = Some(Recur::new(Freq::Daily)))));
+    }
+    if t.at(i) != '每' {
+        return None;
+    }
+    let mut j = i + 1;
+    const DAILY_SEGS: [(&str, SegKind); 10] = [
+        ("晚上", SegKind::Evening),
+        ("夜晚", SegKind::Evening),
+        ("早上", SegKind::Morning),
+        ("早晨", SegKind::Morning),
+        ("上午", SegKind::Forenoon),
+        ("下午", SegKind::Afternoon),
+        ("夜里", SegKind::Night),
+        ("晚", SegKind::Evening),
+        ("早", SegKind::Morning),
+        ("夜", SegKind::Night),
+    ];
+    if let Some((e, k)) = t.lit_longest_in(j, &DAILY_SEGS, |p| p.0) {
+        let kind = DAILY_SEGS[k].1;
+        return Some((
+            e,
+            Atom::Seg(SegAtom {
+                kind,
+                day: None,
+                daily: true,
+            }),
+        ));
+    }
+    let mut skip = 0;
+    if t.at(j) == '隔' {
+        skip = 1;
+        j += 1;
+    }
+    let mut n = 1;
+    if let Some((v, e, _)) = int_any(t, j) {
+        n = v.max(1);
+        j = e;
+    }
+    if t.at(j) == '个' {
+        j += 1;
+    }
+    if n > 1000 {
+        return None;
+    }
+    let interval = n + skip;
+    let (freq, mut e) = if let Some(e) = t.lit(j, "小时") {
+        (Freq::Hourly, e)
+    } else if let Some(e) = t.lit(j, "钟头") {
+        (Freq::Hourly, e)
+    } else if matches!(t.at(j), '天' | '日') {
+        (Freq::Daily, j + 1)
+    } else if let Some(e) = week_word(t, j) {
+        (Freq::Weekly, e)
+    } else if t.at(j) == '月' {
+        (Freq::Monthly, j + 1)
+    } else if t.at(j) == '年' {
+        (Freq::Yearly, j + 1)
+    } else if let Some(e) = t.lit(j, "工作日") {
+        let mut r = Recur::new(Freq::Weekly);
+        r.byday = Recur::WORKDAYS;
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    } else {
+        return None;
+    };
+    let mut r = Recur::new(freq);
+    r.interval = interval;
+    if freq == Freq::Monthly {
+        // 每月最后一天, 每月底, 每个月的最后一天
+        let k = if t.at(e) == '的' { e + 1 } else { e };
+        if let Some((e2, _)) = t.lit_longest(k, &["最后一天", "底", "末"]) {
+            r.last_day = true;
+            e = e2;
+        }
+    }
+    if freq == Freq::Weekly {
+        if t.at(e) == '末' {
+            r.byday = Recur::WEEKEND;
+            e += 1;
+        } else {
+            // a list of weekdays: 一三五, 一、三、五, 一和三, 周一周三
+            let start = e;
+            let mut k = e;
+            loop {
+                let c = t.at(k);
+                let Some(wd) = weekday_char(c) else { break };
+                if c.is_ascii_digit() && t.at(k + 1).is_ascii_digit() {
+                    break;
+                }
+                r.byday |= 1 << wd;
+                k += 1;
+                e = k;
+                let mut k2 = k;
+                if matches!(t.at(k2), '、' | ',' | '和' | '及' | '与') {
+                    k2 += 1;
+                }
+                if let Some(w) = week_word(t, k2) {
+                    k2 = w;
+                }
+                if k2 > k {
+                    if weekday_char(t.at(k2)).is_none() {
+                        break;
+                    }
+                    k = k2;
+                    continue;
+                }
+                // a span of weekdays: 每周一至周五, 每周一到五
+                if matches!(t.at(k), '至' | '到' | '-' | '~') {
+                    let mut k3 = k + 1;
+                    if let Some(w) = week_word(t, k3) {
+                        k3 = w;
+                    }
+                    if let Some(last) = weekday_char(t.at(k3))
+                        && last > wd
+                        && !t.at(k3 + 1).is_ascii_digit()
+                    {
+                        for d in wd..=last {
+                            r.byday |= 1 << d;
+                        }
+                        e = k3 + 1;
+                    }
+                    break;
+                }
+            }
+            // "每周一次" = once a week
+            if matches!(t.at(e), '次' | '遍' | '回') {
+                r.byday = 0;
+                e = start;
+            }
+        }
+    }
+    Some((e, date_atom(|x| x.recur = Some(r))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_word_passes_the_prefilter() {
+        let mut words: Vec<&str> = Vec::new();
+        words.extend(REL_DAYS.iter().map(|w| w.0));
+        words.extend(DAY_SEGS.iter().map(|w| w.0));
+        words.extend(SEGS.iter().map(|w| w.0));
+        words.extend(WEEK_PREFIXES.iter().map(|w| w.0));
+        words.extend(YEAR_RELS.iter().map(|w| w.0));
+        words.extend(MONTH_RELS.iter().map(|w| w.0));
+        words.extend(MONTH_PART_WORDS.iter().map(|w| w.0));
+        words.extend(YEAR_PART_WORDS.iter().map(|w| w.0));
+        words.extend(NEXT_DAY_WORDS);
+        words.extend(NOW_WORDS);
+        words.extend(DUR_GLUE_WORDS);
+        words.extend(WORKDAY_WORDS);
+        words.extend(WEEK_WORDS);
+        words.push("午夜");
+        words.push("天天");
+        for w in words {
+            let c = w.chars().next().unwrap();
+            assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
+        }
+        // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
+        for c in "到至从由的每早晚".chars() {
+            assert!(may_start_word(c), "{c} is missing from may_start_word");
+        }
+    }
+}

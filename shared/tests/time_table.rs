@@ -1,0 +1,451 @@
+//! Data-driven table for the time resolver: `tests/data/time_cases.tsv`.
+//!
+//! Each row: `name \t ref \t tz \t text \t expect`, where `ref` is the local wall-clock reference
+//! time in `tz`. `expect` is `-` (no match) or the matches joined by ` | `, each written
+//! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. span=s-e]`.
+//! Rows named `resolve/...` check `resolve()` and omit `[text]`. Fields not listed must be empty;
+//! `grain` and `span` are checked only when given. Every mismatch is listed before failing.
+
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+use chrono_tz::Tz;
+use quickact_shared::time::{Grain, Resolution, Segment, TimeContext, find_all, resolve};
+
+const TABLE: &str = include_str!("data/time_cases.tsv");
+
+struct Row<'a> {
+    line: usize,
+    name: &'a str,
+    ctx: TimeContext,
+    text: &'a str,
+    expect: &'a str,
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Exp {
+    text: Option<String>,
+    span: Option<(usize, usize)>,
+    date: Option<NaiveDate>,
+    start: Option<NaiveTime>,
+    end: Option<NaiveTime>,
+    end_date: Option<NaiveDate>,
+    segment: Option<Segment>,
+    duration: Option<u32>,
+    rrule: Option<String>,
+    grain: Option<Grain>,
+}
+
+fn rows() -> Vec<Row<'static>> {
+    let mut out = Vec::new();
+    for (k, line) in TABLE.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        assert_eq!(
+            cols.len(),
+            5,
+            "line {}: expected 5 tab-separated columns",
+            k + 1
+        );
+        let tz: Tz = cols[2]
+            .parse()
+            .unwrap_or_else(|_| panic!("line {}: bad zone {}", k + 1, cols[2]));
+        let naive = NaiveDateTime::parse_from_str(cols[1], "%Y-%m-%d %H:%M")
+            .unwrap_or_else(|_| panic!("line {}: bad ref {}", k + 1, cols[1]));
+        let local = tz
+            .from_local_datetime(&naive)
+            .earliest()
+            .unwrap_or_else(|| panic!("line {}: ref does not exist in zone", k + 1));
+        out.push(Row {
+            line: k + 1,
+            name: cols[0],
+            ctx: TimeContext::new(local.to_utc(), tz),
+            text: cols[3],
+            expect: cols[4],
+        });
+    }
+    out
+}
+
+fn parse_grain(s: &str) -> Grain {
+    match s {
+        "minute" => Grain::Minute,
+        "hour" => Grain::Hour,
+        "day" => Grain::Day,
+        "week" => Grain::Week,
+        "month" => Grain::Month,
+        "year" => Grain::Year,
+        _ => panic!("bad grain {s}"),
+    }
+}
+
+fn time(s: &str) -> NaiveTime {
+    NaiveTime::parse_from_str(s, "%H:%M").unwrap_or_else(|_| panic!("bad time {s}"))
+}
+
+fn parse_one(s: &str) -> Exp {
+    let mut e = Exp::default();
+    let mut rest = s.trim();
+    if let Some(r) = rest.strip_prefix('[') {
+        let close = r.find(']').expect("unclosed [");
+        e.text = Some(r[..close].to_string());
+        rest = r[close + 1..].trim();
+    }
+    for (k, tok) in rest.split_whitespace().enumerate() {
+        if k == 0 {
+            e.date = Some(
+                NaiveDate::parse_from_str(tok, "%Y-%m-%d")
+                    .unwrap_or_else(|_| panic!("bad date {tok}")),
+            );
+        } else if let Some(d) = tok.strip_prefix("..") {
+            e.end_date = Some(NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap());
+        } else if let Some((key, v)) = tok.split_once('=') {
+            match key {
+                "seg" => e.segment = Some(v.parse().unwrap()),
+                "dur" => e.duration = Some(v.parse().unwrap()),
+                "rrule" => e.rrule = Some(v.to_string()),
+                "grain" => e.grain = Some(parse_grain(v)),
+                "span" => {
+                    let (a, b) = v.split_once('-').unwrap();
+                    e.span = Some((a.parse().unwrap(), b.parse().unwrap()));
+                }
+                _ => panic!("unknown key {key}"),
+            }
+        } else if let Some((a, b)) = tok.split_once('-') {
+            e.start = Some(time(a));
+            e.end = Some(time(b));
+        } else {
+            e.start = Some(time(tok));
+        }
+    }
+    e
+}
+
+fn parse_expect(s: &str) -> Vec<Exp> {
+    if s.trim() == "-" {
+        return Vec::new();
+    }
+    s.split(" | ").map(parse_one).collect()
+}
+
+/// Differences between an expectation and a resolution.
+fn diff(e: &Exp, r: &Resolution) -> Vec<String> {
+    let mut d = Vec::new();
+    if e.date != Some(r.date) {
+        d.push(format!("date {:?} != {}", e.date, r.date));
+    }
+    if e.start != r.start_time {
+        d.push(format!("start {:?} != {:?}", e.start, r.start_time));
+    }
+    if e.end != r.end_time {
+        d.push(format!("end {:?} != {:?}", e.end, r.end_time));
+    }
+    if e.end_date != r.end_date {
+        d.push(format!("end_date {:?} != {:?}", e.end_date, r.end_date));
+    }
+    if e.segment != r.segment {
+        d.push(format!("segment {:?} != {:?}", e.segment, r.segment));
+    }
+    if e.duration != r.duration_minutes {
+        d.push(format!(
+            "duration {:?} != {:?}",
+            e.duration, r.duration_minutes
+        ));
+    }
+    if e.rrule != r.rrule {
+        d.push(format!("rrule {:?} != {:?}", e.rrule, r.rrule));
+    }
+    if let Some(g) = e.grain
+        && g != r.grain
+    {
+        d.push(format!("grain {:?} != {:?}", g, r.grain));
+    }
+    d
+}
+
+fn check(row: &Row) -> Option<String> {
+    let exps = parse_expect(row.expect);
+    if row.name.starts_with("resolve/") {
+        let got = resolve(row.text, &row.ctx);
+        return match (exps.first(), got) {
+            (None, None) => None,
+            (None, Some(r)) => Some(format!(
+                "expected None, got {}",
+                serde_json::to_string(&r).unwrap()
+            )),
+            (Some(_), None) => Some("expected a resolution, got None".into()),
+            (Some(e), Some(r)) => {
+                let d = diff(e, &r);
+                (!d.is_empty()).then(|| d.join("; "))
+            }
+        };
+    }
+    let got = find_all(row.text, &row.ctx);
+    let mut problems = Vec::new();
+    if got.len() != exps.len() {
+        problems.push(format!(
+            "{} matches expected, got {}: {:?}",
+            exps.len(),
+            got.len(),
+            got.iter().map(|m| (&m.text, m.span)).collect::<Vec<_>>()
+        ));
+    }
+    for (e, m) in exps.iter().zip(&got) {
+        if let Some(t) = &e.text
+            && *t != m.text
+        {
+            problems.push(format!("text {:?} != {:?}", t, m.text));
+        }
+        if let Some(sp) = e.span
+            && sp != m.span
+        {
+            problems.push(format!("span {:?} != {:?}", sp, m.span));
+        }
+        // the span must address the original text in code points
+        let by_span: String = row
+            .text
+            .chars()
+            .skip(m.span.0)
+            .take(m.span.1 - m.span.0)
+            .collect();
+        if by_span != m.text {
+            problems.push(format!(
+                "span {:?} does not give the text {:?}",
+                m.span, m.text
+            ));
+        }
+        let d = diff(e, &m.resolution);
+        if !d.is_empty() {
+            problems.push(format!("[{}] {}", m.text, d.join("; ")));
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join(" / "))
+}
+
+fn run(filter: impl Fn(&str) -> bool) -> (usize, Vec<String>) {
+    let mut n = 0;
+    let mut failures = Vec::new();
+    for row in rows().iter().filter(|r| filter(r.name)) {
+        n += 1;
+        if let Some(p) = check(row) {
+            failures.push(format!(
+                "line {} {} {:?}: {}",
+                row.line, row.name, row.text, p
+            ));
+        }
+    }
+    (n, failures)
+}
+
+fn assert_all(what: &str, n: usize, failures: &[String]) {
+    if !failures.is_empty() {
+        panic!(
+            "{} of {} {what} cases failed:\n{}",
+            failures.len(),
+            n,
+            failures.join("\n")
+        );
+    }
+    println!("{what}: {n} passed, 0 failed");
+}
+
+#[test]
+fn table() {
+    let (n, failures) = run(|name| !name.starts_with("sentence/"));
+    assert_all("table", n, &failures);
+}
+
+#[test]
+fn sentences() {
+    let (n, failures) = run(|name| name.starts_with("sentence/"));
+    assert!(n >= 20, "too few sentence cases: {n}");
+    assert_all("sentence", n, &failures);
+}
+
+#[test]
+fn table_is_large_enough() {
+    assert!(
+        rows().len() >= 300,
+        "the table needs at least 300 cases, has {}",
+        rows().len()
+    );
+}
+
+#[test]
+fn segment_api() {
+    assert_eq!("afternoon".parse::<Segment>(), Ok(Segment::Afternoon));
+    assert_eq!("下午".parse::<Segment>(), Ok(Segment::Afternoon));
+    assert_eq!(
+        "early_morning".parse::<Segment>(),
+        Ok(Segment::EarlyMorning)
+    );
+    assert_eq!("凌晨".parse::<Segment>(), Ok(Segment::EarlyMorning));
+    assert_eq!("All Day".parse::<Segment>(), Ok(Segment::AllDay));
+    assert_eq!("tonight".parse::<Segment>(), Ok(Segment::Evening));
+    assert!("brunchtime".parse::<Segment>().is_err());
+    for s in Segment::ALL {
+        assert_eq!(s.as_str().parse::<Segment>(), Ok(s));
+        assert_eq!(s.zh_word().parse::<Segment>(), Ok(s));
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            format!("\"{}\"", s.as_str())
+        );
+        let (a, b) = s.bounds();
+        assert!(a < b);
+    }
+    assert_eq!(Segment::Forenoon.bounds(), (time("09:00"), time("11:59")));
+    assert_eq!(Segment::Evening.bounds(), (time("18:00"), time("23:59")));
+    assert_eq!(Segment::AllDay.bounds(), (time("00:00"), time("23:59")));
+}
+
+#[test]
+fn resolution_serialises_compactly() {
+    let tz: Tz = "Asia/Shanghai".parse().unwrap();
+    let now = tz.with_ymd_and_hms(2026, 3, 4, 10, 0, 0).unwrap().to_utc();
+    let ctx = TimeContext::new(now, tz);
+    assert_eq!(ctx.today(), NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
+    let r = resolve("明天下午3点到4点", &ctx).unwrap();
+    let v: serde_json::Value = serde_json::to_value(&r).unwrap();
+    assert_eq!(v["date"], "2026-03-05");
+    assert_eq!(v["start_time"], "15:00");
+    assert_eq!(v["end_time"], "16:00");
+    assert_eq!(v["grain"], "hour");
+    assert!(v["end_date"].is_null());
+    let m = &find_all("把2月8日的会议改到晚上8点", &ctx)[1];
+    let v = serde_json::to_value(m).unwrap();
+    assert_eq!(v["span"], serde_json::json!([10, 14]));
+    assert_eq!(v["resolution"]["start_time"], "20:00");
+}
+
+/// Random mixes of time-ish fragments must never panic (debug builds check overflow) and every
+/// span must address the original text.
+#[test]
+fn no_panics_on_noise() {
+    const PARTS: &[&str] = &[
+        "明天",
+        "下午",
+        "3",
+        "点",
+        "到",
+        "5",
+        "每周",
+        "一",
+        "三",
+        "五",
+        "号",
+        "月",
+        "年",
+        "2026",
+        "-",
+        ":",
+        "30",
+        "半",
+        "刻",
+        "后",
+        "前",
+        "天",
+        "小时",
+        "分钟",
+        "周",
+        "末",
+        "星期",
+        "上",
+        "下",
+        "个",
+        "晚上",
+        "凌晨",
+        "十",
+        "二",
+        "廿",
+        "99999999",
+        "999",
+        "0",
+        "24",
+        "25",
+        "00",
+        "/",
+        "·",
+        "~",
+        "，",
+        "的",
+        "（",
+        "）",
+        "next",
+        "monday",
+        "at",
+        "pm",
+        "am",
+        "in",
+        "days",
+        "ago",
+        "from",
+        "to",
+        "and",
+        "between",
+        "every",
+        "the",
+        "5th",
+        "of",
+        "march",
+        "noon",
+        "midnight",
+        "for",
+        "hours",
+        "a",
+        "half",
+        "quarter",
+        "past",
+        "week",
+        "weekend",
+        " ",
+        " ",
+        "１",
+        "：",
+        "每隔",
+        "个月",
+        "最后一天",
+        "过",
+        "再过",
+        "次日",
+        "2.5",
+        "0.01",
+        "31",
+        "29",
+        "2月",
+        "feb",
+        "9a",
+        "p.m.",
+        "in 4294967 hours",
+        "99999999天后",
+        "every 99999999 weeks",
+        "4294967295",
+        "每4294967295天",
+        "99999 years ago",
+    ];
+    let tz: Tz = "Europe/Berlin".parse().unwrap();
+    let ctx = TimeContext::new(
+        tz.with_ymd_and_hms(2026, 3, 29, 1, 30, 0).unwrap().to_utc(),
+        tz,
+    );
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut s = String::new();
+    for _ in 0..8_000 {
+        s.clear();
+        let n = 1 + (next() % 9) as usize;
+        for _ in 0..n {
+            s.push_str(PARTS[(next() % PARTS.len() as u64) as usize]);
+        }
+        for m in find_all(&s, &ctx) {
+            let by_span: String = s.chars().skip(m.span.0).take(m.span.1 - m.span.0).collect();
+            assert_eq!(by_span, m.text, "input {s:?}");
+            assert!(m.span.0 < m.span.1, "empty span in {s:?}");
+        }
+        let _ = resolve(&s, &ctx);
+    }
+}
