@@ -35,6 +35,14 @@ pub struct Config {
     pub max_active_tasks_per_user: i64,
     pub model: ModelConfig,
     pub worker: WorkerConfig,
+    pub planner: PlannerConfig,
+}
+
+/// Rules of the planner that deployments may tune.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannerConfig {
+    /// `QUICKACT_DEFAULT_EVENT_MINUTES`, default 60: how long an event lasts when only its start is given.
+    pub default_event_minutes: u32,
 }
 
 /// How the agent reaches a model and what the model costs.
@@ -120,6 +128,9 @@ impl Config {
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
                 name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
+            },
+            planner: PlannerConfig {
+                default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,
             },
         })
     }

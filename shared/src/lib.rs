@@ -8,12 +8,14 @@
 //!   or inside a transaction).
 //! - [`queue`]: the apalis-postgres job that carries a task to a worker.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
+//! - [`planner`]: the items the agent acts on (store, rules).
 //! - [`pricing`]: per-model prices and the cost of a turn.
 //! - [`time`]: the deterministic time resolver (Chinese and English, pure functions).
 
 pub mod config;
 pub mod db;
 pub mod domain;
+pub mod planner;
 pub mod notify;
 pub mod pricing;
 pub mod queue;

@@ -104,10 +104,14 @@ pub fn tool_calls_of(message: &Value) -> Vec<ToolCall> {
         .unwrap_or_default()
 }
 
-/// What the model reads as a tool's answer: the result as compact JSON, or the error, capped.
+/// What the model reads as a tool's answer: the result's `model_view` if it has one (a compact
+/// form; the journal keeps the whole result), else the result, or the error; capped.
 fn tool_content(step: &Step) -> String {
     let text = if step.ok {
-        step.result.as_ref().map_or_else(|| "{}".to_owned(), Value::to_string)
+        match step.result.as_ref() {
+            Some(result) => result.get("model_view").unwrap_or(result).to_string(),
+            None => "{}".to_owned(),
+        }
     } else {
         json!({ "error": step.error.as_deref().unwrap_or("the tool failed") }).to_string()
     };

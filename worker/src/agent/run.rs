@@ -14,6 +14,7 @@ use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
     domain::task::{TaskRecord, TaskStatus, Verdict},
     pricing::PriceTable,
+    time::TimeContext,
     store::{
         steps::{Step, StepKind, insert_step},
         tasks::{OwnerCheck, add_usage, finish_task, lock_for_owner},
@@ -30,7 +31,7 @@ use super::{
 };
 use crate::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall},
-    tools::{FINISH, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text},
+    tools::{FINISH, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
 };
 
 /// Most model turns of one run.
@@ -278,6 +279,7 @@ impl Run<'_> {
                 input_text: &cx.task.input_text,
                 reference_time: cx.task.reference_time,
                 time_zone: cx.time_zone,
+                time: TimeContext::new(cx.task.reference_time, cx.time_zone),
                 state,
             };
             let output = match (parsed, cx.tools.get(&call.name)) {
@@ -290,7 +292,11 @@ impl Run<'_> {
                 (Ok(arguments), Some(tool)) => {
                     // A savepoint, so a failed tool leaves no partial change behind.
                     let mut savepoint = tx.begin().await?;
-                    match tool.execute(&context, &mut savepoint, arguments.clone()).await {
+                    let executed = match prepare_arguments(tool.as_ref(), arguments.clone()) {
+                        Ok(arguments) => tool.execute(&context, &mut savepoint, arguments).await,
+                        Err(err) => Err(err),
+                    };
+                    match executed {
                         Ok(output) => {
                             savepoint.commit().await?;
                             Ok(output)

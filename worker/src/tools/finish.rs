@@ -38,8 +38,9 @@ impl Tool for FinishTool {
     fn description(&self) -> &'static str {
         "End the run with exactly one verdict. action_completed: the requested action was done (or the \
          requested list was shown). need_clarification: ONLY when the last search returned several \
-         candidates that the sentence cannot tell apart; list their ids in options and say in suggestion \
-         how to phrase the next request. error: the request cannot be done; say why, and give a suggestion \
+         candidates that the sentence cannot tell apart (list their ids in options), or when a tool reported \
+         a time that has passed or a conflict the user must decide; say in suggestion how to phrase the next \
+         request. error: the request cannot be done; say why, and give a suggestion \
          for the next request."
     }
 
@@ -88,6 +89,17 @@ fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verd
     match args.result_type {
         ResultType::NeedClarification => {
             let candidates = state.last_search.as_deref().unwrap_or_default();
+            if let Some(decision) = &state.decision {
+                // A passed time or a conflict: the user decides. Conflicting items are the options.
+                let conflicts = decision.get("conflicts").and_then(Value::as_array).cloned().unwrap_or_default();
+                if !conflicts.is_empty() {
+                    verdict.options = Some(conflicts.into_iter().take(MAX_OPTIONS).collect());
+                }
+                if verdict.suggestion.is_none() {
+                    verdict.suggestion = decision.get("suggestion").and_then(Value::as_str).map(str::to_owned);
+                }
+                return Ok(verdict);
+            }
             if candidates.len() < 2 {
                 return Err(ToolError::Refused(match candidates.len() {
                     0 if state.last_search.is_none() => "need_clarification is refused: no search was made. Search first; \
@@ -176,6 +188,7 @@ mod tests {
             input_text: "x",
             reference_time: Utc::now(),
             time_zone: chrono_tz::Asia::Shanghai,
+            time: quickact_shared::time::TimeContext::new(Utc::now(), chrono_tz::Asia::Shanghai),
             state,
         }
     }
@@ -217,6 +230,15 @@ mod tests {
         assert_eq!(options[0]["title"], "A");
         assert_eq!(options[1]["title"], "C");
         assert!(verdict.suggestion.is_some());
+    }
+
+    #[test]
+    fn a_passed_time_makes_a_clarification_legitimate() {
+        let mut state = RunState::default();
+        state.observe("create_item", &json!({"outcome": "time_passed", "suggestion": "明天下午3点"}));
+        let verdict = verdict_from(&context(&state), args(json!({"result_type": "need_clarification", "message": "passed"}))).unwrap();
+        assert_eq!(verdict.suggestion.as_deref(), Some("明天下午3点"));
+        assert_eq!(verdict.options, None);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //!   changed), rebuilt from the journal on replay.
 
 pub mod finish;
+pub mod planner;
 pub mod state;
 
 use std::{collections::BTreeMap, sync::Arc};
@@ -18,7 +19,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use futures::future::BoxFuture;
-use quickact_shared::domain::task::Verdict;
+use quickact_shared::{domain::task::Verdict, time::TimeContext};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -38,6 +39,8 @@ pub struct ToolContext<'a> {
     /// The moment the user wrote the sentence, and their zone: dates resolve against these.
     pub reference_time: DateTime<Utc>,
     pub time_zone: Tz,
+    /// The same, as the time resolver takes it.
+    pub time: TimeContext,
     pub state: &'a RunState,
 }
 
@@ -88,9 +91,12 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every tool of the contract.
-    pub fn standard() -> Self {
+    pub fn standard(settings: planner::PlannerSettings) -> Self {
         let mut registry = ToolRegistry::default();
         registry.register(Arc::new(finish::FinishTool));
+        for tool in planner::tools(settings) {
+            registry.register(tool);
+        }
         registry
     }
 
@@ -134,7 +140,76 @@ pub fn parse_arguments_text(raw: &str) -> Result<Value, ToolError> {
     Ok(value)
 }
 
+/// Checks arguments against a tool's JSON schema: unknown properties (when the schema forbids
+/// them), missing required ones, wrong JSON types and values outside an enum. Serde then reads the
+/// checked value into the tool's typed form.
+pub fn check_against_schema(tool: &str, schema: &Value, arguments: &Value) -> Result<(), ToolError> {
+    let invalid = |m: String| Err(ToolError::InvalidArguments(format!("invalid arguments for {tool}: {m}")));
+    let Some(object) = arguments.as_object() else { return invalid("expected a JSON object".into()) };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        for key in object.keys() {
+            if !properties.is_some_and(|p| p.contains_key(key)) {
+                let known: Vec<&String> = properties.map(|p| p.keys().collect()).unwrap_or_default();
+                return invalid(format!("unknown argument {key:?}; the arguments are {known:?}"));
+            }
+        }
+    }
+    for required in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        if object.get(required).is_none_or(Value::is_null) {
+            return invalid(format!("missing required argument {required:?}"));
+        }
+    }
+    for (key, value) in object {
+        let Some(spec) = properties.and_then(|p| p.get(key)) else { continue };
+        if value.is_null() {
+            continue;
+        }
+        let expected = spec.get("type").and_then(Value::as_str).unwrap_or("any");
+        let fits = match expected {
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            _ => true,
+        };
+        if !fits {
+            return invalid(format!("{key:?} must be of type {expected}, got {value}"));
+        }
+        if let (Some(allowed), Some(text)) = (spec.get("enum").and_then(Value::as_array), value.as_str()) {
+            if !allowed.iter().any(|a| a.as_str() == Some(text)) {
+                return invalid(format!("{key:?} must be one of {allowed:?}, got {text:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Deserialises arguments into a tool's typed form; serde's message names the offending field.
 pub fn typed_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
     serde_json::from_value(arguments).map_err(|e| ToolError::InvalidArguments(format!("invalid arguments for {tool}: {e}")))
+}
+
+/// Prepares a model's arguments for a tool: nulls mean "not given", integers sent as text ("3") or
+/// as 3.0 become integers where the schema wants one, then the result is checked against the schema.
+pub fn prepare_arguments(tool: &dyn Tool, mut arguments: Value) -> Result<Value, ToolError> {
+    let schema = tool.parameters();
+    if let Some(object) = arguments.as_object_mut() {
+        object.retain(|_, v| !v.is_null());
+        for (key, value) in object.iter_mut() {
+            let wants_integer = schema.pointer(&format!("/properties/{key}/type")).and_then(Value::as_str) == Some("integer");
+            if !wants_integer {
+                continue;
+            }
+            if let Some(n) = value.as_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                *value = Value::from(n);
+            } else if let Some(f) = value.as_f64().filter(|f| f.fract() == 0.0 && !value.is_i64() && !value.is_u64()) {
+                *value = Value::from(f as i64);
+            }
+        }
+    }
+    check_against_schema(tool.name(), &schema, &arguments)?;
+    Ok(arguments)
 }

@@ -16,16 +16,27 @@ pub struct RunState {
     pub last_search: Option<Vec<Value>>,
     /// Items created or changed by this run, latest version of each, in order of first change.
     pub changed_items: Vec<Value>,
+    /// The latest outcome that needs the user's decision (a time that has passed, a conflict), until
+    /// a later change succeeds. It makes a clarification legitimate.
+    pub decision: Option<Value>,
 }
+
+/// Outcomes of a tool that leave the choice to the user.
+pub const DECISION_OUTCOMES: [&str; 2] = ["time_passed", "conflict"];
 
 impl RunState {
     /// Takes in a successful tool result. Results carry machine-readable parts: `items` for a
     /// search, `item` for a change.
     pub fn observe(&mut self, tool: &str, result: &Value) {
+        if result.get("outcome").and_then(Value::as_str).is_some_and(|o| DECISION_OUTCOMES.contains(&o)) {
+            self.decision = Some(result.clone());
+            return;
+        }
         if tool == "search_items" {
             let items = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
             self.last_search = Some(items);
         } else if let Some(item) = result.get("item").filter(|i| i.is_object()) {
+            self.decision = None;
             let id = item.get("id").cloned();
             match self.changed_items.iter_mut().find(|known| known.get("id") == id.as_ref()) {
                 Some(known) => *known = item.clone(),
@@ -57,6 +68,16 @@ mod tests {
         state.observe("update_item", &json!({"item": {"id": "a", "title": "y"}}));
         state.observe("create_item", &json!({"item": {"id": "b", "title": "z"}}));
         assert_eq!(state.changed_items, vec![json!({"id": "a", "title": "y"}), json!({"id": "b", "title": "z"})]);
+    }
+
+    #[test]
+    fn a_decision_lasts_until_a_change_succeeds() {
+        let mut state = RunState::default();
+        state.observe("create_item", &json!({"outcome": "conflict", "conflicts": []}));
+        assert!(state.decision.is_some());
+        assert!(state.changed_items.is_empty());
+        state.observe("create_item", &json!({"item": {"id": "a"}}));
+        assert!(state.decision.is_none());
     }
 
     #[test]

@@ -1,0 +1,449 @@
+//! Turning the time arguments of a tool call ("明天下午3点到4点", or structured fields) into an
+//! item's date, times and part of day, with the planner's rules: no date means today, a part of
+//! day without a clock time is that part, a start without an end gets the default duration (and
+//! says so).
+
+use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
+
+use crate::time::{Grain, Resolution, Segment, TimeContext, resolve};
+
+/// Time arguments as a tool receives them; every field is optional.
+#[derive(Debug, Clone, Default)]
+pub struct TimeArguments<'a> {
+    /// Free text for the whole schedule: "明天下午3点到4点", "next friday 3pm", "每周一早上9点".
+    pub when: Option<&'a str>,
+    /// A date as text or ISO: "2月8日", "明天", "2026-02-08".
+    pub date: Option<&'a str>,
+    /// Clock times as text or HH:MM: "下午3点", "15:00".
+    pub start_time: Option<&'a str>,
+    pub end_time: Option<&'a str>,
+    /// A part of day: "afternoon", "下午".
+    pub segment: Option<&'a str>,
+    pub duration_minutes: Option<i64>,
+    /// Recurrence as text ("每周一", "every weekday") or an RRULE.
+    pub recurrence: Option<&'a str>,
+}
+
+impl TimeArguments<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.when.is_none()
+            && self.date.is_none()
+            && self.start_time.is_none()
+            && self.end_time.is_none()
+            && self.segment.is_none()
+            && self.duration_minutes.is_none()
+            && self.recurrence.is_none()
+    }
+}
+
+/// What the arguments say, before defaults are applied.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatedTime {
+    /// `Some` only when the arguments name a day (a time alone leaves the day open).
+    pub date: Option<NaiveDate>,
+    pub start_time: Option<NaiveTime>,
+    pub end_time: Option<NaiveTime>,
+    pub segment: Option<Segment>,
+    pub duration_minutes: Option<u32>,
+    pub recurrence: Option<String>,
+}
+
+/// A complete schedule for an item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    pub date: NaiveDate,
+    pub start_time: Option<NaiveTime>,
+    pub end_time: Option<NaiveTime>,
+    pub segment: Option<Segment>,
+    pub recurrence: Option<String>,
+    /// What was assumed, for the tool result ("no end time given: 1 hour").
+    pub notes: Vec<String>,
+}
+
+impl Schedule {
+    /// Local start (the day's start for an item without a time, the segment's start for a part of day).
+    pub fn starts_at(&self) -> NaiveDateTime {
+        let time = self.start_time.or(self.segment.map(|s| s.bounds().0)).unwrap_or(NaiveTime::MIN);
+        self.date.and_time(time)
+    }
+
+    /// Local end of the schedule (end of the start minute for a bare time, the segment's end, the
+    /// day's end).
+    pub fn ends_at(&self) -> NaiveDateTime {
+        match (self.start_time, self.end_time) {
+            (Some(start), Some(end)) => super::rules::range_end(self.date, start, end),
+            (Some(start), None) => self.date.and_time(start),
+            (None, _) => {
+                let end = self.segment.map_or(NaiveTime::from_hms_opt(23, 59, 0).unwrap(), |s| s.bounds().1);
+                self.date.and_time(end)
+            }
+        }
+    }
+
+    /// A concrete time range (what conflicts are checked for).
+    pub fn range(&self) -> Option<(NaiveDateTime, NaiveDateTime)> {
+        match (self.start_time, self.end_time) {
+            (Some(start), Some(end)) => Some((self.date.and_time(start), super::rules::range_end(self.date, start, end))),
+            _ => None,
+        }
+    }
+}
+
+/// Reads time arguments. Errors name the argument that could not be read.
+pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Result<StatedTime, String> {
+    let mut stated = StatedTime::default();
+    if let Some(text) = non_empty(args.when) {
+        let resolution = resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a time"))?;
+        apply(&mut stated, &resolution, states_a_date(text));
+    }
+    if let Some(text) = non_empty(args.date) {
+        let resolution = match NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+            Ok(date) => Resolution {
+                date,
+                start_time: None,
+                end_time: None,
+                end_date: None,
+                segment: None,
+                duration_minutes: None,
+                rrule: None,
+                grain: Grain::Day,
+            },
+            Err(_) => resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a date"))?,
+        };
+        // A `date` argument always states the day, even "today".
+        apply(&mut stated, &resolution, true);
+    }
+    if let Some(text) = non_empty(args.start_time) {
+        let (time, date) = read_clock(text, ctx).ok_or_else(|| format!("could not read start_time {text:?} as a time"))?;
+        stated.start_time = Some(time);
+        stated.segment = None;
+        if stated.date.is_none() {
+            stated.date = date;
+        }
+    }
+    if let Some(text) = non_empty(args.end_time) {
+        let (time, _) = read_clock(text, ctx).ok_or_else(|| format!("could not read end_time {text:?} as a time"))?;
+        stated.end_time = Some(time);
+    }
+    if let Some(text) = non_empty(args.segment) {
+        let segment: Segment = text.parse().map_err(|_| {
+            format!("unknown segment {text:?}; use all_day, early_morning, morning, forenoon, noon, afternoon or evening")
+        })?;
+        if stated.start_time.is_none() {
+            stated.segment = Some(segment);
+        }
+    }
+    if let Some(minutes) = args.duration_minutes {
+        if !(1..=7 * 24 * 60).contains(&minutes) {
+            return Err(format!("duration_minutes must be between 1 and 10080, got {minutes}"));
+        }
+        stated.duration_minutes = Some(minutes as u32);
+    }
+    if let Some(text) = non_empty(args.recurrence) {
+        stated.recurrence = Some(read_recurrence(text, ctx)?);
+    }
+    if stated.end_time.is_some() && stated.start_time.is_none() {
+        return Err("an end time needs a start time".into());
+    }
+    Ok(stated)
+}
+
+fn apply(stated: &mut StatedTime, resolution: &Resolution, date_is_stated: bool) {
+    let day_or_coarser = matches!(resolution.grain, Grain::Day | Grain::Week | Grain::Month | Grain::Year);
+    if date_is_stated || (day_or_coarser && resolution.duration_minutes.is_none()) {
+        stated.date = Some(resolution.date);
+    }
+    if resolution.start_time.is_some() {
+        stated.start_time = resolution.start_time;
+        stated.end_time = resolution.end_time;
+        stated.segment = None;
+    } else if resolution.segment.is_some() {
+        stated.segment = resolution.segment;
+        stated.start_time = None;
+        stated.end_time = None;
+    }
+    if resolution.duration_minutes.is_some() {
+        stated.duration_minutes = resolution.duration_minutes;
+    }
+    if resolution.rrule.is_some() {
+        stated.recurrence = resolution.rrule.clone();
+    }
+}
+
+/// Completes a stated time into a schedule for a new item: no date means today; a start without an
+/// end lasts `duration` (stated, or `default_minutes` for events) and the notes say so.
+pub fn schedule_for_new_item(stated: &StatedTime, ctx: &TimeContext, is_event: bool, default_minutes: u32) -> Schedule {
+    let mut notes = Vec::new();
+    let date = stated.date.unwrap_or_else(|| {
+        if stated.start_time.is_some() || stated.segment.is_some() {
+            notes.push("no date was given: today".to_owned());
+        }
+        ctx.today()
+    });
+    let mut schedule = Schedule {
+        date,
+        start_time: stated.start_time,
+        end_time: stated.end_time,
+        segment: stated.segment,
+        recurrence: stated.recurrence.clone(),
+        notes,
+    };
+    if let (Some(start), None) = (schedule.start_time, schedule.end_time) {
+        match stated.duration_minutes {
+            Some(minutes) => schedule.end_time = Some(add_minutes(start, minutes)),
+            None if is_event => {
+                let end = add_minutes(start, default_minutes);
+                schedule.end_time = Some(end);
+                schedule.notes.push(format!(
+                    "no end time was given: the default duration of {} applies (until {})",
+                    describe_minutes(default_minutes),
+                    end.format("%H:%M")
+                ));
+            }
+            None => {}
+        }
+    }
+    schedule
+}
+
+/// Applies a stated time to an existing item's schedule: a time alone keeps the item's date; a new
+/// start without an end keeps the item's duration; a part of day replaces clock times.
+pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32) -> Schedule {
+    let mut next = current.clone();
+    next.notes.clear();
+    if let Some(date) = stated.date {
+        next.date = date;
+    }
+    if let Some(segment) = stated.segment {
+        next.segment = Some(segment);
+        next.start_time = None;
+        next.end_time = None;
+    }
+    if let Some(start) = stated.start_time {
+        next.segment = None;
+        next.start_time = Some(start);
+        next.end_time = match (stated.end_time, stated.duration_minutes, current.start_time, current.end_time) {
+            (Some(end), _, _, _) => Some(end),
+            (None, Some(minutes), _, _) => Some(add_minutes(start, minutes)),
+            (None, None, Some(old_start), Some(old_end)) => {
+                let old_minutes = (super::rules::range_end(current.date, old_start, old_end) - current.date.and_time(old_start)).num_minutes();
+                Some(add_minutes(start, old_minutes.max(1) as u32))
+            }
+            (None, None, _, _) => {
+                let end = add_minutes(start, default_minutes);
+                next.notes.push(format!(
+                    "no end time was given: the default duration of {} applies (until {})",
+                    describe_minutes(default_minutes),
+                    end.format("%H:%M")
+                ));
+                Some(end)
+            }
+        };
+    } else if let (Some(minutes), Some(start)) = (stated.duration_minutes, next.start_time) {
+        next.end_time = Some(add_minutes(start, minutes));
+    }
+    if stated.recurrence.is_some() {
+        next.recurrence = stated.recurrence.clone();
+    }
+    next
+}
+
+/// Moves a schedule by `minutes` (negative: earlier), carrying the date across midnight.
+pub fn shift(current: &Schedule, minutes: i64) -> Result<Schedule, String> {
+    let mut next = current.clone();
+    next.notes.clear();
+    match current.start_time {
+        Some(start) => {
+            let moved = current.date.and_time(start) + Duration::minutes(minutes);
+            next.date = moved.date();
+            next.start_time = Some(moved.time());
+            next.end_time = current.end_time.map(|end| (current.date.and_time(end) + Duration::minutes(minutes)).time());
+        }
+        None if minutes % (24 * 60) == 0 => next.date = current.date + Duration::minutes(minutes),
+        None => return Err("the item has no clock time to move; give a new time instead".into()),
+    }
+    Ok(next)
+}
+
+/// Reads a duration ("半小时", "1个小时", "90 minutes", "2 days") in minutes; a leading "提前",
+/// "早", "earlier" or "-" makes it negative.
+pub fn read_duration(text: &str, ctx: &TimeContext) -> Option<i64> {
+    let trimmed = text.trim();
+    let lower = trimmed.to_lowercase();
+    let negative = trimmed.starts_with('-') || trimmed.starts_with("提前") || trimmed.starts_with('早') || lower.contains("earlier") || lower.contains("before");
+    let body = trimmed.trim_start_matches(['-', '+']);
+    if let Ok(minutes) = body.parse::<i64>() {
+        return Some(if negative { -minutes } else { minutes });
+    }
+    let resolution = resolve(body, ctx)?;
+    let minutes = match resolution.duration_minutes {
+        Some(minutes) => i64::from(minutes),
+        // "2天" / "3 days" read as offsets: the distance from today.
+        None if resolution.grain == Grain::Day && resolution.start_time.is_none() => (resolution.date - ctx.today()).num_minutes(),
+        None => return None,
+    };
+    (minutes != 0).then_some(if negative { -minutes.abs() } else { minutes })
+}
+
+/// A clock time from `HH:MM` or text ("下午3点", "3pm"), and the date the text states, if any.
+fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveDate>)> {
+    if let Ok(time) = NaiveTime::parse_from_str(text, "%H:%M") {
+        return Some((time, None));
+    }
+    let resolution = resolve(text, ctx)?;
+    let time = resolution.start_time?;
+    Some((time, states_a_date(text).then_some(resolution.date)))
+}
+
+fn read_recurrence(text: &str, ctx: &TimeContext) -> Result<String, String> {
+    let upper = text.trim().trim_start_matches("RRULE:").to_ascii_uppercase();
+    if upper.starts_with("FREQ=") {
+        let valid = upper.split(';').all(|part| {
+            part.split_once('=').is_some_and(|(k, v)| !v.is_empty() && k.chars().all(|c| c.is_ascii_uppercase()))
+        });
+        return if valid { Ok(upper) } else { Err(format!("{text:?} is not a valid RRULE")) };
+    }
+    resolve(text, ctx)
+        .and_then(|r| r.rrule)
+        .ok_or_else(|| format!("could not read {text:?} as a recurrence (e.g. 每周一, every weekday, FREQ=WEEKLY;BYDAY=MO)"))
+}
+
+/// Whether text names a day (as opposed to only a time of day). Used to tell "改到晚上8点" (keep the
+/// item's day) from "改到明天晚上8点".
+pub fn states_a_date(text: &str) -> bool {
+    const MARKERS: [&str; 44] = [
+        "今", "明", "昨", "后天", "後天", "前天", "周", "週", "星期", "礼拜", "禮拜", "月", "年", "号", "號", "日", "天后", "天以后",
+        "天前", "每", "工作日", "today", "tomorrow", "tonight", "yesterday", "week", "month", "year", "mon", "tue", "wed", "thu",
+        "fri", "sat", "sun", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "every",
+    ];
+    const MORE: [&str; 8] = ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily"];
+    let lower = text.to_lowercase();
+    if MARKERS.iter().chain(MORE.iter()).any(|m| lower.contains(m)) {
+        return true;
+    }
+    // Numeric dates: 2/8, 2026-02-08, 2.8 (a digit, a separator, a digit; "15:30" is a time).
+    let chars: Vec<char> = lower.chars().collect();
+    chars.windows(3).any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit())
+}
+
+fn non_empty(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty())
+}
+
+fn add_minutes(time: NaiveTime, minutes: u32) -> NaiveTime {
+    time.overflowing_add_signed(Duration::minutes(i64::from(minutes))).0
+}
+
+fn describe_minutes(minutes: u32) -> String {
+    match minutes {
+        60 => "1 hour".to_owned(),
+        m if m % 60 == 0 => format!("{} hours", m / 60),
+        m => format!("{m} minutes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+
+    fn ctx() -> TimeContext {
+        // Saturday 2026-11-21 10:00 in Shanghai.
+        TimeContext::new(Utc.with_ymd_and_hms(2026, 11, 21, 2, 0, 0).unwrap(), chrono_tz::Asia::Shanghai)
+    }
+
+    fn time(h: u32, m: u32) -> NaiveTime {
+        NaiveTime::from_hms_opt(h, m, 0).unwrap()
+    }
+
+    fn date(m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, m, d).unwrap()
+    }
+
+    #[test]
+    fn a_range_in_free_text_becomes_an_event_schedule() {
+        let stated = read_time_arguments(&TimeArguments { when: Some("明天下午3点到4点"), ..Default::default() }, &ctx()).unwrap();
+        let schedule = schedule_for_new_item(&stated, &ctx(), true, 60);
+        assert_eq!((schedule.date, schedule.start_time, schedule.end_time), (date(11, 22), Some(time(15, 0)), Some(time(16, 0))));
+        assert!(schedule.notes.is_empty());
+    }
+
+    #[test]
+    fn a_start_without_an_end_gets_the_default_duration_and_says_so() {
+        let stated = read_time_arguments(&TimeArguments { when: Some("明天下午3点"), ..Default::default() }, &ctx()).unwrap();
+        let schedule = schedule_for_new_item(&stated, &ctx(), true, 60);
+        assert_eq!(schedule.end_time, Some(time(16, 0)));
+        assert!(schedule.notes[0].contains("1 hour"), "{:?}", schedule.notes);
+    }
+
+    #[test]
+    fn a_part_of_day_without_a_clock_is_the_segment() {
+        let stated = read_time_arguments(&TimeArguments { when: Some("明天下午"), ..Default::default() }, &ctx()).unwrap();
+        let schedule = schedule_for_new_item(&stated, &ctx(), true, 60);
+        assert_eq!(schedule.segment, Some(Segment::Afternoon));
+        assert_eq!(schedule.start_time, None);
+        assert_eq!(schedule.date, date(11, 22));
+    }
+
+    #[test]
+    fn no_date_means_today() {
+        let stated = read_time_arguments(&TimeArguments { start_time: Some("15:00"), ..Default::default() }, &ctx()).unwrap();
+        let schedule = schedule_for_new_item(&stated, &ctx(), false, 60);
+        assert_eq!(schedule.date, date(11, 21));
+        assert_eq!(schedule.end_time, None, "to-dos do not get a default duration");
+    }
+
+    #[test]
+    fn a_time_alone_keeps_the_items_date_when_rescheduling() {
+        let current = Schedule { date: date(2, 8), start_time: Some(time(14, 0)), end_time: Some(time(15, 30)), segment: None, recurrence: None, notes: vec![] };
+        let stated = read_time_arguments(&TimeArguments { when: Some("晚上8点"), ..Default::default() }, &ctx()).unwrap();
+        assert_eq!(stated.date, None);
+        let next = reschedule(&current, &stated, 60);
+        assert_eq!((next.date, next.start_time, next.end_time), (date(2, 8), Some(time(20, 0)), Some(time(21, 30))));
+
+        let stated = read_time_arguments(&TimeArguments { when: Some("明天晚上8点"), ..Default::default() }, &ctx()).unwrap();
+        let next = reschedule(&current, &stated, 60);
+        assert_eq!(next.date, date(11, 22));
+    }
+
+    #[test]
+    fn shifting_moves_both_ends_across_midnight() {
+        let current = Schedule { date: date(2, 8), start_time: Some(time(23, 30)), end_time: Some(time(23, 50)), segment: None, recurrence: None, notes: vec![] };
+        let next = shift(&current, 30).unwrap();
+        assert_eq!((next.date, next.start_time, next.end_time), (date(2, 9), Some(time(0, 0)), Some(time(0, 20))));
+    }
+
+    #[test]
+    fn durations_read_with_their_sign() {
+        assert_eq!(read_duration("半小时", &ctx()), Some(30));
+        assert_eq!(read_duration("提前1个小时", &ctx()), Some(-60));
+        assert_eq!(read_duration("45", &ctx()), Some(45));
+        assert_eq!(read_duration("-15", &ctx()), Some(-15));
+    }
+
+    #[test]
+    fn recurrences_come_from_text_or_rrules() {
+        let stated = read_time_arguments(&TimeArguments { recurrence: Some("每周一"), ..Default::default() }, &ctx()).unwrap();
+        assert_eq!(stated.recurrence.as_deref(), Some("FREQ=WEEKLY;BYDAY=MO"));
+        let stated = read_time_arguments(&TimeArguments { recurrence: Some("FREQ=DAILY"), ..Default::default() }, &ctx()).unwrap();
+        assert_eq!(stated.recurrence.as_deref(), Some("FREQ=DAILY"));
+        assert!(read_time_arguments(&TimeArguments { recurrence: Some("sometimes"), ..Default::default() }, &ctx()).is_err());
+    }
+
+    #[test]
+    fn unreadable_times_name_the_argument() {
+        let err = read_time_arguments(&TimeArguments { start_time: Some("teatime-ish"), ..Default::default() }, &ctx()).unwrap_err();
+        assert!(err.contains("start_time"));
+    }
+
+    #[test]
+    fn dates_are_told_from_times() {
+        for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow"] {
+            assert!(states_a_date(text), "{text}");
+        }
+        for text in ["晚上8点", "15:30", "3pm", "下午3点到4点", "noon"] {
+            assert!(!states_a_date(text), "{text}");
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! SQL on items. Every function is scoped to one user: an item of another user is invisible, as if
+//! it did not exist.
+
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+use super::item::ItemRecord;
+
+/// Every field of an item a writer sets (creation, or the merged result of an update).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemFields {
+    pub kind: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub date: NaiveDate,
+    pub start_time: Option<NaiveTime>,
+    pub end_time: Option<NaiveTime>,
+    pub segment: Option<String>,
+    pub priority: Option<i16>,
+    pub item_group: Option<String>,
+    pub status: String,
+    pub recurrence: Option<String>,
+}
+
+impl ItemFields {
+    pub fn of(item: &ItemRecord) -> Self {
+        ItemFields {
+            kind: item.kind.clone(),
+            title: item.title.clone(),
+            description: item.description.clone(),
+            date: item.date,
+            start_time: item.start_time,
+            end_time: item.end_time,
+            segment: item.segment.clone(),
+            priority: item.priority,
+            item_group: item.item_group.clone(),
+            status: item.status.clone(),
+            recurrence: item.recurrence.clone(),
+        }
+    }
+}
+
+pub async fn insert_item(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    fields: &ItemFields,
+    task_id: Option<Uuid>,
+) -> Result<ItemRecord, sqlx::Error> {
+    sqlx::query_as!(
+        ItemRecord,
+        r#"INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                              item_group, status, completed_at, recurrence, created_by_task, updated_by_task)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                   CASE WHEN $12 = 'completed' THEN now() END, $13, $14, $14)
+           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+        Uuid::now_v7(),
+        user_id,
+        fields.kind,
+        fields.title,
+        fields.description,
+        fields.date,
+        fields.start_time,
+        fields.end_time,
+        fields.segment,
+        fields.priority,
+        fields.item_group,
+        fields.status,
+        fields.recurrence,
+        task_id,
+    )
+    .fetch_one(db)
+    .await
+}
+
+/// A live (not deleted) item of `user_id`.
+pub async fn find_item(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Result<Option<ItemRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        ItemRecord,
+        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
+           FROM items WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL"#,
+        id,
+        user_id,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Replaces the fields of a live item. `completed_at` follows `status`: set when it becomes
+/// completed, kept while it stays completed, cleared when it is reopened.
+pub async fn update_item(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    id: Uuid,
+    fields: &ItemFields,
+    task_id: Option<Uuid>,
+) -> Result<Option<ItemRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        ItemRecord,
+        r#"UPDATE items SET kind = $3, title = $4, description = $5, date = $6, start_time = $7, end_time = $8,
+                  segment = $9, priority = $10, item_group = $11, status = $12,
+                  completed_at = CASE WHEN $12 = 'completed' THEN coalesce(completed_at, now()) END,
+                  recurrence = $13, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
+           WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
+           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+        id,
+        user_id,
+        fields.kind,
+        fields.title,
+        fields.description,
+        fields.date,
+        fields.start_time,
+        fields.end_time,
+        fields.segment,
+        fields.priority,
+        fields.item_group,
+        fields.status,
+        fields.recurrence,
+        task_id,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Soft-deletes a live item; returns it as it was.
+pub async fn delete_item(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    id: Uuid,
+    task_id: Option<Uuid>,
+) -> Result<Option<ItemRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        ItemRecord,
+        r#"UPDATE items SET deleted_at = now(), updated_at = now(), updated_by_task = coalesce($3, updated_by_task)
+           WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
+           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+        id,
+        user_id,
+        task_id,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// How a search orders its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// By date and time (a to-do's due date and deadline).
+    Deadline,
+    /// By importance: quadrant 1 first when descending.
+    Priority,
+    /// By creation.
+    Id,
+}
+
+impl SortKey {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortKey::Deadline => "deadline",
+            SortKey::Priority => "priority",
+            SortKey::Id => "id",
+        }
+    }
+}
+
+/// A search over one user's live items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemQuery {
+    pub kind: Option<String>,
+    /// `None`: open and completed.
+    pub status: Option<String>,
+    /// Inclusive local bounds on the item's start.
+    pub from: Option<NaiveDateTime>,
+    pub to: Option<NaiveDateTime>,
+    /// Every term must occur in the title or the description (case-insensitive).
+    pub terms: Vec<String>,
+    pub sort: SortKey,
+    pub descending: bool,
+    pub limit: i64,
+}
+
+/// One page of a search and how many items match in all.
+pub async fn search_items(
+    db: &mut sqlx::PgConnection,
+    user_id: Uuid,
+    query: &ItemQuery,
+) -> Result<(Vec<ItemRecord>, i64), sqlx::Error> {
+    let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
+    let items = sqlx::query_as!(
+        ItemRecord,
+        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
+           FROM items
+           WHERE user_id = $1 AND deleted_at IS NULL
+             AND ($2::text IS NULL OR kind = $2)
+             AND ($3::text IS NULL OR status = $3)
+             AND ($4::timestamp IS NULL OR ends_at >= $4)
+             AND ($5::timestamp IS NULL OR starts_at <= $5)
+             AND (SELECT coalesce(bool_and(title ILIKE p OR coalesce(description, '') ILIKE p), true) FROM unnest($6::text[]) AS p)
+           ORDER BY
+             CASE WHEN $7 = 'priority' AND $8 THEN coalesce(priority, 5) END ASC,
+             CASE WHEN $7 = 'priority' AND NOT $8 THEN coalesce(priority, 5) END DESC,
+             CASE WHEN $7 = 'priority' OR ($7 = 'deadline' AND NOT $8) THEN starts_at END ASC,
+             CASE WHEN $7 = 'deadline' AND $8 THEN starts_at END DESC,
+             CASE WHEN $7 <> 'priority' AND $8 THEN id END DESC,
+             id ASC
+           LIMIT $9"#,
+        user_id,
+        query.kind,
+        query.status,
+        query.from,
+        query.to,
+        &patterns,
+        query.sort.as_str(),
+        query.descending,
+        query.limit,
+    )
+    .fetch_all(&mut *db)
+    .await?;
+    let total = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM items
+           WHERE user_id = $1 AND deleted_at IS NULL
+             AND ($2::text IS NULL OR kind = $2)
+             AND ($3::text IS NULL OR status = $3)
+             AND ($4::timestamp IS NULL OR ends_at >= $4)
+             AND ($5::timestamp IS NULL OR starts_at <= $5)
+             AND (SELECT coalesce(bool_and(title ILIKE p OR coalesce(description, '') ILIKE p), true) FROM unnest($6::text[]) AS p)"#,
+        user_id,
+        query.kind,
+        query.status,
+        query.from,
+        query.to,
+        &patterns,
+    )
+    .fetch_one(&mut *db)
+    .await?;
+    Ok((items, total))
+}
+
+/// Open events of `user_id` with a concrete time range overlapping `[start, end)`:
+/// `existing.start < new.end AND existing.end > new.start`.
+pub async fn find_conflicts(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    start: NaiveDateTime,
+    end: NaiveDateTime,
+    except: Option<Uuid>,
+) -> Result<Vec<ItemRecord>, sqlx::Error> {
+    sqlx::query_as!(
+        ItemRecord,
+        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
+           FROM items
+           WHERE user_id = $1 AND deleted_at IS NULL AND kind = 'event' AND status = 'open'
+             AND start_time IS NOT NULL AND end_time IS NOT NULL
+             AND starts_at < $3 AND ends_at > $2
+             AND ($4::uuid IS NULL OR id <> $4)
+           ORDER BY starts_at
+           LIMIT 5"#,
+        user_id,
+        start,
+        end,
+        except,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// `%text%` with LIKE's wildcards in `text` taken literally.
+fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}

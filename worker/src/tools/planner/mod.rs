@@ -1,0 +1,246 @@
+//! The planner tools: search, create, update, delete, complete, and resolve_time.
+//!
+//! Time arguments are text ("明天下午3点", "next friday 3pm") or structured values; the
+//! deterministic resolver reads them in the user's zone relative to the moment the sentence was
+//! written. The rules of the planner are enforced here: no date means today, a start without an end
+//! gets the default duration (and the result says so), a passed time is not written (the result
+//! suggests the next occurrence), a conflicting event is not written unless the request says so.
+//! Results carry the items as the backend renders them (`item` / `items`); a compact `model_view`
+//! is what the model reads.
+
+mod complete;
+mod create;
+mod delete;
+mod resolve_time;
+mod search;
+mod update;
+
+use std::sync::Arc;
+
+use chrono::NaiveTime;
+use quickact_shared::{
+    planner::{
+        item::ItemRecord,
+        schedule::{Schedule, TimeArguments},
+        store::find_conflicts,
+    },
+    time::TimeContext,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+pub use complete::CompleteTodo;
+pub use create::CreateItem;
+pub use delete::DeleteItem;
+pub use resolve_time::ResolveTime;
+pub use search::SearchItems;
+pub use update::UpdateItem;
+
+use super::{Tool, ToolContext, ToolError};
+
+/// Settings the planner tools share.
+#[derive(Debug, Clone, Copy)]
+pub struct PlannerSettings {
+    pub default_event_minutes: u32,
+}
+
+/// Every planner tool.
+pub fn tools(settings: PlannerSettings) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(SearchItems),
+        Arc::new(CreateItem { settings }),
+        Arc::new(UpdateItem { settings }),
+        Arc::new(DeleteItem),
+        Arc::new(CompleteTodo),
+        Arc::new(ResolveTime),
+    ]
+}
+
+/// The time arguments shared by create_item and update_item.
+#[derive(Debug, Default, Deserialize)]
+pub struct TimeFields {
+    #[serde(default)]
+    pub when: Option<String>,
+    #[serde(default)]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub start_time: Option<String>,
+    #[serde(default)]
+    pub end_time: Option<String>,
+    #[serde(default)]
+    pub segment: Option<String>,
+    #[serde(default)]
+    pub duration_minutes: Option<i64>,
+    #[serde(default)]
+    pub recurrence: Option<String>,
+}
+
+impl TimeFields {
+    pub fn as_arguments(&self) -> TimeArguments<'_> {
+        TimeArguments {
+            when: self.when.as_deref(),
+            date: self.date.as_deref(),
+            start_time: self.start_time.as_deref(),
+            end_time: self.end_time.as_deref(),
+            segment: self.segment.as_deref(),
+            duration_minutes: self.duration_minutes,
+            recurrence: self.recurrence.as_deref(),
+        }
+    }
+}
+
+/// JSON-schema properties of [`TimeFields`].
+fn time_properties() -> serde_json::Map<String, Value> {
+    let props = json!({
+        "when": { "type": "string", "description": "The time as the user said it, e.g. \"明天下午3点到4点\", \"next friday 3pm\", \"每周一早上9点\". Do not convert it." },
+        "date": { "type": "string", "description": "A date as text (\"2月8日\", \"明天\") or YYYY-MM-DD." },
+        "start_time": { "type": "string", "description": "Start as text (\"下午3点\") or HH:MM." },
+        "end_time": { "type": "string", "description": "End as text or HH:MM." },
+        "segment": { "type": "string", "enum": ["all_day", "early_morning", "morning", "forenoon", "noon", "afternoon", "evening"], "description": "A part of the day, when no clock time is given." },
+        "duration_minutes": { "type": "integer", "minimum": 1, "description": "Length of the event, when the user states one (\"开2小时的会\" = 120)." },
+        "recurrence": { "type": "string", "description": "Repetition as text (\"每周一\", \"every weekday\") or an RRULE." }
+    });
+    props.as_object().cloned().expect("an object")
+}
+
+/// A priority: 1-4, or "p1".."p4".
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum PriorityArgument {
+    Number(i64),
+    Text(String),
+}
+
+impl PriorityArgument {
+    pub fn value(&self) -> Result<i16, ToolError> {
+        let n = match self {
+            PriorityArgument::Number(n) => *n,
+            PriorityArgument::Text(t) => t.trim().trim_start_matches(['p', 'P']).parse().unwrap_or(0),
+        };
+        if (1..=4).contains(&n) {
+            Ok(n as i16)
+        } else {
+            Err(ToolError::InvalidArguments(
+                "priority must be 1 (important and urgent), 2 (important), 3 (urgent) or 4 (neither)".into(),
+            ))
+        }
+    }
+}
+
+/// Reads an item id argument.
+pub fn parse_item_id(text: &str) -> Result<Uuid, ToolError> {
+    text.trim().parse().map_err(|_| ToolError::InvalidArguments(format!("{text:?} is not an item id; ids come from search_items")))
+}
+
+/// A live item of the task's user, or a refusal that tells the model to search.
+pub async fn owned_item(db: &mut PgConnection, context: &ToolContext<'_>, id: Uuid) -> Result<ItemRecord, ToolError> {
+    quickact_shared::planner::store::find_item(&mut *db, context.user_id, id)
+        .await?
+        .ok_or_else(|| ToolError::Refused(format!("there is no item with id {id}; call search_items to find the right one")))
+}
+
+/// The schedule an item has now.
+pub fn schedule_of(item: &ItemRecord) -> Schedule {
+    Schedule {
+        date: item.date,
+        start_time: item.start_time,
+        end_time: item.end_time,
+        segment: item.segment.as_deref().and_then(|s| s.parse().ok()),
+        recurrence: item.recurrence.clone(),
+        notes: Vec::new(),
+    }
+}
+
+/// If `schedule` lies in the past (a time today that has passed, or an earlier day), the outcome to
+/// report instead of writing it, with the next occurrence as a suggestion.
+pub fn passed_outcome(schedule: &Schedule, time: &TimeContext, verb: &str) -> Option<Value> {
+    let now = time.now().naive_local();
+    let today = time.today();
+    let passed = if schedule.date < today {
+        true
+    } else if schedule.date > today {
+        false
+    } else if let Some(start) = schedule.start_time {
+        schedule.date.and_time(start) < now
+    } else if let Some(segment) = schedule.segment {
+        schedule.date.and_time(segment.bounds().1) < now
+    } else {
+        false
+    };
+    if !passed {
+        return None;
+    }
+    let (suggestion, next) = if schedule.date == today {
+        let tomorrow = today.succ_opt().expect("a next day");
+        let when = describe_when(tomorrow, schedule.start_time, schedule.segment.map(|s| s.zh_word()));
+        (format!("That time has already passed today. Say \"明天{}\" ({when}) to {verb} it tomorrow.", zh_time(schedule)), json!({ "date": tomorrow.to_string(), "start_time": schedule.start_time.map(hhmm) }))
+    } else {
+        ("That date has already passed. Give a future date.".to_owned(), Value::Null)
+    };
+    Some(json!({
+        "outcome": "time_passed",
+        "written": false,
+        "message": format!("{} is in the past (it is now {}); nothing was written.", describe_when(schedule.date, schedule.start_time, schedule.segment.map(|s| s.as_str())), now.format("%Y-%m-%d %H:%M")),
+        "suggestion": suggestion,
+        "next_occurrence": next,
+    }))
+}
+
+/// If `schedule` is a concrete range overlapping the user's open events, the outcome to report
+/// instead of writing it.
+pub async fn conflict_outcome(
+    db: &mut PgConnection,
+    context: &ToolContext<'_>,
+    schedule: &Schedule,
+    except: Option<Uuid>,
+) -> Result<Option<Value>, ToolError> {
+    let Some((start, end)) = schedule.range() else { return Ok(None) };
+    let conflicts = find_conflicts(&mut *db, context.user_id, start, end, except).await?;
+    if conflicts.is_empty() {
+        return Ok(None);
+    }
+    let lines: Vec<String> = conflicts.iter().map(ItemRecord::summary).collect();
+    Ok(Some(json!({
+        "outcome": "conflict",
+        "written": false,
+        "message": format!("{} overlaps {}; nothing was written.", describe_when(schedule.date, schedule.start_time, None), lines.join("; ")),
+        "conflicts": conflicts.iter().map(ItemRecord::to_json).collect::<Vec<_>>(),
+        "suggestion": "Choose another time, or say that it should be added despite the conflict.",
+    })))
+}
+
+fn hhmm(time: NaiveTime) -> String {
+    time.format("%H:%M").to_string()
+}
+
+fn zh_time(schedule: &Schedule) -> String {
+    match (schedule.start_time, schedule.segment) {
+        (Some(start), _) => hhmm(start),
+        (None, Some(segment)) => segment.zh_word().to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn describe_when(date: chrono::NaiveDate, start: Option<NaiveTime>, segment: Option<&str>) -> String {
+    match (start, segment) {
+        (Some(start), _) => format!("{date} {}", hhmm(start)),
+        (None, Some(segment)) => format!("{date} ({segment})"),
+        _ => date.to_string(),
+    }
+}
+
+/// The compact form of items the model reads.
+pub fn compact(items: &[ItemRecord]) -> Vec<Value> {
+    items
+        .iter()
+        .map(|item| {
+            let mut v = json!({ "id": item.id, "summary": item.summary() });
+            if let Some(priority) = item.priority {
+                v["priority"] = json!(priority);
+            }
+            v
+        })
+        .collect()
+}

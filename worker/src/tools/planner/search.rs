@@ -1,0 +1,168 @@
+//! `search_items`: find the user's items by words, kind, status and time.
+
+use futures::future::BoxFuture;
+use quickact_shared::{
+    planner::{
+        item::{ItemKind, ItemRecord, ItemStatus},
+        rules::{explicit_count, search_limit, widen_from, widen_to},
+        store::{ItemQuery, SortKey, search_items},
+    },
+    time::resolve,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+
+use super::compact;
+use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
+
+pub struct SearchItems;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArguments {
+    #[serde(default)]
+    query: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    date_from: Option<String>,
+    #[serde(default)]
+    date_to: Option<String>,
+    #[serde(default)]
+    limit: Option<i64>,
+    #[serde(default)]
+    sort: Option<String>,
+    #[serde(default)]
+    order: Option<String>,
+}
+
+impl Tool for SearchItems {
+    fn name(&self) -> &'static str {
+        "search_items"
+    }
+
+    fn description(&self) -> &'static str {
+        "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
+         deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
+         (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string", "description": "Words from the item's title, e.g. \"会议\", \"dentist\". Leave out time words." },
+                "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
+                "status": { "type": "string", "enum": ["open", "completed", "all"], "description": "Default open." },
+                "date": { "type": "string", "description": "The day or period as the user said it: \"明天\", \"2月8日\", \"下周\", \"this weekend\"." },
+                "date_from": { "type": "string", "description": "Start of a period (text or YYYY-MM-DD)." },
+                "date_to": { "type": "string", "description": "End of a period (text or YYYY-MM-DD), inclusive." },
+                "limit": { "type": "integer", "minimum": 1, "maximum": 20 },
+                "sort": { "type": "string", "enum": ["deadline", "priority", "id"], "description": "deadline: by date and time; priority: most important first; id: by creation." },
+                "order": { "type": "string", "enum": ["asc", "desc"] }
+            },
+            "additionalProperties": false
+        })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        context: &'a ToolContext<'a>,
+        db: &'a mut PgConnection,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: SearchArguments = typed_arguments(self.name(), arguments)?;
+            let query = build_query(&args, context)?;
+            let (items, total) = search_items(db, context.user_id, &query).await?;
+            Ok(ToolOutput::Result(search_result(&items, total, &query)))
+        })
+    }
+}
+
+fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<ItemQuery, ToolError> {
+    let invalid = |m: String| ToolError::InvalidArguments(m);
+    let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        Some(kind) => Some(kind.parse::<ItemKind>().map_err(|_| invalid(format!("kind must be event, todo or reminder, got {kind:?}")))?.as_str().to_owned()),
+        None => None,
+    };
+    let status = match args.status.as_deref().map(str::trim).unwrap_or("open") {
+        "all" | "any" | "" => None,
+        other => Some(other.parse::<ItemStatus>().map_err(|_| invalid(format!("status must be open, completed or all, got {other:?}")))?.as_str().to_owned()),
+    };
+    let sort = match args.sort.as_deref().map(str::trim) {
+        None | Some("") | Some("deadline") => SortKey::Deadline,
+        Some("priority") => SortKey::Priority,
+        Some("id") => SortKey::Id,
+        Some(other) => return Err(invalid(format!("sort must be deadline, priority or id, got {other:?}"))),
+    };
+    let descending = match args.order.as_deref().map(str::trim) {
+        // Default: soonest first, most important first, newest first.
+        None | Some("") => sort != SortKey::Deadline,
+        Some("asc") => false,
+        Some("desc") => true,
+        Some(other) => return Err(invalid(format!("order must be asc or desc, got {other:?}"))),
+    };
+
+    let (mut from, mut to) = (None, None);
+    if let Some(text) = args.date.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        let r = read_period(text, context)?;
+        (from, to) = (Some(r.0), Some(r.1));
+    }
+    if let Some(text) = args.date_from.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        from = Some(read_period(text, context)?.0);
+    }
+    if let Some(text) = args.date_to.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        to = Some(read_period(text, context)?.1);
+    }
+    if let (Some(f), Some(t)) = (from, to) {
+        if f > t {
+            return Err(invalid("date_from is after date_to".into()));
+        }
+    }
+    let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
+    let limit = search_limit(args.limit, explicit_count(context.input_text));
+    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit) })
+}
+
+/// The local bounds of a day or period named by `text`: a date-only bound covers the whole day
+/// (00:00 to 23:59:59), a span covers all its days, a clock time or part of day narrows it.
+fn read_period(text: &str, context: &ToolContext<'_>) -> Result<(chrono::NaiveDateTime, chrono::NaiveDateTime), ToolError> {
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok((widen_from(date), widen_to(date)));
+    }
+    let r = resolve(text, &context.time).ok_or_else(|| ToolError::InvalidArguments(format!("could not read {text:?} as a date or period")))?;
+    let last_day = r.end_date.unwrap_or(r.date);
+    Ok(match (r.start_time, r.end_time, r.segment) {
+        (Some(start), Some(end), _) => (r.date.and_time(start), last_day.and_time(end)),
+        (Some(start), None, _) => (r.date.and_time(start), widen_to(r.date)),
+        (None, _, Some(segment)) => (r.date.and_time(segment.bounds().0), last_day.and_time(segment.bounds().1)),
+        _ => (widen_from(r.date), widen_to(last_day)),
+    })
+}
+
+fn search_result(items: &[ItemRecord], total: i64, query: &ItemQuery) -> Value {
+    let mut model_view = json!({ "count": items.len(), "total": total, "items": compact(items) });
+    if items.is_empty() {
+        model_view["hint"] = json!("nothing matched; try fewer or other words, another kind or status, or no date");
+    } else if items.len() >= 2 {
+        model_view["hint"] = json!("several items matched: act on the one the sentence means, or finish with need_clarification listing their ids");
+    }
+    json!({
+        "items": items.iter().map(ItemRecord::to_json).collect::<Vec<_>>(),
+        "count": items.len(),
+        "total": total,
+        "limit": query.limit,
+        "filters": {
+            "kind": query.kind, "status": query.status,
+            "from": query.from.map(|d| d.to_string()), "to": query.to.map(|d| d.to_string()),
+            "terms": query.terms, "sort": query.sort.as_str(), "order": if query.descending { "desc" } else { "asc" },
+        },
+        "model_view": model_view,
+    })
+}
