@@ -5,7 +5,8 @@
 //! history and create users.
 //!
 //! # Layout
-//! - [`routes`]: one module per resource of the contract (`quick_action`, `admin`, `health`).
+//! - [`routes`]: one module per resource of the contract (`quick_action`, `items`, `parse_time`,
+//!   `admin`, `health`).
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
@@ -46,6 +47,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/quick-action/{id}/cancel", post(quick_action::cancel))
         .route("/api/admin/quick-actions", get(admin::list_quick_actions))
         .route("/api/admin/users", post(admin::create_user))
+        .route("/api/items", get(items::list).post(items::create))
+        .route("/api/items/{id}", get(items::get).patch(items::update).delete(items::delete))
+        .route("/api/parse-time", post(parse_time::parse_time))
         .route("/health", get(health::health))
         .route("/ready", get(health::ready))
         .fallback(|| async { ApiError::NotFound("no such route") })

@@ -43,6 +43,8 @@ pub enum Reply {
     Delayed(Duration, Box<Reply>),
     /// Sets the usage reported with the inner reply.
     WithUsage(Usage, Box<Reply>),
+    /// Decided when the request arrives (e.g. to act on an id a search returned).
+    Dynamic(Responder),
 }
 
 /// Reported token usage.
@@ -77,6 +79,21 @@ impl Reply {
     pub fn delayed(self, delay: Duration) -> Self {
         Reply::Delayed(delay, Box::new(self))
     }
+
+    /// A reply computed from the request.
+    pub fn dynamic(responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
+        Reply::Dynamic(Arc::new(responder))
+    }
+}
+
+/// The JSON the model last read from a tool in `request` (the content of the last tool message).
+pub fn last_tool_result(request: &Value) -> Value {
+    request["messages"]
+        .as_array()
+        .and_then(|messages| messages.iter().rev().find(|m| m["role"] == "tool"))
+        .and_then(|m| m["content"].as_str())
+        .and_then(|content| serde_json::from_str(content).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// A handle on a running fake endpoint.
@@ -161,6 +178,10 @@ async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) 
         },
     };
     let model = request["model"].as_str().unwrap_or("fake").to_owned();
+    let reply = match reply {
+        Reply::Dynamic(responder) => responder(&request),
+        other => other,
+    };
     render(reply, &model, Usage::default(), request_count(&state)).await
 }
 
@@ -192,6 +213,7 @@ fn render(reply: Reply, model: &str, usage: Usage, serial: usize) -> BoxFuture<'
                 Json(completion(&model, tool_message(calls, serial), "tool_calls", usage)).into_response()
             }
             Reply::RawTools(calls) => Json(completion(&model, tool_message(calls, serial), "tool_calls", usage)).into_response(),
+            Reply::Dynamic(_) => (StatusCode::INTERNAL_SERVER_ERROR, "nested dynamic replies are not supported").into_response(),
         }
     })
 }

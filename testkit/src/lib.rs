@@ -12,4 +12,4 @@ pub mod fake_model;
 pub mod postgres;
 
 pub use app::{TestApp, TestAppOptions};
-pub use fake_model::{FakeModel, Reply};
+pub use fake_model::{FakeModel, Reply, last_tool_result};

@@ -26,7 +26,7 @@ use quickact_shared::{
     queue::push_quick_action_job,
     store::{
         steps::list_steps,
-        tasks::{claim_task, finish_task, find_task, release_lease, renew_lease},
+        tasks::{claim_task, finish_task, find_task, lease_of, release_lease, renew_lease},
         users::find_user,
     },
 };
@@ -174,16 +174,13 @@ impl Runner {
 
     /// One attempt: claim, run, finish.
     async fn attempt(self: &Arc<Self>, task_id: Uuid, last_failure: Option<&str>) -> Attempt {
-        let lease_secs = self.worker.lease().as_secs_f64();
-        let (pool, owner) = (&self.pool, self.owner.as_str());
-        let claimed = retry_unavailable(DATABASE_PATIENCE, || claim_task(pool, task_id, owner, lease_secs)).await;
-        let task = match claimed {
+        let task = match self.claim_when_free(task_id).await {
             Ok(Some(task)) => task,
-            // Finished, unknown, or another worker holds a live lease: nothing to do here.
             Ok(None) => return Attempt::Settled,
-            Err(err) => return Attempt::Failed(format!("database: {err}")),
+            Err(attempt) => return attempt,
         };
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
+        let pool = &self.pool;
 
         if task.attempts > MAX_TASK_ATTEMPTS {
             let reason = last_failure.unwrap_or("its worker stopped unexpectedly");
@@ -247,6 +244,43 @@ impl Runner {
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
             Ok(Err(err)) => Attempt::Failed(err.to_string()),
             Err(_elapsed) => self.finish(&task, TaskStatus::Timeout, timeout_verdict(&task)).await,
+        }
+    }
+
+    /// Claims the task. When another worker holds a live lease on it (its job came back to the queue
+    /// while that worker still renewed its lease, or the task was handed back twice), waits for the
+    /// task to finish or the lease to lapse rather than dropping the job: a job is only let go once
+    /// its task is final. `Ok(None)`: nothing left to do.
+    async fn claim_when_free(self: &Arc<Self>, task_id: Uuid) -> Result<Option<TaskRecord>, Attempt> {
+        let lease_secs = self.worker.lease().as_secs_f64();
+        let (pool, owner) = (&self.pool, self.owner.as_str());
+        // Registered before the first look, so a change in between is not missed.
+        let mut changes = self.notifications.subscribe_task(task_id);
+        loop {
+            let claimed = retry_unavailable(DATABASE_PATIENCE, || claim_task(pool, task_id, owner, lease_secs)).await;
+            match claimed {
+                Ok(Some(task)) => return Ok(Some(task)),
+                Ok(None) => {}
+                Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
+            }
+            let task = retry_unavailable(DATABASE_PATIENCE, || find_task(pool, task_id)).await;
+            match task {
+                Ok(Some(task)) if !task.status().is_final() => {}
+                Ok(_) => return Ok(None),
+                Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
+            }
+            let lapses_in = match lease_of(pool, task_id).await {
+                Ok(Some((holder, until))) => {
+                    tracing::info!(task_id = %task_id, %holder, "task is held by another worker, waiting");
+                    (until - Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(50)
+                }
+                _ => Duration::from_millis(50),
+            };
+            tokio::select! {
+                _ = changes.changed() => {}
+                _ = tokio::time::sleep(lapses_in.min(Duration::from_secs(5))) => {}
+                _ = self.hand_back.cancelled() => return Err(self.give_back(task_id).await),
+            }
         }
     }
 

@@ -2,6 +2,8 @@
 
 pub mod admin;
 pub mod health;
+pub mod items;
+pub mod parse_time;
 pub mod quick_action;
 
 use chrono_tz::Tz;

@@ -282,6 +282,14 @@ pub async fn claim_task(
     .await
 }
 
+/// Who holds the lease of a task and until when (`None` when nobody does).
+pub async fn lease_of(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<(String, DateTime<Utc>)>, sqlx::Error> {
+    let row = sqlx::query!("SELECT lease_owner, lease_expires_at FROM quick_action_tasks WHERE id = $1", id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.and_then(|r| r.lease_owner.zip(r.lease_expires_at)))
+}
+
 /// Extends `owner`'s lease; false when the task is no longer ours to run (finished, cancelled, or
 /// taken over after our lease lapsed).
 pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_secs: f64) -> Result<bool, sqlx::Error> {

@@ -3,4 +3,6 @@
 
 mod api_contract;
 mod backbone;
+mod items_api;
+mod planner;
 mod robustness;

@@ -1,0 +1,57 @@
+//! `POST /api/parse-time`: every time expression in a text, with its span and resolution, for
+//! clients that highlight dates as the user types (and for testing the resolver).
+
+use axum::{Json, extract::State};
+use chrono::{DateTime, FixedOffset, Utc};
+use quickact_shared::time::{TimeContext, TimeMatch, find_all};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::{
+    error::ApiError,
+    extract::{Caller, JsonBody},
+    routes::{parse_time_zone, quick_action::MAX_TEXT_CHARS},
+    state::AppState,
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParseTimeRequest {
+    text: String,
+    #[serde(default)]
+    now: Option<DateTime<FixedOffset>>,
+    #[serde(default)]
+    tz: Option<String>,
+}
+
+/// `POST /api/parse-time`
+pub async fn parse_time(
+    State(_state): State<AppState>,
+    Caller(user): Caller,
+    JsonBody(request): JsonBody<ParseTimeRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let chars = request.text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(ApiError::PayloadTooLarge(format!("text is {chars} characters long; the limit is {MAX_TEXT_CHARS}")));
+    }
+    let tz = parse_time_zone(request.tz.as_deref().unwrap_or(&user.time_zone))?;
+    let now = request.now.map_or_else(Utc::now, |n| n.with_timezone(&Utc));
+    let context = TimeContext::new(now, tz);
+    let matches: Vec<Value> = find_all(&request.text, &context).iter().map(match_json).collect();
+    Ok(Json(json!({
+        "now": context.now().to_rfc3339(),
+        "tz": tz.name(),
+        "matches": matches,
+    })))
+}
+
+/// A match as the contract shows it: span, text, then the resolution's fields, absent ones left out.
+fn match_json(m: &TimeMatch) -> Value {
+    let mut object = Map::new();
+    object.insert("span".into(), json!([m.span.0, m.span.1]));
+    object.insert("text".into(), json!(m.text));
+    if let Value::Object(resolution) = serde_json::to_value(&m.resolution).expect("a resolution serialises") {
+        object.extend(resolution.into_iter().filter(|(_, v)| !v.is_null()));
+    }
+    Value::Object(object)
+}

@@ -1,0 +1,370 @@
+//! The planner through the agent: a scripted model creates, moves, completes, deletes and lists
+//! items; the rules (clarification only between candidates, passed times, conflicts, locked counts,
+//! tool scope) hold in code whatever the model does.
+
+use quickact_testkit::{Reply, TestApp, last_tool_result};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+/// Saturday 2026-02-07, 09:00 in Shanghai: every sentence is written at this moment.
+const NOW: &str = "2026-02-07T09:00:00+08:00";
+
+async fn act(app: &TestApp, key: &str, text: &str, now: &str) -> Value {
+    let answer = app
+        .call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text, "now": now, "tz": "Asia/Shanghai", "wait": true })))
+        .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+    assert!(answer.body["status"] != "pending" && answer.body["status"] != "processing", "{:#}", answer.body);
+    let id = answer.body["task_id"].as_str().unwrap();
+    app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
+}
+
+async fn create_item(app: &TestApp, key: &str, item: Value) -> Value {
+    let answer = app.call(key, Method::POST, "/api/items", Some(item)).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+    answer.body
+}
+
+async fn items(app: &TestApp, key: &str) -> Vec<Value> {
+    app.call(key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().clone()
+}
+
+fn tool_steps<'a>(task: &'a Value, name: &str) -> Vec<&'a Value> {
+    task["steps"].as_array().unwrap().iter().filter(|s| s["kind"] == "tool_call" && s["name"] == name).collect()
+}
+
+/// A reply that calls `tool` on the first item the last search returned.
+fn act_on_first_found(tool: &'static str, extra: Value) -> Reply {
+    Reply::dynamic(move |request| {
+        let found = last_tool_result(request);
+        let id = found["items"][0]["id"].as_str().unwrap_or("no-item-found").to_owned();
+        let mut arguments = extra.clone();
+        arguments["id"] = json!(id);
+        Reply::tool(tool, arguments)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scripted_model_creates_an_event_from_a_range() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script(
+        "明天下午3点到4点开会",
+        vec![
+            Reply::tool("create_item", json!({"kind": "event", "title": "开会", "when": "明天下午3点到4点"})),
+            Reply::finish("action_completed", "已创建明天下午3点到4点的会议"),
+        ],
+    );
+    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let stored = items(&app, &key).await;
+    assert_eq!(stored.len(), 1);
+    let item = &stored[0];
+    assert_eq!((item["kind"].as_str(), item["title"].as_str(), item["date"].as_str()), (Some("event"), Some("开会"), Some("2026-02-08")));
+    assert_eq!((item["start_time"].as_str(), item["end_time"].as_str()), (Some("15:00"), Some("16:00")));
+    // The verdict's items are the backend's rendering of what changed.
+    assert_eq!(task["result"]["items"][0]["id"], item["id"]);
+    assert_eq!(task["result"]["items"][0]["start_time"], "15:00");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script(
+        "明天下午3点开会",
+        vec![
+            Reply::tool("create_item", json!({"title": "开会", "when": "明天下午3点"})),
+            Reply::dynamic(|request| {
+                let result = last_tool_result(request);
+                assert!(result["notes"][0].as_str().unwrap().contains("default duration"), "{result}");
+                Reply::finish("action_completed", "ok")
+            }),
+        ],
+    );
+    let task = act(&app, &key, "明天下午3点开会", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let item = &items(&app, &key).await[0];
+    assert_eq!((item["start_time"].as_str(), item["end_time"].as_str()), (Some("15:00"), Some("16:00")));
+    assert_eq!(item["kind"], "event", "a timed item without a kind is an event");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scripted_model_moves_completes_and_deletes_items() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "项目会议", "date": "2026-02-08", "start_time": "14:00", "end_time": "15:30"})).await;
+    let report = create_item(&app, &key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-09"})).await;
+    let gym = create_item(&app, &key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
+
+    app.fake.script(
+        "把2月8日的会议改到晚上8点",
+        vec![
+            Reply::tool("search_items", json!({"query": "会议", "date": "2月8日"})),
+            act_on_first_found("update_item", json!({"when": "晚上8点"})),
+            Reply::finish("action_completed", "已改到晚上8点"),
+        ],
+    );
+    let task = act(&app, &key, "把2月8日的会议改到晚上8点", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    // The day is kept, the 90-minute length too.
+    assert_eq!((moved["date"].as_str(), moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("2026-02-08"), Some("20:00"), Some("21:30")));
+
+    app.fake.script(
+        "推迟半小时",
+        vec![
+            Reply::tool("search_items", json!({"query": "会议"})),
+            act_on_first_found("update_item", json!({"shift": "半小时"})),
+            Reply::finish("action_completed", "已推迟半小时"),
+        ],
+    );
+    let task = act(&app, &key, "项目会议推迟半小时", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:30"), Some("22:00")));
+
+    app.fake.script(
+        "完成报告提交",
+        vec![Reply::tool("search_items", json!({"query": "报告提交"})), act_on_first_found("complete_todo", json!({})), Reply::finish("action_completed", "已完成")],
+    );
+    let task = act(&app, &key, "完成报告提交", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let done = app.call(&key, Method::GET, &format!("/api/items/{}", report["id"].as_str().unwrap()), None).await.body;
+    assert_eq!(done["status"], "completed");
+    assert!(done["completed_at"].is_string());
+    assert_eq!(task["result"]["items"][0]["status"], "completed");
+
+    app.fake.script(
+        "删除明天的健身",
+        vec![
+            Reply::tool("search_items", json!({"query": "健身", "date": "明天"})),
+            act_on_first_found("delete_item", json!({})),
+            Reply::finish("action_completed", "已删除"),
+        ],
+    );
+    let task = act(&app, &key, "删除明天的健身", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let gone = app.call(&key, Method::GET, &format!("/api/items/{}", gym["id"].as_str().unwrap()), None).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    let titles: Vec<String> = items(&app, &key).await.iter().map(|i| i["title"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(titles, vec!["项目会议", "报告提交"], "the deleted item is never listed");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    create_item(&app, &key, json!({"kind": "event", "title": "早会", "date": "2026-02-08", "start_time": "09:00", "end_time": "09:30"})).await;
+    create_item(&app, &key, json!({"kind": "todo", "title": "买菜", "date": "2026-02-08"})).await;
+    create_item(&app, &key, json!({"kind": "todo", "title": "周一的事", "date": "2026-02-09"})).await;
+    for (title, priority) in [("a", 4), ("b", 1), ("c", 2), ("d", 1), ("e", 3)] {
+        create_item(&app, &key, json!({"kind": "todo", "title": format!("任务{title}"), "date": "2026-02-10", "priority": priority})).await;
+    }
+
+    app.fake.script("明天有什么安排", vec![Reply::tool("search_items", json!({"date": "明天", "status": "all"})), Reply::finish("action_completed", "明天有2项安排")]);
+    let task = act(&app, &key, "明天有什么安排", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let listed: Vec<&str> = task["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    // Ordered by date and time: the to-do (no time) before the 09:00 event; Monday's item is not listed.
+    assert_eq!(listed, vec!["买菜", "早会"]);
+
+    // "前3个": the model asks for 10, then relaxes its search and asks for 20; both return 3.
+    app.fake.script(
+        "前3个最紧急的任务",
+        vec![
+            Reply::tool("search_items", json!({"kind": "todo", "sort": "priority", "limit": 10, "query": "不存在"})),
+            Reply::tool("search_items", json!({"kind": "todo", "sort": "priority", "limit": 20})),
+            Reply::finish("action_completed", "这是最紧急的3个任务"),
+        ],
+    );
+    let task = act(&app, &key, "前3个最紧急的任务", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let searches = tool_steps(&task, "search_items");
+    assert_eq!(searches[0]["result"]["limit"], 3);
+    assert_eq!(searches[1]["result"]["limit"], 3, "the stated count survives the relaxed retry");
+    let listed: Vec<(i64, &str)> = task["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["priority"].as_i64().unwrap_or(9), i["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(listed.len(), 3);
+    assert_eq!(listed[0].0, 1);
+    assert_eq!(listed[1].0, 1);
+    assert_eq!(listed[2].0, 2);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn clarification_is_refused_when_search_found_one_match() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    app.fake.script(
+        "把周会改到下午3点",
+        vec![
+            Reply::tool("search_items", json!({"query": "周会"})),
+            Reply::tool("finish", json!({"result_type": "need_clarification", "message": "哪个周会？"})),
+            Reply::dynamic(|request| {
+                let refusal = request["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_owned();
+                assert!(refusal.contains("exactly one match"), "{refusal}");
+                let search = request["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").next().unwrap();
+                let found: Value = serde_json::from_str(search["content"].as_str().unwrap()).unwrap();
+                Reply::tool("update_item", json!({"id": found["items"][0]["id"], "when": "下午3点"}))
+            }),
+            Reply::finish("action_completed", "已改到下午3点"),
+        ],
+    );
+    let task = act(&app, &key, "把周会改到下午3点", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let finishes = tool_steps(&task, "finish");
+    assert_eq!(finishes.len(), 2);
+    assert_eq!(finishes[0]["ok"], false);
+    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_eq!(moved["start_time"], "15:00");
+    assert_eq!(moved["date"], "2026-02-09");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn several_indistinguishable_candidates_give_a_clarification_with_options() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    create_item(&app, &key, json!({"kind": "event", "title": "客户会议", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    create_item(&app, &key, json!({"kind": "event", "title": "部门会议", "date": "2026-02-10", "start_time": "10:00", "end_time": "11:00"})).await;
+    app.fake.script(
+        "取消会议",
+        vec![
+            Reply::tool("search_items", json!({"query": "会议"})),
+            Reply::dynamic(|request| {
+                let found = last_tool_result(request);
+                let ids: Vec<Value> = found["items"].as_array().unwrap().iter().map(|i| i["id"].clone()).collect();
+                Reply::tool("finish", json!({"result_type": "need_clarification", "message": "有两个会议", "options": ids, "suggestion": "说明是哪天的会议"}))
+            }),
+        ],
+    );
+    let task = act(&app, &key, "取消会议", NOW).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert_eq!(task["result"]["type"], "need_clarification");
+    let options: Vec<&str> = task["result"]["options"].as_array().unwrap().iter().map(|o| o["title"].as_str().unwrap()).collect();
+    assert_eq!(options, vec!["客户会议", "部门会议"]);
+    assert_eq!(task["result"]["suggestion"], "说明是哪天的会议");
+    assert_eq!(items(&app, &key).await.len(), 2, "nothing was deleted");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_suggested() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script(
+        "今天下午3点开会",
+        vec![
+            Reply::tool("create_item", json!({"title": "开会", "when": "今天下午3点"})),
+            Reply::dynamic(|request| {
+                let result = last_tool_result(request);
+                assert_eq!(result["outcome"], "time_passed", "{result}");
+                Reply::tool("finish", json!({"result_type": "need_clarification", "message": "今天下午3点已经过了"}))
+            }),
+        ],
+    );
+    // Written at 16:00: 15:00 today has passed.
+    let task = act(&app, &key, "今天下午3点开会", "2026-02-07T16:00:00+08:00").await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert_eq!(task["result"]["type"], "need_clarification");
+    assert!(task["result"]["suggestion"].as_str().unwrap().contains("明天"), "{task:#}");
+    let step = &tool_steps(&task, "create_item")[0]["result"];
+    assert_eq!(step["next_occurrence"]["date"], "2026-02-08");
+    assert!(items(&app, &key).await.is_empty());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_so() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let existing = create_item(&app, &key, json!({"kind": "event", "title": "面试", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
+    app.fake.script(
+        "明天下午3点半开会",
+        vec![
+            Reply::tool("create_item", json!({"kind": "event", "title": "开会", "when": "明天下午3点半"})),
+            Reply::tool("finish", json!({"result_type": "need_clarification", "message": "和面试冲突"})),
+        ],
+    );
+    let task = act(&app, &key, "明天下午3点半开会", NOW).await;
+    assert_eq!(task["result"]["type"], "need_clarification", "{task:#}");
+    assert_eq!(task["result"]["options"][0]["id"], existing["id"], "the conflicting item is listed");
+    let outcome = &tool_steps(&task, "create_item")[0]["result"];
+    assert_eq!(outcome["outcome"], "conflict");
+    assert_eq!(items(&app, &key).await.len(), 1);
+
+    // Back-to-back is not a conflict; an explicit "anyway" writes the overlap.
+    app.fake.script(
+        "明天下午4点开会",
+        vec![Reply::tool("create_item", json!({"kind": "event", "title": "开会", "when": "明天下午4点到5点"})), Reply::finish("action_completed", "ok")],
+    );
+    assert_eq!(act(&app, &key, "明天下午4点开会", NOW).await["status"], "success");
+    app.fake.script(
+        "冲突也要加",
+        vec![
+            Reply::tool("create_item", json!({"kind": "event", "title": "电话", "when": "明天下午3点半", "allow_conflict": true})),
+            Reply::finish("action_completed", "ok"),
+        ],
+    );
+    assert_eq!(act(&app, &key, "明天下午3点半打电话，冲突也要加", NOW).await["status"], "success");
+    assert_eq!(items(&app, &key).await.len(), 3);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tools_only_see_the_task_owners_items() {
+    let app = TestApp::start().await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    let secret = create_item(&app, &bob, json!({"kind": "todo", "title": "bob's secret", "date": "2026-02-09"})).await;
+    let bob_id = secret["id"].as_str().unwrap().to_owned();
+    app.fake.script(
+        "steal",
+        vec![
+            Reply::tool("search_items", json!({"query": "secret", "status": "all"})),
+            Reply::tool("delete_item", json!({"id": bob_id})),
+            Reply::tool("update_item", json!({"id": bob_id, "title": "pwned"})),
+            Reply::finish("error", "not found"),
+        ],
+    );
+    let task = act(&app, &alice, "steal bob's secret", NOW).await;
+    let search = &tool_steps(&task, "search_items")[0]["result"];
+    assert_eq!(search["count"], 0, "{search}");
+    for name in ["delete_item", "update_item"] {
+        let step = tool_steps(&task, name)[0];
+        assert_eq!(step["ok"], false);
+        assert!(step["error"].as_str().unwrap().contains("no item with id"), "{step}");
+    }
+    let untouched = app.call(&bob, Method::GET, &format!("/api/items/{bob_id}"), None).await.body;
+    assert_eq!(untouched["title"], "bob's secret");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script(
+        "大后天晚上8点半",
+        vec![
+            Reply::tool("resolve_time", json!({"text": "大后天晚上8点半"})),
+            Reply::dynamic(|request| {
+                let result = last_tool_result(request);
+                assert_eq!(result["matches"][0]["resolution"]["date"], "2026-02-10", "{result}");
+                assert_eq!(result["matches"][0]["resolution"]["start_time"], "20:30", "{result}");
+                Reply::finish("action_completed", "ok")
+            }),
+        ],
+    );
+    assert_eq!(act(&app, &key, "大后天晚上8点半提醒我", NOW).await["status"], "success");
+    app.shutdown().await;
+}
