@@ -36,8 +36,10 @@ use tower_http::{normalize_path::NormalizePathLayer, trace::TraceLayer};
 
 use crate::{error::ApiError, routes::*, state::AppState};
 
-/// Largest request body accepted (a 2000-character sentence is at most ~8 KB of UTF-8).
-const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Largest request body read. A 2000-character sentence is at most ~8 KB of UTF-8, but a body a bit
+/// over that is still read whole, so the client gets a clean 413 about its text instead of a
+/// connection cut mid-upload; only bodies over this limit are refused unread.
+const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The routes of the contract.
 pub fn router(state: AppState) -> Router {
