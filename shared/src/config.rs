@@ -60,6 +60,9 @@ pub struct ModelConfig {
     pub prices: PriceTable,
     /// `QUICKACT_CURRENCY`, default `CNY`.
     pub currency: String,
+    /// `QUICKACT_FAST_PATH`, default true: with a model configured, sentences the local provider
+    /// reads with full confidence still run locally (no tokens); false sends everything to the model.
+    pub fast_path: bool,
 }
 
 /// How a worker process takes and runs tasks.
@@ -121,6 +124,7 @@ impl Config {
                 request_timeout: Duration::from_secs(parse_or(&get, "QUICKACT_MODEL_TIMEOUT_SECS", "60")?),
                 prices,
                 currency: get("QUICKACT_CURRENCY").unwrap_or_else(|| "CNY".into()),
+                fast_path: !matches!(get("QUICKACT_FAST_PATH").map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false" | "no" | "off")),
             },
             worker: WorkerConfig {
                 concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "4")?,

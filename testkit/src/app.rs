@@ -122,6 +122,8 @@ impl TestApp {
             ("QUICKACT_WORKER_CONCURRENCY", "4"),
             ("QUICKACT_MODEL_TIMEOUT_SECS", "30"),
             ("QUICKACT_WORKER_NAME", "test"),
+            // Tests script the fake model; the local fast path is tested on purpose where wanted.
+            ("QUICKACT_FAST_PATH", "false"),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))

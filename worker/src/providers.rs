@@ -1,20 +1,26 @@
-//! Which provider serves a task.
+//! Which provider serves a task: the OpenAI-compatible model when one is configured, the local
+//! provider otherwise; and, with a model configured, the local provider still serves the sentences
+//! it reads with full confidence (the zero-token fast path) unless `QUICKACT_FAST_PATH=false`.
 
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
 use quickact_shared::config::ModelConfig;
 
 use crate::{
-    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, openai::OpenAiProvider},
+    provider::{
+        ModelProvider,
+        local::{LOCAL_MODEL, LocalProvider, understands},
+        openai::OpenAiProvider,
+    },
     runner::ProviderChoice,
 };
 
 /// The providers this deployment has.
 pub struct ConfiguredProviders {
     openai: Option<Arc<dyn ModelProvider>>,
+    local: Arc<dyn ModelProvider>,
     default_model: String,
-    unconfigured: Arc<dyn ModelProvider>,
+    fast_path: bool,
 }
 
 impl ConfiguredProviders {
@@ -23,30 +29,17 @@ impl ConfiguredProviders {
             Some(key) => Some(Arc::new(OpenAiProvider::new(&config.base_url, key, &config.model, config.request_timeout)?) as Arc<dyn ModelProvider>),
             None => None,
         };
-        Ok(ConfiguredProviders { openai, default_model: config.model.clone(), unconfigured: Arc::new(Unconfigured) })
+        Ok(ConfiguredProviders { openai, local: Arc::new(LocalProvider), default_model: config.model.clone(), fast_path: config.fast_path })
     }
 }
 
 impl ProviderChoice for ConfiguredProviders {
-    fn choose(&self, user_model: Option<&str>, _input_text: &str) -> (Arc<dyn ModelProvider>, String) {
+    fn choose(&self, user_model: Option<&str>, input_text: &str) -> (Arc<dyn ModelProvider>, String) {
         match &self.openai {
-            Some(openai) => (openai.clone(), user_model.unwrap_or(&self.default_model).to_owned()),
-            None => (self.unconfigured.clone(), "none".to_owned()),
+            Some(openai) if !(self.fast_path && understands(input_text)) => {
+                (openai.clone(), user_model.unwrap_or(&self.default_model).to_owned())
+            }
+            _ => (self.local.clone(), LOCAL_MODEL.to_owned()),
         }
-    }
-}
-
-/// Answers every request with a clear refusal when no model endpoint is configured.
-struct Unconfigured;
-
-impl ModelProvider for Unconfigured {
-    fn default_model(&self) -> &str {
-        "none"
-    }
-
-    fn complete<'a>(&'a self, _request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
-        Box::pin(async {
-            Err(ProviderError::Fatal { message: "no model is configured (set OPENAI_API_KEY)".into() })
-        })
     }
 }

@@ -5,6 +5,7 @@
 //! - [`openai`]: any OpenAI-compatible endpoint, through async-openai.
 //! - [`parse`]: the lenient reading of chat-completions responses both use.
 
+pub mod local;
 pub mod openai;
 pub mod parse;
 

@@ -368,3 +368,35 @@ async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
     assert_eq!(act(&app, &key, "大后天晚上8点半提醒我", NOW).await["status"], "success");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await;
+    let (_, key) = app.create_user("alice").await;
+    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["model_used"], "local");
+    assert_eq!(task["tokens_used"]["total"], 0);
+    assert!(app.fake.requests().is_empty(), "the model was not asked");
+    let item = &items(&app, &key).await[0];
+    assert_eq!((item["title"].as_str(), item["start_time"].as_str()), (Some("开会"), Some("15:00")));
+
+    // What the rules cannot read goes to the model.
+    let sentence = "帮我把这周的会议整理一下然后发给老板";
+    app.fake.script(sentence, vec![Reply::finish("error", "I cannot send e-mail")]);
+    let task = act(&app, &key, sentence, NOW).await;
+    assert_eq!(task["model_used"], "fake-model", "{task:#}");
+    assert_eq!(app.fake.requests_for(sentence).len(), 1);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_fast_path_can_be_switched_off() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("明天下午3点到4点开会", vec![Reply::finish("action_completed", "ok")]);
+    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(task["model_used"], "fake-model");
+    assert_eq!(app.fake.requests().len(), 1);
+    app.shutdown().await;
+}

@@ -236,7 +236,7 @@ pub fn compact(items: &[ItemRecord]) -> Vec<Value> {
     items
         .iter()
         .map(|item| {
-            let mut v = json!({ "id": item.id, "summary": item.summary() });
+            let mut v = json!({ "id": item.id, "title": item.title, "summary": item.summary() });
             if let Some(priority) = item.priority {
                 v["priority"] = json!(priority);
             }

@@ -1,0 +1,245 @@
+//! The next step of a local run: from the intent and what the tools have answered so far, the
+//! tool call a good model would make, or the `finish` that ends the run.
+
+use serde_json::{Value, json};
+
+use super::intent::{Change, Intent, Listing, NewItem, Target};
+
+/// What the tools answered so far, in order: (tool name, result or error text).
+pub type History = Vec<(String, Result<Value, String>)>;
+
+/// One step: a tool and its arguments.
+pub type Step = (&'static str, Value);
+
+/// The step after `history` for `intent`.
+pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
+    let say = Say { chinese };
+    match intent {
+        Intent::Create(item) => match history.last() {
+            None => ("create_item", create_arguments(item)),
+            Some((_, result)) => finish_after_change(result, say.created(), &say),
+        },
+        Intent::Complete(target) => act_on_target(target, history, &say, |id| ("complete_todo", json!({ "id": id })), say.completed()),
+        Intent::Delete(target) => act_on_target(target, history, &say, |id| ("delete_item", json!({ "id": id })), say.deleted()),
+        Intent::Reschedule { target, change } => {
+            let change = change.clone();
+            act_on_target(
+                target,
+                history,
+                &say,
+                move |id| {
+                    let arguments = match &change {
+                        Change::To(when) => json!({ "id": id, "when": when }),
+                        Change::By(by) => json!({ "id": id, "shift": by }),
+                    };
+                    ("update_item", arguments)
+                },
+                say.moved(),
+            )
+        }
+        Intent::List(listing) => match history.last() {
+            None => ("search_items", list_arguments(listing)),
+            Some((_, Ok(result))) => {
+                let count = result["count"].as_u64().unwrap_or(0);
+                finish("action_completed", say.listed(count), None)
+            }
+            Some((_, Err(error))) => finish("error", say.failed(error), Some(say.rephrase())),
+        },
+    }
+}
+
+fn create_arguments(item: &NewItem) -> Value {
+    let mut arguments = json!({ "title": item.title });
+    if let Some(kind) = item.kind {
+        arguments["kind"] = json!(kind);
+    }
+    if let Some(when) = &item.when {
+        arguments["when"] = json!(when);
+    }
+    if let Some(minutes) = item.duration_minutes {
+        arguments["duration_minutes"] = json!(minutes);
+    }
+    if let Some(priority) = item.priority {
+        arguments["priority"] = json!(priority);
+    }
+    arguments
+}
+
+fn list_arguments(listing: &Listing) -> Value {
+    let mut arguments = json!({ "status": "open" });
+    if let Some(date) = &listing.date {
+        arguments["date"] = json!(date);
+    }
+    if let Some(kind) = listing.kind {
+        arguments["kind"] = json!(kind);
+    }
+    if listing.by_priority {
+        arguments["sort"] = json!("priority");
+    }
+    if let Some(query) = &listing.query {
+        arguments["query"] = json!(query);
+    }
+    arguments
+}
+
+/// Search for the target, then act on a single match (or an exact title match among several), ask
+/// about several, report none; then finish on the action's result.
+fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(&str) -> Step, done: &'static str) -> Step {
+    match history.len() {
+        0 => {
+            let mut arguments = json!({ "query": target.query, "status": "open" });
+            if let Some(date) = &target.date {
+                arguments["date"] = json!(date);
+            }
+            ("search_items", arguments)
+        }
+        1 => {
+            let result = match &history[0].1 {
+                Ok(result) => result,
+                Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+            };
+            let candidates = result["items"].as_array().cloned().unwrap_or_default();
+            let exact: Vec<&Value> =
+                candidates.iter().filter(|c| c["title"].as_str().is_some_and(|t| t.trim().eq_ignore_ascii_case(target.query.trim()))).collect();
+            match (candidates.len(), exact.len()) {
+                (0, _) => finish("error", say.not_found(&target.query), Some(say.check_title())),
+                (1, _) => action(candidates[0]["id"].as_str().unwrap_or_default()),
+                (_, 1) => action(exact[0]["id"].as_str().unwrap_or_default()),
+                (n, _) => {
+                    let options: Vec<Value> = candidates.iter().map(|c| c["id"].clone()).collect();
+                    let mut step = finish("need_clarification", say.several(n, &target.query), Some(say.be_precise()));
+                    step.1["options"] = json!(options);
+                    step
+                }
+            }
+        }
+        _ => finish_after_change(&history[history.len() - 1].1, done, say),
+    }
+}
+
+/// The verdict after a create/update/delete/complete call.
+fn finish_after_change(result: &Result<Value, String>, done: &str, say: &Say) -> Step {
+    match result {
+        Ok(result) => match result["outcome"].as_str() {
+            Some("time_passed") => {
+                let next = &result["next_occurrence"];
+                let suggestion = match (next["date"].as_str(), next["start_time"].as_str()) {
+                    (Some(date), time) => say.try_tomorrow(date, time),
+                    _ => say.future_date(),
+                };
+                finish("need_clarification", say.passed(), Some(suggestion))
+            }
+            Some("conflict") => {
+                let titles: Vec<String> = result["conflicts"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c["title"].as_str().map(str::to_owned))
+                    .collect();
+                finish("need_clarification", say.conflict(&titles.join(", ")), Some(say.another_time()))
+            }
+            _ => {
+                let view = &result["model_view"];
+                let summary = ["created", "updated", "completed", "already_completed", "deleted"]
+                    .iter()
+                    .find_map(|k| view[*k].as_str())
+                    .map(|s| s.split_once("] ").map_or(s, |(_, rest)| rest).to_owned())
+                    .unwrap_or_default();
+                let mut message = format!("{done}{summary}");
+                let notes: Vec<&str> = result["notes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                if notes.iter().any(|n| n.contains("default duration")) {
+                    message.push_str(say.default_duration());
+                }
+                finish("action_completed", message, None)
+            }
+        },
+        Err(error) => finish("error", say.failed(error), Some(say.rephrase())),
+    }
+}
+
+fn finish(result_type: &str, message: String, suggestion: Option<String>) -> Step {
+    let mut arguments = json!({ "result_type": result_type, "message": message });
+    if let Some(suggestion) = suggestion {
+        arguments["suggestion"] = json!(suggestion);
+    }
+    ("finish", arguments)
+}
+
+/// The local provider's words, in the user's language.
+pub struct Say {
+    pub chinese: bool,
+}
+
+impl Say {
+    fn pick(&self, zh: &str, en: &str) -> String {
+        if self.chinese { zh.to_owned() } else { en.to_owned() }
+    }
+
+    fn created(&self) -> &'static str {
+        if self.chinese { "已创建：" } else { "Created: " }
+    }
+    fn completed(&self) -> &'static str {
+        if self.chinese { "已完成：" } else { "Marked as done: " }
+    }
+    fn deleted(&self) -> &'static str {
+        if self.chinese { "已删除：" } else { "Deleted: " }
+    }
+    fn moved(&self) -> &'static str {
+        if self.chinese { "已改期：" } else { "Rescheduled: " }
+    }
+    fn default_duration(&self) -> &'static str {
+        if self.chinese { "（未说明结束时间，按默认时长安排）" } else { " (no end time given: the default duration applies)" }
+    }
+    fn listed(&self, count: u64) -> String {
+        match (self.chinese, count) {
+            (true, 0) => "没有找到符合条件的事项。".into(),
+            (true, n) => format!("找到{n}项："),
+            (false, 0) => "Nothing found.".into(),
+            (false, 1) => "1 item:".into(),
+            (false, n) => format!("{n} items:"),
+        }
+    }
+    fn not_found(&self, query: &str) -> String {
+        if self.chinese { format!("没有找到与“{query}”匹配的事项，没有做任何修改。") } else { format!("No item matches \"{query}\"; nothing was changed.") }
+    }
+    fn check_title(&self) -> String {
+        self.pick("请检查事项名称，或使用完整标题再试一次。", "Check the item's title, or use its full title.")
+    }
+    fn several(&self, n: usize, query: &str) -> String {
+        if self.chinese { format!("找到{n}个与“{query}”匹配的事项，请说明是哪一个。") } else { format!("{n} items match \"{query}\"; which one do you mean?") }
+    }
+    fn be_precise(&self) -> String {
+        self.pick("加上日期或完整标题，例如“删除2月8日的项目会议”。", "Add the date or the full title, e.g. \"delete the team meeting on Feb 8\".")
+    }
+    fn passed(&self) -> String {
+        self.pick("这个时间已经过去了，没有写入。", "That time has already passed; nothing was written.")
+    }
+    fn try_tomorrow(&self, date: &str, time: Option<&str>) -> String {
+        let when = match time {
+            Some(time) => format!("{date} {time}"),
+            None => date.to_owned(),
+        };
+        if self.chinese { format!("如果是明天，请说“明天……”（{when}）。") } else { format!("If you mean tomorrow, say \"tomorrow ...\" ({when}).") }
+    }
+    fn future_date(&self) -> String {
+        self.pick("请给出一个将来的日期。", "Give a date in the future.")
+    }
+    fn conflict(&self, titles: &str) -> String {
+        if self.chinese { format!("与已有日程冲突：{titles}，没有创建。") } else { format!("It overlaps {titles}; nothing was written.") }
+    }
+    fn another_time(&self) -> String {
+        self.pick("换一个时间，或说明“冲突也要添加”。", "Pick another time, or say to add it anyway.")
+    }
+    fn failed(&self, error: &str) -> String {
+        if self.chinese { format!("操作没有完成：{error}") } else { format!("The action could not be done: {error}") }
+    }
+    pub fn rephrase(&self) -> String {
+        self.pick(
+            "请换一种说法，一句话说明一件事，例如“明天下午3点开会”“完成报告提交”“把会议改到周五上午10点”；复杂的请求需要配置模型（OPENAI_API_KEY）。",
+            "Rephrase it as one action, e.g. \"meeting tomorrow 3pm\", \"mark buy milk as done\", \"move the dentist appointment to Friday 10am\"; for anything more, configure a model (OPENAI_API_KEY).",
+        )
+    }
+    pub fn not_understood(&self) -> String {
+        self.pick("没能理解这句话，没有做任何修改。", "I could not read this sentence as an action; nothing was changed.")
+    }
+}

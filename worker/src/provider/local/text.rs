@@ -1,0 +1,152 @@
+//! Small text helpers for reading sentences.
+
+/// Whether the text is written (mostly) in Chinese: any CJK ideograph counts.
+pub fn is_chinese(text: &str) -> bool {
+    text.chars().any(is_cjk)
+}
+
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{4e00}'..='\u{9fff}' | '\u{3400}'..='\u{4dbf}' | '\u{f900}'..='\u{faff}')
+}
+
+/// Removes the code-point ranges `spans` (sorted, non-overlapping) from `text`, replacing each with
+/// a space so neighbouring words stay apart.
+pub fn remove_spans(text: &str, spans: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut spans = spans.iter().peekable();
+    for (i, c) in text.chars().enumerate() {
+        while spans.peek().is_some_and(|(_, end)| *end <= i) {
+            spans.next();
+        }
+        match spans.peek() {
+            Some((start, end)) if (*start..*end).contains(&i) => {
+                if i == *start {
+                    out.push(' ');
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Collapses runs of whitespace and trims.
+pub fn squash(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Trims punctuation, spaces and the given filler words from both ends, repeatedly.
+pub fn trim_fillers(text: &str, fillers: &[&str]) -> String {
+    let mut current = squash(text);
+    loop {
+        let before = current.clone();
+        current = current
+            .trim_matches(|c: char| c.is_whitespace() || is_punctuation(c))
+            .to_owned();
+        for filler in fillers {
+            if let Some(rest) = strip_prefix_word(&current, filler) {
+                current = rest.trim().to_owned();
+            }
+            if let Some(rest) = strip_suffix_word(&current, filler) {
+                current = rest.trim().to_owned();
+            }
+        }
+        if current == before {
+            return current;
+        }
+    }
+}
+
+/// `text` without `word` at its start; for ASCII words only at a word boundary, case-insensitive.
+pub fn strip_prefix_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+    if word.is_empty() || text.len() < word.len() || !text.is_char_boundary(word.len()) {
+        return None;
+    }
+    let (head, rest) = text.split_at(word.len());
+    if !head.eq_ignore_ascii_case(word) {
+        return None;
+    }
+    let ascii_word = word.chars().last().is_some_and(|c| c.is_ascii_alphanumeric());
+    if ascii_word && rest.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some(rest)
+}
+
+/// `text` without `word` at its end; for ASCII words only at a word boundary, case-insensitive.
+pub fn strip_suffix_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+    if word.is_empty() || text.len() < word.len() {
+        return None;
+    }
+    let cut = text.len() - word.len();
+    if !text.is_char_boundary(cut) {
+        return None;
+    }
+    let (rest, tail) = text.split_at(cut);
+    if !tail.eq_ignore_ascii_case(word) {
+        return None;
+    }
+    let ascii_word = word.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    if ascii_word && rest.chars().last().is_some_and(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some(rest)
+}
+
+pub fn is_punctuation(c: char) -> bool {
+    c.is_ascii_punctuation() || "，。！？；：、,.!?;:“”‘’\"'（）()【】[]《》<>…—~～·".contains(c)
+}
+
+/// Byte offset of the first occurrence of any of `words` in `text` (case-insensitive for ASCII),
+/// with the word found. ASCII words match at word boundaries only.
+pub fn find_any<'w>(text: &str, words: &[&'w str]) -> Option<(usize, &'w str)> {
+    let lower = text.to_lowercase();
+    let mut best: Option<(usize, &'w str)> = None;
+    for word in words {
+        let needle = word.to_lowercase();
+        let mut from = 0;
+        while let Some(pos) = lower[from..].find(&needle) {
+            let at = from + pos;
+            let end = at + needle.len();
+            // An ASCII word that starts (ends) with a letter or digit must not continue one.
+            let starts_word = needle.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+            let ends_word = needle.chars().last().is_some_and(|c| c.is_ascii_alphanumeric());
+            let boundary_ok = (!starts_word || !lower[..at].chars().last().is_some_and(|c| c.is_ascii_alphanumeric()))
+                && (!ends_word || !lower[end..].chars().next().is_some_and(|c| c.is_ascii_alphanumeric()));
+            if boundary_ok {
+                if best.is_none_or(|(b, w)| at < b || (at == b && word.len() > w.len())) {
+                    best = Some((at, word));
+                }
+                break;
+            }
+            from = at + needle.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_are_removed_by_code_point() {
+        assert_eq!(squash(&remove_spans("明天下午3点到4点开会", &[(0, 9)])), "开会");
+        assert_eq!(squash(&remove_spans("call mom tomorrow at 5pm", &[(9, 24)])), "call mom");
+    }
+
+    #[test]
+    fn fillers_are_trimmed_at_word_boundaries() {
+        assert_eq!(trim_fillers("remind me to call mom", &["remind me to", "to"]), "call mom");
+        assert_eq!(trim_fillers("  提醒我 吃药。", &["提醒我"]), "吃药");
+        assert_eq!(trim_fillers("todo: buy milk", &["todo"]), "buy milk");
+        assert_eq!(trim_fillers("toddler party", &["to"]), "toddler party");
+    }
+
+    #[test]
+    fn words_are_found_at_boundaries() {
+        assert_eq!(find_any("please move it", &["move"]), Some((7, "move")));
+        assert_eq!(find_any("removed", &["move"]), None);
+        assert_eq!(find_any("把会议改到晚上", &["改到", "改"]), Some((9, "改到")), "byte offsets");
+    }
+}
