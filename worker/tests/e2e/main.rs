@@ -4,5 +4,6 @@
 mod api_contract;
 mod backbone;
 mod items_api;
+mod local_provider;
 mod planner;
 mod robustness;

@@ -114,12 +114,13 @@ fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let lower = text.to_lowercase();
     for verb in ["move", "reschedule", "shift", "change", "switch"] {
         if let Some(rest) = strip_verb(&lower, text, verb) {
-            let split = find_any(rest, &[" to ", " for ", " until "]);
-            return Some(match split {
-                Some((at, sep)) => {
-                    let to = rest[at + sep.len()..].trim();
-                    reschedule_reading(&rest[..at], Change::To(to.to_owned()), ctx, false)
-                }
+            if let Some((at, sep)) = find_any(rest, &[" to ", " for ", " until "]) {
+                let to = rest[at + sep.len()..].trim();
+                return Some(reschedule_reading(&rest[..at], Change::To(to.to_owned()), ctx, false));
+            }
+            // "move design review 1 hour earlier", "shift standup 15 minutes later".
+            return Some(match shift_at_end(rest, ctx) {
+                Some((at, by)) => reschedule_reading(&rest[..at], Change::By(by), ctx, false),
                 None => Reading::NotUnderstood("no new time"),
             });
         }
@@ -140,6 +141,24 @@ fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
         }
     }
     None
+}
+
+/// A trailing "<duration> earlier|later" (optionally "by <duration> ..."): where it starts, and the
+/// signed duration.
+fn shift_at_end(rest: &str, ctx: &TimeContext) -> Option<(usize, String)> {
+    let lower = rest.to_lowercase();
+    let (body, sign) = if let Some(body) = lower.trim_end().strip_suffix("earlier") {
+        (body, "-")
+    } else if let Some(body) = lower.trim_end().strip_suffix("later") {
+        (body, "")
+    } else {
+        return None;
+    };
+    let duration = find_all(body.trim_end(), ctx).into_iter().last().filter(|m| m.resolution.duration_minutes.is_some())?;
+    let start_char = duration.span.0;
+    let at = body.char_indices().nth(start_char).map_or(body.len(), |(i, _)| i);
+    let at = body[..at].trim_end().strip_suffix(" by").map_or(at, |b| b.len());
+    Some((at, format!("{sign}{}", duration.text.trim())))
 }
 
 fn reschedule_reading(target_text: &str, change: Change, ctx: &TimeContext, chinese: bool) -> Reading {
@@ -226,12 +245,13 @@ fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
 /// The item a phrase names: its words (the query) and the day it mentions.
 fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<Target> {
     let phrase = strip_leading(phrase.trim(), &["把", "将"]);
-    let matches = find_all(phrase, ctx);
+    let matches: Vec<TimeMatch> = find_all(phrase, ctx).into_iter().filter(|m| !is_meal_word(m)).collect();
     let date = join_times(&matches, chinese);
     let spans: Vec<(usize, usize)> = matches.iter().map(|m| m.span).collect();
     let rest = remove_spans(phrase, &spans);
     let query = if chinese {
-        let q = trim_fillers(&rest, &["的", "我的", "那个", "这个", "一下", "了", "个", "把", "将", "事项", "日程", "安排"]);
+        // A kind word names the list the item is on, not its title ("删除吃药提醒").
+        let q = trim_fillers(&rest, &["的", "我的", "那个", "这个", "一下", "了", "个", "把", "将", "事项", "日程", "安排", "提醒", "待办事项", "待办", "任务"]);
         q.replace(' ', "")
     } else {
         let cleaned: Vec<&str> = rest
@@ -336,6 +356,10 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     if matches.is_empty() && kind_word.is_none() && !create_verb {
         return None;
     }
+    if is_question(text, chinese) {
+        return Some(Reading::NotUnderstood("a question, not a request"));
+    }
+    let has_clock = matches.iter().any(|m| m.resolution.start_time.is_some());
 
     // Split the time expressions: durations give the length, the rest is the time.
     let mut duration_minutes = None;
@@ -343,6 +367,13 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let mut spans = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     for m in &matches {
+        if is_meal_word(m) {
+            // "lunch with Sarah at 12:30": the meal is the title; alone it also gives the part of day.
+            if !has_clock {
+                time_matches.push(m.clone());
+            }
+            continue;
+        }
         let r = &m.resolution;
         let is_duration = r.duration_minutes.is_some() && r.start_time.is_none() && r.rrule.is_none() && !m.text.contains('后') && !m.text.contains("以后");
         let mut end = m.span.1;
@@ -381,7 +412,7 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
 fn clean_title(rest: &str, chinese: bool) -> String {
     if chinese {
         let mut title = trim_fillers(rest, &ZH_CREATE_WORDS);
-        title = trim_fillers(&title, &["的", "要", "去做", "一下", "开始", "截止", "之前", "以前", "前", "了", "在", "从", "到", "和"]);
+        title = trim_fillers(&title, &["的", "要", "去做", "一下", "开始", "截止", "之前", "以前", "前", "了", "在", "从", "到"]);
         title = trim_fillers(&title, &ZH_CREATE_WORDS);
         // "开 会" after removing "2小时的" from "开2小时的会".
         let joined: String = title.split_whitespace().collect::<Vec<_>>().join(if title.chars().any(|c| c.is_ascii_alphabetic()) { " " } else { "" });
@@ -440,6 +471,28 @@ fn priority(text: &str, chinese: bool) -> (Option<u8>, Option<(usize, usize)>) {
 }
 
 // --- shared helpers -------------------------------------------------------------------------
+
+/// Words the resolver reads as a part of day that are also what the item is ("lunch with Sarah",
+/// "cancel team lunch"): they stay in the title or query.
+const MEAL_WORDS: [&str; 6] = ["lunch", "lunchtime", "dinner", "breakfast", "brunch", "supper"];
+
+fn is_meal_word(m: &TimeMatch) -> bool {
+    MEAL_WORDS.contains(&m.text.trim().to_lowercase().as_str())
+}
+
+/// Questions are not requests to write something ("今天天气怎么样", "is it raining tomorrow?").
+fn is_question(text: &str, chinese: bool) -> bool {
+    let trimmed = text.trim();
+    if trimmed.ends_with('?') || trimmed.ends_with('？') {
+        return true;
+    }
+    if chinese {
+        ["怎么样", "怎样", "如何", "为什么", "是什么", "什么时候", "吗", "呢", "几点了", "多少"].iter().any(|w| trimmed.ends_with(w) || trimmed.contains(w) && *w != "吗" && *w != "呢")
+    } else {
+        let lower = trimmed.to_lowercase();
+        ["what ", "what's", "how ", "why ", "who ", "is it ", "are ", "can you", "could you", "will it", "when is", "where "].iter().any(|w| lower.starts_with(w))
+    }
+}
 
 /// The time expressions of `matches` as one text, in order ("明天" + "下午3点").
 fn join_times(matches: &[TimeMatch], chinese: bool) -> Option<String> {
