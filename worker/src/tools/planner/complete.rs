@@ -2,20 +2,13 @@
 
 use futures::future::BoxFuture;
 use quickact_shared::planner::store::{ItemFields, update_item};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{create::changed, owned_item, parse_item_id};
+use super::{ItemIdArguments, create::changed, item_id_parameters, owned_item, parse_item_id};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
 
 pub struct CompleteTodo;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CompleteArguments {
-    id: String,
-}
 
 impl Tool for CompleteTodo {
     fn name(&self) -> &'static str {
@@ -27,12 +20,7 @@ impl Tool for CompleteTodo {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": { "id": { "type": "string", "description": "The item's id from search_items." } },
-            "required": ["id"],
-            "additionalProperties": false
-        })
+        item_id_parameters()
     }
 
     fn execute<'a>(
@@ -42,7 +30,7 @@ impl Tool for CompleteTodo {
         arguments: Value,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: CompleteArguments = typed_arguments(self.name(), arguments)?;
+            let args: ItemIdArguments = typed_arguments(self.name(), arguments)?;
             let id = parse_item_id(&args.id)?;
             let item = owned_item(db, context, id).await?;
             if item.status == "completed" {

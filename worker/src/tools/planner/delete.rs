@@ -2,20 +2,13 @@
 
 use futures::future::BoxFuture;
 use quickact_shared::planner::store::delete_item;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{owned_item, parse_item_id};
+use super::{ItemIdArguments, item_id_parameters, owned_item, parse_item_id};
 use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
 
 pub struct DeleteItem;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DeleteArguments {
-    id: String,
-}
 
 impl Tool for DeleteItem {
     fn name(&self) -> &'static str {
@@ -27,12 +20,7 @@ impl Tool for DeleteItem {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": { "id": { "type": "string", "description": "The item's id from search_items." } },
-            "required": ["id"],
-            "additionalProperties": false
-        })
+        item_id_parameters()
     }
 
     fn execute<'a>(
@@ -42,7 +30,7 @@ impl Tool for DeleteItem {
         arguments: Value,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let args: DeleteArguments = typed_arguments(self.name(), arguments)?;
+            let args: ItemIdArguments = typed_arguments(self.name(), arguments)?;
             let id = parse_item_id(&args.id)?;
             owned_item(db, context, id).await?;
             let item = delete_item(&mut *db, context.user_id, id, Some(context.task_id))

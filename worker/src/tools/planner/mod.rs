@@ -129,6 +129,23 @@ impl PriorityArgument {
     }
 }
 
+/// The arguments of a tool that acts on one item by id (delete_item, complete_todo).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemIdArguments {
+    pub id: String,
+}
+
+/// The JSON schema of [`ItemIdArguments`].
+pub fn item_id_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "id": { "type": "string", "description": "The item's id from search_items." } },
+        "required": ["id"],
+        "additionalProperties": false
+    })
+}
+
 /// Reads an item id argument.
 pub fn parse_item_id(text: &str) -> Result<Uuid, ToolError> {
     text.trim().parse().map_err(|_| ToolError::InvalidArguments(format!("{text:?} is not an item id; ids come from search_items")))
