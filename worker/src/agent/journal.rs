@@ -72,11 +72,19 @@ impl Replay {
                         self.state.observe(&step.name, result);
                     }
                 }
+                // The verdict lists the calls with their results as recorded, minus the compact
+                // copy that was only for the model.
+                let result = step.ok.then(|| step.result.clone()).flatten().map(|mut r| {
+                    if let Some(object) = r.as_object_mut() {
+                        object.remove("model_view");
+                    }
+                    r
+                });
                 self.tool_calls.push(json!({
                     "name": step.name,
                     "arguments": step.arguments,
                     "ok": step.ok,
-                    "result": if step.ok { step.result.clone() } else { None },
+                    "result": result,
                     "error": step.error,
                     "duration_ms": step.latency_ms,
                     "at": step.started_at,

@@ -139,14 +139,15 @@ fn finish_after_change(result: &Result<Value, String>, done: &str, say: &Say) ->
                 finish("need_clarification", say.conflict(&titles.join(", ")), Some(say.another_time()))
             }
             _ => {
-                let view = &result["model_view"];
+                // The model reads the compact view of a result; take it from wherever it is.
+                let view = result.get("model_view").unwrap_or(result);
                 let summary = ["created", "updated", "completed", "already_completed", "deleted"]
                     .iter()
                     .find_map(|k| view[*k].as_str())
                     .map(|s| s.split_once("] ").map_or(s, |(_, rest)| rest).to_owned())
                     .unwrap_or_default();
                 let mut message = format!("{done}{summary}");
-                let notes: Vec<&str> = result["notes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                let notes: Vec<&str> = view["notes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
                 if notes.iter().any(|n| n.contains("default duration")) {
                     message.push_str(say.default_duration());
                 }
