@@ -71,6 +71,7 @@ pub async fn list(
         sort: SortKey::Deadline,
         descending: false,
         limit: limit.min(MAX_LIST_LIMIT),
+        relaxed: false,
     };
     let mut connection = state.pool.acquire().await?;
     let (items, _) = store::search_items(&mut connection, user.id, &query).await?;

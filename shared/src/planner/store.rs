@@ -181,6 +181,21 @@ pub struct ItemQuery {
     pub sort: SortKey,
     pub descending: bool,
     pub limit: i64,
+    /// Also match Chinese terms by shared characters (at least half of them), for "会议" finding
+    /// "开会". Used only after an exact search found nothing.
+    pub relaxed: bool,
+}
+
+impl ItemQuery {
+    /// Whether a relaxed search could find more than this one.
+    pub fn can_relax(&self) -> bool {
+        !self.relaxed && self.terms.iter().any(|t| fuzzy_term(t))
+    }
+}
+
+/// A term matched by shared characters in a relaxed search: Chinese, two characters or more.
+fn fuzzy_term(term: &str) -> bool {
+    term.chars().count() >= 2 && term.chars().any(|c| matches!(c, '\u{4e00}'..='\u{9fff}'))
 }
 
 /// One page of a search and how many items match in all.
@@ -190,6 +205,7 @@ pub async fn search_items(
     query: &ItemQuery,
 ) -> Result<(Vec<ItemRecord>, i64), sqlx::Error> {
     let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
+    let fuzzy: Vec<bool> = query.terms.iter().map(|t| fuzzy_term(t)).collect();
     let items = sqlx::query_as!(
         ItemRecord,
         r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
@@ -200,7 +216,11 @@ pub async fn search_items(
              AND ($3::text IS NULL OR status = $3)
              AND ($4::timestamp IS NULL OR ends_at >= $4)
              AND ($5::timestamp IS NULL OR starts_at <= $5)
-             AND (SELECT coalesce(bool_and(title ILIKE p OR coalesce(description, '') ILIKE p), true) FROM unnest($6::text[]) AS p)
+             AND (SELECT coalesce(bool_and(
+                    CASE WHEN $10 AND fuzzy
+                         THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
+                         ELSE title ILIKE p OR coalesce(description, '') ILIKE p END), true)
+                  FROM unnest($6::text[], $11::text[], $12::bool[]) AS x(p, t, fuzzy))
            ORDER BY
              CASE WHEN $7 = 'priority' AND $8 THEN coalesce(priority, 5) END ASC,
              CASE WHEN $7 = 'priority' AND NOT $8 THEN coalesce(priority, 5) END DESC,
@@ -218,6 +238,9 @@ pub async fn search_items(
         query.sort.as_str(),
         query.descending,
         query.limit,
+        query.relaxed,
+        &query.terms,
+        &fuzzy,
     )
     .fetch_all(&mut *db)
     .await?;
@@ -228,13 +251,20 @@ pub async fn search_items(
              AND ($3::text IS NULL OR status = $3)
              AND ($4::timestamp IS NULL OR ends_at >= $4)
              AND ($5::timestamp IS NULL OR starts_at <= $5)
-             AND (SELECT coalesce(bool_and(title ILIKE p OR coalesce(description, '') ILIKE p), true) FROM unnest($6::text[]) AS p)"#,
+             AND (SELECT coalesce(bool_and(
+                    CASE WHEN $7 AND fuzzy
+                         THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
+                         ELSE title ILIKE p OR coalesce(description, '') ILIKE p END), true)
+                  FROM unnest($6::text[], $8::text[], $9::bool[]) AS x(p, t, fuzzy))"#,
         user_id,
         query.kind,
         query.status,
         query.from,
         query.to,
         &patterns,
+        query.relaxed,
+        &query.terms,
+        &fuzzy,
     )
     .fetch_one(&mut *db)
     .await?;

@@ -401,3 +401,19 @@ async fn the_fast_path_can_be_switched_off() {
     assert_eq!(app.fake.requests().len(), 1);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_search_without_exact_words_falls_back_to_shared_characters() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let (_, key) = app.create_user("alice").await;
+    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "开会", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
+    create_item(&app, &key, json!({"kind": "todo", "title": "健身", "date": "2026-02-08"})).await;
+    // "会议" is not in "开会", but most of its characters are: the relaxed search finds it.
+    let task = act(&app, &key, "把明天的会议改到晚上8点", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let search = &tool_steps(&task, "search_items")[0]["result"];
+    assert_eq!(search["filters"]["relaxed"], true);
+    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:00"), Some("21:00")));
+    app.shutdown().await;
+}

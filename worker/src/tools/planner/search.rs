@@ -78,8 +78,13 @@ impl Tool for SearchItems {
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let args: SearchArguments = typed_arguments(self.name(), arguments)?;
-            let query = build_query(&args, context)?;
-            let (items, total) = search_items(db, context.user_id, &query).await?;
+            let mut query = build_query(&args, context)?;
+            let (mut items, mut total) = search_items(db, context.user_id, &query).await?;
+            if items.is_empty() && query.can_relax() {
+                // Nothing has these exact words: look for items sharing most of their characters.
+                query.relaxed = true;
+                (items, total) = search_items(db, context.user_id, &query).await?;
+            }
             Ok(ToolOutput::Result(search_result(&items, total, &query)))
         })
     }
@@ -127,7 +132,7 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
     }
     let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
-    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit) })
+    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false })
 }
 
 /// The local bounds of a day or period named by `text`: a date-only bound covers the whole day
@@ -150,6 +155,8 @@ fn search_result(items: &[ItemRecord], total: i64, query: &ItemQuery) -> Value {
     let mut model_view = json!({ "count": items.len(), "total": total, "items": compact(items) });
     if items.is_empty() {
         model_view["hint"] = json!("nothing matched; try fewer or other words, another kind or status, or no date");
+    } else if query.relaxed {
+        model_view["hint"] = json!("no exact match: these items share most characters with the words; act only if one is clearly meant");
     } else if items.len() >= 2 {
         model_view["hint"] = json!("several items matched: act on the one the sentence means, or finish with need_clarification listing their ids");
     }
@@ -162,6 +169,7 @@ fn search_result(items: &[ItemRecord], total: i64, query: &ItemQuery) -> Value {
             "kind": query.kind, "status": query.status,
             "from": query.from.map(|d| d.to_string()), "to": query.to.map(|d| d.to_string()),
             "terms": query.terms, "sort": query.sort.as_str(), "order": if query.descending { "desc" } else { "asc" },
+            "relaxed": query.relaxed,
         },
         "model_view": model_view,
     })
