@@ -98,16 +98,7 @@ pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Resul
     }
     if let Some(text) = non_empty(args.date) {
         let resolution = match NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-            Ok(date) => Resolution {
-                date,
-                start_time: None,
-                end_time: None,
-                end_date: None,
-                segment: None,
-                duration_minutes: None,
-                rrule: None,
-                grain: Grain::Day,
-            },
+            Ok(date) => Resolution::date_only(date, Grain::Day),
             Err(_) => resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a date"))?,
         };
         // A `date` argument always states the day, even "today".

@@ -185,6 +185,13 @@ pub struct TimeMatch {
     pub resolution: Resolution,
 }
 
+impl Resolution {
+    /// A bare date of the given grain: no times, segment, duration or recurrence.
+    pub fn date_only(date: NaiveDate, grain: Grain) -> Self {
+        Resolution { date, start_time: None, end_time: None, end_date: None, segment: None, duration_minutes: None, rrule: None, grain }
+    }
+}
+
 /// Every time expression in free text, left to right, non-overlapping, each maximal.
 pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
     let t = text::Text::new(text);

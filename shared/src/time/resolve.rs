@@ -46,16 +46,7 @@ enum Mode {
 }
 
 fn empty_res(date: NaiveDate, grain: Grain) -> Resolution {
-    Resolution {
-        date,
-        start_time: None,
-        end_time: None,
-        end_date: None,
-        segment: None,
-        duration_minutes: None,
-        rrule: None,
-        grain,
-    }
+    Resolution::date_only(date, grain)
 }
 
 fn hm(mins: u32) -> NaiveTime {
