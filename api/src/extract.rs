@@ -44,13 +44,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T>
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        match Query::<T>::from_request_parts(parts, state).await {
-            Ok(Query(value)) => Ok(QueryParams(value)),
-            Err(rejection @ QueryRejection::FailedToDeserializeQueryString(_)) => {
-                Err(ApiError::bad_request("invalid_query", rejection.body_text()))
-            }
-            Err(rejection) => Err(ApiError::bad_request("invalid_query", rejection.body_text())),
-        }
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| QueryParams(value))
+            .map_err(|rejection: QueryRejection| ApiError::bad_request("invalid_query", rejection.body_text()))
     }
 }
 

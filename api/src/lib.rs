@@ -63,7 +63,7 @@ pub fn router(state: AppState) -> Router {
 
 /// Prepares what the API needs: the pool, migrations (unless skipped), the admin bootstrap and the
 /// notification listener (stopped by `stop`).
-pub async fn prepare(config: Config, stop: CancellationToken) -> anyhow_like::Result<AppState> {
+pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState, StartupError> {
     let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
     let pool = db::connect(&url, 32, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
@@ -85,7 +85,4 @@ pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<O
 }
 
 /// A boxed error for startup paths, where the only thing to do with an error is report it.
-pub mod anyhow_like {
-    pub type Error = Box<dyn std::error::Error + Send + Sync>;
-    pub type Result<T> = std::result::Result<T, Error>;
-}
+pub type StartupError = Box<dyn std::error::Error + Send + Sync>;

@@ -4,7 +4,7 @@ use quickact_shared::{config::Config, telemetry};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn main() -> Result<(), quickact_api::StartupError> {
     telemetry::init();
     let config = Config::from_env()?;
     let bind = config.bind;

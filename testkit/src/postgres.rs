@@ -17,11 +17,10 @@ pub async fn server_url() -> String {
     static SHARED: OnceCell<String> = OnceCell::const_new();
     SHARED
         .get_or_init(|| async {
-            if let Ok(url) = std::env::var("DATABASE_URL") {
-                if !url.trim().is_empty() {
+            if let Ok(url) = std::env::var("DATABASE_URL")
+                && !url.trim().is_empty() {
                     return url;
                 }
-            }
             static CLUSTER: OnceLock<PgCluster> = OnceLock::new();
             let cluster = CLUSTER.get_or_init(|| PgCluster::start().expect("start a throwaway Postgres cluster"));
             cluster.url("postgres")

@@ -336,13 +336,12 @@ impl Runner {
                 _ = stop.cancelled() => return,
                 _ = abort.cancelled() => return,
                 _ = changes.changed() => {
-                    if let Ok(Some(task)) = find_task(&self.pool, task_id).await {
-                        if task.status() != TaskStatus::Processing {
+                    if let Ok(Some(task)) = find_task(&self.pool, task_id).await
+                        && task.status() != TaskStatus::Processing {
                             tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
                             abort.cancel();
                             return;
                         }
-                    }
                 }
                 _ = tokio::time::sleep_until(next_renewal) => {
                     next_renewal = Instant::now() + every;

@@ -90,11 +90,10 @@ pub async fn create(
     let idempotency_key = idempotency_key(&headers)?;
     let reference_time = request.now.map_or_else(Utc::now, |now| now.with_timezone(&Utc));
 
-    if let Some(key) = idempotency_key {
-        if let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
+    if let Some(key) = idempotency_key
+        && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
             return replay(existing, text);
         }
-    }
     let active = tasks::count_active(&state.pool, user.id).await?;
     if active >= state.config.max_active_tasks_per_user {
         return Err(ApiError::TooManyRequests {

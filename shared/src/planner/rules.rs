@@ -50,16 +50,14 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
     // English: "top 5", "first 3", "next 2", "5 most ...", "show me 3 ..." with the number as a word too.
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     for (i, word) in words.iter().enumerate() {
-        if matches!(*word, "top" | "first" | "next" | "latest" | "last") {
-            if let Some(n) = words.get(i + 1).and_then(|w| english_number(w)) {
+        if matches!(*word, "top" | "first" | "next" | "latest" | "last")
+            && let Some(n) = words.get(i + 1).and_then(|w| english_number(w)) {
                 return Some(n);
             }
-        }
-        if let Some(n) = english_number(word) {
-            if words.get(i + 1).is_some_and(|w| matches!(*w, "most" | "items" | "tasks" | "todos" | "events" | "things" | "reminders" | "upcoming")) {
+        if let Some(n) = english_number(word)
+            && words.get(i + 1).is_some_and(|w| matches!(*w, "most" | "items" | "tasks" | "todos" | "events" | "things" | "reminders" | "upcoming")) {
                 return Some(n);
             }
-        }
     }
 
     // Chinese: 前N(个|条|项|件), 来/给我/列出/看N(个|条|项|件), N(个|条|项|件) followed by 最/待办/任务/事.

@@ -221,7 +221,7 @@ pub async fn cancel_task(pool: &sqlx::PgPool, id: Uuid, user_id: Uuid) -> Result
         TaskRecord,
         r#"UPDATE quick_action_tasks
            SET status = 'cancelled', result_type = 'error',
-               result = $3::jsonb || jsonb_build_object('tool_calls', '[]'::jsonb),
+               result = $3,
                completed_at = now(), lease_owner = NULL, lease_expires_at = NULL
            WHERE id = $1 AND user_id = $2 AND status IN ('pending', 'processing')
            RETURNING id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,

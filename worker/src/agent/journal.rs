@@ -67,11 +67,10 @@ impl Replay {
                 self.pending_calls.retain(|call| call.id != call_id);
                 let content = tool_content(step);
                 self.messages.push(json!({ "role": "tool", "tool_call_id": call_id, "content": content }));
-                if step.ok {
-                    if let Some(result) = &step.result {
+                if step.ok
+                    && let Some(result) = &step.result {
                         self.state.observe(&step.name, result);
                     }
-                }
                 // The verdict lists the calls with their results as recorded, minus the compact
                 // copy that was only for the model.
                 let result = step.ok.then(|| step.result.clone()).flatten().map(|mut r| {

@@ -53,15 +53,14 @@ pub fn parse_chat_response(body: &Value, requested_model: &str) -> Result<ModelR
         }
     }
     // A legacy `function_call` (pre-tools API) is still a call.
-    if tool_calls.is_empty() {
-        if let Some(function) = message.get("function_call").filter(|f| f.is_object()) {
+    if tool_calls.is_empty()
+        && let Some(function) = message.get("function_call").filter(|f| f.is_object()) {
             tool_calls.push(ToolCall {
                 id: "call_0".into(),
                 name: function.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 arguments: function.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned(),
             });
         }
-    }
 
     let usage = body.get("usage");
     let number = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);

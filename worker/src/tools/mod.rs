@@ -178,11 +178,10 @@ pub fn check_against_schema(tool: &str, schema: &Value, arguments: &Value) -> Re
         if !fits {
             return invalid(format!("{key:?} must be of type {expected}, got {value}"));
         }
-        if let (Some(allowed), Some(text)) = (spec.get("enum").and_then(Value::as_array), value.as_str()) {
-            if !allowed.iter().any(|a| a.as_str() == Some(text)) {
+        if let (Some(allowed), Some(text)) = (spec.get("enum").and_then(Value::as_array), value.as_str())
+            && !allowed.iter().any(|a| a.as_str() == Some(text)) {
                 return invalid(format!("{key:?} must be one of {allowed:?}, got {text:?}"));
             }
-        }
     }
     Ok(())
 }

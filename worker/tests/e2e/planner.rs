@@ -212,7 +212,7 @@ async fn clarification_is_refused_when_search_found_one_match() {
             Reply::dynamic(|request| {
                 let refusal = request["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_owned();
                 assert!(refusal.contains("exactly one match"), "{refusal}");
-                let search = request["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").next().unwrap();
+                let search = request["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").unwrap();
                 let found: Value = serde_json::from_str(search["content"].as_str().unwrap()).unwrap();
                 Reply::tool("update_item", json!({"id": found["items"][0]["id"], "when": "下午3点"}))
             }),

@@ -61,6 +61,9 @@ pub enum Reading {
     NotUnderstood(&'static str),
 }
 
+/// One way of reading a sentence: `None` when the sentence is not of this kind.
+type Reader = fn(&str, &TimeContext, bool) -> Option<Reading>;
+
 /// Reads a sentence.
 pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
     let text = sentence.trim().trim_end_matches(|c: char| "。.!！?？~～".contains(c)).trim();
@@ -75,7 +78,8 @@ pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
     if !chinese && find_any(text, &["and then", "and also", "then"]).is_some() {
         return Reading::NotUnderstood("several actions");
     }
-    let attempts: [fn(&str, &TimeContext, bool) -> Option<Reading>; 5] = [reschedule, delete, complete, list, create];
+    // The most specific readings first: "把会议取消" must not become a to-do called "会议取消".
+    let attempts: [Reader; 5] = [reschedule, delete, complete, list, create];
     for attempt in attempts {
         if let Some(reading) = attempt(text, ctx, chinese) {
             return reading;
@@ -380,12 +384,11 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
         // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
         for connector in ["的", "之前", "以前", "前", "开始", "起"] {
             let len = connector.chars().count();
-            if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector {
-                if connector == "的" || !is_duration {
+            if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
+                && (connector == "的" || !is_duration) {
                     end += len;
                     break;
                 }
-            }
         }
         spans.push((m.span.0, end));
         if is_duration {

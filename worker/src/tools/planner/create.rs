@@ -86,11 +86,10 @@ impl Tool for CreateItem {
             if let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
                 return Ok(ToolOutput::Result(outcome));
             }
-            if kind == ItemKind::Event && !args.allow_conflict {
-                if let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
+            if kind == ItemKind::Event && !args.allow_conflict
+                && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                     return Ok(ToolOutput::Result(outcome));
                 }
-            }
             let fields = ItemFields {
                 kind: kind.as_str().to_owned(),
                 title: title.to_owned(),

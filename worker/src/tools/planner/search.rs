@@ -125,11 +125,10 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
     if let Some(text) = args.date_to.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         to = Some(read_period(text, context)?.1);
     }
-    if let (Some(f), Some(t)) = (from, to) {
-        if f > t {
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t {
             return Err(invalid("date_from is after date_to".into()));
         }
-    }
     let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
     Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false })

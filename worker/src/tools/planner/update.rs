@@ -122,11 +122,10 @@ impl Tool for UpdateItem {
                 if let Some(outcome) = passed_outcome(&schedule, &context.time, "move") {
                     return Ok(ToolOutput::Result(outcome));
                 }
-                if fields.kind == "event" && !args.allow_conflict {
-                    if let Some(outcome) = conflict_outcome(db, context, &schedule, Some(item.id)).await? {
+                if fields.kind == "event" && !args.allow_conflict
+                    && let Some(outcome) = conflict_outcome(db, context, &schedule, Some(item.id)).await? {
                         return Ok(ToolOutput::Result(outcome));
                     }
-                }
                 fields.date = schedule.date;
                 fields.start_time = schedule.start_time;
                 fields.end_time = schedule.end_time;
