@@ -251,7 +251,13 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
     cluster.stop().unwrap();
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // While the database is down, requests get a clear 503 (and readiness says so).
+    let down = app.call(&key, Method::GET, "/api/quick-action", None).await;
+    assert_eq!(down.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", down.body);
+    assert_eq!(down.body["error"]["code"], "unavailable");
+    assert!(down.headers.get("retry-after").is_some());
+    let ready = app.client.get(format!("{}/ready", app.base_url)).send().await.unwrap();
+    assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
     cluster.restart_server().unwrap();
     // The model answers only now: the worker writes the verdict on the restarted database.
     gate.notify_one();
