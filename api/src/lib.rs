@@ -74,11 +74,16 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
     }
     let notifications = Notifications::start(pool.clone(), stop);
-    Ok(AppState { pool, notifications, config: Arc::new(config) })
+    Ok(AppState { pool, notifications, config: Arc::new(config), stopping: CancellationToken::new() })
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes in-flight requests.
 pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    let stopping = state.stopping.clone();
+    let shutdown = async move {
+        shutdown.await;
+        stopping.cancel();
+    };
     // Trailing slashes are trimmed before routing, so `/api/quick-action/` works like the bare path.
     let app = NormalizePathLayer::trim_trailing_slash().layer(router(state));
     axum::serve(listener, axum::ServiceExt::<Request>::into_make_service(app)).with_graceful_shutdown(shutdown).await

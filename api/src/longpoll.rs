@@ -13,12 +13,13 @@ use uuid::Uuid;
 
 use crate::{error::ApiError, state::AppState};
 
-/// Returns the task once it is final or `timeout` has passed (then in whatever state it is).
+/// Returns the task once it is final or `timeout` has passed (then in whatever state it is), or at
+/// once when the server is shutting down.
 pub async fn wait_until_final(state: &AppState, id: Uuid, timeout: Duration) -> Result<TaskRecord, ApiError> {
     let deadline = Instant::now() + timeout;
     let mut subscription = state.notifications.subscribe_task(id);
     loop {
-        let timed_out = Instant::now() >= deadline;
+        let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
         match tasks::find_task(&state.pool, id).await {
             Ok(Some(task)) if task.status().is_final() || timed_out => return Ok(task),
             Ok(Some(_)) => {}
@@ -33,6 +34,7 @@ pub async fn wait_until_final(state: &AppState, id: Uuid, timeout: Duration) -> 
         tokio::select! {
             _ = subscription.changed() => {}
             _ = tokio::time::sleep_until(deadline) => {}
+            _ = state.stopping.cancelled() => {}
         }
     }
 }

@@ -4,10 +4,14 @@ use std::sync::Arc;
 
 use quickact_shared::{config::Config, notify::Notifications};
 use sqlx::PgPool;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
     pub notifications: Notifications,
     pub config: Arc<Config>,
+    /// Fired when the server begins to shut down: long-polls answer at once with the task as it is,
+    /// so a graceful shutdown does not wait out their timeouts.
+    pub stopping: CancellationToken,
 }

@@ -279,3 +279,26 @@ async fn health_and_readiness_answer_without_a_key() {
     assert_eq!(body["listener"], true);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let id = submit_id(&app, &key, "nobody will run this").await;
+    let waiter = {
+        let client = app.client.clone();
+        let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
+        let key = key.clone();
+        tokio::spawn(async move {
+            let response = client.get(url).bearer_auth(key).send().await.unwrap();
+            (response.status(), response.json::<Value>().await.unwrap())
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    app.shutdown().await;
+    let (status, task) = waiter.await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "shutdown waited {:?}", started.elapsed());
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(task["status"], "pending");
+}
