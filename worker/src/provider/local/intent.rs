@@ -240,6 +240,10 @@ fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
             &body[..end]
         }
     };
+    // "finish the report by friday" asks for a to-do with a deadline, not to tick one off.
+    if !chinese && find_any(object, &["by", "before", "due"]).is_some() && !find_all(object, ctx).is_empty() {
+        return None;
+    }
     Some(match target(object, ctx, chinese) {
         Some(target) => Reading::Understood(Intent::Complete(target)),
         None => Reading::NotUnderstood("no item named"),
@@ -248,15 +252,19 @@ fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
 
 /// The item a phrase names: its words (the query) and the day it mentions.
 fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<Target> {
-    let phrase = strip_leading(phrase.trim(), &["把", "将"]);
+    let phrase = strip_leading(phrase.trim(), &["帮我", "请", "麻烦", "我要", "我想", "把", "将"]);
     let matches: Vec<TimeMatch> = find_all(phrase, ctx).into_iter().filter(|m| !is_meal_word(m)).collect();
-    let date = join_times(&matches, chinese);
+    let date = join_times(&matches, chinese, ctx);
     let spans: Vec<(usize, usize)> = matches.iter().map(|m| m.span).collect();
     let rest = remove_spans(phrase, &spans);
     let query = if chinese {
         // A kind word names the list the item is on, not its title ("删除吃药提醒").
-        let q = trim_fillers(&rest, &["的", "我的", "那个", "这个", "一下", "了", "个", "把", "将", "事项", "日程", "安排", "提醒", "待办事项", "待办", "任务"]);
-        q.replace(' ', "")
+        let q: String = rest.split_whitespace().collect();
+        
+        trim_fillers(
+            &q,
+            &["截止日期", "截止时间", "的时间", "的日期", "时间", "的", "我的", "那个", "这个", "一下", "了", "个", "把", "将", "事项", "日程", "安排", "提醒", "待办事项", "待办", "任务"],
+        )
     } else {
         let cleaned: Vec<&str> = rest
             .split_whitespace()
@@ -266,6 +274,13 @@ fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<Target> {
             .collect();
         cleaned.join(" ")
     };
+    // "it", "那个": the item is not named; several items at once are beyond the rules.
+    const PRONOUNS: [&str; 8] = ["it", "that", "this", "them", "它", "这个", "那个", "这"];
+    const BULK: [&str; 6] = ["all", "every", "everything", "所有", "全部", "都"];
+    let lower = query.to_lowercase();
+    if PRONOUNS.contains(&lower.as_str()) || BULK.iter().any(|b| if chinese { query.contains(b) } else { lower.split_whitespace().any(|w| w == *b) }) {
+        return None;
+    }
     (!query.is_empty()).then_some(Target { query, date })
 }
 
@@ -314,7 +329,7 @@ fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     } else {
         find_any(&lower, &["urgent", "important", "priority", "pressing"]).is_some()
     };
-    Some(Reading::Understood(Intent::List(Listing { date: join_times(&matches, chinese), kind, by_priority, query: None })))
+    Some(Reading::Understood(Intent::List(Listing { date: join_times(&matches, chinese, ctx), kind, by_priority, query: None })))
 }
 
 fn starts_with_count(text: &str) -> bool {
@@ -363,7 +378,12 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     if is_question(text, chinese) {
         return Some(Reading::NotUnderstood("a question, not a request"));
     }
-    let has_clock = matches.iter().any(|m| m.resolution.start_time.is_some());
+    let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !is_meal_word(m)).count();
+    if clocks > 1 {
+        // "明天上午9点到11点，下午2点到4点培训": two times, two items.
+        return Some(Reading::NotUnderstood("several times"));
+    }
+    let has_clock = clocks == 1;
 
     // Split the time expressions: durations give the length, the rest is the time.
     let mut duration_minutes = None;
@@ -406,7 +426,7 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     if title.is_empty() || title.chars().count() > 100 {
         return Some(Reading::NotUnderstood("no title"));
     }
-    let when = join_times(&time_matches, chinese);
+    let when = join_times(&time_matches, chinese, ctx);
     let timed = time_matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
     let kind = kind_word.or(if timed { Some("event") } else { Some("todo") });
     Some(Reading::Understood(Intent::Create(NewItem { kind, title, when, duration_minutes, priority })))
@@ -414,7 +434,13 @@ fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
 
 fn clean_title(rest: &str, chinese: bool) -> String {
     if chinese {
-        let mut title = trim_fillers(rest, &ZH_CREATE_WORDS);
+        // Pieces around a removed time join up again ("我 要去北京" -> "我要去北京"); spaces stay only
+        // between Latin words.
+        let joined = join_cjk(rest);
+        let mut title = trim_fillers(&joined, &ZH_CREATE_WORDS);
+        if let Some(rest) = title.strip_prefix('我') {
+            title = rest.to_owned();
+        }
         title = trim_fillers(&title, &["的", "要", "去做", "一下", "开始", "截止", "之前", "以前", "前", "了", "在", "从", "到"]);
         title = trim_fillers(&title, &ZH_CREATE_WORDS);
         // "开 会" after removing "2小时的" from "开2小时的会".
@@ -497,13 +523,42 @@ fn is_question(text: &str, chinese: bool) -> bool {
     }
 }
 
-/// The time expressions of `matches` as one text, in order ("明天" + "下午3点").
-fn join_times(matches: &[TimeMatch], chinese: bool) -> Option<String> {
+/// The time expressions of `matches` as one text, in order ("明天" + "下午3点"), each as the tools
+/// will read it ("3" of "at 3" goes on as "at 3").
+fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext) -> Option<String> {
     if matches.is_empty() {
         return None;
     }
-    let parts: Vec<&str> = matches.iter().map(|m| m.text.trim()).collect();
+    let parts: Vec<String> = matches
+        .iter()
+        .map(|m| {
+            let text = m.text.trim();
+            if !chinese && quickact_shared::time::resolve(text, ctx).is_none() {
+                format!("at {text}")
+            } else {
+                text.to_owned()
+            }
+        })
+        .collect();
     Some(parts.join(if chinese { "" } else { " " }))
+}
+
+/// Removes whitespace except between two Latin letters or digits.
+fn join_cjk(text: &str) -> String {
+    let chars: Vec<char> = text.trim().chars().collect();
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_whitespace() {
+            let before = out.chars().last();
+            let after = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if before.is_some_and(|b| b.is_ascii_alphanumeric()) && after.is_some_and(|a| a.is_ascii_alphanumeric()) && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(*c);
+        }
+    }
+    out
 }
 
 fn merge(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
@@ -611,6 +666,20 @@ mod tests {
     }
 
     #[test]
+    fn everyday_phrasings_keep_clean_titles_and_targets() {
+        let Intent::Create(item) = intent("我明天要去北京出差") else { panic!() };
+        assert_eq!(item.title, "去北京出差");
+        let Intent::Create(item) = intent("meeting with design team at 3") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("meeting with design team", Some("at 3")));
+        let Intent::Create(item) = intent("finish the quarterly report by friday") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("finish the quarterly report", Some("todo")));
+        assert_eq!(
+            intent("帮我把报告的截止日期改到下周一"),
+            Intent::Reschedule { target: Target { query: "报告".into(), date: None }, change: Change::To("下周一".into()) }
+        );
+    }
+
+    #[test]
     fn listings_carry_their_filters() {
         assert_eq!(intent("明天有什么安排"), Intent::List(Listing { date: Some("明天".into()), ..Default::default() }));
         assert_eq!(intent("前3个最紧急的任务"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
@@ -619,7 +688,18 @@ mod tests {
 
     #[test]
     fn what_is_not_understood_is_said_so() {
-        for text in ["你好", "asdfgh", "推迟半小时", "what's the weather like", "帮我写一首诗", "有什么好吃的"] {
+        for text in [
+            "你好",
+            "asdfgh",
+            "推迟半小时",
+            "what's the weather like",
+            "帮我写一首诗",
+            "有什么好吃的",
+            "move it to tomorrow",
+            "delete all my meetings",
+            "取消明天的所有会议",
+            "明天上午9点到11点，下午2点到4点培训",
+        ] {
             let reading = read(text, &ctx());
             assert!(matches!(reading, Reading::NotUnderstood(_)), "{text}: {reading:?}");
         }
