@@ -103,15 +103,7 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize)> = None;
-        for (k, it) in items.iter().enumerate() {
-            if let Some(e) = self.lit(i, key(it))
-                && best.is_none_or(|(be, _)| e > be)
-            {
-                best = Some((e, k));
-            }
-        }
-        best
+        self.longest_in(i, items, key, Self::lit)
     }
 
     /// Longest phrase among the keys of a table: (end, index).
@@ -121,9 +113,20 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
+        self.longest_in(i, items, key, Self::phrase)
+    }
+
+    /// The key of `items` that `matches` finds ending furthest right at `i`: (end, index).
+    fn longest_in<T>(
+        &self,
+        i: usize,
+        items: &[T],
+        key: impl Fn(&T) -> &str,
+        matches: impl Fn(&Self, usize, &str) -> Option<usize>,
+    ) -> Option<(usize, usize)> {
         let mut best: Option<(usize, usize)> = None;
         for (k, it) in items.iter().enumerate() {
-            if let Some(e) = self.phrase(i, key(it))
+            if let Some(e) = matches(self, i, key(it))
                 && best.is_none_or(|(be, _)| e > be)
             {
                 best = Some((e, k));

@@ -458,22 +458,7 @@ fn month_abs(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if !(1..=12).contains(&m) || t.at(e) != '月' {
         return None;
     }
-    let mut e = e + 1;
-    if t.at(e) == '份' {
-        e += 1;
-    }
-    let mut d = DateParts {
-        month: Some(MonthSpec::Abs(m)),
-        ..Default::default()
-    };
-    if let Some((day, e2)) = day_after_month(t, e) {
-        d.day = Some(day);
-        e = e2;
-    } else if let Some((part, e2)) = month_part_suffix(t, e) {
-        d.part = Some(part);
-        e = e2;
-    }
-    Some((e, Atom::Date(d)))
+    Some(month_with_day(t, e + 1, MonthSpec::Abs(m)))
 }
 
 const MONTH_RELS: &[(&str, i32)] = &[
@@ -495,12 +480,17 @@ const MONTH_RELS: &[(&str, i32)] = &[
 
 /// 下个月, 本月初, 上个月底, 下月15号.
 fn month_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (mut e, k) = t.lit_longest_in(i, MONTH_RELS, |p| p.0)?;
+    let (e, k) = t.lit_longest_in(i, MONTH_RELS, |p| p.0)?;
+    Some(month_with_day(t, e, MonthSpec::Rel(MONTH_RELS[k].1)))
+}
+
+/// A month ending at `e`, then an optional 份, then a day (5号) or a part of the month (底, 初).
+fn month_with_day(t: &Text, mut e: usize, month: MonthSpec) -> (usize, Atom) {
     if t.at(e) == '份' {
         e += 1;
     }
     let mut d = DateParts {
-        month: Some(MonthSpec::Rel(MONTH_RELS[k].1)),
+        month: Some(month),
         ..Default::default()
     };
     if let Some((day, e2)) = day_after_month(t, e) {
@@ -510,7 +500,7 @@ fn month_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
         d.part = Some(part);
         e = e2;
     }
-    Some((e, Atom::Date(d)))
+    (e, Atom::Date(d))
 }
 
 /// 5号, 二十日.
