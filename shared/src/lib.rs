@@ -10,7 +10,9 @@
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
 //! - [`planner`]: the items the agent acts on (store, rules).
 //! - [`pricing`]: per-model prices and the cost of a turn.
-//! - [`time`]: the deterministic time resolver (Chinese and English, pure functions).
+//!
+//! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
+//! (`shared/time/`).
 
 pub mod config;
 pub mod db;
@@ -21,4 +23,3 @@ pub mod pricing;
 pub mod queue;
 pub mod store;
 pub mod telemetry;
-pub mod time;

@@ -13,8 +13,8 @@ use quickact_shared::{
         rules::{widen_from, widen_to},
         store::{self, ItemFields, ItemQuery, SortKey},
     },
-    time::Segment,
 };
+use quickact_time::Segment;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 

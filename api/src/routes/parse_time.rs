@@ -3,7 +3,7 @@
 
 use axum::{Json, extract::State};
 use chrono::{DateTime, FixedOffset, Utc};
-use quickact_shared::time::{TimeContext, TimeMatch, find_all};
+use quickact_time::{TimeContext, TimeMatch, find_all};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 

@@ -5,7 +5,7 @@
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
-use crate::time::{Grain, Resolution, Segment, TimeContext, resolve};
+use quickact_time::{Grain, Resolution, Segment, TimeContext, resolve};
 
 /// Time arguments as a tool receives them; every field is optional.
 #[derive(Debug, Clone, Default)]

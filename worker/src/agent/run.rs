@@ -14,12 +14,12 @@ use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
     domain::task::{TaskRecord, TaskStatus, Verdict},
     pricing::PriceTable,
-    time::TimeContext,
     store::{
         steps::{Step, StepKind, insert_step},
         tasks::{OwnerCheck, add_usage, finish_task, lock_for_owner},
     },
 };
+use quickact_time::TimeContext;
 use serde_json::{Value, json};
 use sqlx::{Acquire, PgPool};
 use tokio::time::Instant;

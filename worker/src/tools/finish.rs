@@ -188,7 +188,7 @@ mod tests {
             input_text: "x",
             reference_time: Utc::now(),
             time_zone: chrono_tz::Asia::Shanghai,
-            time: quickact_shared::time::TimeContext::new(Utc::now(), chrono_tz::Asia::Shanghai),
+            time: quickact_time::TimeContext::new(Utc::now(), chrono_tz::Asia::Shanghai),
             state,
         }
     }

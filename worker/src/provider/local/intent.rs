@@ -2,7 +2,7 @@
 //! parts each needs (a title, a target, a new time, filters). Time expressions are located with
 //! the resolver (for their spans) and passed on as the user wrote them; the tools resolve them.
 
-use quickact_shared::time::{TimeContext, TimeMatch, find_all};
+use quickact_time::{TimeContext, TimeMatch, find_all};
 
 use super::text::{find_any, is_chinese, remove_spans, squash, trim_fillers};
 
@@ -533,7 +533,7 @@ fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext) -> Option
         .iter()
         .map(|m| {
             let text = m.text.trim();
-            if !chinese && quickact_shared::time::resolve(text, ctx).is_none() {
+            if !chinese && quickact_time::resolve(text, ctx).is_none() {
                 format!("at {text}")
             } else {
                 text.to_owned()

@@ -17,7 +17,7 @@ pub mod text;
 use chrono::{NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use futures::future::BoxFuture;
-use quickact_shared::time::TimeContext;
+use quickact_time::TimeContext;
 use serde_json::{Value, json};
 
 use self::{

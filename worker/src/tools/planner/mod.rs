@@ -24,8 +24,8 @@ use quickact_shared::{
         schedule::{Schedule, TimeArguments},
         store::find_conflicts,
     },
-    time::TimeContext,
 };
+use quickact_time::TimeContext;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;

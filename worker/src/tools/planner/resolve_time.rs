@@ -1,7 +1,7 @@
 //! `resolve_time`: what a time expression means, for the model to check before acting.
 
 use futures::future::BoxFuture;
-use quickact_shared::time::find_all;
+use quickact_time::find_all;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;

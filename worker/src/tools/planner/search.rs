@@ -7,8 +7,8 @@ use quickact_shared::{
         rules::{explicit_count, search_limit, widen_from, widen_to},
         store::{ItemQuery, SortKey, search_items},
     },
-    time::resolve,
 };
+use quickact_time::resolve;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;

@@ -16,7 +16,7 @@ use chrono_tz::Tz;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use quickact_shared::time::{TimeContext, TimeMatch, find_all};
+use quickact_time::{TimeContext, TimeMatch, find_all};
 
 const FILE: &str = "time-expressions.jsonl";
 

@@ -8,7 +8,7 @@
 use chrono::TimeZone;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use quickact_shared::time::{TimeContext, find_all, resolve};
+use quickact_time::{TimeContext, find_all, resolve};
 
 const MIX: &[&str] = &[
     "明天下午3点",

@@ -1,4 +1,4 @@
-//! Deterministic time-expression resolver for Chinese and English.
+//! quickact-time: the deterministic time-expression resolver for Chinese and English.
 //!
 //! Pure code, no I/O, no global state. Two entry points:
 //! - [`find_all`] finds every time expression in free text ("明天下午3点到4点开会",
@@ -10,6 +10,23 @@
 //! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
 //! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 這 to simplified), so spans map
 //! straight back to the original.
+//!
+//! # Layout
+//! The pipeline runs top to bottom; each module depends only on the ones above it.
+//! - `text`: the normalised input (one char per original code point) and matching helpers.
+//! - `numerals`: numbers in digits, Chinese numerals and English words.
+//! - `dates`: calendar arithmetic (month lengths, Monday-start weeks, next weekday).
+//! - `segment`: parts of the day ([`Segment`]).
+//! - `types`: the atoms the lexers produce.
+//! - `digits`, `zh`, `en`: the lexers (digit forms shared by both languages, Chinese, English).
+//! - `lexer`: runs the three lexers, longest candidate first.
+//! - `grammar`: combines adjacent atoms into expressions (points, ranges, durations).
+//! - `recurrence`: RRULE text and first occurrences.
+//! - `resolve`: expressions to [`Resolution`]s.
+//!
+//! `tests/time_table.rs` holds the table of readings (`tests/data/time_cases.tsv`),
+//! `benches/time_resolver.rs` measures expressions per second, and `examples/time_eval.rs` scores
+//! the resolver on the peer corpus (`../shared/eval/time-expressions.jsonl`).
 //!
 //! # Readings (the rules the resolver applies)
 //!

@@ -1,5 +1,5 @@
 //! Expressions to [`Resolution`]s: dates from their parts, clock times with the AM/PM rules,
-//! ranges, offsets, recurrences. The rules are documented in the module docs of `time`.
+//! ranges, offsets, recurrences. The rules are documented in the crate docs.
 
 use super::dates::{
     add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,

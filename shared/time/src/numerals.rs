@@ -1,51 +1,7 @@
-//! Character normalisation (full-width forms, case, a few traditional characters) and number
-//! parsing: ASCII digits, decimals, Chinese numerals (零一二两三四五六七八九十百廿卅) and English
-//! number words.
+//! Number parsing over normalised text: ASCII digits, decimals, Chinese numerals
+//! (零一二两三四五六七八九十百廿卅) and English number words.
 
 use super::text::Text;
-
-/// Normalise one character. The mapping is one-to-one so that spans stay valid.
-pub(crate) fn normalize_char(c: char) -> char {
-    let c = match c {
-        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
-        '\u{3000}' | '\u{00A0}' => ' ',
-        _ => c,
-    };
-    if c.is_ascii_uppercase() {
-        return c.to_ascii_lowercase();
-    }
-    match c {
-        '後' => '后',
-        '週' => '周',
-        '點' => '点',
-        '時' => '时',
-        '號' => '号',
-        '個' => '个',
-        '禮' => '礼',
-        '鐘' | '鍾' => '钟',
-        '兩' => '两',
-        '這' => '这',
-        '從' => '从',
-        '當' => '当',
-        '聽' => '听',
-        '尋' => '寻',
-        '晝' => '昼',
-        '現' => '现',
-        '間' => '间',
-        '淩' => '凌',
-        '裡' | '裏' => '里',
-        '為' => '为',
-        '續' => '续',
-        '開' => '开',
-        '過' => '过',
-        '來' => '来',
-        '頭' => '头',
-        '〇' => '零',
-        '—' | '–' | '−' | '‒' | '―' => '-',
-        '〜' | '∼' => '~',
-        _ => c,
-    }
-}
 
 /// Value of one Chinese digit character.
 pub(crate) fn zh_digit(c: char) -> Option<u32> {

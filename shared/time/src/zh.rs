@@ -1,6 +1,6 @@
 //! Chinese lexemes: relative days, weekdays, dates, clock times, parts of day, offsets,
 //! durations, recurrences and connectors. Traditional forms are normalised before (see
-//! `numerals::normalize_char`); Cantonese words (聽日, 尋日, 琴日, 朝早, 晏晝, 下晝, 今個) are listed.
+//! `text::normalize_char`); Cantonese words (聽日, 尋日, 琴日, 朝早, 晏晝, 下晝, 今個) are listed.
 
 use super::digits::meridiem;
 use super::numerals::{ascii_decimal_hundredths, int_any, is_zh_num_char, zh_digit_seq, zh_int};

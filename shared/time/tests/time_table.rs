@@ -8,7 +8,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
-use quickact_shared::time::{Grain, Resolution, Segment, TimeContext, find_all, resolve};
+use quickact_time::{Grain, Resolution, Segment, TimeContext, find_all, resolve};
 
 const TABLE: &str = include_str!("data/time_cases.tsv");
 
