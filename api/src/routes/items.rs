@@ -7,14 +7,13 @@ use axum::{
     http::StatusCode,
 };
 use chrono::{NaiveDate, NaiveTime, Utc};
-use quickact_shared::{
-    planner::{
-        item::{ItemKind, ItemRecord, ItemStatus},
-        rules::{widen_from, widen_to},
-        store::{self, ItemFields, ItemQuery, SortKey},
-    },
+use quickact_shared::planner::{
+    item::{ItemFields, ItemKind, ItemRecord, ItemStatus},
+    patch::{ItemError, ItemPatch, parse_kind, parse_segment, parse_status},
+    rules::{widen_from, widen_to},
+    store::{self, ItemQuery, SortKey},
 };
-use quickact_time::Segment;
+use quickact_time::TimeContext;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -47,12 +46,12 @@ pub async fn list(
     let bad = |m: String| ApiError::bad_request("invalid_query", m);
     let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
     let kind = match present(&params.kind) {
-        Some(k) => Some(k.parse::<ItemKind>().map_err(|_| bad(format!("unknown kind {k:?}")))?.as_str().to_owned()),
+        Some(k) => Some(k.parse::<ItemKind>().map_err(|_| bad(format!("unknown kind {k:?}")))?),
         None => None,
     };
     let status = match present(&params.status) {
         Some(s) if s == "all" => None,
-        Some(s) => Some(s.parse::<ItemStatus>().map_err(|_| bad(format!("unknown status {s:?}")))?.as_str().to_owned()),
+        Some(s) => Some(s.parse::<ItemStatus>().map_err(|_| bad(format!("unknown status {s:?}")))?),
         None => None,
     };
     let date = |v: &Option<String>, name: &str| -> Result<Option<NaiveDate>, ApiError> {
@@ -84,24 +83,11 @@ pub async fn create(
     Caller(user): Caller,
     JsonBody(body): JsonBody<Map<String, Value>>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let today = Utc::now().with_timezone(&parse_time_zone(&user.time_zone)?).date_naive();
-    let mut fields = ItemFields {
-        kind: String::new(),
-        title: String::new(),
-        description: None,
-        date: today,
-        start_time: None,
-        end_time: None,
-        segment: None,
-        priority: None,
-        item_group: None,
-        status: "open".into(),
-        recurrence: None,
-    };
     if !body.contains_key("kind") || !body.contains_key("title") {
         return Err(ApiError::bad_request("invalid_input", "kind and title are required"));
     }
-    apply_fields(&mut fields, &body)?;
+    let time = user_time(&user.time_zone)?;
+    let fields = patch_of(&body)?.create(time.today(), &time).map_err(invalid_item)?;
     let item = store::insert_item(&state.pool, user.id, &fields, None).await.map_err(constraint_error)?;
     Ok((StatusCode::CREATED, Json(item.to_json())))
 }
@@ -121,10 +107,11 @@ pub async fn update(
     JsonBody(body): JsonBody<Map<String, Value>>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
+    let patch = patch_of(&body)?;
     let mut tx = state.pool.begin().await?;
     let item = store::find_item(&mut *tx, user.id, id).await?.ok_or(ApiError::NotFound("no such item"))?;
     let mut fields = ItemFields::of(&item);
-    apply_fields(&mut fields, &body)?;
+    patch.apply(&mut fields, &user_time(&user.time_zone)?).map_err(invalid_item)?;
     let updated = store::update_item(&mut *tx, user.id, id, &fields, None)
         .await
         .map_err(constraint_error)?
@@ -140,69 +127,61 @@ pub async fn delete(State(state): State<AppState>, Caller(user): Caller, Path(id
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Applies the fields present in `body` (the contract's item shape) to `fields`.
-fn apply_fields(fields: &mut ItemFields, body: &Map<String, Value>) -> Result<(), ApiError> {
-    let invalid = |m: String| ApiError::unprocessable("invalid_item", m);
-    let text = |key: &str, value: &Value| -> Result<Option<String>, ApiError> {
-        match value {
-            Value::Null => Ok(None),
-            Value::String(s) => Ok(Some(s.trim().to_owned()).filter(|s| !s.is_empty())),
-            _ => Err(ApiError::bad_request("invalid_input", format!("{key} must be a string"))),
-        }
-    };
+/// The patch a body in the contract's item shape asks for. Only the JSON shape is checked here
+/// (400: unknown fields, wrong types); the values are the planner core's to judge (422).
+fn patch_of(body: &Map<String, Value>) -> Result<ItemPatch, ApiError> {
+    let mut patch = ItemPatch::default();
     for (key, value) in body {
+        let text = || -> Result<Option<String>, ApiError> {
+            match value {
+                Value::Null => Ok(None),
+                Value::String(s) => Ok(Some(s.trim().to_owned()).filter(|s| !s.is_empty())),
+                _ => Err(ApiError::bad_request("invalid_input", format!("{key} must be a string"))),
+            }
+        };
         match key.as_str() {
-            "kind" => {
-                let kind = text(key, value)?.ok_or_else(|| invalid("kind is required".into()))?;
-                fields.kind = kind.parse::<ItemKind>().map_err(|_| invalid(format!("kind must be event, todo or reminder, got {kind:?}")))?.as_str().to_owned();
-            }
-            "title" => {
-                let title = text(key, value)?.ok_or_else(|| invalid("title must not be empty".into()))?;
-                if title.chars().count() > 500 {
-                    return Err(invalid("title is longer than 500 characters".into()));
-                }
-                fields.title = title;
-            }
-            "description" => fields.description = text(key, value)?,
+            "kind" => patch.kind = Some(parse_kind(&text()?.unwrap_or_default()).map_err(invalid_item)?),
+            "title" => patch.title = Some(text()?.unwrap_or_default()),
+            "description" => patch.description = Some(text()?),
             "date" => {
-                let date = text(key, value)?.ok_or_else(|| invalid("date is required".into()))?;
-                fields.date = NaiveDate::parse_from_str(&date, "%Y-%m-%d").map_err(|_| invalid(format!("date must be YYYY-MM-DD, got {date:?}")))?;
+                let date = text()?.ok_or_else(|| invalid("date is required".into()))?;
+                patch.date = Some(NaiveDate::parse_from_str(&date, "%Y-%m-%d").map_err(|_| invalid(format!("date must be YYYY-MM-DD, got {date:?}")))?);
             }
             "start_time" | "end_time" => {
-                let time = text(key, value)?
+                let time = text()?
                     .map(|t| NaiveTime::parse_from_str(&t, "%H:%M").map_err(|_| invalid(format!("{key} must be HH:MM, got {t:?}"))))
                     .transpose()?;
-                if key == "start_time" { fields.start_time = time } else { fields.end_time = time }
+                if key == "start_time" { patch.start_time = Some(time) } else { patch.end_time = Some(time) }
             }
-            "segment" => {
-                fields.segment = text(key, value)?
-                    .map(|s| s.parse::<Segment>().map(|s| s.as_str().to_owned()).map_err(|_| invalid(format!("unknown segment {s:?}"))))
-                    .transpose()?;
-            }
+            "segment" => patch.segment = Some(text()?.map(|s| parse_segment(&s)).transpose().map_err(invalid_item)?),
             "priority" => {
-                fields.priority = match value {
+                patch.priority = Some(match value {
                     Value::Null => None,
-                    Value::Number(n) if n.as_i64().is_some_and(|p| (1..=4).contains(&p)) => n.as_i64().map(|p| p as i16),
-                    _ => return Err(invalid("priority must be an integer from 1 to 4".into())),
-                }
+                    Value::Number(n) => Some(n.as_i64().ok_or_else(|| invalid_item(ItemError::Priority))?),
+                    _ => return Err(invalid_item(ItemError::Priority)),
+                })
             }
-            "group" => fields.item_group = text(key, value)?,
-            "status" => {
-                let status = text(key, value)?.ok_or_else(|| invalid("status must be open or completed".into()))?;
-                fields.status = status.parse::<ItemStatus>().map_err(|_| invalid(format!("status must be open or completed, got {status:?}")))?.as_str().to_owned();
-            }
-            "recurrence" => fields.recurrence = text(key, value)?.map(|r| r.trim_start_matches("RRULE:").to_owned()),
+            "group" => patch.group = Some(text()?),
+            "status" => patch.status = Some(parse_status(&text()?.unwrap_or_default()).map_err(invalid_item)?),
+            "recurrence" => patch.recurrence = Some(text()?),
             "id" | "created_at" | "updated_at" | "completed_at" => {}
             other => return Err(ApiError::bad_request("invalid_input", format!("unknown field {other:?}"))),
         }
     }
-    if fields.end_time.is_some() && fields.start_time.is_none() {
-        return Err(invalid("end_time needs a start_time".into()));
-    }
-    if fields.segment.is_some() && fields.start_time.is_some() {
-        return Err(invalid("an item has either clock times or a segment, not both".into()));
-    }
-    Ok(())
+    Ok(patch)
+}
+
+/// The user's clock and zone, for "today" and recurrences in words.
+fn user_time(time_zone: &str) -> Result<TimeContext, ApiError> {
+    Ok(TimeContext::new(Utc::now(), parse_time_zone(time_zone)?))
+}
+
+fn invalid(message: String) -> ApiError {
+    ApiError::unprocessable("invalid_item", message)
+}
+
+fn invalid_item(err: ItemError) -> ApiError {
+    invalid(err.to_string())
 }
 
 /// A CHECK constraint the validation above did not foresee is still the client's error.

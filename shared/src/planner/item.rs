@@ -3,15 +3,17 @@
 use std::{fmt, str::FromStr};
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use quickact_time::Segment;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::domain::task::UnknownName;
 
-/// What an item is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What an item is (a `text` column holding the snake_case name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ItemKind {
     /// Something at a time: a concrete range, or a fuzzy part of a day.
     Event,
@@ -46,9 +48,10 @@ impl fmt::Display for ItemKind {
     }
 }
 
-/// Open or done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Open or done (a `text` column holding the snake_case name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ItemStatus {
     Open,
     Completed,
@@ -74,21 +77,21 @@ impl FromStr for ItemStatus {
     }
 }
 
-/// An item row.
+/// An item row (every column but the soft-deletion mark and the generated range columns).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemRecord {
     pub id: Uuid,
     pub user_id: Uuid,
-    pub kind: String,
+    pub kind: ItemKind,
     pub title: String,
     pub description: Option<String>,
     pub date: NaiveDate,
     pub start_time: Option<NaiveTime>,
     pub end_time: Option<NaiveTime>,
-    pub segment: Option<String>,
+    pub segment: Option<Segment>,
     pub priority: Option<i16>,
     pub item_group: Option<String>,
-    pub status: String,
+    pub status: ItemStatus,
     pub completed_at: Option<DateTime<Utc>>,
     pub recurrence: Option<String>,
     pub created_by_task: Option<Uuid>,
@@ -97,53 +100,123 @@ pub struct ItemRecord {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Every field of an item a writer sets (creation, or the merged result of an update). Built and
+/// checked by [`super::patch::ItemPatch`], so whatever reaches the store obeys the planner's rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemFields {
+    pub kind: ItemKind,
+    pub title: String,
+    pub description: Option<String>,
+    pub date: NaiveDate,
+    pub start_time: Option<NaiveTime>,
+    pub end_time: Option<NaiveTime>,
+    pub segment: Option<Segment>,
+    pub priority: Option<i16>,
+    pub item_group: Option<String>,
+    pub status: ItemStatus,
+    pub recurrence: Option<String>,
+}
+
+impl ItemFields {
+    /// The fields an item has now.
+    pub fn of(item: &ItemRecord) -> Self {
+        ItemFields {
+            kind: item.kind,
+            title: item.title.clone(),
+            description: item.description.clone(),
+            date: item.date,
+            start_time: item.start_time,
+            end_time: item.end_time,
+            segment: item.segment,
+            priority: item.priority,
+            item_group: item.item_group.clone(),
+            status: item.status,
+            recurrence: item.recurrence.clone(),
+        }
+    }
+}
+
 /// `HH:MM`.
 pub fn format_time(time: NaiveTime) -> String {
     time.format("%H:%M").to_string()
 }
 
+/// An item as clients (and the verdict's `items` / `options`) see it: the contract's item shape.
+/// Optional fields that are empty are left out.
+#[derive(Debug, Serialize)]
+struct ItemView<'a> {
+    id: Uuid,
+    kind: ItemKind,
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(serialize_with = "serialize_date")]
+    date: NaiveDate,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "serialize_time")]
+    start_time: Option<NaiveTime>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "serialize_time")]
+    end_time: Option<NaiveTime>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    segment: Option<Segment>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priority: Option<i16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group: Option<&'a str>,
+    status: ItemStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completed_at: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recurrence: Option<&'a str>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+fn serialize_date<S: serde::Serializer>(date: &NaiveDate, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&date.format("%Y-%m-%d"))
+}
+
+fn serialize_time<S: serde::Serializer>(time: &Option<NaiveTime>, s: S) -> Result<S::Ok, S::Error> {
+    match time {
+        Some(time) => s.collect_str(&time.format("%H:%M")),
+        None => s.serialize_none(),
+    }
+}
+
 impl ItemRecord {
-    /// The item as clients (and the verdict's `items` / `options`) see it. Optional fields that are
-    /// empty are left out.
+    /// The item as clients (and the verdict's `items` / `options`) see it.
     pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "id": self.id,
-            "kind": self.kind,
-            "title": self.title,
-            "date": self.date.format("%Y-%m-%d").to_string(),
-            "status": self.status,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        });
-        let map = v.as_object_mut().expect("an object");
-        let mut put = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                map.insert(key.to_owned(), value);
-            }
+        let view = ItemView {
+            id: self.id,
+            kind: self.kind,
+            title: &self.title,
+            description: self.description.as_deref(),
+            date: self.date,
+            start_time: self.start_time,
+            end_time: self.end_time,
+            segment: self.segment,
+            priority: self.priority,
+            group: self.item_group.as_deref(),
+            status: self.status,
+            completed_at: self.completed_at,
+            recurrence: self.recurrence.as_deref(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
         };
-        put("description", self.description.clone().map(Value::String));
-        put("start_time", self.start_time.map(|t| Value::String(format_time(t))));
-        put("end_time", self.end_time.map(|t| Value::String(format_time(t))));
-        put("segment", self.segment.clone().map(Value::String));
-        put("priority", self.priority.map(|p| json!(p)));
-        put("group", self.item_group.clone().map(Value::String));
-        put("completed_at", self.completed_at.map(|t| json!(t)));
-        put("recurrence", self.recurrence.clone().map(Value::String));
-        v
+        serde_json::to_value(view).expect("an item serialises")
     }
 
     /// One line for lists shown to people and models: `[todo] 2026-02-08 15:00-16:00 title`.
     pub fn summary(&self) -> String {
         let mut line = format!("[{}] {}", self.kind, self.date.format("%Y-%m-%d"));
-        match (self.start_time, self.end_time, &self.segment) {
+        match (self.start_time, self.end_time, self.segment) {
             (Some(start), Some(end), _) => line.push_str(&format!(" {}-{}", format_time(start), format_time(end))),
             (Some(start), None, _) => line.push_str(&format!(" {}", format_time(start))),
-            (None, _, Some(segment)) => line.push_str(&format!(" ({segment})")),
+            (None, _, Some(segment)) => line.push_str(&format!(" ({})", segment.as_str())),
             _ => {}
         }
         line.push(' ');
         line.push_str(&self.title);
-        if self.status == "completed" {
+        if self.status == ItemStatus::Completed {
             line.push_str(" (done)");
         }
         line

@@ -286,7 +286,9 @@ fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveD
     Some((time, states_a_date(text).then_some(resolution.date)))
 }
 
-fn read_recurrence(text: &str, ctx: &TimeContext) -> Result<String, String> {
+/// A recurrence as an RRULE (upper case, without the "RRULE:" prefix) from an RRULE or from a
+/// repetition in words ("每周一", "every weekday").
+pub fn read_recurrence(text: &str, ctx: &TimeContext) -> Result<String, String> {
     let upper = text.trim().trim_start_matches("RRULE:").to_ascii_uppercase();
     if upper.starts_with("FREQ=") {
         let valid = upper.split(';').all(|part| {

@@ -1,44 +1,29 @@
 //! SQL on items. Every function is scoped to one user: an item of another user is invisible, as if
 //! it did not exist.
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::NaiveDateTime;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use super::item::ItemRecord;
+use quickact_time::Segment;
 
-/// Every field of an item a writer sets (creation, or the merged result of an update).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ItemFields {
-    pub kind: String,
-    pub title: String,
-    pub description: Option<String>,
-    pub date: NaiveDate,
-    pub start_time: Option<NaiveTime>,
-    pub end_time: Option<NaiveTime>,
-    pub segment: Option<String>,
-    pub priority: Option<i16>,
-    pub item_group: Option<String>,
-    pub status: String,
-    pub recurrence: Option<String>,
-}
+use super::item::{ItemFields, ItemKind, ItemRecord, ItemStatus};
 
-impl ItemFields {
-    pub fn of(item: &ItemRecord) -> Self {
-        ItemFields {
-            kind: item.kind.clone(),
-            title: item.title.clone(),
-            description: item.description.clone(),
-            date: item.date,
-            start_time: item.start_time,
-            end_time: item.end_time,
-            segment: item.segment.clone(),
-            priority: item.priority,
-            item_group: item.item_group.clone(),
-            status: item.status.clone(),
-            recurrence: item.recurrence.clone(),
-        }
-    }
+/// `sqlx::query_as!` into [`ItemRecord`] with the one column list of an item row between `$before`
+/// and `$after` (the query macros take the SQL as string literals, which `+` joins, so the list is
+/// written once and every query is still checked at build time).
+macro_rules! query_items {
+    ($before:literal, $after:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            ItemRecord,
+            $before
+                + r#" id, user_id, kind AS "kind: ItemKind", title, description, date, start_time, end_time,
+                      segment AS "segment: Segment", priority, item_group, status AS "status: ItemStatus",
+                      completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at "#
+                + $after
+            $(, $arg)*
+        )
+    };
 }
 
 pub async fn insert_item(
@@ -47,26 +32,25 @@ pub async fn insert_item(
     fields: &ItemFields,
     task_id: Option<Uuid>,
 ) -> Result<ItemRecord, sqlx::Error> {
-    sqlx::query_as!(
-        ItemRecord,
+    query_items!(
         r#"INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
                               item_group, status, completed_at, recurrence, created_by_task, updated_by_task)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
                    CASE WHEN $12 = 'completed' THEN now() END, $13, $14, $14)
-           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+           RETURNING"#,
+        "",
         Uuid::now_v7(),
         user_id,
-        fields.kind,
+        fields.kind.as_str(),
         fields.title,
         fields.description,
         fields.date,
         fields.start_time,
         fields.end_time,
-        fields.segment,
+        fields.segment.map(|s| s.as_str()),
         fields.priority,
         fields.item_group,
-        fields.status,
+        fields.status.as_str(),
         fields.recurrence,
         task_id,
     )
@@ -76,11 +60,9 @@ pub async fn insert_item(
 
 /// A live (not deleted) item of `user_id`.
 pub async fn find_item(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Result<Option<ItemRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        ItemRecord,
-        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
-           FROM items WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL"#,
+    query_items!(
+        "SELECT",
+        r#"FROM items WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL"#,
         id,
         user_id,
     )
@@ -97,27 +79,26 @@ pub async fn update_item(
     fields: &ItemFields,
     task_id: Option<Uuid>,
 ) -> Result<Option<ItemRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        ItemRecord,
+    query_items!(
         r#"UPDATE items SET kind = $3, title = $4, description = $5, date = $6, start_time = $7, end_time = $8,
                   segment = $9, priority = $10, item_group = $11, status = $12,
                   completed_at = CASE WHEN $12 = 'completed' THEN coalesce(completed_at, now()) END,
                   recurrence = $13, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
-           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+           RETURNING"#,
+        "",
         id,
         user_id,
-        fields.kind,
+        fields.kind.as_str(),
         fields.title,
         fields.description,
         fields.date,
         fields.start_time,
         fields.end_time,
-        fields.segment,
+        fields.segment.map(|s| s.as_str()),
         fields.priority,
         fields.item_group,
-        fields.status,
+        fields.status.as_str(),
         fields.recurrence,
         task_id,
     )
@@ -132,12 +113,11 @@ pub async fn delete_item(
     id: Uuid,
     task_id: Option<Uuid>,
 ) -> Result<Option<ItemRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        ItemRecord,
+    query_items!(
         r#"UPDATE items SET deleted_at = now(), updated_at = now(), updated_by_task = coalesce($3, updated_by_task)
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
-           RETURNING id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                     item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at"#,
+           RETURNING"#,
+        "",
         id,
         user_id,
         task_id,
@@ -170,9 +150,9 @@ impl SortKey {
 /// A search over one user's live items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemQuery {
-    pub kind: Option<String>,
+    pub kind: Option<ItemKind>,
     /// `None`: open and completed.
-    pub status: Option<String>,
+    pub status: Option<ItemStatus>,
     /// Inclusive local bounds on the item's start.
     pub from: Option<NaiveDateTime>,
     pub to: Option<NaiveDateTime>,
@@ -206,11 +186,9 @@ pub async fn search_items(
 ) -> Result<(Vec<ItemRecord>, i64), sqlx::Error> {
     let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
     let fuzzy: Vec<bool> = query.terms.iter().map(|t| fuzzy_term(t)).collect();
-    let items = sqlx::query_as!(
-        ItemRecord,
-        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
-           FROM items
+    let items = query_items!(
+        "SELECT",
+        r#"FROM items
            WHERE user_id = $1 AND deleted_at IS NULL
              AND ($2::text IS NULL OR kind = $2)
              AND ($3::text IS NULL OR status = $3)
@@ -230,8 +208,8 @@ pub async fn search_items(
              id ASC
            LIMIT $9"#,
         user_id,
-        query.kind,
-        query.status,
+        query.kind.map(ItemKind::as_str),
+        query.status.map(ItemStatus::as_str),
         query.from,
         query.to,
         &patterns,
@@ -257,8 +235,8 @@ pub async fn search_items(
                          ELSE title ILIKE p OR coalesce(description, '') ILIKE p END), true)
                   FROM unnest($6::text[], $8::text[], $9::bool[]) AS x(p, t, fuzzy))"#,
         user_id,
-        query.kind,
-        query.status,
+        query.kind.map(ItemKind::as_str),
+        query.status.map(ItemStatus::as_str),
         query.from,
         query.to,
         &patterns,
@@ -280,11 +258,9 @@ pub async fn find_conflicts(
     end: NaiveDateTime,
     except: Option<Uuid>,
 ) -> Result<Vec<ItemRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        ItemRecord,
-        r#"SELECT id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                  item_group, status, completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at
-           FROM items
+    query_items!(
+        "SELECT",
+        r#"FROM items
            WHERE user_id = $1 AND deleted_at IS NULL AND kind = 'event' AND status = 'open'
              AND start_time IS NOT NULL AND end_time IS NOT NULL
              AND starts_at < $3 AND ends_at > $2

@@ -6,9 +6,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// A named part of the day.
+/// A named part of the day. With the `sqlx` feature it maps to a Postgres `text` column holding
+/// the snake_case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(type_name = "text", rename_all = "snake_case"))]
 pub enum Segment {
     AllDay,
     EarlyMorning,

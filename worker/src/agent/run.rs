@@ -277,8 +277,6 @@ impl Run<'_> {
                 task_id,
                 user_id: cx.task.user_id,
                 input_text: &cx.task.input_text,
-                reference_time: cx.task.reference_time,
-                time_zone: cx.time_zone,
                 time: TimeContext::new(cx.task.reference_time, cx.time_zone),
                 state,
             };

@@ -5,20 +5,19 @@
 //! ids from that search, and the lists the user sees are rendered by the backend from what the tools
 //! observed, never retyped by the model.
 
-use futures::future::BoxFuture;
 use quickact_shared::domain::task::{ResultType, Verdict};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::{FINISH, Tool, ToolContext, ToolError, ToolOutput, state::MAX_OPTIONS, typed_arguments};
+use super::{FINISH, ToolContext, ToolError, ToolOutput, TypedTool, state::MAX_OPTIONS};
 
 pub struct FinishTool;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FinishArguments {
+pub struct FinishArguments {
     result_type: ResultType,
     message: String,
     #[serde(default)]
@@ -30,21 +29,17 @@ struct FinishArguments {
 /// Longest message or suggestion kept, in characters.
 const MAX_MESSAGE_CHARS: usize = 1000;
 
-impl Tool for FinishTool {
-    fn name(&self) -> &'static str {
-        FINISH
-    }
-
-    fn description(&self) -> &'static str {
-        "End the run with exactly one verdict. action_completed: the requested action was done (or the \
+impl TypedTool for FinishTool {
+    const NAME: &'static str = FINISH;
+    const DESCRIPTION: &'static str = "End the run with exactly one verdict. action_completed: the requested action was done (or the \
          requested list was shown). need_clarification: ONLY when the last search returned several \
          candidates that the sentence cannot tell apart (list their ids in options), or when a tool reported \
          a time that has passed or a conflict the user must decide; say in suggestion how to phrase the next \
          request. error: the request cannot be done; say why, and give a suggestion \
-         for the next request."
-    }
+         for the next request.";
+    type Arguments = FinishArguments;
 
-    fn parameters(&self) -> Value {
+    fn schema(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -58,16 +53,13 @@ impl Tool for FinishTool {
         })
     }
 
-    fn execute<'a>(
+    async fn run<'a>(
         &'a self,
         context: &'a ToolContext<'a>,
         _db: &'a mut PgConnection,
-        arguments: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let args: FinishArguments = typed_arguments(FINISH, arguments)?;
-            verdict_from(context, args).map(ToolOutput::Finish)
-        })
+        args: FinishArguments,
+    ) -> Result<ToolOutput, ToolError> {
+        verdict_from(context, args).map(ToolOutput::Finish)
     }
 }
 
@@ -186,8 +178,6 @@ mod tests {
             task_id: Uuid::nil(),
             user_id: Uuid::nil(),
             input_text: "x",
-            reference_time: Utc::now(),
-            time_zone: chrono_tz::Asia::Shanghai,
             time: quickact_time::TimeContext::new(Utc::now(), chrono_tz::Asia::Shanghai),
             state,
         }

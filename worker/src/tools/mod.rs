@@ -16,8 +16,6 @@ pub mod state;
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use chrono::{DateTime, Utc};
-use chrono_tz::Tz;
 use futures::future::BoxFuture;
 use quickact_shared::domain::task::Verdict;
 use quickact_time::TimeContext;
@@ -37,10 +35,7 @@ pub struct ToolContext<'a> {
     pub task_id: Uuid,
     pub user_id: Uuid,
     pub input_text: &'a str,
-    /// The moment the user wrote the sentence, and their zone: dates resolve against these.
-    pub reference_time: DateTime<Utc>,
-    pub time_zone: Tz,
-    /// The same, as the time resolver takes it.
+    /// The moment the user wrote the sentence, in their zone: dates resolve against it.
     pub time: TimeContext,
     pub state: &'a RunState,
 }
@@ -82,6 +77,48 @@ pub trait Tool: Send + Sync {
         db: &'a mut PgConnection,
         arguments: Value,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+/// A tool whose arguments are read into a typed form before it runs. Implementing it gives the
+/// registry's [`Tool`]: the JSON arguments, already checked against [`TypedTool::schema`], are
+/// deserialised into [`TypedTool::Arguments`] (serde's message names the offending field).
+pub trait TypedTool: Send + Sync {
+    const NAME: &'static str;
+    /// What the model reads about the tool.
+    const DESCRIPTION: &'static str;
+    type Arguments: DeserializeOwned + Send;
+    /// JSON schema of the arguments.
+    fn schema(&self) -> Value;
+    /// Runs the tool inside the caller's transaction.
+    fn run<'a>(
+        &'a self,
+        context: &'a ToolContext<'a>,
+        db: &'a mut PgConnection,
+        arguments: Self::Arguments,
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a;
+}
+
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn description(&self) -> &'static str {
+        T::DESCRIPTION
+    }
+
+    fn parameters(&self) -> Value {
+        self.schema()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        context: &'a ToolContext<'a>,
+        db: &'a mut PgConnection,
+        arguments: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.run(context, db, typed_arguments(T::NAME, arguments)?).await })
+    }
 }
 
 /// The tools of a run, by name.
@@ -188,7 +225,7 @@ pub fn check_against_schema(tool: &str, schema: &Value, arguments: &Value) -> Re
 }
 
 /// Deserialises arguments into a tool's typed form; serde's message names the offending field.
-pub fn typed_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
+fn typed_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
     serde_json::from_value(arguments).map_err(|e| ToolError::InvalidArguments(format!("invalid arguments for {tool}: {e}")))
 }
 

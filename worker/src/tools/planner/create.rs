@@ -1,24 +1,24 @@
 //! `create_item`: add an event, to-do or reminder.
 
-use futures::future::BoxFuture;
 use quickact_shared::planner::{
     item::{ItemKind, ItemRecord},
+    patch::{ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::{ItemFields, insert_item},
+    store::insert_item,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, passed_outcome, time_properties};
-use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
+use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, time_properties};
+use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
 pub struct CreateItem {
     pub settings: PlannerSettings,
 }
 
 #[derive(Debug, Deserialize)]
-struct CreateArguments {
+pub struct CreateArguments {
     #[serde(default)]
     kind: Option<String>,
     title: String,
@@ -34,20 +34,16 @@ struct CreateArguments {
     time: TimeFields,
 }
 
-impl Tool for CreateItem {
-    fn name(&self) -> &'static str {
-        "create_item"
-    }
-
-    fn description(&self) -> &'static str {
-        "Create an item. event: something at a time (a range, or a part of the day); todo: something to do \
+impl TypedTool for CreateItem {
+    const NAME: &'static str = "create_item";
+    const DESCRIPTION: &'static str = "Create an item. event: something at a time (a range, or a part of the day); todo: something to do \
          by a date; reminder: something to be reminded of. Pass the time as the user said it in `when`. \
          Without a date the item is for today; an event without an end lasts the default duration. A time \
          that has passed or a conflict with another event is reported instead of written; set \
-         allow_conflict only when the user said to add it anyway."
-    }
+         allow_conflict only when the user said to add it anyway.";
+    type Arguments = CreateArguments;
 
-    fn parameters(&self) -> Value {
+    fn schema(&self) -> Value {
         let mut properties = time_properties();
         let more = json!({
             "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
@@ -61,51 +57,41 @@ impl Tool for CreateItem {
         json!({ "type": "object", "properties": properties, "required": ["title"], "additionalProperties": false })
     }
 
-    fn execute<'a>(
+    async fn run<'a>(
         &'a self,
         context: &'a ToolContext<'a>,
         db: &'a mut PgConnection,
-        arguments: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let args: CreateArguments = typed_arguments(self.name(), arguments)?;
-            let title = args.title.trim();
-            if title.is_empty() || title.chars().count() > 500 {
-                return Err(ToolError::InvalidArguments("title must be 1 to 500 characters".into()));
-            }
-            let stated = read_time_arguments(&args.time.as_arguments(), &context.time).map_err(ToolError::InvalidArguments)?;
-            let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-                Some(kind) => kind.parse::<ItemKind>().map_err(|_| ToolError::InvalidArguments(format!("kind must be event, todo or reminder, got {kind:?}")))?,
-                // Something at a clock time or part of day is an event; anything else a to-do.
-                None if stated.start_time.is_some() || stated.segment.is_some() => ItemKind::Event,
-                None => ItemKind::Todo,
-            };
-            let priority = args.priority.as_ref().map(PriorityArgument::value).transpose()?;
-            let schedule = schedule_for_new_item(&stated, &context.time, kind == ItemKind::Event, self.settings.default_event_minutes);
+        args: CreateArguments,
+    ) -> Result<ToolOutput, ToolError> {
+        let stated = read_time_arguments(&args.time.as_arguments(), &context.time).map_err(ToolError::InvalidArguments)?;
+        let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+            Some(kind) => parse_kind(kind).map_err(invalid)?,
+            None => inferred_kind(stated.start_time, stated.segment),
+        };
+        let schedule = schedule_for_new_item(&stated, &context.time, kind == ItemKind::Event, self.settings.default_event_minutes);
+        let patch = ItemPatch {
+            kind: Some(kind),
+            title: Some(args.title),
+            description: Some(args.description),
+            start_time: Some(schedule.start_time),
+            end_time: Some(schedule.end_time),
+            segment: Some(schedule.segment),
+            priority: Some(args.priority.as_ref().map(PriorityArgument::number)),
+            group: Some(args.group),
+            recurrence: Some(schedule.recurrence.clone()),
+            ..ItemPatch::default()
+        };
+        let fields = patch.create(schedule.date, &context.time).map_err(invalid)?;
 
-            if let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
+        if let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
+            return Ok(ToolOutput::Result(outcome));
+        }
+        if kind == ItemKind::Event && !args.allow_conflict
+            && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));
             }
-            if kind == ItemKind::Event && !args.allow_conflict
-                && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
-                    return Ok(ToolOutput::Result(outcome));
-                }
-            let fields = ItemFields {
-                kind: kind.as_str().to_owned(),
-                title: title.to_owned(),
-                description: args.description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned),
-                date: schedule.date,
-                start_time: schedule.start_time,
-                end_time: schedule.end_time,
-                segment: schedule.segment.map(|s| s.as_str().to_owned()),
-                priority,
-                item_group: args.group.as_deref().map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned),
-                status: "open".to_owned(),
-                recurrence: schedule.recurrence.clone(),
-            };
-            let item = insert_item(&mut *db, context.user_id, &fields, Some(context.task_id)).await?;
-            Ok(ToolOutput::Result(changed("created", &item, &schedule.notes)))
-        })
+        let item = insert_item(&mut *db, context.user_id, &fields, Some(context.task_id)).await?;
+        Ok(ToolOutput::Result(changed("created", &item, &schedule.notes)))
     }
 }
 

@@ -18,12 +18,11 @@ mod update;
 use std::sync::Arc;
 
 use chrono::NaiveTime;
-use quickact_shared::{
-    planner::{
-        item::ItemRecord,
-        schedule::{Schedule, TimeArguments},
-        store::find_conflicts,
-    },
+use quickact_shared::planner::{
+    item::ItemRecord,
+    patch::ItemError,
+    schedule::{Schedule, TimeArguments},
+    store::find_conflicts,
 };
 use quickact_time::TimeContext;
 use serde::Deserialize;
@@ -114,19 +113,19 @@ pub enum PriorityArgument {
 }
 
 impl PriorityArgument {
-    pub fn value(&self) -> Result<i16, ToolError> {
-        let n = match self {
+    /// The number the model meant ("p2" is 2); 0 when it is not a number, which the planner core
+    /// then refuses like any other number outside 1-4.
+    pub fn number(&self) -> i64 {
+        match self {
             PriorityArgument::Number(n) => *n,
             PriorityArgument::Text(t) => t.trim().trim_start_matches(['p', 'P']).parse().unwrap_or(0),
-        };
-        if (1..=4).contains(&n) {
-            Ok(n as i16)
-        } else {
-            Err(ToolError::InvalidArguments(
-                "priority must be 1 (important and urgent), 2 (important), 3 (urgent) or 4 (neither)".into(),
-            ))
         }
     }
+}
+
+/// A value the planner core refused, told to the model as an argument to fix.
+pub fn invalid(err: ItemError) -> ToolError {
+    ToolError::InvalidArguments(err.to_string())
 }
 
 /// The arguments of a tool that acts on one item by id (delete_item, complete_todo).
@@ -164,7 +163,7 @@ pub fn schedule_of(item: &ItemRecord) -> Schedule {
         date: item.date,
         start_time: item.start_time,
         end_time: item.end_time,
-        segment: item.segment.as_deref().and_then(|s| s.parse().ok()),
+        segment: item.segment,
         recurrence: item.recurrence.clone(),
         notes: Vec::new(),
     }

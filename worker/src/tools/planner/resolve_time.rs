@@ -1,32 +1,27 @@
 //! `resolve_time`: what a time expression means, for the model to check before acting.
 
-use futures::future::BoxFuture;
 use quickact_time::find_all;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
+use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
 pub struct ResolveTime;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ResolveArguments {
+pub struct ResolveArguments {
     text: String,
 }
 
-impl Tool for ResolveTime {
-    fn name(&self) -> &'static str {
-        "resolve_time"
-    }
+impl TypedTool for ResolveTime {
+    const NAME: &'static str = "resolve_time";
+    const DESCRIPTION: &'static str = "Resolve time expressions (\"大后天晚上8点半\", \"next monday 3pm\") into exact dates and times in the \
+         user's time zone, relative to when the sentence was written. Never compute dates yourself.";
+    type Arguments = ResolveArguments;
 
-    fn description(&self) -> &'static str {
-        "Resolve time expressions (\"大后天晚上8点半\", \"next monday 3pm\") into exact dates and times in the \
-         user's time zone, relative to when the sentence was written. Never compute dates yourself."
-    }
-
-    fn parameters(&self) -> Value {
+    fn schema(&self) -> Value {
         json!({
             "type": "object",
             "properties": { "text": { "type": "string" } },
@@ -35,23 +30,20 @@ impl Tool for ResolveTime {
         })
     }
 
-    fn execute<'a>(
+    async fn run<'a>(
         &'a self,
         context: &'a ToolContext<'a>,
         _db: &'a mut PgConnection,
-        arguments: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let args: ResolveArguments = typed_arguments(self.name(), arguments)?;
-            let matches = find_all(&args.text, &context.time);
-            if matches.is_empty() {
-                return Err(ToolError::InvalidArguments(format!("no time expression found in {:?}", args.text)));
-            }
-            let now = context.time.now();
-            Ok(ToolOutput::Result(json!({
-                "now": now.format("%Y-%m-%d %H:%M %A").to_string(),
-                "matches": matches.iter().map(|m| json!({ "text": m.text, "resolution": m.resolution })).collect::<Vec<_>>(),
-            })))
-        })
+        args: ResolveArguments,
+    ) -> Result<ToolOutput, ToolError> {
+        let matches = find_all(&args.text, &context.time);
+        if matches.is_empty() {
+            return Err(ToolError::InvalidArguments(format!("no time expression found in {:?}", args.text)));
+        }
+        let now = context.time.now();
+        Ok(ToolOutput::Result(json!({
+            "now": now.format("%Y-%m-%d %H:%M %A").to_string(),
+            "matches": matches.iter().map(|m| json!({ "text": m.text, "resolution": m.resolution })).collect::<Vec<_>>(),
+        })))
     }
 }

@@ -1,9 +1,9 @@
 //! `search_items`: find the user's items by words, kind, status and time.
 
-use futures::future::BoxFuture;
 use quickact_shared::{
     planner::{
-        item::{ItemKind, ItemRecord, ItemStatus},
+        item::{ItemRecord, ItemStatus},
+        patch::parse_kind,
         rules::{explicit_count, search_limit, widen_from, widen_to},
         store::{ItemQuery, SortKey, search_items},
     },
@@ -14,13 +14,13 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 
 use super::compact;
-use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, typed_arguments};
+use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
 
 pub struct SearchItems;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SearchArguments {
+pub struct SearchArguments {
     #[serde(default)]
     query: Option<String>,
     #[serde(default)]
@@ -41,18 +41,14 @@ struct SearchArguments {
     order: Option<String>,
 }
 
-impl Tool for SearchItems {
-    fn name(&self) -> &'static str {
-        "search_items"
-    }
-
-    fn description(&self) -> &'static str {
-        "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
+impl TypedTool for SearchItems {
+    const NAME: &'static str = "search_items";
+    const DESCRIPTION: &'static str = "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
          deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
-         (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used."
-    }
+         (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used.";
+    type Arguments = SearchArguments;
 
-    fn parameters(&self) -> Value {
+    fn schema(&self) -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -70,35 +66,32 @@ impl Tool for SearchItems {
         })
     }
 
-    fn execute<'a>(
+    async fn run<'a>(
         &'a self,
         context: &'a ToolContext<'a>,
         db: &'a mut PgConnection,
-        arguments: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let args: SearchArguments = typed_arguments(self.name(), arguments)?;
-            let mut query = build_query(&args, context)?;
-            let (mut items, mut total) = search_items(db, context.user_id, &query).await?;
-            if items.is_empty() && query.can_relax() {
-                // Nothing has these exact words: look for items sharing most of their characters.
-                query.relaxed = true;
-                (items, total) = search_items(db, context.user_id, &query).await?;
-            }
-            Ok(ToolOutput::Result(search_result(&items, total, &query)))
-        })
+        args: SearchArguments,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut query = build_query(&args, context)?;
+        let (mut items, mut total) = search_items(db, context.user_id, &query).await?;
+        if items.is_empty() && query.can_relax() {
+            // Nothing has these exact words: look for items sharing most of their characters.
+            query.relaxed = true;
+            (items, total) = search_items(db, context.user_id, &query).await?;
+        }
+        Ok(ToolOutput::Result(search_result(&items, total, &query)))
     }
 }
 
 fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<ItemQuery, ToolError> {
     let invalid = |m: String| ToolError::InvalidArguments(m);
     let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-        Some(kind) => Some(kind.parse::<ItemKind>().map_err(|_| invalid(format!("kind must be event, todo or reminder, got {kind:?}")))?.as_str().to_owned()),
+        Some(kind) => Some(parse_kind(kind).map_err(super::invalid)?),
         None => None,
     };
     let status = match args.status.as_deref().map(str::trim).unwrap_or("open") {
         "all" | "any" | "" => None,
-        other => Some(other.parse::<ItemStatus>().map_err(|_| invalid(format!("status must be open, completed or all, got {other:?}")))?.as_str().to_owned()),
+        other => Some(other.parse::<ItemStatus>().map_err(|_| invalid(format!("status must be open, completed or all, got {other:?}")))?),
     };
     let sort = match args.sort.as_deref().map(str::trim) {
         None | Some("") | Some("deadline") => SortKey::Deadline,
