@@ -18,9 +18,7 @@ use crate::{
 #[serde(deny_unknown_fields)]
 pub struct ParseTimeRequest {
     text: String,
-    #[serde(default)]
     now: Option<DateTime<FixedOffset>>,
-    #[serde(default)]
     tz: Option<String>,
 }
 

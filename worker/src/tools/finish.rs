@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::{FINISH, ToolContext, ToolError, ToolOutput, TypedTool, state::MAX_OPTIONS};
+use super::{FINISH, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema, state::MAX_OPTIONS};
 
 pub struct FinishTool;
 
@@ -20,9 +20,7 @@ pub struct FinishTool;
 pub struct FinishArguments {
     result_type: ResultType,
     message: String,
-    #[serde(default)]
     suggestion: Option<String>,
-    #[serde(default)]
     options: Option<Vec<String>>,
 }
 
@@ -40,25 +38,18 @@ impl TypedTool for FinishTool {
     type Arguments = FinishArguments;
 
     fn schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
+        object_schema(
+            json!({
                 "result_type": { "type": "string", "enum": ["action_completed", "need_clarification", "error"] },
                 "message": { "type": "string", "description": "One or two sentences for the user, in the user's language." },
                 "suggestion": { "type": "string", "description": "How the user could phrase the next request." },
                 "options": { "type": "array", "items": { "type": "string" }, "description": "Ids of candidate items (need_clarification only)." }
-            },
-            "required": ["result_type", "message"],
-            "additionalProperties": false
-        })
+            }),
+            &["result_type", "message"],
+        )
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        _db: &'a mut PgConnection,
-        args: FinishArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, _db: &mut PgConnection, args: FinishArguments) -> ToolResult {
         verdict_from(context, args).map(ToolOutput::Finish)
     }
 }

@@ -49,6 +49,9 @@ pub enum ToolOutput {
     Finish(Verdict),
 }
 
+/// What a tool call comes to.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
 /// A failed tool call.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
@@ -90,12 +93,7 @@ pub trait TypedTool: Send + Sync {
     /// JSON schema of the arguments.
     fn schema(&self) -> Value;
     /// Runs the tool inside the caller's transaction.
-    fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        arguments: Self::Arguments,
-    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a;
+    fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, arguments: Self::Arguments) -> impl Future<Output = ToolResult> + Send;
 }
 
 impl<T: TypedTool> Tool for T {
@@ -162,6 +160,12 @@ impl ToolRegistry {
             })
             .collect()
     }
+}
+
+/// The JSON schema of a tool's arguments: an object with `properties`, of which `required` must be
+/// given, and nothing else.
+pub fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
 }
 
 /// Reads a tool call's raw argument text as a JSON object. Empty text means "no arguments".

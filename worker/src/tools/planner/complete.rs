@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 
 use super::{ItemIdArguments, create::changed, item_id_parameters, owned_item, parse_item_id};
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CompleteTodo;
 
@@ -21,12 +21,7 @@ impl TypedTool for CompleteTodo {
         item_id_parameters()
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        args: ItemIdArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: ItemIdArguments) -> ToolResult {
         let id = parse_item_id(&args.id)?;
         let item = owned_item(db, context, id).await?;
         if item.status == ItemStatus::Completed {

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, time_properties};
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, schema_with_time};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CreateItem {
     pub settings: PlannerSettings,
@@ -19,14 +19,10 @@ pub struct CreateItem {
 
 #[derive(Debug, Deserialize)]
 pub struct CreateArguments {
-    #[serde(default)]
     kind: Option<String>,
     title: String,
-    #[serde(default)]
     description: Option<String>,
-    #[serde(default)]
     priority: Option<PriorityArgument>,
-    #[serde(default)]
     group: Option<String>,
     #[serde(default)]
     allow_conflict: bool,
@@ -44,25 +40,20 @@ impl TypedTool for CreateItem {
     type Arguments = CreateArguments;
 
     fn schema(&self) -> Value {
-        let mut properties = time_properties();
-        let more = json!({
+        schema_with_time(
+            json!({
             "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
             "title": { "type": "string", "description": "Short title in the user's language, without the time words (\"开会\", \"dentist appointment\")." },
             "description": { "type": "string" },
             "priority": { "type": "integer", "minimum": 1, "maximum": 4, "description": "1 important+urgent, 2 important not urgent, 3 urgent not important, 4 neither." },
             "group": { "type": "string", "description": "A list or project name." },
             "allow_conflict": { "type": "boolean", "description": "Create even if it overlaps another event (only when the user said so)." }
-        });
-        properties.extend(more.as_object().cloned().expect("an object"));
-        json!({ "type": "object", "properties": properties, "required": ["title"], "additionalProperties": false })
+            }),
+            &["title"],
+        )
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        args: CreateArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: CreateArguments) -> ToolResult {
         let stated = read_time_arguments(&args.time.as_arguments(), &context.time).map_err(ToolError::InvalidArguments)?;
         let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
             Some(kind) => parse_kind(kind).map_err(invalid)?,

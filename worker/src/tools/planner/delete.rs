@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 
 use super::{ItemIdArguments, item_id_parameters, owned_item, parse_item_id};
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct DeleteItem;
 
@@ -18,12 +18,7 @@ impl TypedTool for DeleteItem {
         item_id_parameters()
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        args: ItemIdArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: ItemIdArguments) -> ToolResult {
         let id = parse_item_id(&args.id)?;
         owned_item(db, context, id).await?;
         let item = delete_item(&mut *db, context.user_id, id, Some(context.task_id))

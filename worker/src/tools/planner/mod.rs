@@ -37,7 +37,7 @@ pub use resolve_time::ResolveTime;
 pub use search::SearchItems;
 pub use update::UpdateItem;
 
-use super::{Tool, ToolContext, ToolError};
+use super::{Tool, ToolContext, ToolError, object_schema};
 
 /// Settings the planner tools share.
 #[derive(Debug, Clone, Copy)]
@@ -60,19 +60,12 @@ pub fn tools(settings: PlannerSettings) -> Vec<Arc<dyn Tool>> {
 /// The time arguments shared by create_item and update_item.
 #[derive(Debug, Default, Deserialize)]
 pub struct TimeFields {
-    #[serde(default)]
     pub when: Option<String>,
-    #[serde(default)]
     pub date: Option<String>,
-    #[serde(default)]
     pub start_time: Option<String>,
-    #[serde(default)]
     pub end_time: Option<String>,
-    #[serde(default)]
     pub segment: Option<String>,
-    #[serde(default)]
     pub duration_minutes: Option<i64>,
-    #[serde(default)]
     pub recurrence: Option<String>,
 }
 
@@ -88,6 +81,13 @@ impl TimeFields {
             recurrence: self.recurrence.as_deref(),
         }
     }
+}
+
+/// The JSON schema of a tool taking [`TimeFields`] and the `properties` given.
+fn schema_with_time(properties: Value, required: &[&str]) -> Value {
+    let mut all = time_properties();
+    all.extend(properties.as_object().cloned().expect("properties are an object"));
+    object_schema(Value::Object(all), required)
 }
 
 /// JSON-schema properties of [`TimeFields`].
@@ -137,12 +137,7 @@ pub struct ItemIdArguments {
 
 /// The JSON schema of [`ItemIdArguments`].
 pub fn item_id_parameters() -> Value {
-    json!({
-        "type": "object",
-        "properties": { "id": { "type": "string", "description": "The item's id from search_items." } },
-        "required": ["id"],
-        "additionalProperties": false
-    })
+    object_schema(json!({ "id": { "type": "string", "description": "The item's id from search_items." } }), &["id"])
 }
 
 /// Reads an item id argument.

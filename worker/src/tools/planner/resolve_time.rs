@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
 
 pub struct ResolveTime;
 
@@ -22,20 +22,10 @@ impl TypedTool for ResolveTime {
     type Arguments = ResolveArguments;
 
     fn schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": { "text": { "type": "string" } },
-            "required": ["text"],
-            "additionalProperties": false
-        })
+        object_schema(json!({ "text": { "type": "string" } }), &["text"])
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        _db: &'a mut PgConnection,
-        args: ResolveArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, _db: &mut PgConnection, args: ResolveArguments) -> ToolResult {
         let matches = find_all(&args.text, &context.time);
         if matches.is_empty() {
             return Err(ToolError::InvalidArguments(format!("no time expression found in {:?}", args.text)));

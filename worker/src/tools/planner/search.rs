@@ -14,30 +14,21 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 
 use super::compact;
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
 
 pub struct SearchItems;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArguments {
-    #[serde(default)]
     query: Option<String>,
-    #[serde(default)]
     kind: Option<String>,
-    #[serde(default)]
     status: Option<String>,
-    #[serde(default)]
     date: Option<String>,
-    #[serde(default)]
     date_from: Option<String>,
-    #[serde(default)]
     date_to: Option<String>,
-    #[serde(default)]
     limit: Option<i64>,
-    #[serde(default)]
     sort: Option<String>,
-    #[serde(default)]
     order: Option<String>,
 }
 
@@ -49,9 +40,8 @@ impl TypedTool for SearchItems {
     type Arguments = SearchArguments;
 
     fn schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
+        object_schema(
+            json!({
                 "query": { "type": "string", "description": "Words from the item's title, e.g. \"会议\", \"dentist\". Leave out time words." },
                 "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
                 "status": { "type": "string", "enum": ["open", "completed", "all"], "description": "Default open." },
@@ -61,17 +51,12 @@ impl TypedTool for SearchItems {
                 "limit": { "type": "integer", "minimum": 1, "maximum": 20 },
                 "sort": { "type": "string", "enum": ["deadline", "priority", "id"], "description": "deadline: by date and time; priority: most important first; id: by creation." },
                 "order": { "type": "string", "enum": ["asc", "desc"] }
-            },
-            "additionalProperties": false
-        })
+            }),
+            &[],
+        )
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        args: SearchArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: SearchArguments) -> ToolResult {
         let mut query = build_query(&args, context)?;
         let (mut items, mut total) = search_items(db, context.user_id, &query).await?;
         if items.is_empty() && query.can_relax() {

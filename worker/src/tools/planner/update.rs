@@ -10,8 +10,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, time_properties};
-use crate::tools::{ToolContext, ToolError, ToolOutput, TypedTool};
+use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
+use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct UpdateItem {
     pub settings: PlannerSettings,
@@ -20,19 +20,12 @@ pub struct UpdateItem {
 #[derive(Debug, Deserialize)]
 pub struct UpdateArguments {
     id: String,
-    #[serde(default)]
     kind: Option<String>,
-    #[serde(default)]
     title: Option<String>,
-    #[serde(default)]
     description: Option<String>,
-    #[serde(default)]
     priority: Option<PriorityArgument>,
-    #[serde(default)]
     group: Option<String>,
-    #[serde(default)]
     status: Option<String>,
-    #[serde(default)]
     shift: Option<String>,
     #[serde(default)]
     allow_conflict: bool,
@@ -48,8 +41,8 @@ impl TypedTool for UpdateItem {
     type Arguments = UpdateArguments;
 
     fn schema(&self) -> Value {
-        let mut properties = time_properties();
-        let more = json!({
+        schema_with_time(
+            json!({
             "id": { "type": "string", "description": "The item's id from search_items." },
             "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
             "title": { "type": "string" },
@@ -59,17 +52,12 @@ impl TypedTool for UpdateItem {
             "status": { "type": "string", "enum": ["open", "completed"] },
             "shift": { "type": "string", "description": "Move by a duration as the user said it: \"半小时\", \"提前1小时\", \"2 days\"." },
             "allow_conflict": { "type": "boolean" }
-        });
-        properties.extend(more.as_object().cloned().expect("an object"));
-        json!({ "type": "object", "properties": properties, "required": ["id"], "additionalProperties": false })
+            }),
+            &["id"],
+        )
     }
 
-    async fn run<'a>(
-        &'a self,
-        context: &'a ToolContext<'a>,
-        db: &'a mut PgConnection,
-        args: UpdateArguments,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: UpdateArguments) -> ToolResult {
         let id = parse_item_id(&args.id)?;
         let item = owned_item(db, context, id).await?;
         let mut patch = ItemPatch {
