@@ -109,6 +109,8 @@ pub async fn update(
     let id = parse_uuid_or_404(&id)?;
     let patch = patch_of(&body)?;
     let mut tx = state.pool.begin().await?;
+    // Read and write under the user's item lock, so a concurrent change is not lost.
+    store::lock_user_items(&mut *tx, user.id).await?;
     let item = store::find_item(&mut *tx, user.id, id).await?.ok_or(ApiError::NotFound("no such item"))?;
     let mut fields = ItemFields::of(&item);
     patch.apply(&mut fields, &user_time(&user.time_zone)?).map_err(invalid_item)?;

@@ -239,8 +239,15 @@ pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32)
     next
 }
 
+/// Longest move [`shift`] makes, either way: ten years. A larger one is a typo or an attack, and
+/// would overflow the calendar.
+pub const MAX_SHIFT_MINUTES: i64 = 10 * 366 * 24 * 60;
+
 /// Moves a schedule by `minutes` (negative: earlier), carrying the date across midnight.
 pub fn shift(current: &Schedule, minutes: i64) -> Result<Schedule, String> {
+    if minutes.unsigned_abs() > MAX_SHIFT_MINUTES as u64 {
+        return Err(format!("a shift of {minutes} minutes is out of range: at most 10 years either way"));
+    }
     let mut next = current.clone();
     next.notes.clear();
     match current.start_time {
@@ -413,6 +420,19 @@ mod tests {
         assert_eq!(read_duration("提前1个小时", &ctx()), Some(-60));
         assert_eq!(read_duration("45", &ctx()), Some(45));
         assert_eq!(read_duration("-15", &ctx()), Some(-15));
+    }
+
+    #[test]
+    fn shifts_beyond_ten_years_are_refused_not_overflowed() {
+        let current = Schedule { date: date(2, 8), start_time: Some(time(14, 0)), end_time: Some(time(15, 0)), segment: None, recurrence: None, notes: vec![] };
+        for minutes in [99_999_999_999_999, -99_999_999_999_999, i64::MAX, i64::MIN, MAX_SHIFT_MINUTES + 1] {
+            let refused = shift(&current, minutes).unwrap_err();
+            assert!(refused.contains("out of range"), "{refused}");
+        }
+        let far = shift(&current, MAX_SHIFT_MINUTES).unwrap();
+        assert_eq!(far.start_time, Some(time(14, 0)));
+        let day_only = Schedule { start_time: None, end_time: None, ..current };
+        assert!(shift(&day_only, -MAX_SHIFT_MINUTES - 24 * 60).is_err());
     }
 
     #[test]

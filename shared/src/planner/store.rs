@@ -26,6 +26,18 @@ macro_rules! query_items {
     };
 }
 
+/// Serialises changes to one user's items until the transaction ends: every writer takes this lock
+/// first, then reads what it changes. Without it two concurrent writers both read the old item and
+/// the second write loses the first (a lost update), or both find a time slot free and both take it
+/// (a double booking). A transaction-scoped advisory lock keyed by the user: it blocks nothing else
+/// (reads, other users, inserts of tasks) and is released at commit or rollback.
+pub async fn lock_user_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query!("SELECT pg_advisory_xact_lock(hashtextextended('quickact.items:' || $1::uuid::text, 0))", user_id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 pub async fn insert_item(
     db: impl PgExecutor<'_>,
     user_id: Uuid,

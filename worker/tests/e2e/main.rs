@@ -3,6 +3,7 @@
 
 mod api_contract;
 mod backbone;
+mod integrity;
 mod items_api;
 mod local_provider;
 mod planner;

@@ -4,7 +4,7 @@ use quickact_shared::planner::{
     item::{ItemKind, ItemRecord},
     patch::{ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::insert_item,
+    store::{insert_item, lock_user_items},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -77,6 +77,9 @@ impl TypedTool for CreateItem {
         if let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
             return Ok(ToolOutput::Result(outcome));
         }
+        // Held until the run's step commits: no other writer can take the slot between the
+        // conflict check and the insert.
+        lock_user_items(&mut *db, context.user_id).await?;
         if kind == ItemKind::Event && !args.allow_conflict
             && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));

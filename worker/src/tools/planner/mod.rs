@@ -22,7 +22,7 @@ use quickact_shared::planner::{
     item::ItemRecord,
     patch::ItemError,
     schedule::{Schedule, TimeArguments},
-    store::find_conflicts,
+    store::{find_conflicts, find_item, lock_user_items},
 };
 use quickact_time::TimeContext;
 use serde::Deserialize;
@@ -145,9 +145,11 @@ pub fn parse_item_id(text: &str) -> Result<Uuid, ToolError> {
     text.trim().parse().map_err(|_| ToolError::InvalidArguments(format!("{text:?} is not an item id; ids come from search_items")))
 }
 
-/// A live item of the task's user, or a refusal that tells the model to search.
+/// A live item of the task's user, read under the user's item lock (so nobody changes it before
+/// this transaction commits), or a refusal that tells the model to search.
 pub async fn owned_item(db: &mut PgConnection, context: &ToolContext<'_>, id: Uuid) -> Result<ItemRecord, ToolError> {
-    quickact_shared::planner::store::find_item(&mut *db, context.user_id, id)
+    lock_user_items(&mut *db, context.user_id).await?;
+    find_item(&mut *db, context.user_id, id)
         .await?
         .ok_or_else(|| ToolError::Refused(format!("there is no item with id {id}; call search_items to find the right one")))
 }

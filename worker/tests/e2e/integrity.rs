@@ -1,0 +1,169 @@
+//! Integrity under concurrency and hostile input: concurrent writers neither lose updates nor
+//! double-book, and a quantity out of range is refused at the first attempt instead of crashing the
+//! run.
+//!
+//! The races are made deterministic, not hoped for: the test holds `LOCK TABLE items IN SHARE MODE`
+//! (reads pass, writes wait), lets both writers get as far as they can, waits until both are
+//! blocked in Postgres, and only then lets them go.
+
+use std::time::Duration;
+
+use quickact_testkit::{Reply, TestApp, last_tool_result};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection};
+
+/// Saturday 2026-02-07, 09:00 in Shanghai.
+const NOW: &str = "2026-02-07T09:00:00+08:00";
+
+/// Holds writes to `items` until dropped or released: the test's way to line two writers up.
+struct ItemWriteGate {
+    connection: PgConnection,
+}
+
+impl ItemWriteGate {
+    async fn close(app: &TestApp) -> Self {
+        let mut connection = PgConnection::connect(&app.database_url).await.expect("connect");
+        sqlx::query("BEGIN").execute(&mut connection).await.expect("begin");
+        sqlx::query("LOCK TABLE items IN SHARE MODE").execute(&mut connection).await.expect("lock items");
+        ItemWriteGate { connection }
+    }
+
+    /// Waits until `n` other sessions of this database wait on a lock (with a deadline).
+    async fn wait_for_blocked(&mut self, n: i64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            // Activity statistics are a snapshot held until the transaction ends, and the gate
+            // polls from inside its transaction: take a fresh one every time.
+            sqlx::query("SELECT pg_stat_clear_snapshot()").execute(&mut self.connection).await.expect("clear snapshot");
+            let blocked: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+            )
+            .fetch_one(&mut self.connection)
+            .await
+            .expect("pg_stat_activity");
+            if blocked >= n {
+                return;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let sessions: Vec<(i32, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>)> = sqlx::query_as(
+                    "SELECT a.pid, wait_event_type, wait_event, state, left(query, 60),
+                            (SELECT string_agg(l.locktype || ':' || coalesce(l.relation::regclass::text, '') || ':' || l.mode || ':' || l.granted, ', ') FROM pg_locks l WHERE l.pid = a.pid)
+                     FROM pg_stat_activity a
+                     WHERE datname = current_database() AND a.pid <> pg_backend_pid()",
+                )
+                .fetch_all(&mut self.connection)
+                .await
+                .expect("pg_stat_activity");
+                panic!("only {blocked} of {n} writers reached the gate; sessions: {sessions:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn open(mut self) {
+        sqlx::query("COMMIT").execute(&mut self.connection).await.expect("commit");
+    }
+}
+
+async fn submit(app: &TestApp, key: &str, text: &str) -> String {
+    let answer = app.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text, "now": NOW, "tz": "Asia/Shanghai" }))).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+    answer.body["task_id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_concurrent_actions_cannot_book_the_same_slot() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    for (sentence, when) in [("明天下午3点开会", "明天下午3点到4点"), ("明天下午3点半面试", "明天下午3点半到4点半")] {
+        let title = sentence.trim_start_matches("明天下午3点").trim_start_matches('半');
+        app.fake.script(
+            sentence,
+            vec![
+                Reply::tool("create_item", json!({ "kind": "event", "title": title, "when": when })),
+                Reply::dynamic(|request| {
+                    if last_tool_result(request)["outcome"] == "conflict" {
+                        Reply::finish("need_clarification", "that time is taken")
+                    } else {
+                        Reply::finish("action_completed", "done")
+                    }
+                }),
+            ],
+        );
+    }
+
+    let mut gate = ItemWriteGate::close(&app).await;
+    let first = submit(&app, &key, "明天下午3点开会").await;
+    let second = submit(&app, &key, "明天下午3点半面试").await;
+    gate.wait_for_blocked(2).await;
+    gate.open().await;
+
+    let verdicts = [app.wait_final(&key, &first, 30).await, app.wait_final(&key, &second, 30).await];
+    let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1, "exactly one of two overlapping events is written: {items:#?}");
+    let outcomes: Vec<&str> = verdicts.iter().map(|v| v["status"].as_str().unwrap()).collect();
+    assert!(outcomes.contains(&"success") && outcomes.contains(&"failed"), "{outcomes:?}: {verdicts:#?}");
+    let refused = verdicts.iter().find(|v| v["status"] == "failed").unwrap();
+    let create = refused["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_concurrent_edits_of_one_item_both_survive() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let created = app
+        .call(&key, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": "report", "date": "2026-03-05" })))
+        .await;
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/items/{id}");
+
+    let mut gate = ItemWriteGate::close(&app).await;
+    let retitle = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
+    let prioritise = app.call(&key, Method::PATCH, &path, Some(json!({ "priority": 1 })));
+    let release = async {
+        gate.wait_for_blocked(2).await;
+        gate.open().await;
+    };
+    let (retitle, prioritise, ()) = tokio::join!(retitle, prioritise, release);
+    assert_eq!((retitle.status, prioritise.status), (StatusCode::OK, StatusCode::OK));
+
+    let item = app.call(&key, Method::GET, &path, None).await.body;
+    assert_eq!((item["title"].as_str(), item["priority"].as_i64()), (Some("quarterly report"), Some(1)), "{item:#}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shift_out_of_range_is_refused_at_the_first_attempt() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let meeting = app
+        .call(&key, Method::POST, "/api/items", Some(json!({ "kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00" })))
+        .await
+        .body;
+    let sentence = "把周会推迟99999999999999";
+    app.fake.script(
+        sentence,
+        vec![
+            Reply::tool("search_items", json!({ "query": "周会" })),
+            Reply::dynamic(|request| {
+                let id = last_tool_result(request)["items"][0]["id"].as_str().unwrap_or_default().to_owned();
+                Reply::tool("update_item", json!({ "id": id, "shift": "99999999999999" }))
+            }),
+            Reply::finish("error", "推迟的时间超出范围"),
+        ],
+    );
+    let task = submit(&app, &key, sentence).await;
+    let task: Value = app.wait_final(&key, &task, 30).await;
+
+    assert_eq!((task["status"].as_str(), task["attempts"].as_i64()), (Some("failed"), Some(1)), "{task:#}");
+    let update = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "update_item").unwrap();
+    assert_eq!(update["ok"], false);
+    assert!(update["error"].as_str().unwrap().contains("out of range"), "{update:#}");
+    let after = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_eq!((after["date"].as_str(), after["start_time"].as_str()), (Some("2026-02-09"), Some("10:00")));
+    app.shutdown().await;
+}
