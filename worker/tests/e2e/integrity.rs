@@ -167,3 +167,26 @@ async fn a_shift_out_of_range_is_refused_at_the_first_attempt() {
     assert_eq!((after["date"].as_str(), after["start_time"].as_str()), (Some("2026-02-09"), Some("10:00")));
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_search_for_part_of_a_day_finds_only_items_in_that_part() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    for (title, segment) in [("晨跑", "morning"), ("复盘", "afternoon"), ("看书", "evening")] {
+        let created = app
+            .call(&key, Method::POST, "/api/items", Some(json!({ "kind": "event", "title": title, "date": "2026-02-08", "segment": segment })))
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
+    }
+    let sentence = "明天下午有什么安排";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("search_items", json!({ "date": "明天下午" })), Reply::finish("action_completed", "明天下午：复盘")],
+    );
+    let task = submit(&app, &key, sentence).await;
+    let task = app.wait_final(&key, &task, 30).await;
+    let search = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "search_items").unwrap();
+    let titles: Vec<&str> = search["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["复盘"], "{search:#}");
+    app.shutdown().await;
+}
