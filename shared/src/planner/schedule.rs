@@ -179,6 +179,9 @@ pub fn schedule_for_new_item(stated: &StatedTime, ctx: &TimeContext, is_event: b
         recurrence: stated.recurrence.clone(),
         notes,
     };
+    if is_event && date == ctx.today() && schedule.start_time.is_none() {
+        settle_todays_part_of_day(&mut schedule, ctx);
+    }
     if let (Some(start), None) = (schedule.start_time, schedule.end_time) {
         match stated.duration_minutes {
             Some(minutes) => schedule.end_time = Some(add_minutes(start, minutes)),
@@ -195,6 +198,24 @@ pub fn schedule_for_new_item(stated: &StatedTime, ctx: &TimeContext, is_event: b
         }
     }
     schedule
+}
+
+/// An event today without a clock time takes the part of the day that is left: all day, or the
+/// evening once it is evening (18:00), when the rest of today is the evening. An earlier part of
+/// day today is left alone: it has passed, and the caller reports that.
+fn settle_todays_part_of_day(schedule: &mut Schedule, ctx: &TimeContext) {
+    let evening_already = ctx.now().time() >= Segment::Evening.bounds().0;
+    match (schedule.segment, evening_already) {
+        (None, false) => {
+            schedule.segment = Some(Segment::AllDay);
+            schedule.notes.push("no time was given: all day".to_owned());
+        }
+        (None | Some(Segment::AllDay), true) => {
+            schedule.segment = Some(Segment::Evening);
+            schedule.notes.push("it is already evening: the rest of today is the evening".to_owned());
+        }
+        _ => {}
+    }
 }
 
 /// Applies a stated time to an existing item's schedule: a time alone keeps the item's date; a new
@@ -420,6 +441,23 @@ mod tests {
         assert_eq!(read_duration("提前1个小时", &ctx()), Some(-60));
         assert_eq!(read_duration("45", &ctx()), Some(45));
         assert_eq!(read_duration("-15", &ctx()), Some(-15));
+    }
+
+    #[test]
+    fn an_untimed_event_today_takes_all_day_or_the_evening_once_it_is_evening() {
+        let at = |h: u32| TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, h - 8, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
+        let today = StatedTime { date: Some(date(2, 7)), ..Default::default() };
+        let all_day = StatedTime { segment: Some(Segment::AllDay), ..today.clone() };
+        let segment_of = |stated: &StatedTime, ctx: &TimeContext, is_event: bool| schedule_for_new_item(stated, ctx, is_event, 60).segment;
+        assert_eq!(segment_of(&today, &at(10), true), Some(Segment::AllDay));
+        assert_eq!(segment_of(&today, &at(19), true), Some(Segment::Evening));
+        assert_eq!(segment_of(&all_day, &at(19), true), Some(Segment::Evening));
+        assert_eq!(segment_of(&all_day, &at(10), true), Some(Segment::AllDay));
+        let afternoon = StatedTime { segment: Some(Segment::Afternoon), ..today.clone() };
+        assert_eq!(segment_of(&afternoon, &at(19), true), Some(Segment::Afternoon), "left for the passed-time rule");
+        assert_eq!(segment_of(&today, &at(19), false), None, "a to-do today is due today, without a part of day");
+        let tomorrow = StatedTime { date: Some(date(2, 8)), ..Default::default() };
+        assert_eq!(segment_of(&tomorrow, &at(19), true), None);
     }
 
     #[test]

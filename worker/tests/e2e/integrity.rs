@@ -190,3 +190,30 @@ async fn a_search_for_part_of_a_day_finds_only_items_in_that_part() {
     assert_eq!(titles, ["复盘"], "{search:#}");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_event_today_without_a_time_takes_all_day_or_the_evening_once_it_is_evening() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    // (written at, sentence, the time the model passes, the part of day stored)
+    let cases = [
+        ("2026-02-07T10:00:00+08:00", "今天开会", "今天", "all_day"),
+        ("2026-02-07T19:30:00+08:00", "今天聚餐", "今天", "evening"),
+        ("2026-02-07T20:00:00+08:00", "今天全天培训", "今天全天", "evening"),
+    ];
+    for (now, sentence, when, expected) in cases {
+        let title = sentence.trim_start_matches("今天").trim_start_matches("全天");
+        app.fake.script(
+            sentence,
+            vec![Reply::tool("create_item", json!({ "kind": "event", "title": title, "when": when })), Reply::finish("action_completed", "ok")],
+        );
+        let answer = app
+            .call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": sentence, "now": now, "tz": "Asia/Shanghai", "wait": true })))
+            .await;
+        let task = app.wait_final(&key, answer.body["task_id"].as_str().unwrap(), 30).await;
+        assert_eq!(task["status"], "success", "{task:#}");
+        let item = &task["result"]["items"][0];
+        assert_eq!((item["title"].as_str(), item["segment"].as_str()), (Some(title), Some(expected)), "{sentence} at {now}: {item:#}");
+    }
+    app.shutdown().await;
+}
