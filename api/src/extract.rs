@@ -2,8 +2,8 @@
 //! the caller's identity.
 
 use axum::{
-    extract::{FromRequest, FromRequestParts, Query, Request, rejection::JsonRejection, rejection::QueryRejection},
-    http::{StatusCode, request::Parts},
+    extract::{FromRequest, FromRequestParts, OptionalFromRequest, Query, Request, rejection::JsonRejection, rejection::QueryRejection},
+    http::{HeaderMap, StatusCode, request::Parts},
 };
 use quickact_shared::{domain::user::User, store::users};
 use serde::de::DeserializeOwned;
@@ -17,8 +17,20 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match axum::Json::<T>::from_request(req, state).await {
+        match <axum::Json<T> as FromRequest<S>>::from_request(req, state).await {
             Ok(axum::Json(value)) => Ok(JsonBody(value)),
+            Err(rejection) => Err(json_rejection(rejection)),
+        }
+    }
+}
+
+/// An optional JSON body: `None` when the request has no `Content-Type` (an empty POST).
+impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Option<Self>, Self::Rejection> {
+        match <axum::Json<T> as OptionalFromRequest<S>>::from_request(req, state).await {
+            Ok(value) => Ok(value.map(|axum::Json(value)| JsonBody(value))),
             Err(rejection) => Err(json_rejection(rejection)),
         }
     }
@@ -58,16 +70,18 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let header = parts.headers.get(axum::http::header::AUTHORIZATION).ok_or(ApiError::Unauthorized)?;
-        let header = header.to_str().map_err(|_| ApiError::Unauthorized)?;
-        let (scheme, key) = header.trim().split_once(' ').ok_or(ApiError::Unauthorized)?;
-        let key = key.trim();
-        if !scheme.eq_ignore_ascii_case("bearer") || key.is_empty() || key.len() > 200 {
-            return Err(ApiError::Unauthorized);
-        }
+        let key = bearer_key(&parts.headers).ok_or(ApiError::Unauthorized)?;
         let user = users::find_user_by_api_key(&state.pool, key).await?.ok_or(ApiError::Unauthorized)?;
         Ok(Caller(user))
     }
+}
+
+/// The API key of `Authorization: Bearer <key>`, if the header is well-formed.
+pub fn bearer_key(headers: &HeaderMap) -> Option<&str> {
+    let header = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, key) = header.trim().split_once(' ')?;
+    let key = key.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty() && key.len() <= 200).then_some(key)
 }
 
 /// A caller who must be an admin (403 otherwise).

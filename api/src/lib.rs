@@ -25,7 +25,7 @@ use std::{sync::Arc, time::Duration};
 use axum::{
     Router,
     extract::{DefaultBodyLimit, Request},
-    routing::{get, post},
+    routing::{delete, get, post},
 };
 use quickact_shared::{config::Config, db, notify::Notifications, store::users};
 use secrecy::ExposeSecret;
@@ -49,6 +49,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/quick-action/{id}/cancel", post(quick_action::cancel))
         .route("/api/admin/quick-actions", get(admin::list_quick_actions))
         .route("/api/admin/users", post(admin::create_user))
+        .route("/api/admin/users/{id}/keys", get(admin::list_user_keys))
+        .route("/api/admin/keys/{id}", delete(admin::revoke_key))
+        .route("/api/keys", get(keys::list).post(keys::create))
+        .route("/api/keys/{id}", delete(keys::revoke))
         .route("/api/items", get(items::list).post(items::create))
         .route("/api/items/{id}", get(items::get).patch(items::update).delete(items::delete))
         .route("/api/parse-time", post(parse_time::parse_time))

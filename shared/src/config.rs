@@ -113,7 +113,7 @@ impl Config {
         Ok(Config {
             database_url: secret("DATABASE_URL"),
             bind: parse_or(&get, "QUICKACT_BIND", "127.0.0.1:8080")?,
-            admin_key: secret("QUICKACT_ADMIN_KEY"),
+            admin_key: admin_key(get("QUICKACT_ADMIN_KEY"))?,
             skip_migrations: parse_bool(&get, "QUICKACT_SKIP_MIGRATIONS")?,
             default_tz: parse_or(&get, "QUICKACT_DEFAULT_TZ", "Asia/Shanghai")?,
             max_active_tasks_per_user: parse_or(&get, "QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "50")?,
@@ -155,6 +155,22 @@ fn parse_positive(get: &impl Fn(&str) -> Option<String>, name: &'static str, def
         return Err(ConfigError::Invalid { name, value: "0".into(), reason: "must be at least 1".into() });
     }
     Ok(n)
+}
+
+/// Shortest `QUICKACT_ADMIN_KEY` accepted: it is a password to everyone's data, so a guessable one is
+/// refused at startup rather than used.
+pub const MIN_ADMIN_KEY_CHARS: usize = 32;
+
+fn admin_key(value: Option<String>) -> Result<Option<SecretString>, ConfigError> {
+    match value {
+        Some(key) if key.chars().count() < MIN_ADMIN_KEY_CHARS => Err(ConfigError::Invalid {
+            name: "QUICKACT_ADMIN_KEY",
+            // The value is a secret: never echoed.
+            value: "(hidden)".into(),
+            reason: format!("must be at least {MIN_ADMIN_KEY_CHARS} characters (e.g. `openssl rand -hex 24`)"),
+        }),
+        other => Ok(other.map(SecretString::from)),
+    }
 }
 
 fn parse_bool(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<bool, ConfigError> {
@@ -203,6 +219,14 @@ mod tests {
         assert_eq!(config.worker.lease(), Duration::from_secs(15));
         assert_eq!(config.model.currency, "CNY");
         assert!(config.model.api_key.is_none());
+    }
+
+    #[test]
+    fn a_short_admin_key_is_refused_without_echoing_it() {
+        let refused = config_with(&[("QUICKACT_ADMIN_KEY", "hunter2")]).unwrap_err().to_string();
+        assert!(refused.contains("at least 32 characters") && !refused.contains("hunter2"), "{refused}");
+        let long = "k".repeat(MIN_ADMIN_KEY_CHARS);
+        assert!(config_with(&[("QUICKACT_ADMIN_KEY", long.as_str())]).unwrap().admin_key.is_some());
     }
 
     #[test]

@@ -234,6 +234,16 @@ impl TestApp {
         answer.body
     }
 
+    /// Starts another API process of this deployment (same database, its own port and listener);
+    /// it serves until `stop` is cancelled. Returns its base URL.
+    pub async fn start_another_api(&self, stop: CancellationToken) -> String {
+        let state = quickact_api::prepare(self.config(), stop.clone()).await.expect("prepare the API");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { quickact_api::run(listener, state, stop.cancelled_owned()).await.expect("serve the API") });
+        base_url
+    }
+
     /// Stops the API and every worker gracefully.
     pub async fn shutdown(mut self) {
         for worker in std::mem::take(&mut self.workers) {

@@ -1,6 +1,10 @@
-//! `/api/admin/*`: everyone's history and user creation. Admins only.
+//! `/api/admin/*`: everyone's history, user creation and key revocation. Admins only.
 
-use axum::{Json, extract::State, http::StatusCode};
+use axum::{
+    Json,
+    extract::{Path, State},
+    http::StatusCode,
+};
 use chrono::{DateTime, NaiveDate, Utc};
 use quickact_shared::{
     domain::{
@@ -16,7 +20,7 @@ use uuid::Uuid;
 use crate::{
     error::ApiError,
     extract::{Admin, JsonBody, QueryParams},
-    routes::{parse_time_zone, quick_action::list_page},
+    routes::{parse_time_zone, parse_uuid_or_404, quick_action::list_page},
     state::AppState,
 };
 
@@ -108,4 +112,19 @@ pub async fn create_user(
     tx.commit().await?;
     tracing::info!(user_id = %user.id, created_by = %admin.id, is_admin = user.is_admin, "user created");
     Ok((StatusCode::CREATED, Json(json!({ "user": user, "api_key": key }))))
+}
+
+/// `GET /api/admin/users/{id}/keys` -> `{"keys": [...]}`: any user's keys (never the secrets).
+pub async fn list_user_keys(State(state): State<AppState>, Admin(_): Admin, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    users::find_user(&state.pool, id).await?.ok_or(ApiError::NotFound("no such user"))?;
+    Ok(Json(json!({ "keys": users::list_api_keys(&state.pool, id).await? })))
+}
+
+/// `DELETE /api/admin/keys/{id}` -> 204: revokes anyone's key, at once on every API process.
+pub async fn revoke_key(State(state): State<AppState>, Admin(admin): Admin, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    let key = users::revoke_api_key(&state.pool, id, None).await?.ok_or(ApiError::NotFound("no such key"))?;
+    tracing::info!(key_id = %id, user_id = %key.user_id, revoked_by = %admin.id, "API key revoked by an admin");
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod health;
 pub mod items;
+pub mod keys;
 pub mod parse_time;
 pub mod quick_action;
 

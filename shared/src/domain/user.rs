@@ -19,6 +19,19 @@ pub struct User {
     pub created_at: DateTime<Utc>,
 }
 
+/// An API key as its owner sees it: never the secret, only its first characters.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiKey {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    /// The key's first characters (`qa_` and six more), or where it came from for a key that was
+    /// not generated here (`QUICKACT_ADMIN_KEY`).
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
 /// Every key starts with this, so a leaked key is recognisable in logs and secret scanners.
 pub const API_KEY_PREFIX: &str = "qa_";
 

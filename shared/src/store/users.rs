@@ -3,7 +3,7 @@
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::domain::user::{User, hash_api_key, key_display_prefix};
+use crate::domain::user::{ApiKey, User, hash_api_key, key_display_prefix};
 
 /// Creates a user.
 pub async fn insert_user(
@@ -27,19 +27,58 @@ pub async fn insert_user(
     .await
 }
 
-/// Stores the hash of `key` for `user_id`. Storing the same key twice is a no-op.
-pub async fn insert_api_key(db: impl PgExecutor<'_>, user_id: Uuid, key: &str) -> Result<(), sqlx::Error> {
-    sqlx::query!(
+/// Stores the hash of a generated `key` for `user_id`, with its first characters to tell keys
+/// apart. Storing the same key twice is a no-op; `None` then.
+pub async fn insert_api_key(db: impl PgExecutor<'_>, user_id: Uuid, key: &str) -> Result<Option<ApiKey>, sqlx::Error> {
+    insert_key_row(db, user_id, &hash_api_key(key), &key_display_prefix(key)).await
+}
+
+async fn insert_key_row(db: impl PgExecutor<'_>, user_id: Uuid, hash: &[u8], label: &str) -> Result<Option<ApiKey>, sqlx::Error> {
+    sqlx::query_as!(
+        ApiKey,
         "INSERT INTO api_keys (id, user_id, key_hash, key_prefix) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key_hash) DO NOTHING",
+         ON CONFLICT (key_hash) DO NOTHING
+         RETURNING id, user_id, key_prefix AS prefix, created_at, revoked_at",
         Uuid::now_v7(),
         user_id,
-        hash_api_key(key),
-        key_display_prefix(key),
+        hash,
+        label,
     )
-    .execute(db)
-    .await?;
-    Ok(())
+    .fetch_optional(db)
+    .await
+}
+
+/// A user's keys, newest first (revoked ones too, so a user sees when each was revoked).
+pub async fn list_api_keys(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<Vec<ApiKey>, sqlx::Error> {
+    sqlx::query_as!(
+        ApiKey,
+        "SELECT id, user_id, key_prefix AS prefix, created_at, revoked_at FROM api_keys
+         WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
+        user_id,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// The id of the key row behind `key`.
+pub async fn find_api_key_id(db: impl PgExecutor<'_>, key: &str) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT id FROM api_keys WHERE key_hash = $1", hash_api_key(key)).fetch_optional(db).await
+}
+
+/// Revokes key `id` (of `user_id`, or of anyone when `None`: admins). From the moment this commits
+/// the key authenticates nothing, on every API process: each request looks its key up. Returns the
+/// key, also when it was revoked before (revoking is idempotent); `None` for an unknown id.
+pub async fn revoke_api_key(db: impl PgExecutor<'_>, id: Uuid, user_id: Option<Uuid>) -> Result<Option<ApiKey>, sqlx::Error> {
+    sqlx::query_as!(
+        ApiKey,
+        "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+         WHERE id = $1 AND ($2::uuid IS NULL OR user_id = $2)
+         RETURNING id, user_id, key_prefix AS prefix, created_at, revoked_at",
+        id,
+        user_id,
+    )
+    .fetch_optional(db)
+    .await
 }
 
 /// The user holding `key`, if the key exists and is not revoked.
@@ -65,6 +104,9 @@ pub async fn find_user(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<User>
     .await
 }
 
+/// What the key list shows for the `QUICKACT_ADMIN_KEY` key instead of its first characters.
+pub const BOOTSTRAP_KEY_LABEL: &str = "QUICKACT_ADMIN_KEY";
+
 /// Makes sure an admin holding `key` exists (the `QUICKACT_ADMIN_KEY` bootstrap). Idempotent, and
 /// safe when several API processes start at once: the key's unique hash decides the race.
 pub async fn ensure_admin_key(pool: &sqlx::PgPool, key: &str, time_zone: &str) -> Result<User, sqlx::Error> {
@@ -76,18 +118,9 @@ pub async fn ensure_admin_key(pool: &sqlx::PgPool, key: &str, time_zone: &str) -
     }
     let mut tx = pool.begin().await?;
     let user = insert_user(&mut *tx, "admin", true, time_zone, None).await?;
-    let inserted = sqlx::query!(
-        "INSERT INTO api_keys (id, user_id, key_hash, key_prefix) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (key_hash) DO NOTHING",
-        Uuid::now_v7(),
-        user.id,
-        hash_api_key(key),
-        key_display_prefix(key),
-    )
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if inserted == 0 {
+    // The operator chose this key: no part of it is stored, only where it came from.
+    let inserted = insert_key_row(&mut *tx, user.id, &hash_api_key(key), BOOTSTRAP_KEY_LABEL).await?;
+    if inserted.is_none() {
         // Another process bootstrapped the same key between our lookup and insert.
         tx.rollback().await?;
         return find_user_by_api_key(pool, key).await?.ok_or(sqlx::Error::RowNotFound);

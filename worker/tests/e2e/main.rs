@@ -5,6 +5,7 @@ mod api_contract;
 mod backbone;
 mod integrity;
 mod items_api;
+mod keys;
 mod local_provider;
 mod planner;
 mod robustness;

@@ -1,0 +1,85 @@
+//! `/api/keys`: the caller's own API keys. A key is shown once, when it is created; afterwards only
+//! its first characters. Rotating is creating a new key and revoking the old one, in one request
+//! if the caller asks (`{"rotate": true}` revokes the key that made the request).
+
+use axum::{
+    Json,
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode},
+};
+use quickact_shared::{domain::user::generate_api_key, store::users};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    error::ApiError,
+    extract::{Caller, JsonBody, bearer_key},
+    routes::parse_uuid_or_404,
+    state::AppState,
+};
+
+/// `GET /api/keys` -> `{"keys": [...]}`, newest first, revoked ones with `revoked_at`.
+pub async fn list(State(state): State<AppState>, Caller(user): Caller, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let current = match bearer_key(&headers) {
+        Some(key) => users::find_api_key_id(&state.pool, key).await?,
+        None => None,
+    };
+    let keys = users::list_api_keys(&state.pool, user.id).await?;
+    let keys: Vec<Value> = keys
+        .iter()
+        .map(|key| {
+            let mut shown = json!(key);
+            shown["current"] = json!(Some(key.id) == current);
+            shown
+        })
+        .collect();
+    Ok(Json(json!({ "keys": keys })))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateKeyRequest {
+    /// Also revoke the key this request was made with.
+    #[serde(default)]
+    rotate: bool,
+}
+
+/// `POST /api/keys` `{"rotate"?: bool}` -> 201 `{"key": {...}, "api_key": "qa_..."}`; the new key is
+/// shown this once.
+pub async fn create(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    headers: HeaderMap,
+    body: Option<JsonBody<CreateKeyRequest>>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let request = body.map(|JsonBody(request)| request).unwrap_or_default();
+    let secret = generate_api_key();
+    let mut tx = state.pool.begin().await?;
+    let key = users::insert_api_key(&mut *tx, user.id, &secret).await?.ok_or(ApiError::Unavailable)?;
+    let mut revoked = None;
+    if request.rotate {
+        let current = match bearer_key(&headers) {
+            Some(key) => users::find_api_key_id(&mut *tx, key).await?,
+            None => None,
+        };
+        if let Some(id) = current {
+            revoked = users::revoke_api_key(&mut *tx, id, Some(user.id)).await?;
+        }
+    }
+    tx.commit().await?;
+    tracing::info!(user_id = %user.id, key_id = %key.id, rotated = revoked.is_some(), "API key created");
+    let mut body = json!({ "key": key, "api_key": secret });
+    if let Some(revoked) = revoked {
+        body["revoked"] = json!(revoked);
+    }
+    Ok((StatusCode::CREATED, Json(body)))
+}
+
+/// `DELETE /api/keys/{id}` -> 204: the key authenticates nothing from now on, on every API process.
+/// Another user's key is 404, like an unknown one.
+pub async fn revoke(State(state): State<AppState>, Caller(user): Caller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    users::revoke_api_key(&state.pool, id, Some(user.id)).await?.ok_or(ApiError::NotFound("no such key"))?;
+    tracing::info!(user_id = %user.id, key_id = %id, "API key revoked");
+    Ok(StatusCode::NO_CONTENT)
+}
