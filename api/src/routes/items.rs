@@ -8,7 +8,7 @@ use axum::{
 };
 use chrono::{NaiveDate, NaiveTime, Utc};
 use quickact_shared::planner::{
-    item::{ItemFields, ItemKind, ItemRecord, ItemStatus},
+    item::{FoundItem, ItemFields, ItemKind, ItemStatus},
     patch::{ItemError, ItemPatch, parse_kind, parse_segment, parse_status},
     rules::{widen_from, widen_to},
     store::{self, ItemQuery, SortKey},
@@ -74,7 +74,7 @@ pub async fn list(
     };
     let mut connection = state.pool.acquire().await?;
     let (items, _) = store::search_items(&mut connection, user.id, &query).await?;
-    Ok(Json(json!({ "items": items.iter().map(ItemRecord::to_json).collect::<Vec<_>>() })))
+    Ok(Json(json!({ "items": items.iter().map(FoundItem::to_json).collect::<Vec<_>>() })))
 }
 
 /// `POST /api/items`

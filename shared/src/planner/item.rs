@@ -2,7 +2,7 @@
 
 use std::{fmt, str::FromStr};
 
-use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use quickact_time::Segment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -205,9 +205,35 @@ impl ItemRecord {
         serde_json::to_value(view).expect("an item serialises")
     }
 
+    /// Where the item starts when it occurs on `date` (its own date, or an occurrence of its
+    /// recurrence): the clock time, else the start of its part of day, else the day's start. The
+    /// same as the table's generated `starts_at` for its own date.
+    pub fn starts_on(&self, date: NaiveDate) -> NaiveDateTime {
+        date.and_time(self.start_time.or(self.segment.map(|s| s.bounds().0)).unwrap_or(NaiveTime::MIN))
+    }
+
+    /// Where the item ends when it occurs on `date` (like the generated `ends_at`): its end time (the
+    /// next day when not after the start), its start for a bare time, else the end of its part of
+    /// day or of the day.
+    pub fn ends_on(&self, date: NaiveDate) -> NaiveDateTime {
+        match (self.start_time, self.end_time) {
+            (Some(start), Some(end)) => super::rules::range_end(date, start, end),
+            (Some(start), None) => date.and_time(start),
+            (None, _) => {
+                let (_, last_minute) = self.segment.unwrap_or(Segment::AllDay).bounds();
+                date.and_time(last_minute) + chrono::Duration::seconds(59)
+            }
+        }
+    }
+
     /// One line for lists shown to people and models: `[todo] 2026-02-08 15:00-16:00 title`.
     pub fn summary(&self) -> String {
-        let mut line = format!("[{}] {}", self.kind, self.date.format("%Y-%m-%d"));
+        self.summary_on(self.date)
+    }
+
+    /// [`ItemRecord::summary`] with another date (an occurrence's).
+    pub fn summary_on(&self, date: NaiveDate) -> String {
+        let mut line = format!("[{}] {}", self.kind, date.format("%Y-%m-%d"));
         match (self.start_time, self.end_time, self.segment) {
             (Some(start), Some(end), _) => line.push_str(&format!(" {}-{}", format_time(start), format_time(end))),
             (Some(start), None, _) => line.push_str(&format!(" {}", format_time(start))),
@@ -220,5 +246,49 @@ impl ItemRecord {
             line.push_str(" (done)");
         }
         line
+    }
+}
+
+/// An item as a search or a conflict check found it: on its own date, or on an occurrence of its
+/// recurrence (`occurrence`, shown to clients as `"occurrence": "YYYY-MM-DD"`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoundItem {
+    pub item: ItemRecord,
+    pub occurrence: Option<NaiveDate>,
+}
+
+impl FoundItem {
+    pub fn on_its_date(item: ItemRecord) -> Self {
+        FoundItem { item, occurrence: None }
+    }
+
+    /// Found on `date`: an occurrence, unless it is the item's own date.
+    pub fn on(item: ItemRecord, date: NaiveDate) -> Self {
+        let occurrence = (date != item.date).then_some(date);
+        FoundItem { item, occurrence }
+    }
+
+    /// The date it was found on.
+    pub fn date(&self) -> NaiveDate {
+        self.occurrence.unwrap_or(self.item.date)
+    }
+
+    /// Where it starts on that date.
+    pub fn starts(&self) -> NaiveDateTime {
+        self.item.starts_on(self.date())
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut v = self.item.to_json();
+        if let Some(date) = self.occurrence {
+            v["occurrence"] = Value::String(date.format("%Y-%m-%d").to_string());
+        }
+        v
+    }
+
+    /// The item's line, on the date it was found on: `[event] 2026-02-16 10:00-11:00 周会 (repeats)`.
+    pub fn summary(&self) -> String {
+        let line = self.item.summary_on(self.date());
+        if self.item.recurrence.is_some() { format!("{line} (repeats)") } else { line }
     }
 }

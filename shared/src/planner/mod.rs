@@ -3,11 +3,13 @@
 //! - [`item`]: items, their kinds and statuses, and how clients see them.
 //! - [`patch`]: every rule of an item's fields, checked once for the HTTP routes and the tools.
 //! - [`store`]: SQL on items, always scoped to one user.
+//! - [`recurrence`]: occurrences of recurring items within a window, bounded.
 //! - [`rules`]: search normalisation, counts stated in a sentence, conflicts.
 //! - [`schedule`]: turning time arguments into an item's date, times and part of day.
 
 pub mod item;
 pub mod patch;
+pub mod recurrence;
 pub mod rules;
 pub mod schedule;
 pub mod store;

@@ -1,13 +1,18 @@
 //! SQL on items. Every function is scoped to one user: an item of another user is invisible, as if
 //! it did not exist.
 
-use chrono::NaiveDateTime;
+use std::cmp::Ordering;
+
+use chrono::{Duration, NaiveDate, NaiveDateTime};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
 use quickact_time::Segment;
 
-use super::item::{ItemFields, ItemKind, ItemRecord, ItemStatus};
+use super::{
+    item::{FoundItem, ItemFields, ItemKind, ItemRecord, ItemStatus},
+    recurrence::occurrence_dates,
+};
 
 /// `sqlx::query_as!` into [`ItemRecord`] with the one column list of an item row between `$before`
 /// and `$after` (the query macros take the SQL as string literals, which `+` joins, so the list is
@@ -190,12 +195,19 @@ fn fuzzy_term(term: &str) -> bool {
     term.chars().count() >= 2 && term.chars().any(|c| matches!(c, '\u{4e00}'..='\u{9fff}'))
 }
 
-/// One page of a search and how many items match in all.
+/// Most rows a search with a time window reads before it expands recurrences and pages in code (a
+/// person's items in one window; beyond it `total` is a lower bound).
+const WINDOW_FETCH_CAP: i64 = 1000;
+
+/// One page of a search and how many items match in all. With a time window, a recurring item
+/// matches when one of its occurrences falls in the window (it is found on that date), so the
+/// window's rows are read, expanded and paged here rather than by `LIMIT`.
 pub async fn search_items(
     db: &mut sqlx::PgConnection,
     user_id: Uuid,
     query: &ItemQuery,
-) -> Result<(Vec<ItemRecord>, i64), sqlx::Error> {
+) -> Result<(Vec<FoundItem>, i64), sqlx::Error> {
+    let windowed = query.from.is_some() || query.to.is_some();
     let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
     let fuzzy: Vec<bool> = query.terms.iter().map(|t| fuzzy_term(t)).collect();
     let items = query_items!(
@@ -204,7 +216,7 @@ pub async fn search_items(
            WHERE user_id = $1 AND deleted_at IS NULL
              AND ($2::text IS NULL OR kind = $2)
              AND ($3::text IS NULL OR status = $3)
-             AND ($4::timestamp IS NULL OR ends_at >= $4)
+             AND ($4::timestamp IS NULL OR ends_at >= $4 OR recurrence IS NOT NULL)
              AND ($5::timestamp IS NULL OR starts_at <= $5)
              AND (SELECT coalesce(bool_and(
                     CASE WHEN $10 AND fuzzy
@@ -227,13 +239,20 @@ pub async fn search_items(
         &patterns,
         query.sort.as_str(),
         query.descending,
-        query.limit,
+        if windowed { WINDOW_FETCH_CAP } else { query.limit },
         query.relaxed,
         &query.terms,
         &fuzzy,
     )
     .fetch_all(&mut *db)
     .await?;
+    if windowed {
+        let mut found: Vec<FoundItem> = items.into_iter().filter_map(|item| in_window(item, query.from, query.to)).collect();
+        found.sort_by(|a, b| search_order(a, b, query.sort, query.descending));
+        let total = found.len() as i64;
+        found.truncate(query.limit.max(0) as usize);
+        return Ok((found, total));
+    }
     let total = sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM items
            WHERE user_id = $1 AND deleted_at IS NULL
@@ -258,34 +277,84 @@ pub async fn search_items(
     )
     .fetch_one(&mut *db)
     .await?;
-    Ok((items, total))
+    Ok((items.into_iter().map(FoundItem::on_its_date).collect(), total))
 }
 
+/// The item as found in `[from, to]`: a plain item as the query found it, a recurring one on its
+/// first occurrence overlapping the window (`None` when it has none there).
+fn in_window(item: ItemRecord, from: Option<NaiveDateTime>, to: Option<NaiveDateTime>) -> Option<FoundItem> {
+    let Some(rule) = item.recurrence.as_deref() else { return Some(FoundItem::on_its_date(item)) };
+    // An occurrence the day before the window may run past midnight into it.
+    let first_day = from.map_or(item.date, |from| from.date() - Duration::days(1));
+    let last_day = to.map_or(first_day + Duration::days(366), |to| to.date());
+    let date = occurrence_dates(rule, item.date, first_day, last_day)
+        .into_iter()
+        .find(|&date| from.is_none_or(|from| item.ends_on(date) >= from) && to.is_none_or(|to| item.starts_on(date) <= to))?;
+    Some(FoundItem::on(item, date))
+}
+
+/// The order of [`search_items`]' SQL, for pages assembled in code: by priority (most important
+/// first when descending), by start (soonest first unless descending), by id.
+fn search_order(a: &FoundItem, b: &FoundItem, sort: SortKey, descending: bool) -> Ordering {
+    let by_id = |reverse: bool| if reverse { b.item.id.cmp(&a.item.id) } else { a.item.id.cmp(&b.item.id) };
+    match sort {
+        SortKey::Priority => {
+            let (pa, pb) = (a.item.priority.unwrap_or(5), b.item.priority.unwrap_or(5));
+            let by_priority = if descending { pa.cmp(&pb) } else { pb.cmp(&pa) };
+            by_priority.then(a.starts().cmp(&b.starts())).then(by_id(false))
+        }
+        SortKey::Deadline if descending => b.starts().cmp(&a.starts()).then(by_id(true)),
+        SortKey::Deadline => a.starts().cmp(&b.starts()).then(by_id(false)),
+        SortKey::Id => by_id(descending),
+    }
+}
+
+/// Most conflicts reported at once.
+const MAX_CONFLICTS: usize = 5;
+
 /// Open events of `user_id` with a concrete time range overlapping `[start, end)`:
-/// `existing.start < new.end AND existing.end > new.start`.
+/// `existing.start < new.end AND existing.end > new.start`, occurrences of recurring events
+/// included (found on the date that overlaps).
 pub async fn find_conflicts(
     db: impl PgExecutor<'_>,
     user_id: Uuid,
     start: NaiveDateTime,
     end: NaiveDateTime,
     except: Option<Uuid>,
-) -> Result<Vec<ItemRecord>, sqlx::Error> {
-    query_items!(
+) -> Result<Vec<FoundItem>, sqlx::Error> {
+    let candidates = query_items!(
         "SELECT",
         r#"FROM items
            WHERE user_id = $1 AND deleted_at IS NULL AND kind = 'event' AND status = 'open'
              AND start_time IS NOT NULL AND end_time IS NOT NULL
-             AND starts_at < $3 AND ends_at > $2
+             AND starts_at < $3 AND (ends_at > $2 OR recurrence IS NOT NULL)
              AND ($4::uuid IS NULL OR id <> $4)
            ORDER BY starts_at
-           LIMIT 5"#,
+           LIMIT $5"#,
         user_id,
         start,
         end,
         except,
+        WINDOW_FETCH_CAP,
     )
     .fetch_all(db)
-    .await
+    .await?;
+    let overlaps = |item: &ItemRecord, date: NaiveDate| item.starts_on(date) < end && item.ends_on(date) > start;
+    let mut conflicts: Vec<FoundItem> = candidates
+        .into_iter()
+        .filter_map(|item| match item.recurrence.as_deref() {
+            None => Some(FoundItem::on_its_date(item)),
+            Some(rule) => {
+                let date = occurrence_dates(rule, item.date, start.date() - Duration::days(1), end.date())
+                    .into_iter()
+                    .find(|&date| overlaps(&item, date))?;
+                Some(FoundItem::on(item, date))
+            }
+        })
+        .collect();
+    conflicts.sort_by_key(FoundItem::starts);
+    conflicts.truncate(MAX_CONFLICTS);
+    Ok(conflicts)
 }
 
 /// `%text%` with LIKE's wildcards in `text` taken literally.

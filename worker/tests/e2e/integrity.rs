@@ -217,3 +217,48 @@ async fn an_event_today_without_a_time_takes_all_day_or_the_evening_once_it_is_e
     }
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    // Monday 2026-02-02, 10:00-11:00, every Monday; the sentences are written on Saturday 02-07.
+    let weekly = app
+        .call(
+            &key,
+            Method::POST,
+            "/api/items",
+            Some(json!({ "kind": "event", "title": "周会", "date": "2026-02-02", "start_time": "10:00", "end_time": "11:00", "recurrence": "每周一" })),
+        )
+        .await;
+    assert_eq!(weekly.status, StatusCode::CREATED, "{:?}", weekly.body);
+    assert_eq!(weekly.body["recurrence"], "FREQ=WEEKLY;BYDAY=MO", "the API reads recurrences like the tools");
+
+    let listing = "下周一有什么安排";
+    app.fake.script(listing, vec![Reply::tool("search_items", json!({ "date": "下周一" })), Reply::finish("action_completed", "下周一：周会")]);
+    let task = submit(&app, &key, listing).await;
+    let task = app.wait_final(&key, &task, 30).await;
+    let search = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "search_items").unwrap();
+    let found = &search["result"]["items"];
+    assert_eq!((found[0]["title"].as_str(), found[0]["occurrence"].as_str()), (Some("周会"), Some("2026-02-09")), "{search:#}");
+
+    let booking = "下周一上午10点半面试";
+    app.fake.script(
+        booking,
+        vec![
+            Reply::tool("create_item", json!({ "kind": "event", "title": "面试", "when": "下周一上午10点半到11点半" })),
+            Reply::finish("need_clarification", "下周一10点半和周会冲突"),
+        ],
+    );
+    let task = submit(&app, &key, booking).await;
+    let task = app.wait_final(&key, &task, 30).await;
+    let create = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
+    assert_eq!(create["result"]["conflicts"][0]["occurrence"], "2026-02-09");
+    let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().len();
+    assert_eq!(items, 1, "the interview was not written over the meeting");
+
+    let window = app.call(&key, Method::GET, "/api/items?date_from=2026-02-16&date_to=2026-02-22", None).await.body;
+    assert_eq!(window["items"][0]["occurrence"], "2026-02-16", "{window:#}");
+    app.shutdown().await;
+}

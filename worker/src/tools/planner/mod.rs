@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use chrono::NaiveTime;
 use quickact_shared::planner::{
-    item::ItemRecord,
+    item::{FoundItem, ItemRecord},
     patch::ItemError,
     schedule::{Schedule, TimeArguments},
     store::{find_conflicts, find_item, lock_user_items},
@@ -214,12 +214,12 @@ pub async fn conflict_outcome(
     if conflicts.is_empty() {
         return Ok(None);
     }
-    let lines: Vec<String> = conflicts.iter().map(ItemRecord::summary).collect();
+    let lines: Vec<String> = conflicts.iter().map(FoundItem::summary).collect();
     Ok(Some(json!({
         "outcome": "conflict",
         "written": false,
         "message": format!("{} overlaps {}; nothing was written.", describe_when(schedule.date, schedule.start_time, None), lines.join("; ")),
-        "conflicts": conflicts.iter().map(ItemRecord::to_json).collect::<Vec<_>>(),
+        "conflicts": conflicts.iter().map(FoundItem::to_json).collect::<Vec<_>>(),
         "suggestion": "Choose another time, or say that it should be added despite the conflict.",
     })))
 }
@@ -244,12 +244,13 @@ fn describe_when(date: chrono::NaiveDate, start: Option<NaiveTime>, segment: Opt
     }
 }
 
-/// The compact form of items the model reads.
-pub fn compact(items: &[ItemRecord]) -> Vec<Value> {
+/// The compact form of found items the model reads.
+pub fn compact(items: &[FoundItem]) -> Vec<Value> {
     items
         .iter()
-        .map(|item| {
-            let mut v = json!({ "id": item.id, "title": item.title, "summary": item.summary() });
+        .map(|found| {
+            let item = &found.item;
+            let mut v = json!({ "id": item.id, "title": item.title, "summary": found.summary() });
             if let Some(priority) = item.priority {
                 v["priority"] = json!(priority);
             }

@@ -2,7 +2,7 @@
 
 use quickact_shared::{
     planner::{
-        item::{ItemRecord, ItemStatus},
+        item::{FoundItem, ItemStatus},
         patch::parse_kind,
         rules::{explicit_count, search_limit, widen_from, widen_to},
         store::{ItemQuery, SortKey, search_items},
@@ -128,7 +128,7 @@ fn read_period(text: &str, context: &ToolContext<'_>) -> Result<(chrono::NaiveDa
     })
 }
 
-fn search_result(items: &[ItemRecord], total: i64, query: &ItemQuery) -> Value {
+fn search_result(items: &[FoundItem], total: i64, query: &ItemQuery) -> Value {
     let mut model_view = json!({ "count": items.len(), "total": total, "items": compact(items) });
     if items.is_empty() {
         model_view["hint"] = json!("nothing matched; try fewer or other words, another kind or status, or no date");
@@ -138,7 +138,7 @@ fn search_result(items: &[ItemRecord], total: i64, query: &ItemQuery) -> Value {
         model_view["hint"] = json!("several items matched: act on the one the sentence means, or finish with need_clarification listing their ids");
     }
     json!({
-        "items": items.iter().map(ItemRecord::to_json).collect::<Vec<_>>(),
+        "items": items.iter().map(FoundItem::to_json).collect::<Vec<_>>(),
         "count": items.len(),
         "total": total,
         "limit": query.limit,
