@@ -43,6 +43,9 @@ pub struct Config {
 pub struct PlannerConfig {
     /// `QUICKACT_DEFAULT_EVENT_MINUTES`, default 60: how long an event lasts when only its start is given.
     pub default_event_minutes: u32,
+    /// `QUICKACT_MAX_ITEMS_PER_USER`, default 10000: live (not deleted) items one user may have;
+    /// creating more is refused, so no client or runaway model fills the database.
+    pub max_items_per_user: u32,
 }
 
 /// How the agent reaches a model and what the model costs.
@@ -135,6 +138,7 @@ impl Config {
             },
             planner: PlannerConfig {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,
+                max_items_per_user: parse_positive(&get, "QUICKACT_MAX_ITEMS_PER_USER", "10000")? as u32,
             },
         })
     }

@@ -68,7 +68,7 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
         config.worker.clone(),
         config.model.clone(),
         Arc::new(providers),
-        ToolRegistry::standard(tools::planner::PlannerSettings { default_event_minutes: config.planner.default_event_minutes }),
+        ToolRegistry::standard(config.planner),
     ))
 }
 

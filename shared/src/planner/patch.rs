@@ -43,6 +43,8 @@ pub enum ItemError {
     EndWithoutStart,
     #[error("an item has either clock times or a segment, not both")]
     TimesAndSegment,
+    #[error("the limit of {0} items is reached; delete items that are no longer needed to add new ones")]
+    TooManyItems(u32),
 }
 
 /// What to set on an item. `None` leaves a field as it is; for an optional field `Some(None)`

@@ -11,6 +11,7 @@ use quickact_time::Segment;
 
 use super::{
     item::{FoundItem, ItemFields, ItemKind, ItemRecord, ItemStatus},
+    patch::ItemError,
     recurrence::occurrence_dates,
 };
 
@@ -41,6 +42,15 @@ pub async fn lock_user_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(
         .execute(db)
         .await?;
     Ok(())
+}
+
+/// Refuses a new item when `user_id` already has `max` live items. Call it under
+/// [`lock_user_items`], so concurrent creations cannot pass the check together.
+pub async fn check_item_quota(db: impl PgExecutor<'_>, user_id: Uuid, max: u32) -> Result<Result<(), ItemError>, sqlx::Error> {
+    let live = sqlx::query_scalar!(r#"SELECT count(*) AS "count!" FROM items WHERE user_id = $1 AND deleted_at IS NULL"#, user_id)
+        .fetch_one(db)
+        .await?;
+    Ok(if live >= i64::from(max) { Err(ItemError::TooManyItems(max)) } else { Ok(()) })
 }
 
 pub async fn insert_item(

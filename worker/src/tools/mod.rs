@@ -127,7 +127,7 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every tool of the contract.
-    pub fn standard(settings: planner::PlannerSettings) -> Self {
+    pub fn standard(settings: planner::PlannerConfig) -> Self {
         let mut registry = ToolRegistry::default();
         registry.register(Arc::new(finish::FinishTool));
         for tool in planner::tools(settings) {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use quickact_testkit::{Reply, TestApp, last_tool_result};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
@@ -260,5 +260,40 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
 
     let window = app.call(&key, Method::GET, "/api/items?date_from=2026-02-16&date_to=2026-02-22", None).await.body;
     assert_eq!(window["items"][0]["occurrence"], "2026-02-16", "{window:#}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_user_cannot_have_more_items_than_the_quota() {
+    let app = TestApp::start_with(TestAppOptions::default().env("QUICKACT_MAX_ITEMS_PER_USER", "2")).await;
+    let (_, key) = app.create_user("alice").await;
+    let (_, other_key) = app.create_user("bob").await;
+    let create = |key: &String, title: &'static str| {
+        let (app, key) = (&app, key.clone());
+        async move { app.call(&key, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": title }))).await }
+    };
+    assert_eq!(create(&key, "one").await.status, StatusCode::CREATED);
+    let second = create(&key, "two").await;
+    assert_eq!(second.status, StatusCode::CREATED);
+    let third = create(&key, "three").await;
+    assert_eq!(third.status, StatusCode::UNPROCESSABLE_ENTITY, "{:?}", third.body);
+    assert!(third.body["error"]["message"].as_str().unwrap().contains("limit of 2 items"), "{:?}", third.body);
+    assert_eq!(create(&other_key, "bob's").await.status, StatusCode::CREATED, "the quota is per user");
+
+    let sentence = "明天买牛奶";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("create_item", json!({ "kind": "todo", "title": "买牛奶", "date": "明天" })), Reply::finish("error", "已达到上限")],
+    );
+    let task = submit(&app, &key, sentence).await;
+    let task = app.wait_final(&key, &task, 30).await;
+    let step = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    assert_eq!(step["ok"], false);
+    assert!(step["error"].as_str().unwrap().contains("limit of 2 items"), "{step:#}");
+
+    // Deleted items do not count.
+    let id = second.body["id"].as_str().unwrap();
+    assert_eq!(app.call(&key, Method::DELETE, &format!("/api/items/{id}"), None).await.status, StatusCode::NO_CONTENT);
+    assert_eq!(create(&key, "three").await.status, StatusCode::CREATED);
     app.shutdown().await;
 }

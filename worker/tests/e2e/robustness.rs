@@ -188,7 +188,7 @@ async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
         config.worker.clone(),
         config.model.clone(),
         Arc::new(Fixed(provider)),
-        ToolRegistry::standard(quickact_worker::tools::planner::PlannerSettings { default_event_minutes: 60 }),
+        ToolRegistry::standard(config.planner),
     );
     app.start_worker_with(runner, stop).await;
 

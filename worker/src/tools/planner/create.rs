@@ -4,17 +4,17 @@ use quickact_shared::planner::{
     item::{ItemKind, ItemRecord},
     patch::{ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::{insert_item, lock_user_items},
+    store::{check_item_quota, insert_item, lock_user_items},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CreateItem {
-    pub settings: PlannerSettings,
+    pub settings: PlannerConfig,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,6 +80,7 @@ impl TypedTool for CreateItem {
         // Held until the run's step commits: no other writer can take the slot between the
         // conflict check and the insert.
         lock_user_items(&mut *db, context.user_id).await?;
+        check_item_quota(&mut *db, context.user_id, self.settings.max_items_per_user).await?.map_err(|err| ToolError::Refused(err.to_string()))?;
         if kind == ItemKind::Event && !args.allow_conflict
             && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));

@@ -18,6 +18,7 @@ mod update;
 use std::sync::Arc;
 
 use chrono::NaiveTime;
+pub use quickact_shared::config::PlannerConfig;
 use quickact_shared::planner::{
     item::{FoundItem, ItemRecord},
     patch::ItemError,
@@ -39,14 +40,8 @@ pub use update::UpdateItem;
 
 use super::{Tool, ToolContext, ToolError, object_schema};
 
-/// Settings the planner tools share.
-#[derive(Debug, Clone, Copy)]
-pub struct PlannerSettings {
-    pub default_event_minutes: u32,
-}
-
 /// Every planner tool.
-pub fn tools(settings: PlannerSettings) -> Vec<Arc<dyn Tool>> {
+pub fn tools(settings: PlannerConfig) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(SearchItems),
         Arc::new(CreateItem { settings }),

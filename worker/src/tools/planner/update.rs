@@ -10,11 +10,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerSettings, PriorityArgument, TimeFields, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct UpdateItem {
-    pub settings: PlannerSettings,
+    pub settings: PlannerConfig,
 }
 
 #[derive(Debug, Deserialize)]
