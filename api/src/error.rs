@@ -38,6 +38,10 @@ pub enum ApiError {
     /// 429: over a limit; `Retry-After` says when to come back.
     #[error("{message}")]
     TooManyRequests { message: String, retry_after_secs: u64 },
+    /// 503: this API process is overloaded (too many requests in flight, or a request ran past
+    /// its time limit); `Retry-After` says when to come back.
+    #[error("the service is overloaded ({0}), try again shortly")]
+    Overloaded(&'static str),
     /// 503: the database cannot be reached right now.
     #[error("the service is temporarily unavailable, try again shortly")]
     Unavailable,
@@ -66,6 +70,7 @@ impl ApiError {
             ApiError::PayloadTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             ApiError::Unprocessable { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
             ApiError::TooManyRequests { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_requests"),
+            ApiError::Overloaded(_) => (StatusCode::SERVICE_UNAVAILABLE, "overloaded"),
             ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
@@ -98,6 +103,9 @@ impl IntoResponse for ApiError {
             }
             ApiError::Unavailable => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+            }
+            ApiError::Overloaded(_) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             _ => {}
         }

@@ -10,12 +10,14 @@
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
+//! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod longpoll;
 pub mod routes;
 pub mod state;
@@ -25,24 +27,38 @@ use std::{sync::Arc, time::Duration};
 use axum::{
     Router,
     extract::{DefaultBodyLimit, Request},
+    http::{HeaderName, HeaderValue, Method, header},
+    middleware,
     routing::{delete, get, post},
 };
 use quickact_shared::{config::Config, db, notify::Notifications, store::users};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tower::Layer;
-use tower_http::{normalize_path::NormalizePathLayer, trace::TraceLayer};
+use tower::{Layer, util::option_layer};
+use tower_http::{
+    cors::{AllowOrigin, CorsLayer},
+    normalize_path::NormalizePathLayer,
+    trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer},
+};
+use tracing::Level;
 
-use crate::{error::ApiError, routes::*, state::AppState};
+use crate::{
+    error::ApiError,
+    limits::{LongPollSlots, RequestLimits},
+    routes::*,
+    state::AppState,
+};
 
 /// Largest request body read. A 2000-character sentence is at most ~8 KB of UTF-8, but a body a bit
 /// over that is still read whole, so the client gets a clean 413 about its text instead of a
 /// connection cut mid-upload; only bodies over this limit are refused unread.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// The routes of the contract.
+/// The routes of the contract, behind the request limits, CORS and the access log.
 pub fn router(state: AppState) -> Router {
+    let limits = RequestLimits::new(&state.config.http);
+    let cors = cors_layer(&state.config.http.cors_origins);
     Router::new()
         .route("/api/quick-action", post(quick_action::create).get(quick_action::list))
         .route("/api/quick-action/{id}", get(quick_action::get))
@@ -61,8 +77,36 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(TraceLayer::new_for_http())
+        .layer(middleware::from_fn_with_state(limits, limits::limit_requests))
+        .layer(option_layer(cors))
+        // One access line per request at INFO: method, URI, status, latency.
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                .on_request(())
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
         .with_state(state)
+}
+
+/// CORS for the configured browser origins (`*` for any); `None` sends no CORS headers.
+fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let allowed = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allowed)
+            .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
+            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, HeaderName::from_static("idempotency-key")])
+            .expose_headers([header::RETRY_AFTER, header::LOCATION, HeaderName::from_static("idempotent-replayed")])
+            .max_age(Duration::from_secs(600)),
+    )
 }
 
 /// Prepares what the API needs: the pool, migrations (unless skipped), the admin bootstrap and the
@@ -78,7 +122,13 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
     }
     let notifications = Notifications::start(pool.clone(), stop);
-    Ok(AppState { pool, notifications, config: Arc::new(config), stopping: CancellationToken::new() })
+    Ok(AppState {
+        pool,
+        notifications,
+        config: Arc::new(config),
+        stopping: CancellationToken::new(),
+        long_polls: Arc::new(LongPollSlots::default()),
+    })
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes in-flight requests.

@@ -6,6 +6,8 @@ use quickact_shared::{config::Config, notify::Notifications};
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
+use crate::limits::LongPollSlots;
+
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
@@ -14,4 +16,6 @@ pub struct AppState {
     /// Fired when the server begins to shut down: long-polls answer at once with the task as it is,
     /// so a graceful shutdown does not wait out their timeouts.
     pub stopping: CancellationToken,
+    /// Long-polls each user holds open in this process (bounded per user).
+    pub long_polls: Arc<LongPollSlots>,
 }

@@ -36,6 +36,24 @@ pub struct Config {
     pub model: ModelConfig,
     pub worker: WorkerConfig,
     pub planner: PlannerConfig,
+    pub http: HttpConfig,
+}
+
+/// How the API protects itself and its clients.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// `QUICKACT_REQUEST_TIMEOUT_SECS`, default 30: longest a request may take (503 after it).
+    /// Requests that may long-poll are bounded by their own wait instead.
+    pub request_timeout: Duration,
+    /// `QUICKACT_MAX_CONCURRENT_REQUESTS`, default 512: requests (long-polls aside) one API process
+    /// serves at once; more are answered 503 at once instead of queueing without bound.
+    pub max_concurrent_requests: usize,
+    /// `QUICKACT_MAX_LONG_POLLS_PER_USER`, default 100: waits one user may hold open on one API
+    /// process; more get 429.
+    pub max_long_polls_per_user: usize,
+    /// `QUICKACT_CORS_ORIGINS`: browser origins allowed to call the API (comma-separated, or `*`);
+    /// empty (the default) sends no CORS headers, so browsers allow only same-origin pages.
+    pub cors_origins: Vec<String>,
 }
 
 /// Rules of the planner that deployments may tune.
@@ -135,6 +153,14 @@ impl Config {
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
                 name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
+            },
+            http: HttpConfig {
+                request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),
+                max_concurrent_requests: parse_positive(&get, "QUICKACT_MAX_CONCURRENT_REQUESTS", "512")?,
+                max_long_polls_per_user: parse_positive(&get, "QUICKACT_MAX_LONG_POLLS_PER_USER", "100")?,
+                cors_origins: get("QUICKACT_CORS_ORIGINS")
+                    .map(|origins| origins.split(',').map(|o| o.trim().trim_end_matches('/').to_owned()).filter(|o| !o.is_empty()).collect())
+                    .unwrap_or_default(),
             },
             planner: PlannerConfig {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,

@@ -127,7 +127,7 @@ pub async fn create(
     tx.commit().await?;
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
-    let task = if request.wait { wait_until_final(&state, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
+    let task = if request.wait { wait_until_final(&state, user.id, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
     Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(task_json(&task))).into_response())
 }
 
@@ -188,7 +188,7 @@ pub async fn get(
     };
     let task = if wait && !task.status().is_final() {
         let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
-        wait_until_final(&state, id, Duration::from_secs(seconds)).await?
+        wait_until_final(&state, user.id, id, Duration::from_secs(seconds)).await?
     } else {
         task
     };

@@ -17,12 +17,12 @@ use sqlx::{Connection, PgConnection};
 const NOW: &str = "2026-02-07T09:00:00+08:00";
 
 /// Holds writes to `items` until dropped or released: the test's way to line two writers up.
-struct ItemWriteGate {
+pub(crate) struct ItemWriteGate {
     connection: PgConnection,
 }
 
 impl ItemWriteGate {
-    async fn close(app: &TestApp) -> Self {
+    pub(crate) async fn close(app: &TestApp) -> Self {
         let mut connection = PgConnection::connect(&app.database_url).await.expect("connect");
         sqlx::query("BEGIN").execute(&mut connection).await.expect("begin");
         sqlx::query("LOCK TABLE items IN SHARE MODE").execute(&mut connection).await.expect("lock items");
@@ -30,7 +30,7 @@ impl ItemWriteGate {
     }
 
     /// Waits until `n` other sessions of this database wait on a lock (with a deadline).
-    async fn wait_for_blocked(&mut self, n: i64) {
+    pub(crate) async fn wait_for_blocked(&mut self, n: i64) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
             // Activity statistics are a snapshot held until the transaction ends, and the gate
@@ -62,7 +62,7 @@ impl ItemWriteGate {
         }
     }
 
-    async fn open(mut self) {
+    pub(crate) async fn open(mut self) {
         sqlx::query("COMMIT").execute(&mut self.connection).await.expect("commit");
     }
 }

@@ -3,6 +3,7 @@
 
 mod api_contract;
 mod backbone;
+mod http_limits;
 mod integrity;
 mod items_api;
 mod keys;

@@ -1,0 +1,152 @@
+//! Limits every request passes through, so a slow database or a flood of clients degrades the API
+//! into quick, clear refusals instead of a pile of hanging connections:
+//! - a time limit (`QUICKACT_REQUEST_TIMEOUT_SECS`), past which the request is answered 503;
+//! - a bound on requests in flight (`QUICKACT_MAX_CONCURRENT_REQUESTS`): past it a request is shed
+//!   at once with 503 and `Retry-After`, not queued;
+//! - a bound on the long-polls one user holds open (`QUICKACT_MAX_LONG_POLLS_PER_USER`), 429 past it.
+//!
+//! Requests that may long-poll (`POST /api/quick-action`, whose body may ask to wait, and
+//! `GET /api/quick-action/{id}?wait=...`) hold no slot of the in-flight bound, since thousands may
+//! wait at once on one cheap notification fan-out; their time is bounded by their own wait (at most
+//! the task's timeout) plus a margin.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use axum::{
+    extract::{Request, State},
+    http::Method,
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use quickact_shared::config::HttpConfig;
+use tokio::sync::Semaphore;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// Longest a long-poll may wait: the longest task timeout (POST) and `?timeout` (GET) allowed.
+const LONGEST_WAIT: Duration = Duration::from_secs(120);
+/// Time a long-poll may take beyond its wait (reading the task, writing the answer).
+const WAIT_MARGIN: Duration = Duration::from_secs(10);
+
+/// The request limits of one API process.
+pub struct RequestLimits {
+    timeout: Duration,
+    in_flight: Arc<Semaphore>,
+}
+
+impl RequestLimits {
+    pub fn new(config: &HttpConfig) -> Arc<Self> {
+        Arc::new(RequestLimits { timeout: config.request_timeout, in_flight: Arc::new(Semaphore::new(config.max_concurrent_requests)) })
+    }
+}
+
+/// The middleware: bounds the request's time and, unless it may long-poll, its slot among the
+/// requests in flight.
+pub async fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request, next: Next) -> Response {
+    if may_long_poll(&request) {
+        return match tokio::time::timeout(LONGEST_WAIT + WAIT_MARGIN, next.run(request)).await {
+            Ok(response) => response,
+            Err(_) => ApiError::Overloaded("the request took too long").into_response(),
+        };
+    }
+    let Ok(_slot) = limits.in_flight.clone().try_acquire_owned() else {
+        tracing::warn!("request shed: too many requests in flight");
+        return ApiError::Overloaded("too many requests in flight").into_response();
+    };
+    match tokio::time::timeout(limits.timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::warn!(timeout_secs = limits.timeout.as_secs(), "request timed out");
+            ApiError::Overloaded("the request took too long").into_response()
+        }
+    }
+}
+
+fn may_long_poll(request: &Request) -> bool {
+    let path = request.uri().path().trim_end_matches('/');
+    match *request.method() {
+        Method::POST => path == "/api/quick-action",
+        Method::GET => {
+            path.strip_prefix("/api/quick-action/").is_some_and(|id| !id.contains('/'))
+                && request.uri().query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("wait=")))
+        }
+        _ => false,
+    }
+}
+
+/// Long-polls held open per user in this process.
+#[derive(Default)]
+pub struct LongPollSlots {
+    held: Mutex<HashMap<Uuid, usize>>,
+}
+
+/// One user's held long-poll; released when dropped.
+pub struct LongPollSlot {
+    slots: Arc<LongPollSlots>,
+    user_id: Uuid,
+}
+
+impl LongPollSlots {
+    /// A slot for one more wait of `user_id`, or 429 when they already hold `max`.
+    pub fn take(self: &Arc<Self>, user_id: Uuid, max: usize) -> Result<LongPollSlot, ApiError> {
+        let mut held = self.held.lock().expect("long-poll slots lock");
+        let count = held.entry(user_id).or_default();
+        if *count >= max {
+            return Err(ApiError::TooManyRequests {
+                message: format!("at most {max} waits per user at once; wait for one to answer first"),
+                retry_after_secs: 1,
+            });
+        }
+        *count += 1;
+        Ok(LongPollSlot { slots: self.clone(), user_id })
+    }
+}
+
+impl Drop for LongPollSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.held.lock().expect("long-poll slots lock");
+        if let Some(count) = held.get_mut(&self.user_id) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.user_id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: Method, uri: &str) -> Request {
+        Request::builder().method(method).uri(uri).body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn only_requests_that_can_wait_are_long_polls() {
+        assert!(may_long_poll(&request(Method::POST, "/api/quick-action")));
+        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193?wait=true&timeout=30")));
+        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193/?timeout=5&wait=1")));
+        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action/0193")));
+        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action?wait=true")));
+        assert!(!may_long_poll(&request(Method::POST, "/api/quick-action/0193/cancel")));
+        assert!(!may_long_poll(&request(Method::PATCH, "/api/items/0193?wait=true")));
+    }
+
+    #[test]
+    fn a_user_holds_at_most_max_slots_and_gets_them_back() {
+        let slots = Arc::new(LongPollSlots::default());
+        let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
+        let first = slots.take(alice, 2).unwrap();
+        let _second = slots.take(alice, 2).unwrap();
+        assert!(slots.take(alice, 2).is_err());
+        assert!(slots.take(bob, 2).is_ok(), "per user");
+        drop(first);
+        assert!(slots.take(alice, 2).is_ok());
+    }
+}

@@ -1,0 +1,132 @@
+//! HTTP hardening: a request past its time limit and a request past the in-flight bound get a quick
+//! 503 with `Retry-After`; long-polls are bounded per user; CORS answers only configured origins.
+
+use std::sync::Arc;
+
+use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use reqwest::{Method, StatusCode, header};
+use serde_json::json;
+use tokio::sync::Notify;
+
+use crate::integrity::ItemWriteGate;
+
+async fn app_with(vars: &[(&str, &str)]) -> TestApp {
+    let options = vars.iter().fold(TestAppOptions::default(), |options, (name, value)| options.env(name, value));
+    TestApp::start_with(options).await
+}
+
+async fn new_item(app: &TestApp, key: &str) -> String {
+    let created = app.call(key, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": "report" }))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
+    created.body["id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_past_its_time_limit_is_answered_503_and_changes_nothing() {
+    let app = app_with(&[("QUICKACT_REQUEST_TIMEOUT_SECS", "1")]).await;
+    let (_, key) = app.create_user("alice").await;
+    let id = new_item(&app, &key).await;
+
+    let gate = ItemWriteGate::close(&app).await;
+    let stuck = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "title": "never" }))).await;
+    assert_eq!(stuck.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", stuck.body);
+    assert_eq!(stuck.body["error"]["code"], "overloaded");
+    assert_eq!(stuck.headers.get(header::RETRY_AFTER).unwrap(), "1");
+    gate.open().await;
+
+    let item = app.call(&key, Method::GET, &format!("/api/items/{id}"), None).await.body;
+    assert_eq!(item["title"], "report", "the abandoned request's transaction was rolled back");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn requests_past_the_in_flight_bound_are_shed_at_once_not_queued() {
+    let app = app_with(&[("QUICKACT_MAX_CONCURRENT_REQUESTS", "1")]).await;
+    let (_, key) = app.create_user("alice").await;
+    let id = new_item(&app, &key).await;
+
+    let mut gate = ItemWriteGate::close(&app).await;
+    let path = format!("/api/items/{id}");
+    let held = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
+    let shed = async {
+        gate.wait_for_blocked(1).await;
+        let shed = app.call(&key, Method::GET, "/api/items", None).await;
+        gate.open().await;
+        shed
+    };
+    let (held, shed) = tokio::join!(held, shed);
+    assert_eq!(shed.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", shed.body);
+    assert_eq!(shed.body["error"]["code"], "overloaded");
+    assert!(shed.headers.get(header::RETRY_AFTER).is_some());
+    assert_eq!(held.status, StatusCode::OK, "the request in flight finishes: {:?}", held.body);
+    assert_eq!(app.call(&key, Method::GET, "/api/items", None).await.status, StatusCode::OK, "served again once the slot is free");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn long_polls_are_bounded_per_user() {
+    let app = app_with(&[("QUICKACT_MAX_LONG_POLLS_PER_USER", "1")]).await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    let gate = Arc::new(Notify::new());
+    app.fake.script("slow one", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("error", "done")))]);
+    let submitted = app.submit(&alice, "slow one").await;
+    let id = submitted.body["task_id"].as_str().unwrap().to_owned();
+    let wait = format!("/api/quick-action/{id}?wait=true&timeout=30");
+
+    // Two waits of one user at once: one holds the slot, the other is refused at once (and then
+    // lets the task finish, which answers the one that waits).
+    let wait_once = || async {
+        let answer = app.call(&alice, Method::GET, &wait, None).await;
+        if answer.status == StatusCode::TOO_MANY_REQUESTS {
+            gate.notify_one();
+        }
+        answer
+    };
+    let (first, second) = tokio::join!(wait_once(), wait_once());
+    let mut statuses = [first.status, second.status];
+    statuses.sort();
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::TOO_MANY_REQUESTS], "{first:?} {second:?}");
+    let (answered, refused) = if first.status == StatusCode::OK { (&first, &second) } else { (&second, &first) };
+    assert!(refused.headers.get(header::RETRY_AFTER).is_some());
+    assert_eq!(answered.body["status"], "failed", "the wait that held the slot saw the verdict: {answered:?}");
+
+    // The slot is free again, and other users never shared it.
+    assert_eq!(app.call(&alice, Method::GET, &wait, None).await.status, StatusCode::OK);
+    let bob_task = app.submit(&bob, "bob's").await.body["task_id"].as_str().unwrap().to_owned();
+    let bob_wait = app.call(&bob, Method::GET, &format!("/api/quick-action/{bob_task}?wait=true&timeout=1"), None).await;
+    assert_eq!(bob_wait.status, StatusCode::OK);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn cors_answers_only_the_configured_origins() {
+    let app = app_with(&[("QUICKACT_CORS_ORIGINS", "https://planner.example, https://other.example/")]).await;
+    let (_, key) = app.create_user("alice").await;
+    let preflight = |origin: &'static str| {
+        app.client
+            .request(Method::OPTIONS, format!("{}/api/quick-action", app.base_url))
+            .header(header::ORIGIN, origin)
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .header(header::ACCESS_CONTROL_REQUEST_HEADERS, "authorization, content-type, idempotency-key")
+            .send()
+    };
+    let allowed = preflight("https://planner.example").await.unwrap();
+    assert_eq!(allowed.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).unwrap(), "https://planner.example");
+    let methods = allowed.headers().get(header::ACCESS_CONTROL_ALLOW_METHODS).unwrap().to_str().unwrap().to_owned();
+    assert!(methods.contains("POST") && methods.contains("PATCH"), "{methods}");
+    assert!(allowed.headers().get(header::ACCESS_CONTROL_ALLOW_HEADERS).unwrap().to_str().unwrap().contains("idempotency-key"));
+    let refused = preflight("https://evil.example").await.unwrap();
+    assert!(refused.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
+
+    let simple = app.client.get(format!("{}/api/items", app.base_url)).bearer_auth(&key).header(header::ORIGIN, "https://other.example").send().await.unwrap();
+    assert_eq!(simple.status(), StatusCode::OK);
+    assert_eq!(simple.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).unwrap(), "https://other.example");
+    app.shutdown().await;
+
+    let closed = TestApp::start().await;
+    let (_, key) = closed.create_user("alice").await;
+    let answer = closed.client.get(format!("{}/api/items", closed.base_url)).bearer_auth(&key).header(header::ORIGIN, "https://planner.example").send().await.unwrap();
+    assert!(answer.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "no CORS unless configured");
+    closed.shutdown().await;
+}
