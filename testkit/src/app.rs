@@ -227,6 +227,13 @@ impl TestApp {
         self.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text }))).await
     }
 
+    /// Submits a sentence (default options), checks it was accepted, and returns the task id.
+    pub async fn submit_id(&self, key: &str, text: &str) -> String {
+        let answer = self.submit(key, text).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        answer.body["task_id"].as_str().unwrap().to_owned()
+    }
+
     /// Long-polls a task until it is final (or `timeout_secs` pass) and returns its JSON.
     pub async fn wait_final(&self, key: &str, task_id: &str, timeout_secs: u64) -> Value {
         let answer = self.call(key, Method::GET, &format!("/api/quick-action/{task_id}?wait=true&timeout={timeout_secs}"), None).await;

@@ -1,9 +1,16 @@
-//! End-to-end tests: real HTTP on port 0, real Postgres, real workers, and a fake model server that
-//! speaks the chat-completions wire format. One test binary (modules below) keeps link time down.
+//! End-to-end tests of the worker: real HTTP on port 0, real Postgres, real workers, and a fake
+//! model server that speaks the chat-completions wire format. One test binary (modules below) keeps
+//! link time down.
+//!
+//! # Layout
+//! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
+//! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `planner`: the planner's tools and rules through a scripted model.
+//! - `robustness`: concurrent workers, crashes, panics, a database restart, graceful shutdown.
+//!
+//! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
-mod api_contract;
 mod backbone;
-mod items_api;
 mod local_provider;
 mod planner;
 mod robustness;

@@ -23,7 +23,7 @@ use sqlx::{Connection, PgConnection};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::backbone::{submit_id, wait_for_status};
+use crate::backbone::wait_for_status;
 
 const WORKER_BINARY: &str = env!("CARGO_BIN_EXE_quickact-worker");
 
@@ -46,7 +46,7 @@ async fn two_workers_never_run_one_task_at_once() {
     app.fake.fallback(|_| Reply::finish("action_completed", "ok").delayed(Duration::from_millis(50)));
     let mut ids = Vec::new();
     for i in 0..40 {
-        ids.push(submit_id(&app, &key, &format!("concurrent task {i}.")).await);
+        ids.push(app.submit_id(&key, &format!("concurrent task {i}.")).await);
     }
     for id in &ids {
         let task = app.wait_final(&key, id, 60).await;
@@ -78,7 +78,7 @@ async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
         ],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
-    let id = submit_id(&app, &key, "crash test").await;
+    let id = app.submit_id(&key, "crash test").await;
     // The process journaled turn 1 and its tool call, and now waits on turn 2.
     wait_for_requests(&app, "crash test", 2).await;
     process.kill().expect("SIGKILL the worker");
@@ -114,8 +114,8 @@ async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
         vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "late"))), Reply::finish("action_completed", "finished elsewhere")],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
-    let short = submit_id(&app, &key, "short one").await;
-    let long = submit_id(&app, &key, "long one").await;
+    let short = app.submit_id(&key, "short one").await;
+    let long = app.submit_id(&key, "long one").await;
     wait_for_requests(&app, "short one", 1).await;
     wait_for_requests(&app, "long one", 1).await;
 
@@ -192,13 +192,13 @@ async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
     );
     app.start_worker_with(runner, stop).await;
 
-    let id = submit_id(&app, &key, "panic test").await;
+    let id = app.submit_id(&key, "panic test").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(attempts_of(&app, &id).await, 2, "the panic counted as one attempt");
     // The same worker goes on taking tasks.
     app.fake.script("after the panic", vec![Reply::finish("action_completed", "still alive")]);
-    let next = submit_id(&app, &key, "after the panic").await;
+    let next = app.submit_id(&key, "after the panic").await;
     assert_eq!(app.wait_final(&key, &next, 20).await["status"], "success");
     app.shutdown().await;
 }
@@ -209,7 +209,7 @@ async fn a_task_that_keeps_killing_its_worker_is_given_up() {
     let (_, key) = app.create_user("alice").await;
     let never = Arc::new(Notify::new());
     app.fake.script("poison", (0..5).map(|_| Reply::Gated(never.clone(), Box::new(Reply::finish("error", "x")))).collect());
-    let id = submit_id(&app, &key, "poison pill").await;
+    let id = app.submit_id(&key, "poison pill").await;
     // Three worker processes die on it, one after the other.
     for attempt in 1..=3 {
         let mut process = app.spawn_worker_process(WORKER_BINARY);
@@ -236,7 +236,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let (_, key) = app.create_user("alice").await;
     let gate = Arc::new(Notify::new());
     app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "survived the restart")))]);
-    let id = submit_id(&app, &key, "restart test").await;
+    let id = app.submit_id(&key, "restart test").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
     let waiter = {
@@ -270,7 +270,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
 
     // The queue consumer recovered too: a new task goes through.
     app.fake.script("after restart", vec![Reply::finish("action_completed", "ok")]);
-    let next = submit_id(&app, &key, "after restart").await;
+    let next = app.submit_id(&key, "after restart").await;
     assert_eq!(app.wait_final(&key, &next, 30).await["status"], "success");
     app.shutdown().await;
 }

@@ -4,8 +4,6 @@ use quickact_testkit::{Reply, TestApp, TestAppOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::backbone::submit_id;
-
 fn assert_envelope(body: &Value, code: &str) {
     assert_eq!(body["error"]["code"], code, "{body:#}");
     assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{body:#}");
@@ -39,7 +37,7 @@ async fn another_users_task_is_404_like_an_unknown_one() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    let id = submit_id(&app, &alice, "alice's secret plan").await;
+    let id = app.submit_id(&alice, "alice's secret plan").await;
 
     for (key, path) in [
         (&bob, format!("/api/quick-action/{id}")),
@@ -153,9 +151,9 @@ async fn history_is_newest_first_with_cursor_paging() {
     let (_, bob) = app.create_user("bob").await;
     let mut ids = Vec::new();
     for i in 0..7 {
-        ids.push(submit_id(&app, &alice, &format!("task number {i}")).await);
+        ids.push(app.submit_id(&alice, &format!("task number {i}")).await);
     }
-    submit_id(&app, &bob, "bob's task").await;
+    app.submit_id(&bob, "bob's task").await;
     ids.reverse();
 
     let mut seen = Vec::new();
@@ -192,8 +190,8 @@ async fn admins_browse_everyones_history_with_filters() {
     let (_, bob) = app.create_user("bob").await;
     app.fake.script("dentist", vec![Reply::finish("action_completed", "moved")]);
     app.fake.script("groceries", vec![Reply::finish("error", "no such list")]);
-    let done = submit_id(&app, &alice, "move my dentist appointment to Friday 10am").await;
-    let failed = submit_id(&app, &bob, "buy groceries").await;
+    let done = app.submit_id(&alice, "move my dentist appointment to Friday 10am").await;
+    let failed = app.submit_id(&bob, "buy groceries").await;
     app.wait_final(&alice, &done, 20).await;
     app.wait_final(&bob, &failed, 20).await;
 
@@ -258,8 +256,8 @@ async fn admins_create_users_whose_key_is_shown_once_and_stored_hashed() {
 async fn too_many_unfinished_tasks_get_429_with_retry_after() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2")).await;
     let (_, key) = app.create_user("alice").await;
-    submit_id(&app, &key, "one").await;
-    submit_id(&app, &key, "two").await;
+    app.submit_id(&key, "one").await;
+    app.submit_id(&key, "two").await;
     let third = app.submit(&key, "three").await;
     assert_eq!(third.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(third.headers.get("retry-after").is_some());
@@ -284,7 +282,7 @@ async fn health_and_readiness_answer_without_a_key() {
 async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
-    let id = submit_id(&app, &key, "nobody will run this").await;
+    let id = app.submit_id(&key, "nobody will run this").await;
     let waiter = {
         let client = app.client.clone();
         let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
