@@ -3,7 +3,7 @@
 //! keeps link time down.
 //!
 //! # Layout
-//! - `api_contract`: authentication, validation, the error envelope, history, admin,
+//! - `api_contract`: authentication, validation, the error envelope, idempotency, history, admin,
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
 //!
