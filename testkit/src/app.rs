@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::{sync::oneshot, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
-use crate::{fake_model::FakeModel, postgres::create_test_database};
+use crate::{fake_model::FakeModel, held_reads::HeldTaskReads, postgres::create_test_database};
 
 /// Knobs of a test deployment.
 #[derive(Clone)]
@@ -239,6 +239,11 @@ impl TestApp {
         let answer = self.call(key, Method::GET, &format!("/api/quick-action/{task_id}?wait=true&timeout={timeout_secs}"), None).await;
         assert_eq!(answer.status, StatusCode::OK, "long-poll: {:?}", answer.body);
         answer.body
+    }
+
+    /// Holds back reads of tasks, to catch the next request that reads one (see [`HeldTaskReads`]).
+    pub async fn hold_task_reads(&self) -> HeldTaskReads {
+        HeldTaskReads::hold(&self.pool).await
     }
 
     /// Stops the API and every worker gracefully.

@@ -331,6 +331,8 @@ async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
     let id = app.submit_id(&key, "nobody will run this").await;
+    // The shutdown begins only once the waiter has read its task, so it is surely in the server.
+    let held = app.hold_task_reads().await;
     let waiter = {
         let client = app.client.clone();
         let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
@@ -340,7 +342,7 @@ async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
             (response.status(), response.json::<Value>().await.unwrap())
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    held.release_after_a_read(std::time::Duration::from_secs(20)).await;
     let started = std::time::Instant::now();
     app.shutdown().await;
     let (status, task) = waiter.await.unwrap();

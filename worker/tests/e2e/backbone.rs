@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use quickact_testkit::{Reply, TestApp};
+use quickact_testkit::{Reply, TestApp, wait_for, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -229,7 +229,8 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
     gate.notify_waiters();
 
     // The worker stops and never overwrites the cancellation.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let worker = &app.workers[0].runner;
+    wait_until("the worker to end its run of the cancelled task", Duration::from_secs(10), || async move { worker.running_count() == 0 }).await;
     let task = app.wait_final(&key, &id, 5).await;
     assert_eq!(task["status"], "cancelled");
     let again = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
@@ -249,22 +250,31 @@ async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
     // A worker arriving later leaves it alone and does not call the model.
     let mut app = app;
     app.start_worker().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_until("the worker to take the cancelled task's job and finish it", Duration::from_secs(10), || async {
+        job_status(&app, &id).await == "Done"
+    })
+    .await;
     assert!(app.fake.requests_for("never mind").is_empty());
     app.shutdown().await;
 }
 
 /// Polls (test-side only) until the task shows `status`.
 pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let answer = app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await;
-        if answer.body["status"] == status {
-            return;
-        }
-        assert!(Instant::now() < deadline, "task never reached {status}: {:#}", answer.body);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let path = format!("/api/quick-action/{id}");
+    wait_for(&format!("task {id} to be {status}"), Duration::from_secs(20), || async {
+        let answer = app.call(key, Method::GET, &path, None).await;
+        if answer.body["status"] == status { Ok(()) } else { Err(answer.body) }
+    })
+    .await
+}
+
+/// The apalis status of the job that carries task `id` (`Pending`, `Running`, `Done`, ...).
+async fn job_status(app: &TestApp, id: &str) -> String {
+    sqlx::query_scalar("SELECT j.status FROM apalis.jobs j JOIN quick_action_tasks t ON t.job_id = j.id WHERE t.id = $1::uuid")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
 }
 
 fn chrono_of(value: &Value) -> chrono::DateTime<chrono::Utc> {

@@ -31,14 +31,6 @@ async fn attempts_of(app: &TestApp, id: &str) -> i32 {
     sqlx::query_scalar("SELECT attempts FROM quick_action_tasks WHERE id = $1::uuid").bind(id).fetch_one(&app.pool).await.unwrap()
 }
 
-async fn wait_for_requests(app: &TestApp, sentence: &str, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while app.fake.requests_for(sentence).len() < n {
-        assert!(Instant::now() < deadline, "the model never received {n} requests for {sentence:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_workers_never_run_one_task_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(2)).await;
@@ -80,7 +72,7 @@ async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
     let mut process = app.spawn_worker_process(WORKER_BINARY);
     let id = app.submit_id(&key, "crash test").await;
     // The process journaled turn 1 and its tool call, and now waits on turn 2.
-    wait_for_requests(&app, "crash test", 2).await;
+    app.fake.wait_for_requests("crash test", 2, Duration::from_secs(20)).await;
     process.kill().expect("SIGKILL the worker");
     process.wait().unwrap();
     let killed_at = Instant::now();
@@ -116,8 +108,8 @@ async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
     let mut process = app.spawn_worker_process(WORKER_BINARY);
     let short = app.submit_id(&key, "short one").await;
     let long = app.submit_id(&key, "long one").await;
-    wait_for_requests(&app, "short one", 1).await;
-    wait_for_requests(&app, "long one", 1).await;
+    app.fake.wait_for_requests("short one", 1, Duration::from_secs(20)).await;
+    app.fake.wait_for_requests("long one", 1, Duration::from_secs(20)).await;
 
     let status = Command::new("kill").args(["-TERM", &process.id().to_string()]).status().unwrap();
     assert!(status.success());
@@ -213,7 +205,7 @@ async fn a_task_that_keeps_killing_its_worker_is_given_up() {
     // Three worker processes die on it, one after the other.
     for attempt in 1..=3 {
         let mut process = app.spawn_worker_process(WORKER_BINARY);
-        wait_for_requests(&app, "poison pill", attempt).await;
+        app.fake.wait_for_requests("poison pill", attempt, Duration::from_secs(20)).await;
         process.kill().unwrap();
         process.wait().unwrap();
     }
@@ -239,6 +231,8 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let id = app.submit_id(&key, "restart test").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
+    // The database goes down only once the waiter has read its task, so surely while the client waits.
+    let held = app.hold_task_reads().await;
     let waiter = {
         let client = app.client.clone();
         let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
@@ -249,7 +243,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
             (response.status(), response.json::<serde_json::Value>().await.unwrap(), started.elapsed())
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    held.release_after_a_read(Duration::from_secs(20)).await;
     cluster.stop().unwrap();
     // While the database is down, requests get a clear 503 (and readiness says so).
     let down = app.call(&key, Method::GET, "/api/quick-action", None).await;
