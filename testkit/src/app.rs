@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::{sync::oneshot, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
-use crate::{fake_model::FakeModel, postgres::create_test_database};
+use crate::{fake_model::FakeModel, held_reads::HeldTaskReads, held_writes::HeldItemWrites, postgres::create_test_database};
 
 /// Knobs of a test deployment.
 #[derive(Clone)]
@@ -227,6 +227,13 @@ impl TestApp {
         self.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text }))).await
     }
 
+    /// Submits a sentence (default options), checks it was accepted, and returns the task id.
+    pub async fn submit_id(&self, key: &str, text: &str) -> String {
+        let answer = self.submit(key, text).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        answer.body["task_id"].as_str().unwrap().to_owned()
+    }
+
     /// Long-polls a task until it is final (or `timeout_secs` pass) and returns its JSON.
     pub async fn wait_final(&self, key: &str, task_id: &str, timeout_secs: u64) -> Value {
         let answer = self.call(key, Method::GET, &format!("/api/quick-action/{task_id}?wait=true&timeout={timeout_secs}"), None).await;
@@ -242,6 +249,16 @@ impl TestApp {
         let base_url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { quickact_api::run(listener, state, stop.cancelled_owned()).await.expect("serve the API") });
         base_url
+    }
+
+    /// Holds back reads of tasks, to catch the next request that reads one (see [`HeldTaskReads`]).
+    pub async fn hold_task_reads(&self) -> HeldTaskReads {
+        HeldTaskReads::hold(&self.pool).await
+    }
+
+    /// Holds back writes to items, to line concurrent writers up (see [`HeldItemWrites`]).
+    pub async fn hold_item_writes(&self) -> HeldItemWrites {
+        HeldItemWrites::hold(&self.pool).await
     }
 
     /// Stops the API and every worker gracefully.

@@ -21,7 +21,7 @@ use axum::{
 };
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 /// One scripted answer.
 #[derive(Clone)]
@@ -109,12 +109,19 @@ struct Shared {
     scripts: Mutex<Vec<(String, VecDeque<Reply>)>>,
     fallback: Mutex<Option<Responder>>,
     requests: Mutex<Vec<Value>>,
+    /// Counts requests received, so a test can wait for one instead of polling.
+    received: watch::Sender<usize>,
 }
 
 impl FakeModel {
     /// Starts the server on 127.0.0.1, port 0; it runs until the test process ends.
     pub async fn start() -> Self {
-        let state = Arc::new(Shared { scripts: Mutex::new(Vec::new()), fallback: Mutex::new(None), requests: Mutex::new(Vec::new()) });
+        let state = Arc::new(Shared {
+            scripts: Mutex::new(Vec::new()),
+            fallback: Mutex::new(None),
+            requests: Mutex::new(Vec::new()),
+            received: watch::Sender::new(0),
+        });
         let app = Router::new()
             .route("/v1/chat/completions", post(complete))
             .route("/chat/completions", post(complete))
@@ -151,6 +158,19 @@ impl FakeModel {
     pub fn requests_for(&self, sentence: &str) -> Vec<Value> {
         self.requests().into_iter().filter(|r| user_text(r).contains(sentence)).collect()
     }
+
+    /// Returns once `n` requests whose user message contains `sentence` have arrived (the moment
+    /// the last one does); panics if they have not after `timeout`.
+    pub async fn wait_for_requests(&self, sentence: &str, n: usize, timeout: Duration) {
+        let mut received = self.state.received.subscribe();
+        let arrived = async {
+            let _ = received.wait_for(|_| self.requests_for(sentence).len() >= n).await;
+        };
+        if tokio::time::timeout(timeout, arrived).await.is_err() {
+            let got = self.requests_for(sentence).len();
+            panic!("waited {timeout:?} for {n} model requests for {sentence:?} in vain; {got} arrived");
+        }
+    }
 }
 
 /// The user's sentence in a request (the first user message).
@@ -165,6 +185,7 @@ pub fn user_text(request: &Value) -> String {
 
 async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) -> Response {
     state.requests.lock().unwrap().push(request.clone());
+    state.received.send_modify(|count| *count += 1);
     let text = user_text(&request);
     let scripted = {
         let mut scripts = state.scripts.lock().unwrap();

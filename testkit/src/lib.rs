@@ -6,10 +6,20 @@
 //!   calls, usage, error statuses), scripted per test.
 //! - [`app`]: the API on port 0 and workers in process, wired to a test database and a fake model,
 //!   with a small HTTP client.
+//! - [`wait`]: waiting for background work by a condition and a deadline, never a fixed sleep.
+//! - [`held_reads`]: catching a request at the moment it reads a task (e.g. a long-poll before it
+//!   waits), where the code offers no event to wait on.
+//! - [`held_writes`]: lining concurrent writers of items up, to test races deterministically.
 
 pub mod app;
 pub mod fake_model;
+pub mod held_reads;
+pub mod held_writes;
 pub mod postgres;
+pub mod wait;
 
 pub use app::{TestApp, TestAppOptions};
 pub use fake_model::{FakeModel, Reply, last_tool_result};
+pub use held_reads::HeldTaskReads;
+pub use held_writes::HeldItemWrites;
+pub use wait::{wait_for, wait_until};

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use quickact_testkit::{Reply, TestApp};
+use quickact_testkit::{Reply, TestApp, wait_for, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -54,7 +54,7 @@ async fn tokens_cost_and_steps_are_recorded() {
             Reply::finish("action_completed", "done").with_usage(1200, 30, 1000),
         ],
     );
-    let id = submit_id(&app, &key, "record me").await;
+    let id = app.submit_id(&key, "record me").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["tokens_used"], json!({"input": 2200, "output": 80, "cached": 1400, "total": 2280}));
@@ -97,7 +97,7 @@ async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
             Reply::finish("action_completed", "recovered"),
         ],
     );
-    let id = submit_id(&app, &key, "malformed arguments please").await;
+    let id = app.submit_id(&key, "malformed arguments please").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["result"]["message"], "recovered");
@@ -124,13 +124,13 @@ async fn a_plain_text_answer_gets_one_corrective_turn() {
     app.fake.script("corrected", vec![Reply::Text("Sure, done!".into()), Reply::finish("action_completed", "ok")]);
     app.fake.script("stubborn", vec![Reply::Text("Sure, done!".into()), Reply::Text("Really done.".into())]);
 
-    let first = submit_id(&app, &key, "corrected").await;
+    let first = app.submit_id(&key, "corrected").await;
     let task = app.wait_final(&key, &first, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let second_request = &app.fake.requests_for("corrected")[1];
     assert_eq!(second_request["messages"].as_array().unwrap().last().unwrap()["role"], "user");
 
-    let second = submit_id(&app, &key, "stubborn").await;
+    let second = app.submit_id(&key, "stubborn").await;
     let task = app.wait_final(&key, &second, 20).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "error");
@@ -152,7 +152,7 @@ async fn a_model_500_is_retried_with_backoff_then_succeeds() {
             Reply::finish("action_completed", "third time lucky"),
         ],
     );
-    let id = submit_id(&app, &key, "flaky model").await;
+    let id = app.submit_id(&key, "flaky model").await;
     let task = app.wait_final(&key, &id, 30).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let steps = task["steps"].as_array().unwrap();
@@ -175,7 +175,7 @@ async fn a_model_that_keeps_failing_ends_with_an_error_verdict() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("gina").await;
     app.fake.script("rejected", vec![Reply::Status(401, "invalid api key".into())]);
-    let id = submit_id(&app, &key, "rejected request").await;
+    let id = app.submit_id(&key, "rejected request").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "error");
@@ -189,7 +189,7 @@ async fn ten_turns_without_finish_end_the_run() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("hank").await;
     app.fake.script("endless", (0..12).map(|_| Reply::tool("nothing", json!({}))).collect());
-    let id = submit_id(&app, &key, "endless loop").await;
+    let id = app.submit_id(&key, "endless loop").await;
     let task = app.wait_final(&key, &id, 30).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert!(task["result"]["message"].as_str().unwrap().contains("10 model turns"));
@@ -219,7 +219,7 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
     let (_, key) = app.create_user("jack").await;
     let gate = std::sync::Arc::new(tokio::sync::Notify::new());
     app.fake.script("cancel me", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "should not happen")))]);
-    let id = submit_id(&app, &key, "cancel me").await;
+    let id = app.submit_id(&key, "cancel me").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
     let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
@@ -229,7 +229,8 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
     gate.notify_waiters();
 
     // The worker stops and never overwrites the cancellation.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let worker = &app.workers[0].runner;
+    wait_until("the worker to end its run of the cancelled task", Duration::from_secs(10), || async move { worker.running_count() == 0 }).await;
     let task = app.wait_final(&key, &id, 5).await;
     assert_eq!(task["status"], "cancelled");
     let again = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
@@ -242,83 +243,38 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
 async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
     let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("kim").await;
-    let id = submit_id(&app, &key, "never mind").await;
+    let id = app.submit_id(&key, "never mind").await;
     let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel/"), None).await;
     assert_eq!(cancelled.status, StatusCode::OK);
     assert_eq!(cancelled.body["status"], "cancelled");
     // A worker arriving later leaves it alone and does not call the model.
     let mut app = app;
     app.start_worker().await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_until("the worker to take the cancelled task's job and finish it", Duration::from_secs(10), || async {
+        job_status(&app, &id).await == "Done"
+    })
+    .await;
     assert!(app.fake.requests_for("never mind").is_empty());
     app.shutdown().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn idempotency_keys_return_the_same_task() {
-    let app = TestApp::start().await;
-    let (_, alice) = app.create_user("alice").await;
-    let (_, bob) = app.create_user("bob").await;
-    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
-    let post = |key: String, text: &'static str, idem: &'static str| {
-        let app = &app;
-        async move {
-            let response = app
-                .client
-                .post(format!("{}/api/quick-action", app.base_url))
-                .bearer_auth(key)
-                .header("Idempotency-Key", idem)
-                .json(&json!({ "text": text }))
-                .send()
-                .await
-                .unwrap();
-            let status = response.status();
-            let replayed = response.headers().get("idempotent-replayed").is_some();
-            (status, replayed, response.json::<Value>().await.unwrap())
-        }
-    };
-    let (s1, r1, first) = post(alice.clone(), "write report", "k-1").await;
-    let (s2, r2, second) = post(alice.clone(), "write report", "k-1").await;
-    assert_eq!((s1, r1), (StatusCode::CREATED, false));
-    assert_eq!((s2, r2), (StatusCode::CREATED, true));
-    assert_eq!(first["task_id"], second["task_id"]);
-    // Another user's key space is separate.
-    let (_, _, other) = post(bob, "write report", "k-1").await;
-    assert_ne!(other["task_id"], first["task_id"]);
-    // Reusing a key for another sentence is refused.
-    let (s3, _, reused) = post(alice.clone(), "something else", "k-1").await;
-    assert_eq!(s3, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(reused["error"]["code"], "idempotency_key_reused");
-    // Concurrent duplicates still make one task.
-    let results = futures::future::join_all((0..8).map(|_| post(alice.clone(), "race", "k-2"))).await;
-    let ids: std::collections::HashSet<String> = results.iter().map(|(_, _, b)| b["task_id"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(ids.len(), 1, "{results:?}");
-    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE input_text = 'race'").fetch_one(&app.pool).await.unwrap();
-    assert_eq!(count, 1);
-    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
-    let tasks: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
-    assert_eq!(jobs, tasks, "exactly one job per task");
-    app.shutdown().await;
-}
-
-/// Submits a sentence and returns the task id.
-pub async fn submit_id(app: &TestApp, key: &str, text: &str) -> String {
-    let answer = app.submit(key, text).await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
-    answer.body["task_id"].as_str().unwrap().to_owned()
-}
-
 /// Polls (test-side only) until the task shows `status`.
 pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let answer = app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await;
-        if answer.body["status"] == status {
-            return;
-        }
-        assert!(Instant::now() < deadline, "task never reached {status}: {:#}", answer.body);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let path = format!("/api/quick-action/{id}");
+    wait_for(&format!("task {id} to be {status}"), Duration::from_secs(20), || async {
+        let answer = app.call(key, Method::GET, &path, None).await;
+        if answer.body["status"] == status { Ok(()) } else { Err(answer.body) }
+    })
+    .await
+}
+
+/// The apalis status of the job that carries task `id` (`Pending`, `Running`, `Done`, ...).
+async fn job_status(app: &TestApp, id: &str) -> String {
+    sqlx::query_scalar("SELECT j.status FROM apalis.jobs j JOIN quick_action_tasks t ON t.job_id = j.id WHERE t.id = $1::uuid")
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
 }
 
 fn chrono_of(value: &Value) -> chrono::DateTime<chrono::Utc> {

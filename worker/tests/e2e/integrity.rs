@@ -2,70 +2,16 @@
 //! double-book, and a quantity out of range is refused at the first attempt instead of crashing the
 //! run.
 //!
-//! The races are made deterministic, not hoped for: the test holds `LOCK TABLE items IN SHARE MODE`
-//! (reads pass, writes wait), lets both writers get as far as they can, waits until both are
-//! blocked in Postgres, and only then lets them go.
-
-use std::time::Duration;
+//! The races are made deterministic, not hoped for (testkit's `HeldItemWrites`): writes to items
+//! are held, both writers get as far as they can, and only once both are blocked in Postgres are
+//! they let go together.
 
 use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use sqlx::{Connection, PgConnection};
 
 /// Saturday 2026-02-07, 09:00 in Shanghai.
 const NOW: &str = "2026-02-07T09:00:00+08:00";
-
-/// Holds writes to `items` until dropped or released: the test's way to line two writers up.
-pub(crate) struct ItemWriteGate {
-    connection: PgConnection,
-}
-
-impl ItemWriteGate {
-    pub(crate) async fn close(app: &TestApp) -> Self {
-        let mut connection = PgConnection::connect(&app.database_url).await.expect("connect");
-        sqlx::query("BEGIN").execute(&mut connection).await.expect("begin");
-        sqlx::query("LOCK TABLE items IN SHARE MODE").execute(&mut connection).await.expect("lock items");
-        ItemWriteGate { connection }
-    }
-
-    /// Waits until `n` other sessions of this database wait on a lock (with a deadline).
-    pub(crate) async fn wait_for_blocked(&mut self, n: i64) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        loop {
-            // Activity statistics are a snapshot held until the transaction ends, and the gate
-            // polls from inside its transaction: take a fresh one every time.
-            sqlx::query("SELECT pg_stat_clear_snapshot()").execute(&mut self.connection).await.expect("clear snapshot");
-            let blocked: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM pg_stat_activity
-                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
-            )
-            .fetch_one(&mut self.connection)
-            .await
-            .expect("pg_stat_activity");
-            if blocked >= n {
-                return;
-            }
-            if tokio::time::Instant::now() >= deadline {
-                let sessions: Vec<(i32, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>)> = sqlx::query_as(
-                    "SELECT a.pid, wait_event_type, wait_event, state, left(query, 60),
-                            (SELECT string_agg(l.locktype || ':' || coalesce(l.relation::regclass::text, '') || ':' || l.mode || ':' || l.granted, ', ') FROM pg_locks l WHERE l.pid = a.pid)
-                     FROM pg_stat_activity a
-                     WHERE datname = current_database() AND a.pid <> pg_backend_pid()",
-                )
-                .fetch_all(&mut self.connection)
-                .await
-                .expect("pg_stat_activity");
-                panic!("only {blocked} of {n} writers reached the gate; sessions: {sessions:#?}");
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    pub(crate) async fn open(mut self) {
-        sqlx::query("COMMIT").execute(&mut self.connection).await.expect("commit");
-    }
-}
 
 async fn submit(app: &TestApp, key: &str, text: &str) -> String {
     let answer = app.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text, "now": NOW, "tz": "Asia/Shanghai" }))).await;
@@ -94,11 +40,11 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
         );
     }
 
-    let mut gate = ItemWriteGate::close(&app).await;
+    let gate = app.hold_item_writes().await;
     let first = submit(&app, &key, "明天下午3点开会").await;
     let second = submit(&app, &key, "明天下午3点半面试").await;
     gate.wait_for_blocked(2).await;
-    gate.open().await;
+    gate.release().await;
 
     let verdicts = [app.wait_final(&key, &first, 30).await, app.wait_final(&key, &second, 30).await];
     let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().clone();
@@ -121,12 +67,12 @@ async fn two_concurrent_edits_of_one_item_both_survive() {
     let id = created.body["id"].as_str().unwrap().to_owned();
     let path = format!("/api/items/{id}");
 
-    let mut gate = ItemWriteGate::close(&app).await;
+    let gate = app.hold_item_writes().await;
     let retitle = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
     let prioritise = app.call(&key, Method::PATCH, &path, Some(json!({ "priority": 1 })));
     let release = async {
         gate.wait_for_blocked(2).await;
-        gate.open().await;
+        gate.release().await;
     };
     let (retitle, prioritise, ()) = tokio::join!(retitle, prioritise, release);
     assert_eq!((retitle.status, prioritise.status), (StatusCode::OK, StatusCode::OK));

@@ -1,12 +1,19 @@
-//! End-to-end tests: real HTTP on port 0, real Postgres, real workers, and a fake model server that
-//! speaks the chat-completions wire format. One test binary (modules below) keeps link time down.
+//! End-to-end tests of the worker: real HTTP on port 0, real Postgres, real workers, and a fake
+//! model server that speaks the chat-completions wire format. One test binary (modules below) keeps
+//! link time down.
+//!
+//! # Layout
+//! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
+//! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
+//!   or a model can ask for, parts of day and recurrences in searches and conflicts.
+//! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `planner`: the planner's tools and rules through a scripted model.
+//! - `robustness`: concurrent workers, crashes, panics, a database restart, graceful shutdown.
+//!
+//! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
-mod api_contract;
 mod backbone;
-mod http_limits;
 mod integrity;
-mod items_api;
-mod keys;
 mod local_provider;
 mod planner;
 mod robustness;

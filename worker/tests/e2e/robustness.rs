@@ -23,20 +23,12 @@ use sqlx::{Connection, PgConnection};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::backbone::{submit_id, wait_for_status};
+use crate::backbone::wait_for_status;
 
 const WORKER_BINARY: &str = env!("CARGO_BIN_EXE_quickact-worker");
 
 async fn attempts_of(app: &TestApp, id: &str) -> i32 {
     sqlx::query_scalar("SELECT attempts FROM quick_action_tasks WHERE id = $1::uuid").bind(id).fetch_one(&app.pool).await.unwrap()
-}
-
-async fn wait_for_requests(app: &TestApp, sentence: &str, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while app.fake.requests_for(sentence).len() < n {
-        assert!(Instant::now() < deadline, "the model never received {n} requests for {sentence:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -46,7 +38,7 @@ async fn two_workers_never_run_one_task_at_once() {
     app.fake.fallback(|_| Reply::finish("action_completed", "ok").delayed(Duration::from_millis(50)));
     let mut ids = Vec::new();
     for i in 0..40 {
-        ids.push(submit_id(&app, &key, &format!("concurrent task {i}.")).await);
+        ids.push(app.submit_id(&key, &format!("concurrent task {i}.")).await);
     }
     for id in &ids {
         let task = app.wait_final(&key, id, 60).await;
@@ -78,9 +70,9 @@ async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
         ],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
-    let id = submit_id(&app, &key, "crash test").await;
+    let id = app.submit_id(&key, "crash test").await;
     // The process journaled turn 1 and its tool call, and now waits on turn 2.
-    wait_for_requests(&app, "crash test", 2).await;
+    app.fake.wait_for_requests("crash test", 2, Duration::from_secs(20)).await;
     process.kill().expect("SIGKILL the worker");
     process.wait().unwrap();
     let killed_at = Instant::now();
@@ -114,10 +106,10 @@ async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
         vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "late"))), Reply::finish("action_completed", "finished elsewhere")],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
-    let short = submit_id(&app, &key, "short one").await;
-    let long = submit_id(&app, &key, "long one").await;
-    wait_for_requests(&app, "short one", 1).await;
-    wait_for_requests(&app, "long one", 1).await;
+    let short = app.submit_id(&key, "short one").await;
+    let long = app.submit_id(&key, "long one").await;
+    app.fake.wait_for_requests("short one", 1, Duration::from_secs(20)).await;
+    app.fake.wait_for_requests("long one", 1, Duration::from_secs(20)).await;
 
     let status = Command::new("kill").args(["-TERM", &process.id().to_string()]).status().unwrap();
     assert!(status.success());
@@ -192,13 +184,13 @@ async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
     );
     app.start_worker_with(runner, stop).await;
 
-    let id = submit_id(&app, &key, "panic test").await;
+    let id = app.submit_id(&key, "panic test").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(attempts_of(&app, &id).await, 2, "the panic counted as one attempt");
     // The same worker goes on taking tasks.
     app.fake.script("after the panic", vec![Reply::finish("action_completed", "still alive")]);
-    let next = submit_id(&app, &key, "after the panic").await;
+    let next = app.submit_id(&key, "after the panic").await;
     assert_eq!(app.wait_final(&key, &next, 20).await["status"], "success");
     app.shutdown().await;
 }
@@ -209,11 +201,11 @@ async fn a_task_that_keeps_killing_its_worker_is_given_up() {
     let (_, key) = app.create_user("alice").await;
     let never = Arc::new(Notify::new());
     app.fake.script("poison", (0..5).map(|_| Reply::Gated(never.clone(), Box::new(Reply::finish("error", "x")))).collect());
-    let id = submit_id(&app, &key, "poison pill").await;
+    let id = app.submit_id(&key, "poison pill").await;
     // Three worker processes die on it, one after the other.
     for attempt in 1..=3 {
         let mut process = app.spawn_worker_process(WORKER_BINARY);
-        wait_for_requests(&app, "poison pill", attempt).await;
+        app.fake.wait_for_requests("poison pill", attempt, Duration::from_secs(20)).await;
         process.kill().unwrap();
         process.wait().unwrap();
     }
@@ -236,9 +228,11 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let (_, key) = app.create_user("alice").await;
     let gate = Arc::new(Notify::new());
     app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "survived the restart")))]);
-    let id = submit_id(&app, &key, "restart test").await;
+    let id = app.submit_id(&key, "restart test").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
+    // The database goes down only once the waiter has read its task, so surely while the client waits.
+    let held = app.hold_task_reads().await;
     let waiter = {
         let client = app.client.clone();
         let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
@@ -249,7 +243,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
             (response.status(), response.json::<serde_json::Value>().await.unwrap(), started.elapsed())
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    held.release_after_a_read(Duration::from_secs(20)).await;
     cluster.stop().unwrap();
     // While the database is down, requests get a clear 503 (and readiness says so).
     let down = app.call(&key, Method::GET, "/api/quick-action", None).await;
@@ -270,7 +264,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
 
     // The queue consumer recovered too: a new task goes through.
     app.fake.script("after restart", vec![Reply::finish("action_completed", "ok")]);
-    let next = submit_id(&app, &key, "after restart").await;
+    let next = app.submit_id(&key, "after restart").await;
     assert_eq!(app.wait_final(&key, &next, 30).await["status"], "success");
     app.shutdown().await;
 }

@@ -8,8 +8,6 @@ use reqwest::{Method, StatusCode, header};
 use serde_json::json;
 use tokio::sync::Notify;
 
-use crate::integrity::ItemWriteGate;
-
 async fn app_with(vars: &[(&str, &str)]) -> TestApp {
     let options = vars.iter().fold(TestAppOptions::default(), |options, (name, value)| options.env(name, value));
     TestApp::start_with(options).await
@@ -27,12 +25,12 @@ async fn a_request_past_its_time_limit_is_answered_503_and_changes_nothing() {
     let (_, key) = app.create_user("alice").await;
     let id = new_item(&app, &key).await;
 
-    let gate = ItemWriteGate::close(&app).await;
+    let gate = app.hold_item_writes().await;
     let stuck = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "title": "never" }))).await;
     assert_eq!(stuck.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", stuck.body);
     assert_eq!(stuck.body["error"]["code"], "overloaded");
     assert_eq!(stuck.headers.get(header::RETRY_AFTER).unwrap(), "1");
-    gate.open().await;
+    gate.release().await;
 
     let item = app.call(&key, Method::GET, &format!("/api/items/{id}"), None).await.body;
     assert_eq!(item["title"], "report", "the abandoned request's transaction was rolled back");
@@ -45,13 +43,13 @@ async fn requests_past_the_in_flight_bound_are_shed_at_once_not_queued() {
     let (_, key) = app.create_user("alice").await;
     let id = new_item(&app, &key).await;
 
-    let mut gate = ItemWriteGate::close(&app).await;
+    let gate = app.hold_item_writes().await;
     let path = format!("/api/items/{id}");
     let held = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
     let shed = async {
         gate.wait_for_blocked(1).await;
         let shed = app.call(&key, Method::GET, "/api/items", None).await;
-        gate.open().await;
+        gate.release().await;
         shed
     };
     let (held, shed) = tokio::join!(held, shed);

@@ -1,10 +1,9 @@
-//! The HTTP contract: authentication, validation, the error envelope, history and admin routes.
+//! The HTTP contract: authentication, validation, the error envelope, idempotency, history and
+//! admin routes, health and shutdown.
 
 use quickact_testkit::{Reply, TestApp, TestAppOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-use crate::backbone::submit_id;
 
 fn assert_envelope(body: &Value, code: &str) {
     assert_eq!(body["error"]["code"], code, "{body:#}");
@@ -39,7 +38,7 @@ async fn another_users_task_is_404_like_an_unknown_one() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    let id = submit_id(&app, &alice, "alice's secret plan").await;
+    let id = app.submit_id(&alice, "alice's secret plan").await;
 
     for (key, path) in [
         (&bob, format!("/api/quick-action/{id}")),
@@ -147,15 +146,62 @@ async fn the_reference_time_and_zone_are_kept_for_the_worker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn idempotency_keys_return_the_same_task() {
+    let app = TestApp::start().await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
+    let post = |key: String, text: &'static str, idem: &'static str| {
+        let app = &app;
+        async move {
+            let response = app
+                .client
+                .post(format!("{}/api/quick-action", app.base_url))
+                .bearer_auth(key)
+                .header("Idempotency-Key", idem)
+                .json(&json!({ "text": text }))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            let replayed = response.headers().get("idempotent-replayed").is_some();
+            (status, replayed, response.json::<Value>().await.unwrap())
+        }
+    };
+    let (s1, r1, first) = post(alice.clone(), "write report", "k-1").await;
+    let (s2, r2, second) = post(alice.clone(), "write report", "k-1").await;
+    assert_eq!((s1, r1), (StatusCode::CREATED, false));
+    assert_eq!((s2, r2), (StatusCode::CREATED, true));
+    assert_eq!(first["task_id"], second["task_id"]);
+    // Another user's key space is separate.
+    let (_, _, other) = post(bob, "write report", "k-1").await;
+    assert_ne!(other["task_id"], first["task_id"]);
+    // Reusing a key for another sentence is refused.
+    let (s3, _, reused) = post(alice.clone(), "something else", "k-1").await;
+    assert_eq!(s3, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(reused["error"]["code"], "idempotency_key_reused");
+    // Concurrent duplicates still make one task.
+    let results = futures::future::join_all((0..8).map(|_| post(alice.clone(), "race", "k-2"))).await;
+    let ids: std::collections::HashSet<String> = results.iter().map(|(_, _, b)| b["task_id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(ids.len(), 1, "{results:?}");
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE input_text = 'race'").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(count, 1);
+    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
+    let tasks: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(jobs, tasks, "exactly one job per task");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn history_is_newest_first_with_cursor_paging() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
     let mut ids = Vec::new();
     for i in 0..7 {
-        ids.push(submit_id(&app, &alice, &format!("task number {i}")).await);
+        ids.push(app.submit_id(&alice, &format!("task number {i}")).await);
     }
-    submit_id(&app, &bob, "bob's task").await;
+    app.submit_id(&bob, "bob's task").await;
     ids.reverse();
 
     let mut seen = Vec::new();
@@ -192,8 +238,8 @@ async fn admins_browse_everyones_history_with_filters() {
     let (_, bob) = app.create_user("bob").await;
     app.fake.script("dentist", vec![Reply::finish("action_completed", "moved")]);
     app.fake.script("groceries", vec![Reply::finish("error", "no such list")]);
-    let done = submit_id(&app, &alice, "move my dentist appointment to Friday 10am").await;
-    let failed = submit_id(&app, &bob, "buy groceries").await;
+    let done = app.submit_id(&alice, "move my dentist appointment to Friday 10am").await;
+    let failed = app.submit_id(&bob, "buy groceries").await;
     app.wait_final(&alice, &done, 20).await;
     app.wait_final(&bob, &failed, 20).await;
 
@@ -258,8 +304,8 @@ async fn admins_create_users_whose_key_is_shown_once_and_stored_hashed() {
 async fn too_many_unfinished_tasks_get_429_with_retry_after() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2")).await;
     let (_, key) = app.create_user("alice").await;
-    submit_id(&app, &key, "one").await;
-    submit_id(&app, &key, "two").await;
+    app.submit_id(&key, "one").await;
+    app.submit_id(&key, "two").await;
     let third = app.submit(&key, "three").await;
     assert_eq!(third.status, StatusCode::TOO_MANY_REQUESTS);
     assert!(third.headers.get("retry-after").is_some());
@@ -284,7 +330,9 @@ async fn health_and_readiness_answer_without_a_key() {
 async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
-    let id = submit_id(&app, &key, "nobody will run this").await;
+    let id = app.submit_id(&key, "nobody will run this").await;
+    // The shutdown begins only once the waiter has read its task, so it is surely in the server.
+    let held = app.hold_task_reads().await;
     let waiter = {
         let client = app.client.clone();
         let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
@@ -294,7 +342,7 @@ async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
             (response.status(), response.json::<Value>().await.unwrap())
         })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    held.release_after_a_read(std::time::Duration::from_secs(20)).await;
     let started = std::time::Instant::now();
     app.shutdown().await;
     let (status, task) = waiter.await.unwrap();

@@ -1,0 +1,19 @@
+//! The API's HTTP contract, tested over real HTTP on port 0 against real Postgres (with in-process
+//! workers and a fake model where a test needs a task to finish). One test binary (modules below)
+//! keeps link time down.
+//!
+//! # Layout
+//! - `api_contract`: authentication, validation, the error envelope, idempotency, history, admin,
+//!   health and shutdown of `/api/quick-action` and `/api/admin`.
+//! - `items_api`: `/api/items` and `/api/parse-time`.
+//! - `keys`: `/api/keys` and key revocation by admins, across API processes.
+//! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
+//!   CORS.
+//!
+//! What happens after a task is queued (the worker, the agent, the planner's rules, failures) is
+//! tested in `worker/tests/e2e`.
+
+mod api_contract;
+mod http_limits;
+mod items_api;
+mod keys;
