@@ -128,3 +128,47 @@ async fn cors_answers_only_the_configured_origins() {
     assert!(answer.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none(), "no CORS unless configured");
     closed.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_api_binary_writes_one_access_line_per_request_at_the_default_level() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let app = TestApp::start().await;
+    let mut api = tokio::process::Command::new(env!("CARGO_BIN_EXE_quickact-api"))
+        .envs(app.env_vars())
+        .env_remove("RUST_LOG")
+        .env("QUICKACT_BIND", "127.0.0.1:0")
+        .env("QUICKACT_SKIP_MIGRATIONS", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start quickact-api");
+    let mut lines = BufReader::new(api.stderr.take().unwrap()).lines();
+    let mut next_line_with = async |needle: &str| -> String {
+        let read = async {
+            while let Some(line) = lines.next_line().await.expect("read the API's log") {
+                if line.contains(needle) {
+                    return line;
+                }
+            }
+            panic!("the API's log ended before a line with {needle:?}");
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(30), read).await.unwrap_or_else(|_| panic!("no log line with {needle:?}"))
+    };
+    let listening = next_line_with("quickact-api listening").await;
+    let address = listening.split("address=").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+
+    let ok = app.client.get(format!("http://{address}/api/items")).bearer_auth(&app.admin_key).send().await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    let line = next_line_with("finished processing request").await;
+    assert!(line.contains("INFO") && line.contains("method=GET") && line.contains("uri=/api/items") && line.contains("status=200"), "{line}");
+    assert!(line.contains("latency="), "{line}");
+
+    let missing = app.client.get(format!("http://{address}/no/such/route")).send().await.unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let line = next_line_with("finished processing request").await;
+    assert!(line.contains("uri=/no/such/route") && line.contains("status=404"), "{line}");
+    api.kill().await.ok();
+    app.shutdown().await;
+}
