@@ -94,6 +94,8 @@ pub struct ItemRecord {
     pub status: ItemStatus,
     pub completed_at: Option<DateTime<Utc>>,
     pub recurrence: Option<String>,
+    /// The IANA zone its date and times were written in.
+    pub time_zone: String,
     pub created_by_task: Option<Uuid>,
     pub updated_by_task: Option<Uuid>,
     pub created_at: DateTime<Utc>,
@@ -115,6 +117,8 @@ pub struct ItemFields {
     pub item_group: Option<String>,
     pub status: ItemStatus,
     pub recurrence: Option<String>,
+    /// The zone the date and times were stated in (set by [`super::patch::ItemPatch`]).
+    pub time_zone: String,
 }
 
 impl ItemFields {
@@ -132,6 +136,7 @@ impl ItemFields {
             item_group: item.item_group.clone(),
             status: item.status,
             recurrence: item.recurrence.clone(),
+            time_zone: item.time_zone.clone(),
         }
     }
 }
@@ -167,6 +172,7 @@ struct ItemView<'a> {
     completed_at: Option<DateTime<Utc>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     recurrence: Option<&'a str>,
+    tz: &'a str,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
 }
@@ -199,6 +205,7 @@ impl ItemRecord {
             status: self.status,
             completed_at: self.completed_at,
             recurrence: self.recurrence.as_deref(),
+            tz: &self.time_zone,
             created_at: self.created_at,
             updated_at: self.updated_at,
         };

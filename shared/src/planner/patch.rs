@@ -83,6 +83,7 @@ impl ItemPatch {
             item_group: None,
             status: ItemStatus::Open,
             recurrence: None,
+            time_zone: time.tz().name().to_owned(),
         };
         self.apply(&mut fields, time)?;
         fields.kind = kind.unwrap_or_else(|| inferred_kind(fields.start_time, fields.segment));
@@ -90,8 +91,12 @@ impl ItemPatch {
     }
 
     /// Applies the patch to an item's fields, checking each value and then the item as a whole.
+    /// New dates or times are wall-clock times of `time`'s zone, which the item then remembers.
     /// On error `fields` may be partly changed: callers discard them.
     pub fn apply(self, fields: &mut ItemFields, time: &TimeContext) -> Result<(), ItemError> {
+        if self.date.is_some() || self.start_time.is_some() || self.end_time.is_some() || self.segment.is_some() {
+            fields.time_zone = time.tz().name().to_owned();
+        }
         if let Some(kind) = self.kind {
             fields.kind = kind;
         }

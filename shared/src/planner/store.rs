@@ -25,7 +25,7 @@ macro_rules! query_items {
             $before
                 + r#" id, user_id, kind AS "kind: ItemKind", title, description, date, start_time, end_time,
                       segment AS "segment: Segment", priority, item_group, status AS "status: ItemStatus",
-                      completed_at, recurrence, created_by_task, updated_by_task, created_at, updated_at "#
+                      completed_at, recurrence, time_zone, created_by_task, updated_by_task, created_at, updated_at "#
                 + $after
             $(, $arg)*
         )
@@ -61,9 +61,9 @@ pub async fn insert_item(
 ) -> Result<ItemRecord, sqlx::Error> {
     query_items!(
         r#"INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                              item_group, status, completed_at, recurrence, created_by_task, updated_by_task)
+                              item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                   CASE WHEN $12 = 'completed' THEN now() END, $13, $14, $14)
+                   CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14)
            RETURNING"#,
         "",
         Uuid::now_v7(),
@@ -80,6 +80,7 @@ pub async fn insert_item(
         fields.status.as_str(),
         fields.recurrence,
         task_id,
+        fields.time_zone,
     )
     .fetch_one(db)
     .await
@@ -110,7 +111,7 @@ pub async fn update_item(
         r#"UPDATE items SET kind = $3, title = $4, description = $5, date = $6, start_time = $7, end_time = $8,
                   segment = $9, priority = $10, item_group = $11, status = $12,
                   completed_at = CASE WHEN $12 = 'completed' THEN coalesce(completed_at, now()) END,
-                  recurrence = $13, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
+                  recurrence = $13, time_zone = $15, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
            RETURNING"#,
         "",
@@ -128,6 +129,7 @@ pub async fn update_item(
         fields.status.as_str(),
         fields.recurrence,
         task_id,
+        fields.time_zone,
     )
     .fetch_optional(db)
     .await

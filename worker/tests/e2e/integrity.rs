@@ -243,3 +243,31 @@ async fn a_user_cannot_have_more_items_than_the_quota() {
     assert_eq!(create(&key, "three").await.status, StatusCode::CREATED);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn items_remember_the_zone_their_times_were_written_in() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let by_api = app.call(&key, Method::POST, "/api/items", Some(json!({ "kind": "event", "title": "standup", "date": "2026-03-02", "start_time": "09:00" }))).await;
+    assert_eq!(by_api.body["tz"], "Asia/Shanghai", "the user's zone: {:?}", by_api.body);
+
+    let sentence = "tomorrow 3pm dentist";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("create_item", json!({ "kind": "event", "title": "dentist", "when": "tomorrow 3pm" })), Reply::finish("action_completed", "ok")],
+    );
+    let answer = app
+        .call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": sentence, "now": "2026-02-07T09:00:00-05:00", "tz": "America/New_York" })))
+        .await;
+    let task = app.wait_final(&key, answer.body["task_id"].as_str().unwrap(), 30).await;
+    let item = &task["result"]["items"][0];
+    assert_eq!((item["date"].as_str(), item["start_time"].as_str(), item["tz"].as_str()), (Some("2026-02-08"), Some("15:00"), Some("America/New_York")), "{task:#}");
+
+    // Moving its times restates them in the zone of the move; other changes keep the zone.
+    let id = item["id"].as_str().unwrap();
+    let retitled = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "title": "dentist (Dr. Li)" }))).await.body;
+    assert_eq!(retitled["tz"], "America/New_York");
+    let moved = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "start_time": "16:00" }))).await.body;
+    assert_eq!(moved["tz"], "Asia/Shanghai", "{moved:#}");
+    app.shutdown().await;
+}
