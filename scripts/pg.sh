@@ -64,6 +64,17 @@ pg_stop() {
   fi
 }
 
+# Starts a throwaway cluster for the calling script, removed when that script exits (also when it is
+# interrupted or its output pipe closes), and exports DATABASE_URL for it. $1 names the temp dir.
+pg_throwaway() {
+  pg_throwaway_dir=$(mktemp -d -t "${1:-quickact}-XXXXXX")
+  chmod 755 "$pg_throwaway_dir"
+  trap 'pg_stop "$pg_throwaway_dir/data"; rm -rf "$pg_throwaway_dir"' EXIT
+  trap 'exit 130' INT TERM HUP PIPE
+  DATABASE_URL=$(pg_start "$pg_throwaway_dir/data")
+  export DATABASE_URL
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-}" in
     start) pg_start "$2" ;;

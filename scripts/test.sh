@@ -10,16 +10,9 @@ source scripts/pg.sh
 export SQLX_OFFLINE=true
 
 if [ -z "${DATABASE_URL:-}" ]; then
-  work=$(mktemp -d -t quickact-test-XXXXXX)
-  chmod 755 "$work"
-  cleanup() { pg_stop "$work/data"; rm -rf "$work"; }
-  # Also when interrupted or when the output pipe closes early.
-  trap cleanup EXIT
-  trap 'exit 130' INT TERM HUP PIPE
   # Durability is pointless for a throwaway cluster; speed is not.
   export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-  DATABASE_URL=$(pg_start "$work/data")
-  export DATABASE_URL
+  pg_throwaway quickact-test
   echo "test database server: $DATABASE_URL"
 fi
 
