@@ -214,7 +214,7 @@ impl Run<'_> {
     async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
         let Turn { reply, started_at, latency_ms } = turn;
         let usage = reply.usage;
-        let cost = self.cx.prices.cost_nanos(&reply.model, usage.input, usage.output, usage.cached);
+        let cost = self.cx.prices.cost_nanos(self.cx.model, &reply.model, usage.input, usage.output, usage.cached);
         let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
         step.result = Some(reply.to_message());
         step.input_tokens = clamp_i32(usage.input);
