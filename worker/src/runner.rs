@@ -265,7 +265,7 @@ impl Runner {
             }
             let task = retry_unavailable(DATABASE_PATIENCE, || find_task(pool, task_id)).await;
             match task {
-                Ok(Some(task)) if !task.status().is_final() => {}
+                Ok(Some(task)) if !task.status.is_final() => {}
                 Ok(_) => return Ok(None),
                 Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
             }
@@ -337,7 +337,7 @@ impl Runner {
                 _ = abort.cancelled() => return,
                 _ = changes.changed() => {
                     if let Ok(Some(task)) = find_task(&self.pool, task_id).await
-                        && task.status() != TaskStatus::Processing {
+                        && task.status != TaskStatus::Processing {
                             tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
                             abort.cancel();
                             return;

@@ -52,7 +52,6 @@ pub async fn list_quick_actions(
         result_type: non_empty(params.result_type)
             .map(|s| {
                 s.parse::<ResultType>()
-                    .map(|r| r.as_str().to_owned())
                     .map_err(|_| ApiError::bad_request("invalid_query", format!("unknown result_type {s:?}")))
             })
             .transpose()?,

@@ -105,7 +105,7 @@ pub async fn create(
     // The row and its job commit together: a task is never stored without a job, nor the reverse.
     let mut tx = state.pool.begin().await?;
     let id = Uuid::now_v7();
-    let job_id = push_quick_action_job(&mut tx, id).await?;
+    push_quick_action_job(&mut tx, id).await?;
     let new_task = NewTask {
         id,
         user_id: user.id,
@@ -115,7 +115,6 @@ pub async fn create(
         reference_time,
         time_zone: &time_zone,
         currency: &state.config.model.currency,
-        job_id: &job_id,
     };
     let Some(task) = tasks::insert_task(&mut *tx, &new_task).await? else {
         // A concurrent request with the same key won the race: drop our job, answer with its task.
@@ -186,7 +185,7 @@ pub async fn get(
         Some("true") | Some("1") | Some("yes") | Some("") => true,
         Some(other) => return Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
     };
-    let task = if wait && !task.status().is_final() {
+    let task = if wait && !task.status.is_final() {
         let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
         wait_until_final(&state, id, Duration::from_secs(seconds)).await?
     } else {

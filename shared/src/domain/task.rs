@@ -10,8 +10,10 @@ use uuid::Uuid;
 use crate::pricing::nanos_to_amount;
 
 /// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Stored as text under a CHECK constraint, by the same names as in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum TaskStatus {
     Pending,
     Processing,
@@ -66,9 +68,10 @@ impl FromStr for TaskStatus {
     }
 }
 
-/// The verdict of a run: exactly one per finished task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The verdict of a run: exactly one per finished task. Stored as text, like [`TaskStatus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ResultType {
     ActionCompleted,
     NeedClarification,
@@ -135,14 +138,14 @@ impl Verdict {
     }
 }
 
-/// A task row as stored.
+/// A task row as stored (the lease columns aside: only the lease queries read them).
 #[derive(Debug, Clone)]
 pub struct TaskRecord {
     pub id: Uuid,
     pub user_id: Uuid,
     pub input_text: String,
-    pub status: String,
-    pub result_type: Option<String>,
+    pub status: TaskStatus,
+    pub result_type: Option<ResultType>,
     pub result: Option<Value>,
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
@@ -161,11 +164,6 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    pub fn status(&self) -> TaskStatus {
-        // The CHECK constraint keeps the column to known names.
-        self.status.parse().unwrap_or(TaskStatus::Failed)
-    }
-
     /// When the task's time budget runs out: its timeout counts from submission, because that is
     /// how long the user agreed to wait for the answer.
     pub fn deadline(&self) -> DateTime<Utc> {

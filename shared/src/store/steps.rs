@@ -8,9 +8,10 @@ use uuid::Uuid;
 
 use crate::pricing::nanos_to_amount;
 
-/// What a step is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum StepKind {
     ModelTurn,
     ToolCall,
@@ -30,7 +31,7 @@ impl StepKind {
 pub struct Step {
     pub task_id: Uuid,
     pub seq: i32,
-    pub kind: String,
+    pub kind: StepKind,
     pub name: String,
     pub tool_call_id: Option<String>,
     pub arguments: Option<Value>,
@@ -48,10 +49,6 @@ pub struct Step {
 }
 
 impl Step {
-    pub fn kind(&self) -> StepKind {
-        if self.kind == "tool_call" { StepKind::ToolCall } else { StepKind::ModelTurn }
-    }
-
     /// The step as the API shows it.
     pub fn to_json(&self) -> Value {
         let mut v = serde_json::json!({
@@ -67,7 +64,7 @@ impl Step {
         if let Some(error) = &self.error {
             v["error"] = Value::String(error.clone());
         }
-        match self.kind() {
+        match self.kind {
             StepKind::ModelTurn => {
                 v["tokens"] = serde_json::json!({
                     "input": self.input_tokens,
@@ -97,7 +94,7 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         step.task_id,
         step.seq,
-        step.kind,
+        step.kind as StepKind,
         step.name,
         step.tool_call_id,
         step.arguments,
@@ -122,9 +119,9 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
 pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
     sqlx::query_as!(
         Step,
-        "SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+        r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
                 input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq",
+         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq"#,
         task_id
     )
     .fetch_all(db)

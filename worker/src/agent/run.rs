@@ -312,7 +312,7 @@ impl Run<'_> {
             let mut step = Step {
                 task_id,
                 seq,
-                kind: StepKind::ToolCall.as_str().to_owned(),
+                kind: StepKind::ToolCall,
                 name: call.name.clone(),
                 tool_call_id: Some(call.id.clone()),
                 arguments: Some(recorded_arguments.clone()),
@@ -393,7 +393,7 @@ impl Run<'_> {
         Step {
             task_id: self.cx.task.id,
             seq: self.next_seq,
-            kind: kind.as_str().to_owned(),
+            kind,
             name: name.to_owned(),
             tool_call_id: None,
             arguments: None,
