@@ -11,6 +11,7 @@
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
 //! - [`state`]: what handlers share.
+//! - [`views`]: tasks and journal steps as the JSON clients read.
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
@@ -19,6 +20,7 @@ pub mod extract;
 pub mod longpoll;
 pub mod routes;
 pub mod state;
+pub mod views;
 
 use std::{sync::Arc, time::Duration};
 

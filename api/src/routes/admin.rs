@@ -18,6 +18,7 @@ use crate::{
     extract::{Admin, JsonBody, QueryParams},
     routes::{parse_time_zone, quick_action::list_page},
     state::AppState,
+    views::TaskPage,
 };
 
 #[derive(Debug, Deserialize)]
@@ -37,7 +38,7 @@ pub async fn list_quick_actions(
     State(state): State<AppState>,
     Admin(_): Admin,
     QueryParams(params): QueryParams<AdminListParams>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TaskPage>, ApiError> {
     let non_empty = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let filter = TaskFilter {
         user_id: non_empty(params.user_id)

@@ -6,8 +6,6 @@ use serde_json::Value;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::pricing::nanos_to_amount;
-
 /// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
@@ -46,42 +44,6 @@ pub struct Step {
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
     pub attempt: i32,
-}
-
-impl Step {
-    /// The step as the API shows it.
-    pub fn to_json(&self) -> Value {
-        let mut v = serde_json::json!({
-            "seq": self.seq,
-            "kind": self.kind,
-            "name": self.name,
-            "ok": self.ok,
-            "latency_ms": self.latency_ms,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "attempt": self.attempt,
-        });
-        if let Some(error) = &self.error {
-            v["error"] = Value::String(error.clone());
-        }
-        match self.kind {
-            StepKind::ModelTurn => {
-                v["tokens"] = serde_json::json!({
-                    "input": self.input_tokens,
-                    "output": self.output_tokens,
-                    "cached": self.cached_tokens,
-                });
-                v["cost"] = serde_json::json!(nanos_to_amount(self.cost_nanos));
-                v["message"] = self.result.clone().unwrap_or(Value::Null);
-            }
-            StepKind::ToolCall => {
-                v["tool_call_id"] = serde_json::json!(self.tool_call_id);
-                v["arguments"] = self.arguments.clone().unwrap_or(Value::Null);
-                v["result"] = self.result.clone().unwrap_or(Value::Null);
-            }
-        }
-        v
-    }
 }
 
 /// Appends a step. The primary key (task, seq) makes a second writer of the same position fail
