@@ -13,8 +13,9 @@ use quickact_shared::{
     domain::task::TaskRecord,
     queue::push_quick_action_job,
     store::{
+        ending::{CancelOutcome, cancel_task},
         steps,
-        tasks::{self, CancelOutcome, Cursor, NewTask, TaskFilter, cancel_task},
+        tasks::{self, Cursor, NewTask, TaskFilter},
     },
 };
 use serde::Deserialize;

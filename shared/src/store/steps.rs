@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
@@ -45,6 +45,39 @@ pub struct Step {
     pub finished_at: DateTime<Utc>,
     pub attempt: i32,
 }
+
+impl Step {
+    /// The step as an entry of the verdict's `tool_calls` (`None` for a model turn): the call with
+    /// its result as recorded, minus the compact `model_view` that was only for the model. A
+    /// successful `finish` has no result there: its result is the verdict itself.
+    pub fn tool_call_entry(&self) -> Option<Value> {
+        if self.kind != StepKind::ToolCall {
+            return None;
+        }
+        let mut entry = json!({
+            "name": self.name,
+            "arguments": self.arguments,
+            "ok": self.ok,
+            "duration_ms": self.latency_ms,
+            "at": self.started_at,
+        });
+        if self.ok && self.name == FINISH_TOOL {
+            return Some(entry);
+        }
+        let result = self.ok.then(|| self.result.clone()).flatten().map(|mut result| {
+            if let Some(object) = result.as_object_mut() {
+                object.remove("model_view");
+            }
+            result
+        });
+        entry["result"] = result.unwrap_or(Value::Null);
+        entry["error"] = json!(self.error);
+        Some(entry)
+    }
+}
+
+/// The terminal tool, whose successful call ends the run with its verdict.
+pub const FINISH_TOOL: &str = "finish";
 
 /// Appends a step. The primary key (task, seq) makes a second writer of the same position fail
 /// instead of silently forking the journal.

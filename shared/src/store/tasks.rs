@@ -1,14 +1,13 @@
-//! Queries on quick-action tasks: creation, reading, history, cancellation, and the worker's
-//! claim / lease / finish cycle. Every state change also notifies waiters (see [`crate::notify`]) in
-//! the same transaction, so a long-polling client hears of it the moment it commits.
+//! Queries on quick-action tasks: creation, reading, history, and the worker's claim / lease cycle.
+//! How a task ends (finish, error, timeout, cancel, give-up) is [`super::ending`]'s. Every state
+//! change also notifies waiters (see [`crate::notify`]) in the same transaction, so a long-polling
+//! client hears of it the moment it commits.
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
-use crate::notify::notify_task_changed;
+use crate::domain::task::{ResultType, TaskRecord, TaskStatus};
 
 /// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` and
 /// `$after`. The query macros take a concatenation of literals (`"a" + "b"`), not `concat!`, so the
@@ -24,6 +23,8 @@ macro_rules! query_tasks {
         )
     };
 }
+pub(crate) use query_tasks;
+
 /// What the API knows when a sentence arrives.
 #[derive(Debug, Clone)]
 pub struct NewTask<'a> {
@@ -198,52 +199,6 @@ fn like_pattern(text: &str) -> String {
     format!("%{escaped}%")
 }
 
-/// What a cancel request found.
-#[derive(Debug)]
-pub enum CancelOutcome {
-    Cancelled(TaskRecord),
-    AlreadyFinal(TaskRecord),
-    NotFound,
-}
-
-/// Cancels a pending or processing task of `user_id` at once. A worker running it sees the new
-/// status before its next model turn or tool commit and stops; tool changes are guarded by the
-/// same row, so nothing is written after the cancel commits.
-pub async fn cancel_task(pool: &sqlx::PgPool, id: Uuid, user_id: Uuid) -> Result<CancelOutcome, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let verdict = serde_json::to_value(Verdict::error(
-        "The task was cancelled before it finished.",
-        Some("Submit the sentence again if you still want it done.".into()),
-    ))
-    .expect("a verdict serialises");
-    let cancelled = query_tasks!(
-        "UPDATE quick_action_tasks
-         SET status = 'cancelled', result_type = 'error',
-             result = $3,
-             completed_at = now(), lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = $1 AND user_id = $2 AND status IN ('pending', 'processing')
-         RETURNING ",
-        "",
-        id,
-        user_id,
-        verdict,
-    )
-    .fetch_optional(&mut *tx)
-    .await?;
-    let outcome = match cancelled {
-        Some(task) => {
-            notify_task_changed(&mut *tx, id).await?;
-            CancelOutcome::Cancelled(task)
-        }
-        None => match find_task(&mut *tx, id).await? {
-            Some(task) if task.user_id == user_id => CancelOutcome::AlreadyFinal(task),
-            _ => CancelOutcome::NotFound,
-        },
-    };
-    tx.commit().await?;
-    Ok(outcome)
-}
-
 /// Takes `id` for `owner`: moves it to `processing`, counts the attempt and sets a lease of
 /// `lease_secs`. Succeeds only if the task is unfinished and nobody else holds a live lease, so two
 /// workers never run one task at once.
@@ -374,37 +329,4 @@ pub async fn set_model_used(db: impl PgExecutor<'_>, id: Uuid, model: &str) -> R
         .execute(db)
         .await?;
     Ok(())
-}
-
-/// Writes the final state and verdict if `owner` still holds the task (or, with `owner = None`, if
-/// the task is unfinished at all: used when no run is in progress, e.g. a task found past its
-/// deadline in the queue). Returns false when someone else decided first.
-pub async fn finish_task(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    owner: Option<&str>,
-    status: TaskStatus,
-    verdict: &Verdict,
-) -> Result<bool, sqlx::Error> {
-    debug_assert!(status.is_final());
-    let result: Value = serde_json::to_value(verdict).expect("a verdict serialises");
-    // As in `claim_task`, the notification rides on the same statement as the change.
-    let done = sqlx::query!(
-        r#"WITH finished AS (
-             UPDATE quick_action_tasks
-             SET status = $3, result_type = $4, result = $5, completed_at = now(),
-                 started_at = coalesce(started_at, now()), lease_owner = NULL, lease_expires_at = NULL
-             WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-             RETURNING id
-           )
-           SELECT count(pg_notify('quickact_task_events', id::text)) AS "count!" FROM finished"#,
-        id,
-        owner,
-        status as TaskStatus,
-        verdict.result_type as ResultType,
-        result,
-    )
-    .fetch_one(db)
-    .await?;
-    Ok(done.count == 1)
 }

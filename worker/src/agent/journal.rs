@@ -28,8 +28,6 @@ pub struct Replay {
     pub plain_text_turns: usize,
     /// The last turn's tool calls that have no recorded result yet.
     pub pending_calls: Vec<ToolCall>,
-    /// Recorded tool calls, for the verdict's `tool_calls`.
-    pub tool_calls: Vec<Value>,
     /// The text of the most recent plain-text answer.
     pub last_text: Option<String>,
 }
@@ -71,23 +69,6 @@ impl Replay {
                     && let Some(result) = &step.result {
                         self.state.observe(&step.name, result);
                     }
-                // The verdict lists the calls with their results as recorded, minus the compact
-                // copy that was only for the model.
-                let result = step.ok.then(|| step.result.clone()).flatten().map(|mut r| {
-                    if let Some(object) = r.as_object_mut() {
-                        object.remove("model_view");
-                    }
-                    r
-                });
-                self.tool_calls.push(json!({
-                    "name": step.name,
-                    "arguments": step.arguments,
-                    "ok": step.ok,
-                    "result": result,
-                    "error": step.error,
-                    "duration_ms": step.latency_ms,
-                    "at": step.started_at,
-                }));
             }
         }
     }

@@ -12,16 +12,17 @@ use chrono::Utc;
 use chrono_tz::Tz;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
-    domain::task::{TaskRecord, TaskStatus, Verdict},
+    domain::task::TaskRecord,
     pricing::PriceTable,
     store::{
+        ending::{Ending, end_task},
         steps::{Step, StepKind, insert_step},
-        tasks::{OwnerCheck, add_usage, finish_task, lock_for_owner},
+        tasks::{OwnerCheck, add_usage, lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
-use sqlx::{Acquire, PgPool};
+use sqlx::{Acquire, PgConnection, PgPool};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -61,8 +62,8 @@ pub struct RunContext<'a> {
 /// How a run ended.
 #[derive(Debug)]
 pub enum RunEnd {
-    /// A verdict was reached and written with the task's final state.
-    Finished { status: TaskStatus, verdict: Verdict },
+    /// A verdict was reached and written with the task's final state: the task as it ended.
+    Finished(Box<TaskRecord>),
     /// The task stopped being ours (cancelled, finished or taken over by another worker).
     Stopped(OwnerCheck),
     /// `abort` fired.
@@ -124,33 +125,37 @@ impl Run<'_> {
 
             if self.replay.plain_text_turns >= 2 {
                 let text = self.replay.last_text.clone().unwrap_or_default();
-                let verdict = Verdict::error(
-                    format!("The assistant answered without completing the action: {}", clip(&text, 300)),
-                    Some("Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into()),
-                );
-                return self.end_without_finish(verdict).await;
+                return self
+                    .end_without_finish(Ending::Error {
+                        message: format!("The assistant answered without completing the action: {}", clip(&text, 300)),
+                        suggestion: "Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into(),
+                    })
+                    .await;
             }
             if self.replay.model_turns >= MAX_MODEL_TURNS {
-                let verdict = Verdict::error(
-                    format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
-                    Some("Split the request into simpler sentences, one action each.".into()),
-                );
-                return self.end_without_finish(verdict).await;
+                return self
+                    .end_without_finish(Ending::Error {
+                        message: format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
+                        suggestion: "Split the request into simpler sentences, one action each.".into(),
+                    })
+                    .await;
             }
 
             let turn = match self.request_turn().await? {
                 Recorded::Done(Ok(turn)) => turn,
                 Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
                 Recorded::Done(Err(err)) => {
-                    let verdict = Verdict::error(
-                        format!("The language model could not be used: {err}"),
-                        Some(if err.is_transient() {
-                            "Try again in a minute.".to_owned()
-                        } else {
-                            "Ask the administrator to check the model configuration.".to_owned()
-                        }),
-                    );
-                    return self.end_without_finish(verdict).await;
+                    let suggestion = if err.is_transient() {
+                        "Try again in a minute."
+                    } else {
+                        "Ask the administrator to check the model configuration."
+                    };
+                    return self
+                        .end_without_finish(Ending::Error {
+                            message: format!("The language model could not be used: {err}"),
+                            suggestion: suggestion.into(),
+                        })
+                        .await;
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
@@ -260,8 +265,8 @@ impl Run<'_> {
             Ok(value) => value.clone(),
             Err(_) => Value::String(call.arguments.clone()),
         };
-        let (tool_calls_so_far, state, parsed, recorded_arguments) =
-            (&self.replay.tool_calls, &self.replay.state, &parsed, &recorded_arguments);
+        let (state, parsed, recorded_arguments) = (&self.replay.state, &parsed, &recorded_arguments);
+        let this = &*self;
         let seq = self.next_seq;
         let attempt = cx.attempt;
 
@@ -330,19 +335,12 @@ impl Run<'_> {
             };
             match output {
                 Ok(ToolOutput::Result(value)) => step.result = Some(value),
-                Ok(ToolOutput::Finish(mut verdict)) => {
+                Ok(ToolOutput::Finish(verdict)) => {
                     step.result = Some(serde_json::to_value(&verdict).expect("a verdict serialises"));
-                    let mut tool_calls = tool_calls_so_far.clone();
-                    tool_calls.push(json!({
-                        "name": call.name, "arguments": recorded_arguments, "ok": true,
-                        "duration_ms": step.latency_ms, "at": step.started_at,
-                    }));
-                    verdict.tool_calls = tool_calls;
-                    let status = verdict.result_type.final_status();
                     insert_step(&mut *tx, &step).await?;
-                    finish_task(&mut *tx, task_id, Some(owner), status, &verdict).await?;
+                    let end = this.end(&mut tx, Ending::Finished(verdict)).await?;
                     tx.commit().await?;
-                    return Ok(Recorded::Done((step, Some(RunEnd::Finished { status, verdict }))));
+                    return Ok(Recorded::Done((step, Some(end))));
                 }
                 Err(ToolError::Database(err)) => {
                     tracing::error!(task_id = %task_id, tool = %call.name, error = %err, "tool failed on the database");
@@ -368,25 +366,25 @@ impl Run<'_> {
 
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
     /// finished).
-    async fn end_without_finish(&mut self, mut verdict: Verdict) -> Result<RunEnd, RunError> {
-        verdict.tool_calls = self.replay.tool_calls.clone();
-        if verdict.items.is_none() && !self.replay.state.changed_items.is_empty() {
-            verdict.items = Some(self.replay.state.changed_items.clone());
-        }
-        let status = verdict.result_type.final_status();
-        let (pool, task_id, owner) = (self.cx.pool, self.cx.task.id, self.cx.owner);
-        let verdict_ref = &verdict;
-        let finished = retry_unavailable(self.patience(), || finish_task(pool, task_id, Some(owner), status, verdict_ref)).await?;
-        if finished {
-            Ok(RunEnd::Finished { status, verdict })
-        } else {
-            let check = retry_unavailable(self.patience(), || async move {
-                let mut tx = pool.begin().await?;
-                lock_for_owner(&mut *tx, task_id, owner).await
-            })
-            .await?;
-            Ok(RunEnd::Stopped(check))
-        }
+    async fn end_without_finish(&self, ending: Ending) -> Result<RunEnd, RunError> {
+        let ending = &ending;
+        let end = retry_unavailable(self.patience(), || async move {
+            let mut tx = self.cx.pool.begin().await?;
+            let end = self.end(&mut tx, ending.clone()).await?;
+            tx.commit().await?;
+            Ok(end)
+        })
+        .await?;
+        Ok(end)
+    }
+
+    /// Ends the task on `conn` (see [`end_task`]) if it is still ours, else says whose it is now.
+    async fn end(&self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
+        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
+        Ok(match end_task(&mut *conn, task_id, Some(owner), ending).await? {
+            Some(task) => RunEnd::Finished(Box::new(task)),
+            None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
+        })
     }
 
     fn new_step(&self, kind: StepKind, name: &str, started_at: chrono::DateTime<Utc>, latency_ms: i32, ok: bool) -> Step {
