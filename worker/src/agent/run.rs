@@ -12,7 +12,7 @@ use chrono::Utc;
 use chrono_tz::Tz;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
-    domain::task::TaskRecord,
+    domain::task::{TaskRecord, Verdict},
     pricing::PriceTable,
     store::{
         ending::{Ending, end_task},
@@ -255,106 +255,13 @@ impl Run<'_> {
         Ok(outcome)
     }
 
-    /// Executes one tool call and journals it in the same transaction. For a successful `finish`
-    /// the task's final state commits in that transaction too, and the run ends.
+    /// Executes one tool call and journals it, waiting out database outages. Each try is one
+    /// transaction (see [`Run::try_tool_call`]); a retried try starts over, so nothing is done twice.
     async fn call_tool(&mut self, call: &ToolCall) -> Result<Recorded<Option<RunEnd>>, RunError> {
-        let cx = self.cx;
-        let (pool, task_id, owner) = (cx.pool, cx.task.id, cx.owner);
-        let parsed = parse_arguments_text(&call.arguments);
-        let recorded_arguments = match &parsed {
-            Ok(value) => value.clone(),
-            Err(_) => Value::String(call.arguments.clone()),
-        };
-        let (state, parsed, recorded_arguments) = (&self.replay.state, &parsed, &recorded_arguments);
+        let arguments = parse_arguments_text(&call.arguments);
         let this = &*self;
-        let seq = self.next_seq;
-        let attempt = cx.attempt;
-
-        let result = retry_unavailable(self.patience(), || async move {
-            let started_at = Utc::now();
-            let started = Instant::now();
-            let mut tx = pool.begin().await?;
-            let check = lock_for_owner(&mut *tx, task_id, owner).await?;
-            if check != OwnerCheck::Owned {
-                return Ok(Recorded::NotOurs(check));
-            }
-            let context = ToolContext {
-                task_id,
-                user_id: cx.task.user_id,
-                input_text: &cx.task.input_text,
-                reference_time: cx.task.reference_time,
-                time_zone: cx.time_zone,
-                time: TimeContext::new(cx.task.reference_time, cx.time_zone),
-                state,
-            };
-            let output = match (parsed, cx.tools.get(&call.name)) {
-                (_, None) => Err(ToolError::InvalidArguments(format!(
-                    "unknown tool {:?}; the tools are: {}",
-                    call.name,
-                    cx.tools.names().join(", ")
-                ))),
-                (Err(err), Some(_)) => Err(ToolError::InvalidArguments(err.to_string())),
-                (Ok(arguments), Some(tool)) => {
-                    // A savepoint, so a failed tool leaves no partial change behind.
-                    let mut savepoint = tx.begin().await?;
-                    let executed = match prepare_arguments(tool.as_ref(), arguments.clone()) {
-                        Ok(arguments) => tool.execute(&context, &mut savepoint, arguments).await,
-                        Err(err) => Err(err),
-                    };
-                    match executed {
-                        Ok(output) => {
-                            savepoint.commit().await?;
-                            Ok(output)
-                        }
-                        Err(ToolError::Database(err)) if is_unavailable(&err) => return Err(err),
-                        Err(err) => {
-                            savepoint.rollback().await?;
-                            Err(err)
-                        }
-                    }
-                }
-            };
-            let mut step = Step {
-                task_id,
-                seq,
-                kind: StepKind::ToolCall,
-                name: call.name.clone(),
-                tool_call_id: Some(call.id.clone()),
-                arguments: Some(recorded_arguments.clone()),
-                result: None,
-                ok: output.is_ok(),
-                error: None,
-                input_tokens: 0,
-                output_tokens: 0,
-                cached_tokens: 0,
-                cost_nanos: 0,
-                latency_ms: elapsed_ms(started),
-                started_at,
-                finished_at: Utc::now(),
-                attempt,
-            };
-            match output {
-                Ok(ToolOutput::Result(value)) => step.result = Some(value),
-                Ok(ToolOutput::Finish(verdict)) => {
-                    step.result = Some(serde_json::to_value(&verdict).expect("a verdict serialises"));
-                    insert_step(&mut *tx, &step).await?;
-                    let end = this.end(&mut tx, Ending::Finished(verdict)).await?;
-                    tx.commit().await?;
-                    return Ok(Recorded::Done((step, Some(end))));
-                }
-                Err(ToolError::Database(err)) => {
-                    tracing::error!(task_id = %task_id, tool = %call.name, error = %err, "tool failed on the database");
-                    step.error = Some("the tool failed because of an internal error".into());
-                }
-                Err(err) => step.error = Some(err.to_string()),
-            }
-            insert_step(&mut *tx, &step).await?;
-            tx.commit().await?;
-            Ok(Recorded::Done((step, None)))
-        })
-        .await?;
-
-        Ok(match result {
+        let outcome = retry_unavailable(self.patience(), || this.try_tool_call(call, &arguments)).await?;
+        Ok(match outcome {
             Recorded::Done((step, end)) => {
                 self.next_seq += 1;
                 self.replay.apply(&step);
@@ -362,6 +269,110 @@ impl Run<'_> {
             }
             Recorded::NotOurs(check) => Recorded::NotOurs(check),
         })
+    }
+
+    /// One transaction: check the task is still ours, execute the tool, record its step and, for a
+    /// successful `finish`, end the task. The tool's change, its step and the final state commit
+    /// together or not at all.
+    async fn try_tool_call(
+        &self,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+    ) -> Result<Recorded<(Step, Option<RunEnd>)>, sqlx::Error> {
+        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
+        let started_at = Utc::now();
+        let started = Instant::now();
+        let mut tx = self.cx.pool.begin().await?;
+        let check = lock_for_owner(&mut *tx, task_id, owner).await?;
+        if check != OwnerCheck::Owned {
+            return Ok(Recorded::NotOurs(check));
+        }
+        let output = self.execute_tool(&mut tx, call, arguments).await?;
+        let (step, verdict) = self.tool_step(call, arguments, output, started_at, elapsed_ms(started));
+        insert_step(&mut *tx, &step).await?;
+        let end = match verdict {
+            Some(verdict) => Some(self.end(&mut tx, Ending::Finished(verdict)).await?),
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(Recorded::Done((step, end)))
+    }
+
+    /// The journal step of a tool call, and the verdict if it was a successful `finish`.
+    fn tool_step(
+        &self,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+        output: Result<ToolOutput, ToolError>,
+        started_at: chrono::DateTime<Utc>,
+        latency_ms: i32,
+    ) -> (Step, Option<Verdict>) {
+        let mut step = self.new_step(StepKind::ToolCall, &call.name, started_at, latency_ms, output.is_ok());
+        step.tool_call_id = Some(call.id.clone());
+        // Arguments that were not JSON are kept as the text the model sent.
+        step.arguments = Some(match arguments {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(call.arguments.clone()),
+        });
+        let mut verdict = None;
+        match output {
+            Ok(ToolOutput::Result(value)) => step.result = Some(value),
+            Ok(ToolOutput::Finish(finished)) => {
+                step.result = Some(serde_json::to_value(&finished).expect("a verdict serialises"));
+                verdict = Some(finished);
+            }
+            Err(ToolError::Database(err)) => {
+                tracing::error!(task_id = %self.cx.task.id, tool = %call.name, error = %err, "tool failed on the database");
+                step.error = Some("the tool failed because of an internal error".into());
+            }
+            Err(err) => step.error = Some(err.to_string()),
+        }
+        (step, verdict)
+    }
+
+    /// Runs the named tool in a savepoint, so a failed tool leaves no partial change behind. An
+    /// unknown tool or malformed arguments are errors for the model; `Err` is only for a database
+    /// that went away (the whole try is then retried).
+    async fn execute_tool(
+        &self,
+        tx: &mut PgConnection,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+    ) -> Result<Result<ToolOutput, ToolError>, sqlx::Error> {
+        let cx = self.cx;
+        let (tool, arguments) = match (cx.tools.get(&call.name), arguments) {
+            (None, _) => {
+                let names = cx.tools.names().join(", ");
+                return Ok(Err(ToolError::InvalidArguments(format!("unknown tool {:?}; the tools are: {names}", call.name))));
+            }
+            (Some(_), Err(err)) => return Ok(Err(ToolError::InvalidArguments(err.to_string()))),
+            (Some(tool), Ok(arguments)) => (tool, arguments),
+        };
+        let arguments = match prepare_arguments(tool.as_ref(), arguments.clone()) {
+            Ok(arguments) => arguments,
+            Err(err) => return Ok(Err(err)),
+        };
+        let context = ToolContext {
+            task_id: cx.task.id,
+            user_id: cx.task.user_id,
+            input_text: &cx.task.input_text,
+            reference_time: cx.task.reference_time,
+            time_zone: cx.time_zone,
+            time: TimeContext::new(cx.task.reference_time, cx.time_zone),
+            state: &self.replay.state,
+        };
+        let mut savepoint = tx.begin().await?;
+        match tool.execute(&context, &mut savepoint, arguments).await {
+            Ok(output) => {
+                savepoint.commit().await?;
+                Ok(Ok(output))
+            }
+            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+            Err(err) => {
+                savepoint.rollback().await?;
+                Ok(Err(err))
+            }
+        }
     }
 
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
