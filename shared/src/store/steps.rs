@@ -15,15 +15,6 @@ pub enum StepKind {
     ToolCall,
 }
 
-impl StepKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepKind::ModelTurn => "model_turn",
-            StepKind::ToolCall => "tool_call",
-        }
-    }
-}
-
 /// A journal row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
