@@ -12,6 +12,7 @@
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
+//! - [`views`]: tasks and journal steps as the JSON clients read.
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
@@ -21,6 +22,7 @@ pub mod limits;
 pub mod longpoll;
 pub mod routes;
 pub mod state;
+pub mod views;
 
 use std::{sync::Arc, time::Duration};
 

@@ -23,7 +23,7 @@ pub async fn wait_until_final(state: &AppState, caller: Uuid, id: Uuid, timeout:
     loop {
         let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
         match tasks::find_task(&state.pool, id).await {
-            Ok(Some(task)) if task.status().is_final() || timed_out => return Ok(task),
+            Ok(Some(task)) if task.status.is_final() || timed_out => return Ok(task),
             Ok(Some(_)) => {}
             Ok(None) => return Err(ApiError::NotFound("no such task")),
             // The database is away: keep waiting for the listener to come back (it wakes us), and

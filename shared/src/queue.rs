@@ -25,8 +25,9 @@ pub struct QuickActionJob {
     pub task_id: Uuid,
 }
 
-/// Pushes the job of `task_id` on `conn` (the caller's transaction) and returns the job id.
-pub async fn push_quick_action_job(conn: &mut PgConnection, task_id: Uuid) -> Result<String, sqlx::Error> {
+/// Pushes the job of `task_id` on `conn` (the caller's transaction). The job is found by its payload
+/// (`{"task_id": ...}`); its own id is apalis's.
+pub async fn push_quick_action_job(conn: &mut PgConnection, task_id: Uuid) -> Result<(), sqlx::Error> {
     let job_id = TaskId::from_ulid(ulid::Ulid::generate());
     let args = serde_json::to_vec(&QuickActionJob { task_id }).expect("job payload serialises");
     let job = TaskBuilder::new(args).task_id(job_id.clone()).max_attempts(JOB_MAX_ATTEMPTS).build();
@@ -34,5 +35,5 @@ pub async fn push_quick_action_job(conn: &mut PgConnection, task_id: Uuid) -> Re
         apalis_postgres::Error::Database(db) => db,
         other => sqlx::Error::Encode(Box::new(other)),
     })?;
-    Ok(job_id.to_string())
+    Ok(())
 }

@@ -43,6 +43,9 @@ pub enum Reply {
     Delayed(Duration, Box<Reply>),
     /// Sets the usage reported with the inner reply.
     WithUsage(Usage, Box<Reply>),
+    /// Answers in the name of another model than the one requested (providers answer with dated
+    /// snapshots such as `gpt-4o-mini-2024-07-18`).
+    AnsweredAs(String, Box<Reply>),
     /// Decided when the request arrives (e.g. to act on an id a search returned).
     Dynamic(Responder),
 }
@@ -74,6 +77,11 @@ impl Reply {
 
     pub fn with_usage(self, prompt: u64, completion: u64, cached: u64) -> Self {
         Reply::WithUsage(Usage { prompt, completion, cached }, Box::new(self))
+    }
+
+    /// This reply, in the name of `model`.
+    pub fn answered_as(self, model: &str) -> Self {
+        Reply::AnsweredAs(model.to_owned(), Box::new(self))
     }
 
     pub fn delayed(self, delay: Duration) -> Self {
@@ -223,6 +231,7 @@ fn render(reply: Reply, model: &str, usage: Usage, serial: usize) -> BoxFuture<'
                 render(*inner, &model, usage, serial).await
             }
             Reply::WithUsage(usage, inner) => render(*inner, &model, usage, serial).await,
+            Reply::AnsweredAs(answering, inner) => render(*inner, &answering, usage, serial).await,
             Reply::Status(status, message) => {
                 let status = StatusCode::from_u16(status).expect("a valid status");
                 (status, Json(json!({ "error": { "message": message, "type": "fake_error", "param": null, "code": null } }))).into_response()

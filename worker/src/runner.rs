@@ -21,12 +21,13 @@ use futures::{
 use quickact_shared::{
     config::{ModelConfig, WorkerConfig},
     db::retry_unavailable,
-    domain::task::{TaskRecord, TaskStatus, Verdict},
+    domain::task::{TaskRecord, TaskStatus},
     notify::Notifications,
     queue::push_quick_action_job,
     store::{
+        ending::{Ending, end_task},
         steps::list_steps,
-        tasks::{claim_task, finish_task, find_task, lease_of, release_lease, renew_lease},
+        tasks::{claim_task, find_task, lease_of, release_lease, renew_lease},
         users::find_user,
     },
 };
@@ -183,16 +184,12 @@ impl Runner {
         let pool = &self.pool;
 
         if task.attempts > MAX_TASK_ATTEMPTS {
-            let reason = last_failure.unwrap_or("its worker stopped unexpectedly");
-            let verdict = Verdict::error(
-                format!("The task was attempted {MAX_TASK_ATTEMPTS} times and failed every time; the last failure: {reason}."),
-                Some("Try again later, or rephrase the sentence.".into()),
-            );
-            return self.finish(&task, TaskStatus::Failed, verdict).await;
+            let last_failure = last_failure.unwrap_or("its worker stopped unexpectedly").to_owned();
+            return self.finish(&task, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await;
         }
         let deadline = task.deadline();
         if Utc::now() >= deadline {
-            return self.finish(&task, TaskStatus::Timeout, timeout_verdict(&task)).await;
+            return self.finish(&task, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await;
         }
         let deadline = Instant::now() + (deadline - Utc::now()).to_std().unwrap_or_default();
 
@@ -231,8 +228,8 @@ impl Runner {
         let _ = guard.await;
 
         match outcome {
-            Ok(Ok(RunEnd::Finished { status, .. })) => {
-                tracing::info!(task_id = %task_id, status = %status, "task finished");
+            Ok(Ok(RunEnd::Finished(task))) => {
+                tracing::info!(task_id = %task_id, status = %task.status, "task finished");
                 Attempt::Settled
             }
             Ok(Ok(RunEnd::Stopped(check))) => {
@@ -243,7 +240,7 @@ impl Runner {
             // Aborted by the guard: cancelled or taken over.
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
             Ok(Err(err)) => Attempt::Failed(err.to_string()),
-            Err(_elapsed) => self.finish(&task, TaskStatus::Timeout, timeout_verdict(&task)).await,
+            Err(_elapsed) => self.finish(&task, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await,
         }
     }
 
@@ -265,7 +262,7 @@ impl Runner {
             }
             let task = retry_unavailable(DATABASE_PATIENCE, || find_task(pool, task_id)).await;
             match task {
-                Ok(Some(task)) if !task.status().is_final() => {}
+                Ok(Some(task)) if !task.status.is_final() => {}
                 Ok(_) => return Ok(None),
                 Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
             }
@@ -284,16 +281,17 @@ impl Runner {
         }
     }
 
-    /// Writes a final state for a task this process holds.
-    async fn finish(&self, task: &TaskRecord, status: TaskStatus, mut verdict: Verdict) -> Attempt {
-        if let Ok(journal) = list_steps(&self.pool, task.id).await {
-            verdict.tool_calls = crate::agent::journal::Replay::from_steps(&journal).tool_calls;
-        }
-        let verdict = &verdict;
-        let finished = retry_unavailable(DATABASE_PATIENCE, || finish_task(&self.pool, task.id, Some(&self.owner), status, verdict)).await;
-        match finished {
-            Ok(_) => {
-                tracing::info!(task_id = %task.id, status = %status, "task finished");
+    /// Ends a task this process holds without a run (given up, or out of time).
+    async fn finish(&self, task: &TaskRecord, ending: Ending) -> Attempt {
+        let ending = &ending;
+        let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(&self.owner), ending.clone())).await;
+        match ended {
+            Ok(Some(task)) => {
+                tracing::info!(task_id = %task.id, status = %task.status, "task finished");
+                Attempt::Settled
+            }
+            Ok(None) => {
+                tracing::info!(task_id = %task.id, "task ended elsewhere first");
                 Attempt::Settled
             }
             Err(err) => Attempt::Failed(format!("database: {err}")),
@@ -337,7 +335,7 @@ impl Runner {
                 _ = abort.cancelled() => return,
                 _ = changes.changed() => {
                     if let Ok(Some(task)) = find_task(&self.pool, task_id).await
-                        && task.status() != TaskStatus::Processing {
+                        && task.status != TaskStatus::Processing {
                             tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
                             abort.cancel();
                             return;
@@ -359,11 +357,4 @@ impl Runner {
             }
         }
     }
-}
-
-fn timeout_verdict(task: &TaskRecord) -> Verdict {
-    Verdict::error(
-        format!("The task did not finish within its time limit of {} seconds.", task.timeout_seconds),
-        Some("Try again, or allow a longer timeout.".into()),
-    )
 }

@@ -22,6 +22,7 @@ use crate::{
     extract::{Admin, JsonBody, QueryParams},
     routes::{parse_time_zone, parse_uuid_or_404, quick_action::list_page},
     state::AppState,
+    views::TaskPage,
 };
 
 #[derive(Debug, Deserialize)]
@@ -41,7 +42,7 @@ pub async fn list_quick_actions(
     State(state): State<AppState>,
     Admin(_): Admin,
     QueryParams(params): QueryParams<AdminListParams>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TaskPage>, ApiError> {
     let non_empty = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let filter = TaskFilter {
         user_id: non_empty(params.user_id)
@@ -56,7 +57,6 @@ pub async fn list_quick_actions(
         result_type: non_empty(params.result_type)
             .map(|s| {
                 s.parse::<ResultType>()
-                    .map(|r| r.as_str().to_owned())
                     .map_err(|_| ApiError::bad_request("invalid_query", format!("unknown result_type {s:?}")))
             })
             .transpose()?,

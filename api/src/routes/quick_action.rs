@@ -13,12 +13,12 @@ use quickact_shared::{
     domain::task::TaskRecord,
     queue::push_quick_action_job,
     store::{
+        ending::{CancelOutcome, cancel_task},
         steps,
-        tasks::{self, CancelOutcome, Cursor, NewTask, TaskFilter},
+        tasks::{self, Cursor, NewTask, TaskFilter},
     },
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::{
@@ -27,6 +27,7 @@ use crate::{
     longpoll::wait_until_final,
     routes::{parse_time_zone, parse_uuid_or_404, split_page},
     state::AppState,
+    views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
 
 /// Longest sentence accepted, in characters.
@@ -36,14 +37,6 @@ const MAX_TIMEOUT_SECS: i64 = 120;
 const DEFAULT_WAIT_SECS: u64 = 30;
 const MAX_WAIT_SECS: u64 = 60;
 const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
-
-pub fn status_url(id: Uuid) -> String {
-    format!("/api/quick-action/{id}")
-}
-
-fn task_json(task: &TaskRecord) -> Value {
-    task.to_json(&status_url(task.id))
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -105,7 +98,7 @@ pub async fn create(
     // The row and its job commit together: a task is never stored without a job, nor the reverse.
     let mut tx = state.pool.begin().await?;
     let id = Uuid::now_v7();
-    let job_id = push_quick_action_job(&mut tx, id).await?;
+    push_quick_action_job(&mut tx, id).await?;
     let new_task = NewTask {
         id,
         user_id: user.id,
@@ -115,7 +108,6 @@ pub async fn create(
         reference_time,
         time_zone: &time_zone,
         currency: &state.config.model.currency,
-        job_id: &job_id,
     };
     let Some(task) = tasks::insert_task(&mut *tx, &new_task).await? else {
         // A concurrent request with the same key won the race: drop our job, answer with its task.
@@ -128,7 +120,7 @@ pub async fn create(
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
     let task = if request.wait { wait_until_final(&state, user.id, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
-    Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(task_json(&task))).into_response())
+    Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
 }
 
 /// The answer to a request whose idempotency key was seen before: the same task, as Stripe-style
@@ -140,7 +132,7 @@ fn replay(existing: TaskRecord, text: &str) -> Result<Response, ApiError> {
             "this Idempotency-Key was already used with a different text",
         ));
     }
-    let mut response = (StatusCode::CREATED, Json(task_json(&existing))).into_response();
+    let mut response = (StatusCode::CREATED, Json(TaskView::from(existing))).into_response();
     response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
     Ok(response)
 }
@@ -174,7 +166,7 @@ pub async fn get(
     Caller(user): Caller,
     Path(id): Path<String>,
     QueryParams(params): QueryParams<GetParams>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TaskWithSteps>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     let task = tasks::find_task(&state.pool, id).await?;
     let task = match task {
@@ -186,16 +178,14 @@ pub async fn get(
         Some("true") | Some("1") | Some("yes") | Some("") => true,
         Some(other) => return Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
     };
-    let task = if wait && !task.status().is_final() {
+    let task = if wait && !task.status.is_final() {
         let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
         wait_until_final(&state, user.id, id, Duration::from_secs(seconds)).await?
     } else {
         task
     };
     let journal = steps::list_steps(&state.pool, id).await?;
-    let mut body = task_json(&task);
-    body["steps"] = journal.iter().map(|s| s.to_json()).collect();
-    Ok(Json(body))
+    Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,19 +201,18 @@ pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
     QueryParams(params): QueryParams<ListParams>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TaskPage>, ApiError> {
     let filter = TaskFilter { user_id: Some(user.id), ..TaskFilter::default() };
     list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
 }
 
-/// One page of a listing: `{tasks, count, total, next_cursor}` (`count` is this page's size,
-/// `total` how many tasks match across all pages).
+/// One page of a listing, `{tasks, count, total, next_cursor}`.
 pub async fn list_page(
     state: &AppState,
     filter: &TaskFilter,
     limit: Option<i64>,
     cursor: Option<&str>,
-) -> Result<Value, ApiError> {
+) -> Result<TaskPage, ApiError> {
     let limit = limit.unwrap_or(20);
     if limit < 1 {
         return Err(ApiError::bad_request("invalid_query", "limit must be at least 1"));
@@ -237,8 +226,8 @@ pub async fn list_page(
     let total = tasks::count_tasks(&state.pool, filter).await?;
     let (page, more) = split_page(rows, limit as usize);
     let next_cursor = if more { page.last().map(|last| Cursor::of(last).encode()) } else { None };
-    let tasks: Vec<Value> = page.iter().map(task_json).collect();
-    Ok(json!({ "count": tasks.len(), "total": total, "next_cursor": next_cursor, "tasks": tasks }))
+    let tasks: Vec<TaskView> = page.into_iter().map(TaskView::from).collect();
+    Ok(TaskPage { count: tasks.len(), total, next_cursor, tasks })
 }
 
 /// `POST /api/quick-action/{id}/cancel`
@@ -246,12 +235,12 @@ pub async fn cancel(
     State(state): State<AppState>,
     Caller(user): Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TaskView>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
-    match tasks::cancel_task(&state.pool, id, user.id).await? {
+    match cancel_task(&state.pool, id, user.id).await? {
         CancelOutcome::Cancelled(task) => {
             tracing::info!(task_id = %id, "quick action cancelled");
-            Ok(Json(task_json(&task)))
+            Ok(Json(task.into()))
         }
         CancelOutcome::AlreadyFinal(task) => Err(ApiError::Conflict {
             code: "task_finished",

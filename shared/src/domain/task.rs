@@ -1,4 +1,5 @@
-//! The quick-action task: its lifecycle, its verdict and how both are shown to clients.
+//! The quick-action task: its lifecycle, its verdict and its row. How a task is shown to clients
+//! belongs to the API (`quickact_api::views`).
 
 use std::{fmt, str::FromStr};
 
@@ -7,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::pricing::nanos_to_amount;
-
 /// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Stored as text under a CHECK constraint, by the same names as in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum TaskStatus {
     Pending,
     Processing,
@@ -66,9 +67,10 @@ impl FromStr for TaskStatus {
     }
 }
 
-/// The verdict of a run: exactly one per finished task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The verdict of a run: exactly one per finished task. Stored as text, like [`TaskStatus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ResultType {
     ActionCompleted,
     NeedClarification,
@@ -135,14 +137,14 @@ impl Verdict {
     }
 }
 
-/// A task row as stored.
+/// A task row as stored (the lease columns aside: only the lease queries read them).
 #[derive(Debug, Clone)]
 pub struct TaskRecord {
     pub id: Uuid,
     pub user_id: Uuid,
     pub input_text: String,
-    pub status: String,
-    pub result_type: Option<String>,
+    pub status: TaskStatus,
+    pub result_type: Option<ResultType>,
     pub result: Option<Value>,
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
@@ -161,50 +163,10 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    pub fn status(&self) -> TaskStatus {
-        // The CHECK constraint keeps the column to known names.
-        self.status.parse().unwrap_or(TaskStatus::Failed)
-    }
-
     /// When the task's time budget runs out: its timeout counts from submission, because that is
     /// how long the user agreed to wait for the answer.
     pub fn deadline(&self) -> DateTime<Utc> {
         self.created_at + chrono::Duration::seconds(i64::from(self.timeout_seconds))
-    }
-
-    /// The task as the API shows it.
-    pub fn to_json(&self, status_url: &str) -> Value {
-        let duration = match (self.started_at, self.completed_at) {
-            (Some(start), Some(end)) => Some((end - start).num_milliseconds() as f64 / 1000.0),
-            _ => None,
-        };
-        let mut body = serde_json::json!({
-            "task_id": self.id,
-            "status": self.status,
-            "status_url": status_url,
-            "input_text": self.input_text,
-            "created_at": self.created_at,
-            "started_at": self.started_at,
-            "completed_at": self.completed_at,
-            "duration": duration,
-            "result": self.result,
-            "tokens_used": {
-                "input": self.input_tokens,
-                "output": self.output_tokens,
-                "cached": self.cached_tokens,
-                "total": self.input_tokens + self.output_tokens,
-            },
-            "cost": { "amount": nanos_to_amount(self.cost_nanos), "currency": self.currency },
-            "model_used": self.model_used,
-            "timeout": self.timeout_seconds,
-            "attempts": self.attempts,
-            "reference_time": self.reference_time,
-            "tz": self.time_zone,
-        });
-        if let Some(key) = &self.idempotency_key {
-            body["idempotency_key"] = Value::String(key.clone());
-        }
-        body
     }
 }
 

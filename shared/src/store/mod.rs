@@ -1,5 +1,11 @@
 //! SQL on our tables. Every function takes `impl PgExecutor`, so it runs on a pool or inside the
 //! caller's transaction.
+//!
+//! - [`tasks`]: creating, reading and listing tasks; the worker's claim and lease.
+//! - [`ending`]: how a task ends: its verdict, built from the journal, and its final state.
+//! - [`steps`]: the journal of a run.
+//! - [`users`]: users and their API keys.
+pub mod ending;
 pub mod steps;
 pub mod tasks;
 pub mod users;

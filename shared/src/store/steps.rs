@@ -2,27 +2,17 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::pricing::nanos_to_amount;
-
-/// What a step is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type)]
 #[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum StepKind {
     ModelTurn,
     ToolCall,
-}
-
-impl StepKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepKind::ModelTurn => "model_turn",
-            StepKind::ToolCall => "tool_call",
-        }
-    }
 }
 
 /// A journal row.
@@ -30,7 +20,7 @@ impl StepKind {
 pub struct Step {
     pub task_id: Uuid,
     pub seq: i32,
-    pub kind: String,
+    pub kind: StepKind,
     pub name: String,
     pub tool_call_id: Option<String>,
     pub arguments: Option<Value>,
@@ -48,44 +38,37 @@ pub struct Step {
 }
 
 impl Step {
-    pub fn kind(&self) -> StepKind {
-        if self.kind == "tool_call" { StepKind::ToolCall } else { StepKind::ModelTurn }
-    }
-
-    /// The step as the API shows it.
-    pub fn to_json(&self) -> Value {
-        let mut v = serde_json::json!({
-            "seq": self.seq,
-            "kind": self.kind,
+    /// The step as an entry of the verdict's `tool_calls` (`None` for a model turn): the call with
+    /// its result as recorded, minus the compact `model_view` that was only for the model. A
+    /// successful `finish` has no result there: its result is the verdict itself.
+    pub fn tool_call_entry(&self) -> Option<Value> {
+        if self.kind != StepKind::ToolCall {
+            return None;
+        }
+        let mut entry = json!({
             "name": self.name,
+            "arguments": self.arguments,
             "ok": self.ok,
-            "latency_ms": self.latency_ms,
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "attempt": self.attempt,
+            "duration_ms": self.latency_ms,
+            "at": self.started_at,
         });
-        if let Some(error) = &self.error {
-            v["error"] = Value::String(error.clone());
+        if self.ok && self.name == FINISH_TOOL {
+            return Some(entry);
         }
-        match self.kind() {
-            StepKind::ModelTurn => {
-                v["tokens"] = serde_json::json!({
-                    "input": self.input_tokens,
-                    "output": self.output_tokens,
-                    "cached": self.cached_tokens,
-                });
-                v["cost"] = serde_json::json!(nanos_to_amount(self.cost_nanos));
-                v["message"] = self.result.clone().unwrap_or(Value::Null);
+        let result = self.ok.then(|| self.result.clone()).flatten().map(|mut result| {
+            if let Some(object) = result.as_object_mut() {
+                object.remove("model_view");
             }
-            StepKind::ToolCall => {
-                v["tool_call_id"] = serde_json::json!(self.tool_call_id);
-                v["arguments"] = self.arguments.clone().unwrap_or(Value::Null);
-                v["result"] = self.result.clone().unwrap_or(Value::Null);
-            }
-        }
-        v
+            result
+        });
+        entry["result"] = result.unwrap_or(Value::Null);
+        entry["error"] = json!(self.error);
+        Some(entry)
     }
 }
+
+/// The terminal tool, whose successful call ends the run with its verdict.
+pub const FINISH_TOOL: &str = "finish";
 
 /// Appends a step. The primary key (task, seq) makes a second writer of the same position fail
 /// instead of silently forking the journal.
@@ -97,7 +80,7 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         step.task_id,
         step.seq,
-        step.kind,
+        step.kind as StepKind,
         step.name,
         step.tool_call_id,
         step.arguments,
@@ -122,9 +105,9 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
 pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
     sqlx::query_as!(
         Step,
-        "SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+        r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
                 input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq",
+         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq"#,
         task_id
     )
     .fetch_all(db)

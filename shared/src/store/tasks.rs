@@ -1,14 +1,29 @@
-//! Queries on quick-action tasks: creation, reading, history, cancellation, and the worker's
-//! claim / lease / finish cycle. Every state change also notifies waiters (see [`crate::notify`]) in
-//! the same transaction, so a long-polling client hears of it the moment it commits.
+//! Queries on quick-action tasks: creation, reading, history, and the worker's claim / lease cycle.
+//! How a task ends (finish, error, timeout, cancel, give-up) is [`super::ending`]'s. Every state
+//! change also notifies waiters (see [`crate::notify`]) in the same transaction, so a long-polling
+//! client hears of it the moment it commits.
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::domain::task::{TaskRecord, TaskStatus, Verdict};
-use crate::notify::notify_task_changed;
+use crate::domain::task::{ResultType, TaskRecord, TaskStatus};
+
+/// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` and
+/// `$after`. The query macros take a concatenation of literals (`"a" + "b"`), not `concat!`, so the
+/// list lives here once, with its type overrides, instead of being copied into every query.
+macro_rules! query_tasks {
+    ($before:literal, $after:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            TaskRecord,
+            $before + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
+                  created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
+                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts"# + $after
+            $(, $arg)*
+        )
+    };
+}
+pub(crate) use query_tasks;
 
 /// What the API knows when a sentence arrives.
 #[derive(Debug, Clone)]
@@ -21,20 +36,17 @@ pub struct NewTask<'a> {
     pub reference_time: DateTime<Utc>,
     pub time_zone: &'a str,
     pub currency: &'a str,
-    pub job_id: &'a str,
 }
 
 /// Inserts a task; `None` when the user already has a task with this idempotency key.
 pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<Option<TaskRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        TaskRecord,
-        r#"INSERT INTO quick_action_tasks
-             (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, job_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-           ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-           RETURNING id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                     input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                     timeout_seconds, idempotency_key, reference_time, time_zone, attempts"#,
+    query_tasks!(
+        "INSERT INTO quick_action_tasks
+           (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING ",
+        "",
         task.id,
         task.user_id,
         task.input_text,
@@ -43,7 +55,6 @@ pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<
         task.reference_time,
         task.time_zone,
         task.currency,
-        task.job_id,
     )
     .fetch_optional(db)
     .await
@@ -54,12 +65,9 @@ pub async fn find_by_idempotency_key(
     user_id: Uuid,
     key: &str,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        TaskRecord,
-        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
-           FROM quick_action_tasks WHERE user_id = $1 AND idempotency_key = $2"#,
+    query_tasks!(
+        "SELECT ",
+        " FROM quick_action_tasks WHERE user_id = $1 AND idempotency_key = $2",
         user_id,
         key,
     )
@@ -80,12 +88,7 @@ pub async fn count_active(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<i64,
 }
 
 pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
-    sqlx::query_as!(
-        TaskRecord,
-        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
-           FROM quick_action_tasks WHERE id = $1"#,
+    query_tasks!("SELECT ", " FROM quick_action_tasks WHERE id = $1",
         id
     )
     .fetch_optional(db)
@@ -125,7 +128,7 @@ impl Cursor {
 pub struct TaskFilter {
     pub user_id: Option<Uuid>,
     pub status: Option<TaskStatus>,
-    pub result_type: Option<String>,
+    pub result_type: Option<ResultType>,
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
     /// Case-insensitive substring of the input text.
@@ -141,12 +144,9 @@ pub async fn list_tasks(
     limit: i64,
 ) -> Result<Vec<TaskRecord>, sqlx::Error> {
     let pattern = filter.text.as_deref().map(like_pattern);
-    sqlx::query_as!(
-        TaskRecord,
-        r#"SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
-           FROM quick_action_tasks
+    query_tasks!(
+        "SELECT ",
+        " FROM quick_action_tasks
            WHERE ($1::uuid IS NULL OR user_id = $1)
              AND ($2::text IS NULL OR status = $2)
              AND ($3::text IS NULL OR result_type = $3)
@@ -155,10 +155,10 @@ pub async fn list_tasks(
              AND ($6::text IS NULL OR input_text ILIKE $6)
              AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::uuid))
            ORDER BY created_at DESC, id DESC
-           LIMIT $9"#,
+           LIMIT $9",
         filter.user_id,
-        filter.status.map(|s| s.as_str()),
-        filter.result_type.as_deref(),
+        filter.status as Option<TaskStatus>,
+        filter.result_type as Option<ResultType>,
         filter.since,
         filter.until,
         pattern,
@@ -182,8 +182,8 @@ pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result
              AND ($5::timestamptz IS NULL OR created_at < $5)
              AND ($6::text IS NULL OR input_text ILIKE $6)"#,
         filter.user_id,
-        filter.status.map(|s| s.as_str()),
-        filter.result_type.as_deref(),
+        filter.status as Option<TaskStatus>,
+        filter.result_type as Option<ResultType>,
         filter.since,
         filter.until,
         pattern,
@@ -199,54 +199,6 @@ fn like_pattern(text: &str) -> String {
     format!("%{escaped}%")
 }
 
-/// What a cancel request found.
-#[derive(Debug)]
-pub enum CancelOutcome {
-    Cancelled(TaskRecord),
-    AlreadyFinal(TaskRecord),
-    NotFound,
-}
-
-/// Cancels a pending or processing task of `user_id` at once. A worker running it sees the new
-/// status before its next model turn or tool commit and stops; tool changes are guarded by the
-/// same row, so nothing is written after the cancel commits.
-pub async fn cancel_task(pool: &sqlx::PgPool, id: Uuid, user_id: Uuid) -> Result<CancelOutcome, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let verdict = serde_json::to_value(Verdict::error(
-        "The task was cancelled before it finished.",
-        Some("Submit the sentence again if you still want it done.".into()),
-    ))
-    .expect("a verdict serialises");
-    let cancelled = sqlx::query_as!(
-        TaskRecord,
-        r#"UPDATE quick_action_tasks
-           SET status = 'cancelled', result_type = 'error',
-               result = $3,
-               completed_at = now(), lease_owner = NULL, lease_expires_at = NULL
-           WHERE id = $1 AND user_id = $2 AND status IN ('pending', 'processing')
-           RETURNING id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                     input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                     timeout_seconds, idempotency_key, reference_time, time_zone, attempts"#,
-        id,
-        user_id,
-        verdict,
-    )
-    .fetch_optional(&mut *tx)
-    .await?;
-    let outcome = match cancelled {
-        Some(task) => {
-            notify_task_changed(&mut *tx, id).await?;
-            CancelOutcome::Cancelled(task)
-        }
-        None => match find_task(&mut *tx, id).await? {
-            Some(task) if task.user_id == user_id => CancelOutcome::AlreadyFinal(task),
-            _ => CancelOutcome::NotFound,
-        },
-    };
-    tx.commit().await?;
-    Ok(outcome)
-}
-
 /// Takes `id` for `owner`: moves it to `processing`, counts the attempt and sets a lease of
 /// `lease_secs`. Succeeds only if the task is unfinished and nobody else holds a live lease, so two
 /// workers never run one task at once.
@@ -258,9 +210,8 @@ pub async fn claim_task(
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     // One statement claims and notifies: `notified` is volatile, so Postgres evaluates it for the
     // claimed row (and for nothing when the claim failed), and NOTIFY is delivered at commit.
-    sqlx::query_as!(
-        TaskRecord,
-        r#"WITH claimed AS (
+    query_tasks!(
+        "WITH claimed AS (
              UPDATE quick_action_tasks
              SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1,
                  lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
@@ -270,10 +221,8 @@ pub async fn claim_task(
            ), notified AS (
              SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
            )
-           SELECT id, user_id, input_text, status, result_type, result, created_at, started_at, completed_at,
-                  input_tokens, output_tokens, cached_tokens, cost_nanos, currency, model_used,
-                  timeout_seconds, idempotency_key, reference_time, time_zone, attempts
-           FROM claimed CROSS JOIN notified"#,
+           SELECT ",
+        " FROM claimed CROSS JOIN notified",
         id,
         owner,
         lease_secs,
@@ -323,14 +272,14 @@ pub async fn release_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Re
 /// or a takeover that commits first wins and nothing is written after it.
 pub async fn lock_for_owner(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Result<OwnerCheck, sqlx::Error> {
     let row = sqlx::query!(
-        "SELECT status, lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE",
+        r#"SELECT status AS "status: TaskStatus", lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE"#,
         id
     )
     .fetch_optional(db)
     .await?;
     Ok(match row {
         None => OwnerCheck::Gone,
-        Some(row) if row.status != "processing" => OwnerCheck::Finished(row.status.parse().unwrap_or(TaskStatus::Failed)),
+        Some(row) if row.status != TaskStatus::Processing => OwnerCheck::Finished(row.status),
         Some(row) if row.lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
         Some(_) => OwnerCheck::Owned,
     })
@@ -380,37 +329,4 @@ pub async fn set_model_used(db: impl PgExecutor<'_>, id: Uuid, model: &str) -> R
         .execute(db)
         .await?;
     Ok(())
-}
-
-/// Writes the final state and verdict if `owner` still holds the task (or, with `owner = None`, if
-/// the task is unfinished at all: used when no run is in progress, e.g. a task found past its
-/// deadline in the queue). Returns false when someone else decided first.
-pub async fn finish_task(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    owner: Option<&str>,
-    status: TaskStatus,
-    verdict: &Verdict,
-) -> Result<bool, sqlx::Error> {
-    debug_assert!(status.is_final());
-    let result: Value = serde_json::to_value(verdict).expect("a verdict serialises");
-    // As in `claim_task`, the notification rides on the same statement as the change.
-    let done = sqlx::query!(
-        r#"WITH finished AS (
-             UPDATE quick_action_tasks
-             SET status = $3, result_type = $4, result = $5, completed_at = now(),
-                 started_at = coalesce(started_at, now()), lease_owner = NULL, lease_expires_at = NULL
-             WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-             RETURNING id
-           )
-           SELECT count(pg_notify('quickact_task_events', id::text)) AS "count!" FROM finished"#,
-        id,
-        owner,
-        status.as_str(),
-        verdict.result_type.as_str(),
-        result,
-    )
-    .fetch_one(db)
-    .await?;
-    Ok(done.count == 1)
 }

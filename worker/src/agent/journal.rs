@@ -28,8 +28,6 @@ pub struct Replay {
     pub plain_text_turns: usize,
     /// The last turn's tool calls that have no recorded result yet.
     pub pending_calls: Vec<ToolCall>,
-    /// Recorded tool calls, for the verdict's `tool_calls`.
-    pub tool_calls: Vec<Value>,
     /// The text of the most recent plain-text answer.
     pub last_text: Option<String>,
 }
@@ -45,7 +43,7 @@ impl Replay {
 
     /// Takes in one recorded step (used for replay and, live, right after each step is recorded).
     pub fn apply(&mut self, step: &Step) {
-        match step.kind() {
+        match step.kind {
             StepKind::ModelTurn if step.ok => {
                 let message = step.result.clone().unwrap_or_else(|| json!({ "role": "assistant", "content": null }));
                 let calls = tool_calls_of(&message);
@@ -71,23 +69,6 @@ impl Replay {
                     && let Some(result) = &step.result {
                         self.state.observe(&step.name, result);
                     }
-                // The verdict lists the calls with their results as recorded, minus the compact
-                // copy that was only for the model.
-                let result = step.ok.then(|| step.result.clone()).flatten().map(|mut r| {
-                    if let Some(object) = r.as_object_mut() {
-                        object.remove("model_view");
-                    }
-                    r
-                });
-                self.tool_calls.push(json!({
-                    "name": step.name,
-                    "arguments": step.arguments,
-                    "ok": step.ok,
-                    "result": result,
-                    "error": step.error,
-                    "duration_ms": step.latency_ms,
-                    "at": step.started_at,
-                }));
             }
         }
     }
@@ -145,11 +126,11 @@ mod tests {
 
     use super::*;
 
-    fn step(seq: i32, kind: &str, name: &str, call_id: Option<&str>, result: Value, ok: bool) -> Step {
+    fn step(seq: i32, kind: StepKind, name: &str, call_id: Option<&str>, result: Value, ok: bool) -> Step {
         Step {
             task_id: Uuid::nil(),
             seq,
-            kind: kind.into(),
+            kind,
             name: name.into(),
             tool_call_id: call_id.map(str::to_owned),
             arguments: None,
@@ -177,8 +158,8 @@ mod tests {
     #[test]
     fn unanswered_calls_of_the_last_turn_are_pending() {
         let steps = vec![
-            step(0, "model_turn", "m", None, assistant_calling(&[("a", "search_items"), ("b", "finish")]), true),
-            step(1, "tool_call", "search_items", Some("a"), json!({"items": []}), true),
+            step(0, StepKind::ModelTurn, "m", None, assistant_calling(&[("a", "search_items"), ("b", "finish")]), true),
+            step(1, StepKind::ToolCall, "search_items", Some("a"), json!({"items": []}), true),
         ];
         let replay = Replay::from_steps(&steps);
         assert_eq!(replay.model_turns, 1);
@@ -190,7 +171,7 @@ mod tests {
 
     #[test]
     fn failed_model_requests_are_not_replayed_into_the_conversation() {
-        let steps = vec![step(0, "model_turn", "m", None, Value::Null, false)];
+        let steps = vec![step(0, StepKind::ModelTurn, "m", None, Value::Null, false)];
         let replay = Replay::from_steps(&steps);
         assert_eq!(replay.model_turns, 0);
         assert!(replay.messages.is_empty());
@@ -199,7 +180,7 @@ mod tests {
     #[test]
     fn a_plain_text_turn_gets_one_corrective_message() {
         let text = json!({"role": "assistant", "content": "done!"});
-        let steps = vec![step(0, "model_turn", "m", None, text.clone(), true), step(1, "model_turn", "m", None, text, true)];
+        let steps = vec![step(0, StepKind::ModelTurn, "m", None, text.clone(), true), step(1, StepKind::ModelTurn, "m", None, text, true)];
         let replay = Replay::from_steps(&steps);
         assert_eq!(replay.plain_text_turns, 2);
         let corrective = replay.messages.iter().filter(|m| m["role"] == "user").count();
@@ -211,8 +192,8 @@ mod tests {
     fn long_tool_results_are_capped_for_the_model() {
         let big = json!({"items": vec!["x".repeat(100); 100]});
         let steps = vec![
-            step(0, "model_turn", "m", None, assistant_calling(&[("a", "search_items")]), true),
-            step(1, "tool_call", "search_items", Some("a"), big, true),
+            step(0, StepKind::ModelTurn, "m", None, assistant_calling(&[("a", "search_items")]), true),
+            step(1, StepKind::ToolCall, "search_items", Some("a"), big, true),
         ];
         let replay = Replay::from_steps(&steps);
         let content = replay.messages[1]["content"].as_str().unwrap();

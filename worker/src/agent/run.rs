@@ -12,16 +12,17 @@ use chrono::Utc;
 use chrono_tz::Tz;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
-    domain::task::{TaskRecord, TaskStatus, Verdict},
+    domain::task::{TaskRecord, Verdict},
     pricing::PriceTable,
     store::{
+        ending::{Ending, end_task},
         steps::{Step, StepKind, insert_step},
-        tasks::{OwnerCheck, add_usage, finish_task, lock_for_owner},
+        tasks::{OwnerCheck, add_usage, lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
-use sqlx::{Acquire, PgPool};
+use sqlx::{Acquire, PgConnection, PgPool};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -61,8 +62,8 @@ pub struct RunContext<'a> {
 /// How a run ended.
 #[derive(Debug)]
 pub enum RunEnd {
-    /// A verdict was reached and written with the task's final state.
-    Finished { status: TaskStatus, verdict: Verdict },
+    /// A verdict was reached and written with the task's final state: the task as it ended.
+    Finished(Box<TaskRecord>),
     /// The task stopped being ours (cancelled, finished or taken over by another worker).
     Stopped(OwnerCheck),
     /// `abort` fired.
@@ -124,33 +125,37 @@ impl Run<'_> {
 
             if self.replay.plain_text_turns >= 2 {
                 let text = self.replay.last_text.clone().unwrap_or_default();
-                let verdict = Verdict::error(
-                    format!("The assistant answered without completing the action: {}", clip(&text, 300)),
-                    Some("Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into()),
-                );
-                return self.end_without_finish(verdict).await;
+                return self
+                    .end_without_finish(Ending::Error {
+                        message: format!("The assistant answered without completing the action: {}", clip(&text, 300)),
+                        suggestion: "Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into(),
+                    })
+                    .await;
             }
             if self.replay.model_turns >= MAX_MODEL_TURNS {
-                let verdict = Verdict::error(
-                    format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
-                    Some("Split the request into simpler sentences, one action each.".into()),
-                );
-                return self.end_without_finish(verdict).await;
+                return self
+                    .end_without_finish(Ending::Error {
+                        message: format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
+                        suggestion: "Split the request into simpler sentences, one action each.".into(),
+                    })
+                    .await;
             }
 
             let turn = match self.request_turn().await? {
                 Recorded::Done(Ok(turn)) => turn,
                 Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
                 Recorded::Done(Err(err)) => {
-                    let verdict = Verdict::error(
-                        format!("The language model could not be used: {err}"),
-                        Some(if err.is_transient() {
-                            "Try again in a minute.".to_owned()
-                        } else {
-                            "Ask the administrator to check the model configuration.".to_owned()
-                        }),
-                    );
-                    return self.end_without_finish(verdict).await;
+                    let suggestion = if err.is_transient() {
+                        "Try again in a minute."
+                    } else {
+                        "Ask the administrator to check the model configuration."
+                    };
+                    return self
+                        .end_without_finish(Ending::Error {
+                            message: format!("The language model could not be used: {err}"),
+                            suggestion: suggestion.into(),
+                        })
+                        .await;
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
@@ -250,111 +255,13 @@ impl Run<'_> {
         Ok(outcome)
     }
 
-    /// Executes one tool call and journals it in the same transaction. For a successful `finish`
-    /// the task's final state commits in that transaction too, and the run ends.
+    /// Executes one tool call and journals it, waiting out database outages. Each try is one
+    /// transaction (see [`Run::try_tool_call`]); a retried try starts over, so nothing is done twice.
     async fn call_tool(&mut self, call: &ToolCall) -> Result<Recorded<Option<RunEnd>>, RunError> {
-        let cx = self.cx;
-        let (pool, task_id, owner) = (cx.pool, cx.task.id, cx.owner);
-        let parsed = parse_arguments_text(&call.arguments);
-        let recorded_arguments = match &parsed {
-            Ok(value) => value.clone(),
-            Err(_) => Value::String(call.arguments.clone()),
-        };
-        let (tool_calls_so_far, state, parsed, recorded_arguments) =
-            (&self.replay.tool_calls, &self.replay.state, &parsed, &recorded_arguments);
-        let seq = self.next_seq;
-        let attempt = cx.attempt;
-
-        let result = retry_unavailable(self.patience(), || async move {
-            let started_at = Utc::now();
-            let started = Instant::now();
-            let mut tx = pool.begin().await?;
-            let check = lock_for_owner(&mut *tx, task_id, owner).await?;
-            if check != OwnerCheck::Owned {
-                return Ok(Recorded::NotOurs(check));
-            }
-            let context = ToolContext {
-                task_id,
-                user_id: cx.task.user_id,
-                input_text: &cx.task.input_text,
-                time: TimeContext::new(cx.task.reference_time, cx.time_zone),
-                state,
-            };
-            let output = match (parsed, cx.tools.get(&call.name)) {
-                (_, None) => Err(ToolError::InvalidArguments(format!(
-                    "unknown tool {:?}; the tools are: {}",
-                    call.name,
-                    cx.tools.names().join(", ")
-                ))),
-                (Err(err), Some(_)) => Err(ToolError::InvalidArguments(err.to_string())),
-                (Ok(arguments), Some(tool)) => {
-                    // A savepoint, so a failed tool leaves no partial change behind.
-                    let mut savepoint = tx.begin().await?;
-                    let executed = match prepare_arguments(tool.as_ref(), arguments.clone()) {
-                        Ok(arguments) => tool.execute(&context, &mut savepoint, arguments).await,
-                        Err(err) => Err(err),
-                    };
-                    match executed {
-                        Ok(output) => {
-                            savepoint.commit().await?;
-                            Ok(output)
-                        }
-                        Err(ToolError::Database(err)) if is_unavailable(&err) => return Err(err),
-                        Err(err) => {
-                            savepoint.rollback().await?;
-                            Err(err)
-                        }
-                    }
-                }
-            };
-            let mut step = Step {
-                task_id,
-                seq,
-                kind: StepKind::ToolCall.as_str().to_owned(),
-                name: call.name.clone(),
-                tool_call_id: Some(call.id.clone()),
-                arguments: Some(recorded_arguments.clone()),
-                result: None,
-                ok: output.is_ok(),
-                error: None,
-                input_tokens: 0,
-                output_tokens: 0,
-                cached_tokens: 0,
-                cost_nanos: 0,
-                latency_ms: elapsed_ms(started),
-                started_at,
-                finished_at: Utc::now(),
-                attempt,
-            };
-            match output {
-                Ok(ToolOutput::Result(value)) => step.result = Some(value),
-                Ok(ToolOutput::Finish(mut verdict)) => {
-                    step.result = Some(serde_json::to_value(&verdict).expect("a verdict serialises"));
-                    let mut tool_calls = tool_calls_so_far.clone();
-                    tool_calls.push(json!({
-                        "name": call.name, "arguments": recorded_arguments, "ok": true,
-                        "duration_ms": step.latency_ms, "at": step.started_at,
-                    }));
-                    verdict.tool_calls = tool_calls;
-                    let status = verdict.result_type.final_status();
-                    insert_step(&mut *tx, &step).await?;
-                    finish_task(&mut *tx, task_id, Some(owner), status, &verdict).await?;
-                    tx.commit().await?;
-                    return Ok(Recorded::Done((step, Some(RunEnd::Finished { status, verdict }))));
-                }
-                Err(ToolError::Database(err)) => {
-                    tracing::error!(task_id = %task_id, tool = %call.name, error = %err, "tool failed on the database");
-                    step.error = Some("the tool failed because of an internal error".into());
-                }
-                Err(err) => step.error = Some(err.to_string()),
-            }
-            insert_step(&mut *tx, &step).await?;
-            tx.commit().await?;
-            Ok(Recorded::Done((step, None)))
-        })
-        .await?;
-
-        Ok(match result {
+        let arguments = parse_arguments_text(&call.arguments);
+        let this = &*self;
+        let outcome = retry_unavailable(self.patience(), || this.try_tool_call(call, &arguments)).await?;
+        Ok(match outcome {
             Recorded::Done((step, end)) => {
                 self.next_seq += 1;
                 self.replay.apply(&step);
@@ -364,34 +271,136 @@ impl Run<'_> {
         })
     }
 
+    /// One transaction: check the task is still ours, execute the tool, record its step and, for a
+    /// successful `finish`, end the task. The tool's change, its step and the final state commit
+    /// together or not at all.
+    async fn try_tool_call(
+        &self,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+    ) -> Result<Recorded<(Step, Option<RunEnd>)>, sqlx::Error> {
+        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
+        let started_at = Utc::now();
+        let started = Instant::now();
+        let mut tx = self.cx.pool.begin().await?;
+        let check = lock_for_owner(&mut *tx, task_id, owner).await?;
+        if check != OwnerCheck::Owned {
+            return Ok(Recorded::NotOurs(check));
+        }
+        let output = self.execute_tool(&mut tx, call, arguments).await?;
+        let (step, verdict) = self.tool_step(call, arguments, output, started_at, elapsed_ms(started));
+        insert_step(&mut *tx, &step).await?;
+        let end = match verdict {
+            Some(verdict) => Some(self.end(&mut tx, Ending::Finished(verdict)).await?),
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(Recorded::Done((step, end)))
+    }
+
+    /// The journal step of a tool call, and the verdict if it was a successful `finish`.
+    fn tool_step(
+        &self,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+        output: Result<ToolOutput, ToolError>,
+        started_at: chrono::DateTime<Utc>,
+        latency_ms: i32,
+    ) -> (Step, Option<Verdict>) {
+        let mut step = self.new_step(StepKind::ToolCall, &call.name, started_at, latency_ms, output.is_ok());
+        step.tool_call_id = Some(call.id.clone());
+        // Arguments that were not JSON are kept as the text the model sent.
+        step.arguments = Some(match arguments {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(call.arguments.clone()),
+        });
+        let mut verdict = None;
+        match output {
+            Ok(ToolOutput::Result(value)) => step.result = Some(value),
+            Ok(ToolOutput::Finish(finished)) => {
+                step.result = Some(serde_json::to_value(&finished).expect("a verdict serialises"));
+                verdict = Some(finished);
+            }
+            Err(ToolError::Database(err)) => {
+                tracing::error!(task_id = %self.cx.task.id, tool = %call.name, error = %err, "tool failed on the database");
+                step.error = Some("the tool failed because of an internal error".into());
+            }
+            Err(err) => step.error = Some(err.to_string()),
+        }
+        (step, verdict)
+    }
+
+    /// Runs the named tool in a savepoint, so a failed tool leaves no partial change behind. An
+    /// unknown tool or malformed arguments are errors for the model; `Err` is only for a database
+    /// that went away (the whole try is then retried).
+    async fn execute_tool(
+        &self,
+        tx: &mut PgConnection,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+    ) -> Result<Result<ToolOutput, ToolError>, sqlx::Error> {
+        let cx = self.cx;
+        let (tool, arguments) = match (cx.tools.get(&call.name), arguments) {
+            (None, _) => {
+                let names = cx.tools.names().join(", ");
+                return Ok(Err(ToolError::InvalidArguments(format!("unknown tool {:?}; the tools are: {names}", call.name))));
+            }
+            (Some(_), Err(err)) => return Ok(Err(ToolError::InvalidArguments(err.to_string()))),
+            (Some(tool), Ok(arguments)) => (tool, arguments),
+        };
+        let arguments = match prepare_arguments(tool.as_ref(), arguments.clone()) {
+            Ok(arguments) => arguments,
+            Err(err) => return Ok(Err(err)),
+        };
+        let context = ToolContext {
+            task_id: cx.task.id,
+            user_id: cx.task.user_id,
+            input_text: &cx.task.input_text,
+            time: TimeContext::new(cx.task.reference_time, cx.time_zone),
+            state: &self.replay.state,
+        };
+        let mut savepoint = tx.begin().await?;
+        match tool.execute(&context, &mut savepoint, arguments).await {
+            Ok(output) => {
+                savepoint.commit().await?;
+                Ok(Ok(output))
+            }
+            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+            Err(err) => {
+                savepoint.rollback().await?;
+                Ok(Err(err))
+            }
+        }
+    }
+
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
     /// finished).
-    async fn end_without_finish(&mut self, mut verdict: Verdict) -> Result<RunEnd, RunError> {
-        verdict.tool_calls = self.replay.tool_calls.clone();
-        if verdict.items.is_none() && !self.replay.state.changed_items.is_empty() {
-            verdict.items = Some(self.replay.state.changed_items.clone());
-        }
-        let status = verdict.result_type.final_status();
-        let (pool, task_id, owner) = (self.cx.pool, self.cx.task.id, self.cx.owner);
-        let verdict_ref = &verdict;
-        let finished = retry_unavailable(self.patience(), || finish_task(pool, task_id, Some(owner), status, verdict_ref)).await?;
-        if finished {
-            Ok(RunEnd::Finished { status, verdict })
-        } else {
-            let check = retry_unavailable(self.patience(), || async move {
-                let mut tx = pool.begin().await?;
-                lock_for_owner(&mut *tx, task_id, owner).await
-            })
-            .await?;
-            Ok(RunEnd::Stopped(check))
-        }
+    async fn end_without_finish(&self, ending: Ending) -> Result<RunEnd, RunError> {
+        let ending = &ending;
+        let end = retry_unavailable(self.patience(), || async move {
+            let mut tx = self.cx.pool.begin().await?;
+            let end = self.end(&mut tx, ending.clone()).await?;
+            tx.commit().await?;
+            Ok(end)
+        })
+        .await?;
+        Ok(end)
+    }
+
+    /// Ends the task on `conn` (see [`end_task`]) if it is still ours, else says whose it is now.
+    async fn end(&self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
+        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
+        Ok(match end_task(&mut *conn, task_id, Some(owner), ending).await? {
+            Some(task) => RunEnd::Finished(Box::new(task)),
+            None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
+        })
     }
 
     fn new_step(&self, kind: StepKind, name: &str, started_at: chrono::DateTime<Utc>, latency_ms: i32, ok: bool) -> Step {
         Step {
             task_id: self.cx.task.id,
             seq: self.next_seq,
-            kind: kind.as_str().to_owned(),
+            kind,
             name: name.to_owned(),
             tool_call_id: None,
             arguments: None,

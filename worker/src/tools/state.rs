@@ -2,8 +2,11 @@
 //!
 //! The state is a pure function of the journal: each recorded tool result is fed to
 //! [`RunState::observe`] both live and on replay, so a run resumed on another worker knows exactly
-//! what the interrupted one knew (e.g. which candidates its last search returned).
+//! what the interrupted one knew (e.g. which candidates its last search returned). What counts as a
+//! changed item is decided once, in `quickact_shared::store::ending`, which builds the items of
+//! verdicts that do not come from `finish` from the same journal.
 
+use quickact_shared::store::ending::{changed_item, is_decision, remember_changed_item};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -21,27 +24,20 @@ pub struct RunState {
     pub decision: Option<Value>,
 }
 
-/// Outcomes of a tool that leave the choice to the user.
-pub const DECISION_OUTCOMES: [&str; 2] = ["time_passed", "conflict"];
-
 impl RunState {
     /// Takes in a successful tool result. Results carry machine-readable parts: `items` for a
     /// search, `item` for a change.
     pub fn observe(&mut self, tool: &str, result: &Value) {
-        if result.get("outcome").and_then(Value::as_str).is_some_and(|o| DECISION_OUTCOMES.contains(&o)) {
+        if is_decision(result) {
             self.decision = Some(result.clone());
             return;
         }
         if tool == "search_items" {
             let items = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
             self.last_search = Some(items);
-        } else if let Some(item) = result.get("item").filter(|i| i.is_object()) {
+        } else if let Some(item) = changed_item(result) {
             self.decision = None;
-            let id = item.get("id").cloned();
-            match self.changed_items.iter_mut().find(|known| known.get("id") == id.as_ref()) {
-                Some(known) => *known = item.clone(),
-                None => self.changed_items.push(item.clone()),
-            }
+            remember_changed_item(&mut self.changed_items, item);
         }
     }
 

@@ -270,7 +270,8 @@ pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
 
 /// The apalis status of the job that carries task `id` (`Pending`, `Running`, `Done`, ...).
 async fn job_status(app: &TestApp, id: &str) -> String {
-    sqlx::query_scalar("SELECT j.status FROM apalis.jobs j JOIN quick_action_tasks t ON t.job_id = j.id WHERE t.id = $1::uuid")
+    // The payload is the job's only link to its task (bytes of `{"task_id": ...}`).
+    sqlx::query_scalar("SELECT status FROM apalis.jobs WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1")
         .bind(id)
         .fetch_one(&app.pool)
         .await

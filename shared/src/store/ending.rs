@@ -1,0 +1,287 @@
+//! How a task ends. Every way a task can end (the model's `finish`, a run that cannot reach a
+//! verdict, the time limit, the user's cancel, a task given up after repeated failures) goes through
+//! [`end_task`]: it reads the journal, builds the verdict from it (message, suggestion, items,
+//! options, `tool_calls`) and writes the final state, so every verdict has the same shape whoever
+//! wrote it.
+
+use serde_json::Value;
+use sqlx::{Acquire, PgPool, Postgres};
+use uuid::Uuid;
+
+use super::{
+    steps::{Step, StepKind, list_steps},
+    tasks::{find_task, query_tasks},
+};
+use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
+
+/// How a task ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// The model called `finish` with a verdict that passed the tool's checks (its `items` and
+    /// `options` are the tool's).
+    Finished(Verdict),
+    /// The run could not reach a verdict: the model failed, or never called `finish`.
+    Error { message: String, suggestion: String },
+    /// The task's time budget ran out.
+    Timeout { timeout_seconds: i32 },
+    /// The user cancelled the task.
+    Cancelled,
+    /// Every attempt at the task failed (crashes, panics, a database that stayed away).
+    GaveUp { attempts: i32, last_failure: String },
+}
+
+impl Ending {
+    /// The final state and verdict of a task that ends this way after the run recorded `journal`.
+    pub fn verdict(self, journal: &[Step]) -> (TaskStatus, Verdict) {
+        let effects = RunEffects::from_journal(journal);
+        // `finish` chose its items; any other ending shows what the run changed before it stopped.
+        let show_changed_items = !matches!(self, Ending::Finished(_));
+        let (status, mut verdict) = match self {
+            Ending::Finished(verdict) => (verdict.result_type.final_status(), verdict),
+            Ending::Error { message, suggestion } => (TaskStatus::Failed, Verdict::error(message, Some(suggestion))),
+            Ending::Timeout { timeout_seconds } => (
+                TaskStatus::Timeout,
+                Verdict::error(
+                    format!("The task did not finish within its time limit of {timeout_seconds} seconds."),
+                    Some("Try again, or allow a longer timeout.".into()),
+                ),
+            ),
+            Ending::Cancelled => (
+                TaskStatus::Cancelled,
+                Verdict::error(
+                    "The task was cancelled before it finished.",
+                    Some("Submit the sentence again if you still want it done.".into()),
+                ),
+            ),
+            Ending::GaveUp { attempts, last_failure } => (
+                TaskStatus::Failed,
+                Verdict::error(
+                    format!("The task was attempted {attempts} times and failed every time; the last failure: {last_failure}."),
+                    Some("Try again later, or rephrase the sentence.".into()),
+                ),
+            ),
+        };
+        if show_changed_items && verdict.items.is_none() && !effects.changed_items.is_empty() {
+            verdict.items = Some(effects.changed_items);
+        }
+        verdict.tool_calls = effects.tool_calls;
+        (status, verdict)
+    }
+}
+
+/// What a run did, as its journal tells.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunEffects {
+    /// Every tool call, in order (see [`Step::tool_call_entry`]).
+    pub tool_calls: Vec<Value>,
+    /// Items created or changed by the run, latest version of each, in order of first change.
+    pub changed_items: Vec<Value>,
+}
+
+impl RunEffects {
+    pub fn from_journal(journal: &[Step]) -> Self {
+        let mut effects = RunEffects::default();
+        for step in journal {
+            effects.tool_calls.extend(step.tool_call_entry());
+            if step.kind == StepKind::ToolCall
+                && step.ok
+                && let Some(item) = step.result.as_ref().and_then(changed_item)
+            {
+                remember_changed_item(&mut effects.changed_items, item);
+            }
+        }
+        effects
+    }
+}
+
+/// Outcomes of a tool that leave the choice to the user (a time that has passed, a conflict):
+/// nothing was changed.
+pub const DECISION_OUTCOMES: [&str; 2] = ["time_passed", "conflict"];
+
+/// Whether a tool's result is an outcome that leaves the choice to the user.
+pub fn is_decision(result: &Value) -> bool {
+    result.get("outcome").and_then(Value::as_str).is_some_and(|outcome| DECISION_OUTCOMES.contains(&outcome))
+}
+
+/// The item a successful tool call created or changed: its result's `item` (rendered for clients),
+/// unless the result is a decision left to the user.
+pub fn changed_item(result: &Value) -> Option<&Value> {
+    if is_decision(result) {
+        return None;
+    }
+    result.get("item").filter(|item| item.is_object())
+}
+
+/// Adds `item` to the items a run changed: it replaces an earlier version of the same item in place,
+/// or comes last.
+pub fn remember_changed_item(items: &mut Vec<Value>, item: &Value) {
+    let id = item.get("id");
+    match items.iter_mut().find(|known| known.get("id") == id) {
+        Some(known) => *known = item.clone(),
+        None => items.push(item.clone()),
+    }
+}
+
+/// Ends task `id`: builds the verdict of `ending` from the journal and writes the final state, if
+/// `owner` still holds the task (or, with `owner = None`, if the task is unfinished at all). Returns
+/// the finished task, or `None` when someone else decided first.
+///
+/// It runs in a transaction of its own, or a savepoint of the caller's (the transaction of the step
+/// that ends the run, which then commits with it). It locks the task row first, as every journal
+/// write does (`lock_for_owner`), so the journal it reads is whole and the verdict lists every step.
+pub async fn end_task(
+    db: impl Acquire<'_, Database = Postgres>,
+    id: Uuid,
+    owner: Option<&str>,
+    ending: Ending,
+) -> Result<Option<TaskRecord>, sqlx::Error> {
+    let mut tx = db.begin().await?;
+    sqlx::query!("SELECT id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id).fetch_optional(&mut *tx).await?;
+    let journal = list_steps(&mut *tx, id).await?;
+    let (status, verdict) = ending.verdict(&journal);
+    let result: Value = serde_json::to_value(&verdict).expect("a verdict serialises");
+    // As in `claim_task`, the notification rides on the same statement as the change.
+    let ended = query_tasks!(
+        "WITH finished AS (
+           UPDATE quick_action_tasks
+           SET status = $3, result_type = $4, result = $5, completed_at = now(),
+               lease_owner = NULL, lease_expires_at = NULL
+           WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+           RETURNING *
+         ), notified AS (
+           SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM finished
+         )
+         SELECT ",
+        " FROM finished CROSS JOIN notified",
+        id,
+        owner,
+        status as TaskStatus,
+        verdict.result_type as ResultType,
+        result,
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(ended)
+}
+
+/// What a cancel request found.
+#[derive(Debug)]
+pub enum CancelOutcome {
+    Cancelled(TaskRecord),
+    AlreadyFinal(TaskRecord),
+    NotFound,
+}
+
+/// Cancels a pending or processing task of `user_id` at once. A worker running it sees the new
+/// status before its next model turn or tool commit and stops: its writes lock the same row first,
+/// so nothing is written after the cancel commits, and a step in flight commits before the cancel
+/// reads the journal.
+pub async fn cancel_task(pool: &PgPool, id: Uuid, user_id: Uuid) -> Result<CancelOutcome, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let locked = sqlx::query_scalar!("SELECT user_id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if locked != Some(user_id) {
+        return Ok(CancelOutcome::NotFound);
+    }
+    let outcome = match end_task(&mut *tx, id, None, Ending::Cancelled).await? {
+        Some(task) => CancelOutcome::Cancelled(task),
+        None => match find_task(&mut *tx, id).await? {
+            Some(task) => CancelOutcome::AlreadyFinal(task),
+            None => CancelOutcome::NotFound,
+        },
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool_step(seq: i32, name: &str, ok: bool, result: Value) -> Step {
+        Step {
+            task_id: Uuid::nil(),
+            seq,
+            kind: StepKind::ToolCall,
+            name: name.into(),
+            tool_call_id: Some(format!("call_{seq}")),
+            arguments: Some(json!({})),
+            result: Some(result),
+            ok,
+            error: (!ok).then(|| "refused".to_owned()),
+            input_tokens: 0,
+            output_tokens: 0,
+            cached_tokens: 0,
+            cost_nanos: 0,
+            latency_ms: 2,
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            attempt: 1,
+        }
+    }
+
+    #[test]
+    fn a_change_replaces_the_earlier_version_of_the_same_item() {
+        let journal = vec![
+            tool_step(0, "create_item", true, json!({"item": {"id": "a", "title": "x"}})),
+            tool_step(1, "update_item", true, json!({"item": {"id": "a", "title": "y"}, "model_view": "a -> y"})),
+            tool_step(2, "create_item", true, json!({"item": {"id": "b", "title": "z"}})),
+            tool_step(3, "create_item", true, json!({"outcome": "conflict", "item": {"id": "c"}})),
+            tool_step(4, "delete_item", false, json!({"item": {"id": "d"}})),
+        ];
+        let effects = RunEffects::from_journal(&journal);
+        assert_eq!(effects.changed_items, vec![json!({"id": "a", "title": "y"}), json!({"id": "b", "title": "z"})]);
+        assert_eq!(effects.tool_calls.len(), 5);
+        assert!(effects.tool_calls[1]["result"].get("model_view").is_none(), "the model's copy stays out");
+        assert_eq!(effects.tool_calls[4]["result"], Value::Null);
+        assert_eq!(effects.tool_calls[4]["error"], "refused");
+    }
+
+    #[test]
+    fn a_successful_finish_is_listed_without_its_verdict() {
+        let journal = vec![tool_step(0, "finish", true, json!({"type": "error", "message": "m"}))];
+        let entry = &RunEffects::from_journal(&journal).tool_calls[0];
+        assert_eq!(entry["name"], "finish");
+        assert!(entry.get("result").is_none() && entry.get("error").is_none(), "{entry}");
+    }
+
+    #[test]
+    fn endings_without_finish_show_what_the_run_changed() {
+        let journal = vec![tool_step(0, "create_item", true, json!({"item": {"id": "a"}}))];
+        for ending in [
+            Ending::Timeout { timeout_seconds: 30 },
+            Ending::Cancelled,
+            Ending::Error { message: "m".into(), suggestion: "s".into() },
+            Ending::GaveUp { attempts: 3, last_failure: "boom".into() },
+        ] {
+            let (_, verdict) = ending.verdict(&journal);
+            assert_eq!(verdict.items, Some(vec![json!({"id": "a"})]));
+            assert_eq!(verdict.tool_calls.len(), 1);
+            assert!(verdict.suggestion.is_some());
+        }
+    }
+
+    #[test]
+    fn each_ending_has_its_final_status() {
+        let finished = Verdict { result_type: ResultType::ActionCompleted, ..Verdict::error("done", None) };
+        let status = |ending: Ending| ending.verdict(&[]).0;
+        assert_eq!(status(Ending::Finished(finished)), TaskStatus::Success);
+        assert_eq!(status(Ending::Timeout { timeout_seconds: 1 }), TaskStatus::Timeout);
+        assert_eq!(status(Ending::Cancelled), TaskStatus::Cancelled);
+        assert_eq!(status(Ending::Error { message: "m".into(), suggestion: "s".into() }), TaskStatus::Failed);
+        assert_eq!(status(Ending::GaveUp { attempts: 3, last_failure: "x".into() }), TaskStatus::Failed);
+    }
+
+    #[test]
+    fn finish_keeps_the_items_it_chose() {
+        let journal = vec![tool_step(0, "create_item", true, json!({"item": {"id": "a"}}))];
+        let clarification = Verdict { result_type: ResultType::NeedClarification, ..Verdict::error("which one?", None) };
+        let (_, verdict) = Ending::Finished(clarification).verdict(&journal);
+        assert_eq!(verdict.items, None);
+    }
+}
