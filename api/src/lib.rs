@@ -33,7 +33,7 @@ use axum::{
     middleware,
     routing::{delete, get, post},
 };
-use quickact_shared::{config::Config, db, notify::Notifications, store::users};
+use quickact_shared::{config::Config, db, notify::Notifications, store::users, sweeper};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -123,6 +123,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         let admin = users::ensure_admin_key(&pool, key.expose_secret(), config.default_tz.name()).await?;
         tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
     }
+    tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
     Ok(AppState {
         pool,

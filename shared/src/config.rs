@@ -37,6 +37,22 @@ pub struct Config {
     pub worker: WorkerConfig,
     pub planner: PlannerConfig,
     pub http: HttpConfig,
+    pub sweeper: SweeperConfig,
+}
+
+/// What every process's sweeper does and keeps (see [`crate::sweeper`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweeperConfig {
+    /// `QUICKACT_SWEEP_SECS`, default 5: how often overdue and jobless tasks are looked for.
+    pub interval: Duration,
+    /// `QUICKACT_KEEP_JOBS_HOURS`, default 24: finished queue jobs and dead apalis workers are
+    /// removed after this.
+    pub keep_jobs: Duration,
+    /// `QUICKACT_KEEP_TASKS_DAYS`, default 90: finished tasks (and their journals) are removed
+    /// after this.
+    pub keep_tasks: Duration,
+    /// `QUICKACT_KEEP_DELETED_ITEMS_DAYS`, default 30: soft-deleted items are removed for good after this.
+    pub keep_deleted_items: Duration,
 }
 
 /// How the API protects itself and its clients.
@@ -161,6 +177,12 @@ impl Config {
                 cors_origins: get("QUICKACT_CORS_ORIGINS")
                     .map(|origins| origins.split(',').map(|o| o.trim().trim_end_matches('/').to_owned()).filter(|o| !o.is_empty()).collect())
                     .unwrap_or_default(),
+            },
+            sweeper: SweeperConfig {
+                interval: Duration::from_secs(parse_positive(&get, "QUICKACT_SWEEP_SECS", "5")? as u64),
+                keep_jobs: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_JOBS_HOURS", "24")? as u64 * 3600),
+                keep_tasks: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_TASKS_DAYS", "90")? as u64 * 86_400),
+                keep_deleted_items: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_DELETED_ITEMS_DAYS", "30")? as u64 * 86_400),
             },
             planner: PlannerConfig {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,

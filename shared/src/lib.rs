@@ -9,6 +9,7 @@
 //! - [`queue`]: the apalis-postgres job that carries a task to a worker.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
 //! - [`planner`]: the items the agent acts on (store, rules).
+//! - [`sweeper`]: overdue and jobless tasks, and retention, swept by every process.
 //! - [`pricing`]: per-model prices and the cost of a turn.
 //!
 //! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
@@ -22,4 +23,5 @@ pub mod notify;
 pub mod pricing;
 pub mod queue;
 pub mod store;
+pub mod sweeper;
 pub mod telemetry;

@@ -59,6 +59,7 @@ pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Run
 /// Builds the runner over an existing pool (tests share theirs).
 pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> Result<Arc<Runner>, StartupError> {
     install_crypto_provider();
+    tokio::spawn(quickact_shared::sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
     let providers = ConfiguredProviders::from_config(&config.model)?;
     Ok(Runner::new(

@@ -6,7 +6,7 @@
 //! are held, both writers get as far as they can, and only once both are blocked in Postgres are
 //! they let go together.
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -269,5 +269,93 @@ async fn items_remember_the_zone_their_times_were_written_in() {
     assert_eq!(retitled["tz"], "America/New_York");
     let moved = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "start_time": "16:00" }))).await.body;
     assert_eq!(moved["tz"], "Asia/Shanghai", "{moved:#}");
+    app.shutdown().await;
+}
+
+fn sweeping_every_second() -> TestAppOptions {
+    TestAppOptions::default().env("QUICKACT_SWEEP_SECS", "1")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_past_its_deadline_ends_as_timeout_even_when_no_worker_runs() {
+    let app = TestApp::start_with(sweeping_every_second().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let submitted = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "nobody will run this", "timeout": 1 }))).await;
+    let id = submitted.body["task_id"].as_str().unwrap();
+    let task = app.wait_final(&key, id, 20).await;
+    assert_eq!((task["status"].as_str(), task["result"]["type"].as_str()), (Some("timeout"), Some("error")), "{task:#}");
+    assert_eq!(task["attempts"], 0, "no worker ever started it");
+    assert!(app.fake.requests_for("nobody will run this").is_empty());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_unfinished_task_whose_job_was_acknowledged_gets_a_fresh_job() {
+    let mut app = TestApp::start_with(sweeping_every_second().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("lost job", vec![Reply::tool("search_items", json!({})), Reply::finish("action_completed", "done at last")]);
+    let submitted = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "lost job", "timeout": 60 }))).await;
+    let id = submitted.body["task_id"].as_str().unwrap().to_owned();
+    // The queue acknowledges the job although the task never ran (what a failed hand-back did).
+    let acknowledged = sqlx::query("UPDATE apalis.jobs SET status = 'Done', done_at = now() WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(acknowledged.rows_affected(), 1);
+    app.start_worker().await;
+
+    let task = app.wait_final(&key, &id, 40).await;
+    assert_eq!((task["status"].as_str(), task["result"]["message"].as_str()), (Some("success"), Some("done at last")), "{task:#}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
+    let app = TestApp::start_with(sweeping_every_second()).await;
+    let (_, key) = app.create_user("alice").await;
+    let mut tasks = Vec::new();
+    for sentence in ["old task", "recent task"] {
+        app.fake.script(sentence, vec![Reply::finish("error", "nothing to do")]);
+        let submitted = app.submit(&key, sentence).await;
+        let id = submitted.body["task_id"].as_str().unwrap().to_owned();
+        app.wait_final(&key, &id, 20).await;
+        tasks.push(id);
+    }
+    let mut items = Vec::new();
+    for title in ["old deleted", "recently deleted"] {
+        let id = app.call(&key, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": title }))).await.body["id"].as_str().unwrap().to_owned();
+        app.call(&key, Method::DELETE, &format!("/api/items/{id}"), None).await;
+        items.push(id);
+    }
+    let exec = |sql: &'static str, id: String| {
+        let pool = app.pool.clone();
+        async move { sqlx::query(sql).bind(id).execute(&pool).await.unwrap().rows_affected() }
+    };
+    assert_eq!(exec("UPDATE quick_action_tasks SET completed_at = now() - interval '91 days' WHERE id = $1::uuid", tasks[0].clone()).await, 1);
+    assert_eq!(exec("UPDATE apalis.jobs SET done_at = now() - interval '25 hours' WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1", tasks[0].clone()).await, 1);
+    assert_eq!(exec("UPDATE items SET deleted_at = now() - interval '31 days' WHERE id = $1::uuid", items[0].clone()).await, 1);
+    assert_eq!(exec("INSERT INTO apalis.workers (id, worker_type, storage_name, last_seen) VALUES ($1, 'x', 'y', now() - interval '2 days')", "ghost".into()).await, 1);
+
+    let count = |sql: &'static str, id: String| {
+        let pool = app.pool.clone();
+        async move { sqlx::query_scalar::<_, i64>(sql).bind(id).fetch_one(&pool).await.unwrap() }
+    };
+    let task_count = "SELECT count(*) FROM quick_action_tasks WHERE id = $1::uuid";
+    let step_count = "SELECT count(*) FROM quick_action_steps WHERE task_id = $1::uuid";
+    let job_count = "SELECT count(*) FROM apalis.jobs WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1";
+    let item_count = "SELECT count(*) FROM items WHERE id = $1::uuid";
+    let worker_count = "SELECT count(*) FROM apalis.workers WHERE id = $1";
+    let recent_steps = count(step_count, tasks[1].clone()).await;
+    assert!(recent_steps > 0);
+    wait_until("the sweeper to remove the old rows", std::time::Duration::from_secs(20), || async {
+        count(task_count, tasks[0].clone()).await == 0 && count(job_count, tasks[0].clone()).await == 0 && count(item_count, items[0].clone()).await == 0 && count(worker_count, "ghost".into()).await == 0
+    })
+    .await;
+    assert_eq!(count(step_count, tasks[0].clone()).await, 0, "the journal goes with its task");
+    assert_eq!(app.call(&key, Method::GET, &format!("/api/quick-action/{}", tasks[0]), None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!((count(task_count, tasks[1].clone()).await, count(step_count, tasks[1].clone()).await), (1, recent_steps), "recent tasks are kept");
+    assert_eq!(count(job_count, tasks[1].clone()).await, 1);
+    assert_eq!(count(item_count, items[1].clone()).await, 1, "recently deleted items are kept");
     app.shutdown().await;
 }
