@@ -226,7 +226,9 @@ impl Run<'_> {
         step.output_tokens = clamp_i32(usage.output);
         step.cached_tokens = clamp_i32(usage.cached);
         step.cost_nanos = cost;
-        let usage_row = Usage { model: reply.model.clone(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
+        // The task records the model it asked for (what the user's configuration names and prices);
+        // the turn's step records the one that answered (often a dated snapshot of it).
+        let usage_row = Usage { model: self.cx.model.to_owned(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
         self.record(step, Some(usage_row)).await
     }
 

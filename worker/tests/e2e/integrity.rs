@@ -359,3 +359,28 @@ async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
     assert_eq!(count(item_count, items[1].clone()).await, 1, "recently deleted items are kept");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_turn_answered_by_a_dated_snapshot_is_priced_by_the_requested_model() {
+    // The test deployment prices "fake-model" at 2.0 / 8.0 per million input / output tokens.
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let snapshot = "fake-model-2026-01-15";
+    app.fake.script(
+        "what is on today",
+        vec![
+            Reply::tool("search_items", json!({ "date": "今天" })).with_usage(1000, 100, 0).answered_as(snapshot),
+            Reply::finish("action_completed", "nothing today").with_usage(500, 50, 0).answered_as(snapshot),
+        ],
+    );
+    let id = submit(&app, &key, "what is on today").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let expected = (1000.0 * 2.0 + 100.0 * 8.0 + 500.0 * 2.0 + 50.0 * 8.0) / 1e6;
+    assert!((task["cost"]["amount"].as_f64().unwrap() - expected).abs() < 1e-9, "{}", task["cost"]);
+    assert_eq!(task["model_used"], "fake-model", "the model asked for");
+    let turns: Vec<&Value> = task["steps"].as_array().unwrap().iter().filter(|s| s["kind"] == "model_turn").collect();
+    assert_eq!(turns.len(), 2);
+    assert!(turns.iter().all(|t| t["name"] == snapshot), "each turn keeps the model that answered: {turns:#?}");
+    app.shutdown().await;
+}
