@@ -384,3 +384,43 @@ async fn a_turn_answered_by_a_dated_snapshot_is_priced_by_the_requested_model() 
     assert!(turns.iter().all(|t| t["name"] == snapshot), "each turn keeps the model that answered: {turns:#?}");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn timeout_and_cancel_verdicts_list_what_the_run_already_changed() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    // Cancelled after its first write.
+    app.fake.script(
+        "buy milk then wait",
+        vec![
+            Reply::tool("create_item", json!({ "kind": "todo", "title": "buy milk" })),
+            Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "never"))),
+        ],
+    );
+    let id = submit(&app, &key, "buy milk then wait").await;
+    wait_until("the first write to commit", std::time::Duration::from_secs(20), || async {
+        app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().is_some_and(|items| items.len() == 1)
+    })
+    .await;
+    let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await.body;
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["result"]["items"][0]["title"], "buy milk", "{cancelled:#}");
+    assert_eq!(cancelled["result"]["tool_calls"][0]["name"], "create_item");
+    gate.notify_one();
+
+    // Timed out after its first write.
+    app.fake.script(
+        "buy bread then stall",
+        vec![
+            Reply::tool("create_item", json!({ "kind": "todo", "title": "buy bread" })),
+            Reply::finish("action_completed", "too late").delayed(std::time::Duration::from_secs(10)),
+        ],
+    );
+    let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "buy bread then stall", "timeout": 2 }))).await;
+    let timed_out = app.wait_final(&key, answer.body["task_id"].as_str().unwrap(), 20).await;
+    assert_eq!(timed_out["status"], "timeout", "{timed_out:#}");
+    assert_eq!(timed_out["result"]["items"][0]["title"], "buy bread", "{timed_out:#}");
+    assert_eq!(timed_out["result"]["tool_calls"][0]["name"], "create_item");
+    app.shutdown().await;
+}
