@@ -33,6 +33,10 @@ pub struct Config {
     pub default_tz: Tz,
     /// `QUICKACT_MAX_ACTIVE_TASKS_PER_USER`: pending + processing tasks a user may have at once.
     pub max_active_tasks_per_user: i64,
+    /// `QUICKACT_REFERENCE_TIME_WINDOW_SECS`, default 600: how far a submission's `now` may be from
+    /// the server's clock, either way. A wider window lets a client backdate a sentence past the
+    /// passed-time rule; a narrower one refuses clients whose clocks drift.
+    pub reference_time_window: Duration,
     pub model: ModelConfig,
     pub worker: WorkerConfig,
     pub planner: PlannerConfig,
@@ -154,6 +158,7 @@ impl Config {
             skip_migrations: parse_bool(&get, "QUICKACT_SKIP_MIGRATIONS")?,
             default_tz: parse_or(&get, "QUICKACT_DEFAULT_TZ", "Asia/Shanghai")?,
             max_active_tasks_per_user: parse_or(&get, "QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "50")?,
+            reference_time_window: Duration::from_secs(parse_positive(&get, "QUICKACT_REFERENCE_TIME_WINDOW_SECS", "600")? as u64),
             model: ModelConfig {
                 base_url: get("OPENAI_BASE_URL").unwrap_or_else(|| "https://api.openai.com/v1".into()),
                 api_key: secret("OPENAI_API_KEY"),

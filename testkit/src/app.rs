@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::{sync::oneshot, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 
-use crate::{fake_model::FakeModel, held_reads::HeldTaskReads, held_writes::HeldItemWrites, postgres::create_test_database};
+use crate::{fake_model::FakeModel, held_reads::HeldTaskReads, held_writes::HeldWrites, postgres::create_test_database};
 
 /// Knobs of a test deployment.
 #[derive(Clone)]
@@ -124,6 +124,9 @@ impl TestApp {
             ("QUICKACT_WORKER_NAME", "test"),
             // Tests script the fake model; the local fast path is tested on purpose where wanted.
             ("QUICKACT_FAST_PATH", "false"),
+            // Tests write sentences at fixed moments (e.g. 2026-02-07 09:00) for deterministic dates;
+            // the window itself is tested with a deployment that sets it back to its default.
+            ("QUICKACT_REFERENCE_TIME_WINDOW_SECS", "3153600000"),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -256,9 +259,9 @@ impl TestApp {
         HeldTaskReads::hold(&self.pool).await
     }
 
-    /// Holds back writes to items, to line concurrent writers up (see [`HeldItemWrites`]).
-    pub async fn hold_item_writes(&self) -> HeldItemWrites {
-        HeldItemWrites::hold(&self.pool).await
+    /// Holds back writes to `table`, to line concurrent writers up (see [`HeldWrites`]).
+    pub async fn hold_writes(&self, table: &str) -> HeldWrites {
+        HeldWrites::hold(&self.pool, table).await
     }
 
     /// Stops the API and every worker gracefully.

@@ -1,9 +1,9 @@
 //! Lining concurrent writers up, so a race is tested deterministically instead of hoped for.
 //!
-//! [`HeldItemWrites`] holds `items` in SHARE mode: reads pass, writes wait. A test starts two
-//! writers, waits with [`HeldItemWrites::wait_for_blocked`] until both are blocked in Postgres (on
+//! [`HeldWrites`] holds a table in SHARE mode: reads pass, writes wait. A test starts two
+//! writers, waits with [`HeldWrites::wait_for_blocked`] until both are blocked in Postgres (on
 //! this lock, or on a lock the code itself takes, such as the per-user planner lock), and then
-//! [`HeldItemWrites::release`]s them together: without serialisation in the code both have read
+//! [`HeldWrites::release`]s them together: without serialisation in the code both have read
 //! the same state by then, which is exactly the race a lost update or a double booking needs.
 
 use std::time::Duration;
@@ -12,8 +12,8 @@ use sqlx::{PgPool, Postgres, Transaction};
 
 use crate::wait::wait_for;
 
-/// A transaction holding `items` against writes (rolled back if dropped).
-pub struct HeldItemWrites {
+/// A transaction holding a table against writes (rolled back if dropped).
+pub struct HeldWrites {
     lock: Transaction<'static, Postgres>,
     pool: PgPool,
 }
@@ -22,12 +22,14 @@ pub struct HeldItemWrites {
 const BLOCKED_SESSIONS: &str =
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
 
-impl HeldItemWrites {
-    /// Holds back every write to `items` until [`release`](Self::release).
-    pub async fn hold(pool: &PgPool) -> Self {
+impl HeldWrites {
+    /// Holds back every write to `table` until [`release`](Self::release).
+    pub async fn hold(pool: &PgPool, table: &str) -> Self {
         let mut lock = pool.begin().await.expect("begin the lock's transaction");
-        sqlx::query("LOCK TABLE items IN SHARE MODE").execute(&mut *lock).await.expect("lock items");
-        HeldItemWrites { lock, pool: pool.clone() }
+        assert!(table.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a plain table name, got {table:?}");
+        let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN SHARE MODE"));
+        sqlx::query(statement).execute(&mut *lock).await.expect("lock the table");
+        HeldWrites { lock, pool: pool.clone() }
     }
 
     /// Waits until `n` sessions are blocked on locks (panics after 20 s, naming how many were).
@@ -45,6 +47,6 @@ impl HeldItemWrites {
 
     /// Lets the held writes go.
     pub async fn release(self) {
-        self.lock.commit().await.expect("release items");
+        self.lock.commit().await.expect("release the table");
     }
 }

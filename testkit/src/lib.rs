@@ -9,7 +9,7 @@
 //! - [`wait`]: waiting for background work by a condition and a deadline, never a fixed sleep.
 //! - [`held_reads`]: catching a request at the moment it reads a task (e.g. a long-poll before it
 //!   waits), where the code offers no event to wait on.
-//! - [`held_writes`]: lining concurrent writers of items up, to test races deterministically.
+//! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
 
 pub mod app;
 pub mod fake_model;
@@ -21,5 +21,5 @@ pub mod wait;
 pub use app::{TestApp, TestAppOptions};
 pub use fake_model::{FakeModel, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
-pub use held_writes::HeldItemWrites;
+pub use held_writes::HeldWrites;
 pub use wait::{wait_for, wait_until};

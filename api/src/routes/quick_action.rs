@@ -8,7 +8,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::task::TaskRecord,
     queue::push_quick_action_job,
@@ -47,7 +47,7 @@ pub struct CreateRequest {
     #[serde(default)]
     wait: bool,
     #[serde(default)]
-    now: Option<DateTime<chrono::FixedOffset>>,
+    now: Option<DateTime<FixedOffset>>,
     #[serde(default)]
     tz: Option<String>,
 }
@@ -81,22 +81,23 @@ pub async fn create(
         None => user.time_zone.clone(),
     };
     let idempotency_key = idempotency_key(&headers)?;
-    let reference_time = request.now.map_or_else(Utc::now, |now| now.with_timezone(&Utc));
+    let reference_time = reference_time(request.now, state.config.reference_time_window)?;
 
     if let Some(key) = idempotency_key
         && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
             return replay(existing, text);
         }
-    let active = tasks::count_active(&state.pool, user.id).await?;
+    // The row and its job commit together: a task is never stored without a job, nor the reverse.
+    // The cap is counted in the same transaction, under the user's submission lock.
+    let mut tx = state.pool.begin().await?;
+    tasks::lock_user_submissions(&mut *tx, user.id).await?;
+    let active = tasks::count_active(&mut *tx, user.id).await?;
     if active >= state.config.max_active_tasks_per_user {
         return Err(ApiError::TooManyRequests {
             message: format!("you already have {active} unfinished tasks; wait for some to finish"),
             retry_after_secs: 5,
         });
     }
-
-    // The row and its job commit together: a task is never stored without a job, nor the reverse.
-    let mut tx = state.pool.begin().await?;
     let id = Uuid::now_v7();
     push_quick_action_job(&mut tx, id).await?;
     let new_task = NewTask {
@@ -121,6 +122,22 @@ pub async fn create(
 
     let task = if request.wait { wait_until_final(&state, user.id, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
     Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
+}
+
+/// The moment the sentence was written: the client's `now` when it is within `window` of the
+/// server's clock (422 otherwise: a client must not backdate a sentence past the passed-time rule),
+/// else the server's clock.
+fn reference_time(now: Option<DateTime<FixedOffset>>, window: Duration) -> Result<DateTime<Utc>, ApiError> {
+    let server = Utc::now();
+    let Some(now) = now.map(|now| now.with_timezone(&Utc)) else { return Ok(server) };
+    let off_by = (now - server).abs().to_std().unwrap_or(Duration::MAX);
+    if off_by > window {
+        return Err(ApiError::unprocessable(
+            "invalid_now",
+            format!("now must be within {} seconds of the server's clock ({}), got {}", window.as_secs(), server.to_rfc3339(), now.to_rfc3339()),
+        ));
+    }
+    Ok(now)
 }
 
 /// The answer to a request whose idempotency key was seen before: the same task, as Stripe-style

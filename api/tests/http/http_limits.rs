@@ -25,7 +25,7 @@ async fn a_request_past_its_time_limit_is_answered_503_and_changes_nothing() {
     let (_, key) = app.create_user("alice").await;
     let id = new_item(&app, &key).await;
 
-    let gate = app.hold_item_writes().await;
+    let gate = app.hold_writes("items").await;
     let stuck = app.call(&key, Method::PATCH, &format!("/api/items/{id}"), Some(json!({ "title": "never" }))).await;
     assert_eq!(stuck.status, StatusCode::SERVICE_UNAVAILABLE, "{:?}", stuck.body);
     assert_eq!(stuck.body["error"]["code"], "overloaded");
@@ -43,7 +43,7 @@ async fn requests_past_the_in_flight_bound_are_shed_at_once_not_queued() {
     let (_, key) = app.create_user("alice").await;
     let id = new_item(&app, &key).await;
 
-    let gate = app.hold_item_writes().await;
+    let gate = app.hold_writes("items").await;
     let path = format!("/api/items/{id}");
     let held = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
     let shed = async {
@@ -170,5 +170,41 @@ async fn the_api_binary_writes_one_access_line_per_request_at_the_default_level(
     let line = next_line_with("finished processing request").await;
     assert!(line.contains("uri=/no/such/route") && line.contains("status=404"), "{line}");
     api.kill().await.ok();
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_submission_time_far_from_the_server_clock_is_refused() {
+    let app = app_with(&[("QUICKACT_REFERENCE_TIME_WINDOW_SECS", "600")]).await;
+    let (_, key) = app.create_user("alice").await;
+    let submit = |now: chrono::DateTime<chrono::Utc>| {
+        app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "明天下午3点开会", "now": now.to_rfc3339() })))
+    };
+    let backdated = submit(chrono::Utc::now() - chrono::Duration::days(1)).await;
+    assert_eq!(backdated.status, StatusCode::UNPROCESSABLE_ENTITY, "{:?}", backdated.body);
+    assert_eq!(backdated.body["error"]["code"], "invalid_now");
+    assert_eq!(submit(chrono::Utc::now() + chrono::Duration::hours(1)).await.status, StatusCode::UNPROCESSABLE_ENTITY, "nor ahead of it");
+    assert_eq!(submit(chrono::Utc::now() - chrono::Duration::minutes(5)).await.status, StatusCode::CREATED, "a little clock drift is fine");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_unfinished_task_cap_holds_under_concurrent_submissions() {
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2").env("QUICKACT_SWEEP_SECS", "3600");
+    let app = TestApp::start_with(options).await;
+    let (_, key) = app.create_user("alice").await;
+    // Six submissions get as far as they can while task inserts are held, then go together.
+    let gate = app.hold_writes("quick_action_tasks").await;
+    let submissions = futures::future::join_all((0..6).map(|n| app.submit(&key, if n % 2 == 0 { "开会" } else { "写报告" })));
+    let release = async {
+        gate.wait_for_blocked(6).await;
+        gate.release().await;
+    };
+    let (answers, ()) = tokio::join!(submissions, release);
+    let created = answers.iter().filter(|a| a.status == StatusCode::CREATED).count();
+    let refused = answers.iter().filter(|a| a.status == StatusCode::TOO_MANY_REQUESTS).count();
+    assert_eq!((created, refused), (2, 4), "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    let unfinished: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status IN ('pending', 'processing')").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(unfinished, 2);
     app.shutdown().await;
 }

@@ -75,6 +75,15 @@ pub async fn find_by_idempotency_key(
     .await
 }
 
+/// Serialises one user's submissions until the transaction ends, so the unfinished-task cap is
+/// counted and the task inserted as one step: concurrent submissions cannot all pass the count.
+pub async fn lock_user_submissions(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query!("SELECT pg_advisory_xact_lock(hashtextextended('quickact.tasks:' || $1::uuid::text, 0))", user_id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 /// Tasks of a user that are not finished yet (for the per-user limit).
 pub async fn count_active(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<i64, sqlx::Error> {
     let row = sqlx::query!(

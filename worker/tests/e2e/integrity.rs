@@ -2,7 +2,7 @@
 //! double-book, and a quantity out of range is refused at the first attempt instead of crashing the
 //! run.
 //!
-//! The races are made deterministic, not hoped for (testkit's `HeldItemWrites`): writes to items
+//! The races are made deterministic, not hoped for (testkit's `HeldWrites`): writes to items
 //! are held, both writers get as far as they can, and only once both are blocked in Postgres are
 //! they let go together.
 
@@ -40,7 +40,7 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
         );
     }
 
-    let gate = app.hold_item_writes().await;
+    let gate = app.hold_writes("items").await;
     let first = submit(&app, &key, "明天下午3点开会").await;
     let second = submit(&app, &key, "明天下午3点半面试").await;
     gate.wait_for_blocked(2).await;
@@ -67,7 +67,7 @@ async fn two_concurrent_edits_of_one_item_both_survive() {
     let id = created.body["id"].as_str().unwrap().to_owned();
     let path = format!("/api/items/{id}");
 
-    let gate = app.hold_item_writes().await;
+    let gate = app.hold_writes("items").await;
     let retitle = app.call(&key, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
     let prioritise = app.call(&key, Method::PATCH, &path, Some(json!({ "priority": 1 })));
     let release = async {
