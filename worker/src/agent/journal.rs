@@ -10,7 +10,10 @@ use quickact_shared::store::steps::{Step, StepKind};
 use serde_json::{Value, json};
 
 use super::prompt::CORRECTIVE_MESSAGE;
-use crate::{provider::ToolCall, tools::RunState};
+use crate::{
+    provider::ToolCall,
+    tools::{FINISH, RunState},
+};
 
 /// Largest tool result the model sees, in bytes; longer ones are cut (the journal keeps all of
 /// it), so long lists cannot flood the model's context.
@@ -30,6 +33,10 @@ pub struct Replay {
     pub pending_calls: Vec<ToolCall>,
     /// The text of the most recent plain-text answer.
     pub last_text: Option<String>,
+    /// Tool calls (other than `finish`) answered since the last model turn, and in the whole run:
+    /// what the caps on tool calls count, also after a takeover.
+    pub tool_calls_in_turn: usize,
+    pub tool_calls_in_run: usize,
 }
 
 impl Replay {
@@ -48,6 +55,7 @@ impl Replay {
                 let message = step.result.clone().unwrap_or_else(|| json!({ "role": "assistant", "content": null }));
                 let calls = tool_calls_of(&message);
                 self.model_turns += 1;
+                self.tool_calls_in_turn = 0;
                 self.messages.push(message.clone());
                 if calls.is_empty() {
                     self.plain_text_turns += 1;
@@ -61,6 +69,10 @@ impl Replay {
             // Failed model requests are journaled for the record but are not part of the conversation.
             StepKind::ModelTurn => {}
             StepKind::ToolCall => {
+                if step.name != FINISH {
+                    self.tool_calls_in_turn += 1;
+                    self.tool_calls_in_run += 1;
+                }
                 let call_id = step.tool_call_id.clone().unwrap_or_default();
                 self.pending_calls.retain(|call| call.id != call_id);
                 let content = tool_content(step);

@@ -39,6 +39,12 @@ use crate::{
 pub const MAX_MODEL_TURNS: usize = 10;
 /// Most attempts at one model turn before the run gives up on the model.
 const MAX_MODEL_ATTEMPTS: usize = 6;
+/// Most tool calls (other than `finish`) run from one model turn; the rest of the turn's calls are
+/// answered as refused, not run. Bounds what one reply can write.
+pub const MAX_TOOL_CALLS_PER_TURN: usize = 8;
+/// Most tool calls (other than `finish`) one run makes; later ones are refused and the model is
+/// told to finish.
+pub const MAX_TOOL_CALLS_PER_RUN: usize = 30;
 
 /// Everything a run needs.
 pub struct RunContext<'a> {
@@ -116,7 +122,8 @@ impl Run<'_> {
                 if self.cx.abort.is_cancelled() {
                     return Ok(RunEnd::Aborted);
                 }
-                match self.call_tool(&call).await? {
+                let refusal = (call.name != FINISH).then(|| self.tool_call_limit()).flatten();
+                match self.call_tool(&call, refusal).await? {
                     Recorded::Done(Some(end)) => return Ok(end),
                     Recorded::Done(None) => {}
                     Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
@@ -257,12 +264,25 @@ impl Run<'_> {
         Ok(outcome)
     }
 
-    /// Executes one tool call and journals it, waiting out database outages. Each try is one
-    /// transaction (see [`Run::try_tool_call`]); a retried try starts over, so nothing is done twice.
-    async fn call_tool(&mut self, call: &ToolCall) -> Result<Recorded<Option<RunEnd>>, RunError> {
+    /// Why the next tool call may not run, if a cap on tool calls is reached.
+    fn tool_call_limit(&self) -> Option<String> {
+        if self.replay.tool_calls_in_run >= MAX_TOOL_CALLS_PER_RUN {
+            Some(format!("not run: this run has reached its limit of {MAX_TOOL_CALLS_PER_RUN} tool calls; finish now with what has been done"))
+        } else if self.replay.tool_calls_in_turn >= MAX_TOOL_CALLS_PER_TURN {
+            Some(format!("not run: at most {MAX_TOOL_CALLS_PER_TURN} tool calls run per turn; call it again next turn if it is still needed"))
+        } else {
+            None
+        }
+    }
+
+    /// Executes one tool call (or records it as refused, with `refusal`) and journals it, waiting
+    /// out database outages. Each try is one transaction (see [`Run::try_tool_call`]); a retried try
+    /// starts over, so nothing is done twice.
+    async fn call_tool(&mut self, call: &ToolCall, refusal: Option<String>) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let arguments = parse_arguments_text(&call.arguments);
         let this = &*self;
-        let outcome = retry_unavailable(self.patience(), || this.try_tool_call(call, &arguments)).await?;
+        let refusal = refusal.as_deref();
+        let outcome = retry_unavailable(self.patience(), || this.try_tool_call(call, &arguments, refusal)).await?;
         Ok(match outcome {
             Recorded::Done((step, end)) => {
                 self.next_seq += 1;
@@ -280,6 +300,7 @@ impl Run<'_> {
         &self,
         call: &ToolCall,
         arguments: &Result<Value, ToolError>,
+        refusal: Option<&str>,
     ) -> Result<Recorded<(Step, Option<RunEnd>)>, sqlx::Error> {
         let (task_id, owner) = (self.cx.task.id, self.cx.owner);
         let started_at = Utc::now();
@@ -289,7 +310,10 @@ impl Run<'_> {
         if check != OwnerCheck::Owned {
             return Ok(Recorded::NotOurs(check));
         }
-        let output = self.execute_tool(&mut tx, call, arguments).await?;
+        let output = match refusal {
+            Some(reason) => Err(ToolError::Refused(reason.to_owned())),
+            None => self.execute_tool(&mut tx, call, arguments).await?,
+        };
         let (step, verdict) = self.tool_step(call, arguments, output, started_at, elapsed_ms(started));
         insert_step(&mut *tx, &step).await?;
         let end = match verdict {

@@ -424,3 +424,25 @@ async fn timeout_and_cancel_verdicts_list_what_the_run_already_changed() {
     assert_eq!(timed_out["result"]["tool_calls"][0]["name"], "create_item");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tool_calls_are_capped_per_turn_and_per_run_and_every_call_is_answered() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let burst = |n: usize| Reply::Tools((0..n).map(|i| ("search_items".to_owned(), json!({ "query": format!("q{i}") }))).collect());
+    // Ten calls in one turn, then four turns of eight: 42 searches asked for.
+    app.fake.script("a busy model", vec![burst(10), burst(8), burst(8), burst(8), burst(8), Reply::finish("action_completed", "done")]);
+    let id = submit(&app, &key, "a busy model").await;
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "success", "{}", task["result"]);
+
+    let searches: Vec<&Value> = task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == "search_items").collect();
+    assert_eq!(searches.len(), 42, "every call is answered");
+    let refused = |step: &&Value, why: &str| step["ok"] == false && step["error"].as_str().is_some_and(|e| e.starts_with("not run") && e.contains(why));
+    assert!(searches[..8].iter().all(|s| s["ok"] == true), "the first eight of a turn run");
+    assert!(searches[8..10].iter().all(|s| refused(s, "per turn")), "{:#?}", &searches[8..10]);
+    let ran = searches.iter().filter(|s| s["ok"] == true).count();
+    assert!(ran <= 30, "{ran} searches ran");
+    assert!(searches[30..].iter().all(|s| refused(s, "finish now")), "past 30 calls the model is told to finish");
+    app.shutdown().await;
+}
