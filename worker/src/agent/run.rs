@@ -152,17 +152,15 @@ impl Run<'_> {
                 Recorded::Done(Ok(turn)) => turn,
                 Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
                 Recorded::Done(Err(err)) => {
-                    let suggestion = if err.is_transient() {
-                        "Try again in a minute."
+                    // The provider's own words (status codes, masked keys, upstream text) stay in the
+                    // journal's failed turns and the log; the user gets a plain sentence.
+                    tracing::warn!(task_id = %self.cx.task.id, error = %err, "the model could not be used; ending the run");
+                    let (message, suggestion) = if err.is_transient() {
+                        ("The assistant is busy or cannot be reached right now, so the action was not completed.", "Try again in a minute.")
                     } else {
-                        "Ask the administrator to check the model configuration."
+                        ("The assistant is not available: the service's model settings were refused.", "Ask the administrator to check the model configuration.")
                     };
-                    return self
-                        .end_without_finish(Ending::Error {
-                            message: format!("The language model could not be used: {err}"),
-                            suggestion: suggestion.into(),
-                        })
-                        .await;
+                    return self.end_without_finish(Ending::Error { message: message.into(), suggestion: suggestion.into() }).await;
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };

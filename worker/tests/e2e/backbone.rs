@@ -179,7 +179,10 @@ async fn a_model_that_keeps_failing_ends_with_an_error_verdict() {
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "error");
-    assert!(task["result"]["message"].as_str().unwrap().contains("401"));
+    let message = task["result"]["message"].as_str().unwrap();
+    assert!(!message.contains("401") && !message.contains("invalid api key"), "the provider's words stay out of the verdict: {message}");
+    let failed_turn = task["steps"].as_array().unwrap().iter().find(|s| s["kind"] == "model_turn" && s["ok"] == false).unwrap();
+    assert!(failed_turn["error"].as_str().unwrap().contains("401"), "they are kept in the journal: {failed_turn:#}");
     assert_eq!(app.fake.requests_for("rejected request").len(), 1, "a 401 is not retried");
     app.shutdown().await;
 }
