@@ -75,6 +75,16 @@ impl Reply {
         Reply::tool("finish", json!({ "result_type": result_type, "message": message }))
     }
 
+    /// One turn that searches the user's items and finishes with `action_completed`: the agent runs
+    /// `finish` last, after the search, which backs the completed action (`action_completed` needs a
+    /// change or a lookup in the run). For scripts whose subject is not the planner.
+    pub fn look_up_and_finish(message: &str) -> Self {
+        Reply::Tools(vec![
+            ("search_items".to_owned(), json!({})),
+            ("finish".to_owned(), json!({ "result_type": "action_completed", "message": message })),
+        ])
+    }
+
     pub fn with_usage(self, prompt: u64, completion: u64, cached: u64) -> Self {
         Reply::WithUsage(Usage { prompt, completion, cached }, Box::new(self))
     }

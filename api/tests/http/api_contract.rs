@@ -130,7 +130,7 @@ async fn bad_input_gets_a_clear_error_and_creates_nothing() {
 async fn the_reference_time_and_zone_are_kept_for_the_worker() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.script("tz check", vec![Reply::finish("action_completed", "ok")]);
+    app.fake.script("tz check", vec![Reply::look_up_and_finish("ok")]);
     let answer = app
         .call(&key, Method::POST, "/api/quick-action/", Some(json!({"text": "tz check", "now": "2026-02-07T09:30:00+08:00", "tz": "Europe/Berlin"})))
         .await;
@@ -150,7 +150,7 @@ async fn idempotency_keys_return_the_same_task() {
     let app = TestApp::start().await;
     let (_, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
+    app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
     let post = |key: String, text: &'static str, idem: &'static str| {
         let app = &app;
         async move {
@@ -236,7 +236,7 @@ async fn admins_browse_everyones_history_with_filters() {
     let app = TestApp::start().await;
     let (alice_user, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    app.fake.script("dentist", vec![Reply::finish("action_completed", "moved")]);
+    app.fake.script("dentist", vec![Reply::look_up_and_finish("moved")]);
     app.fake.script("groceries", vec![Reply::finish("error", "no such list")]);
     let done = app.submit_id(&alice, "move my dentist appointment to Friday 10am").await;
     let failed = app.submit_id(&bob, "buy groceries").await;

@@ -134,6 +134,13 @@ fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verd
             if args.options.as_ref().is_some_and(|o| !o.is_empty()) {
                 return Err(ToolError::InvalidArguments("options are only for need_clarification".into()));
             }
+            if state.changed_items.is_empty() && !state.looked_up {
+                return Err(ToolError::Refused(
+                    "action_completed is refused: nothing was changed or looked up in this run. Do the action with \
+                     the tools first; if it cannot be done, finish with result_type error and a suggestion."
+                        .into(),
+                ));
+            }
             verdict.items = Some(if state.changed_items.is_empty() {
                 state.last_search.clone().unwrap_or_default()
             } else {
@@ -235,6 +242,16 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, ToolError::InvalidArguments(m) if m.contains("not an id returned")));
+    }
+
+    #[test]
+    fn a_completed_action_needs_a_change_or_a_lookup() {
+        let refused = verdict_from(&context(&RunState::default()), args(json!({"result_type": "action_completed", "message": "done"})));
+        assert!(matches!(refused, Err(ToolError::Refused(m)) if m.contains("nothing was changed or looked up")));
+        let searched = RunState { last_search: Some(vec![]), looked_up: true, ..Default::default() };
+        assert!(verdict_from(&context(&searched), args(json!({"result_type": "action_completed", "message": "nothing tomorrow"}))).is_ok());
+        let decided = RunState { decision: Some(json!({"outcome": "conflict"})), ..Default::default() };
+        assert!(verdict_from(&context(&decided), args(json!({"result_type": "action_completed", "message": "done"}))).is_err(), "a refused write backs nothing");
     }
 
     #[test]

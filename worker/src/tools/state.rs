@@ -22,6 +22,9 @@ pub struct RunState {
     /// The latest outcome that needs the user's decision (a time that has passed, a conflict), until
     /// a later change succeeds. It makes a clarification legitimate.
     pub decision: Option<Value>,
+    /// Whether a search or a time lookup succeeded: with a change, what may back `action_completed`
+    /// (an answer to "明天有什么安排" or "下周一是几号" changes nothing).
+    pub looked_up: bool,
 }
 
 impl RunState {
@@ -35,6 +38,9 @@ impl RunState {
         if tool == "search_items" {
             let items = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
             self.last_search = Some(items);
+            self.looked_up = true;
+        } else if tool == "resolve_time" {
+            self.looked_up = true;
         } else if let Some(item) = changed_item(result) {
             self.decision = None;
             remember_changed_item(&mut self.changed_items, item);

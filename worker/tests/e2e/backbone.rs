@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 async fn a_verdict_reaches_a_long_polling_client() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.script("开会", vec![Reply::finish("action_completed", "已创建会议").delayed(Duration::from_millis(300))]);
+    app.fake.script("开会", vec![Reply::look_up_and_finish("已创建会议").delayed(Duration::from_millis(300))]);
 
     let created = app.submit(&key, "明天下午3点到4点开会").await;
     assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
@@ -51,7 +51,7 @@ async fn tokens_cost_and_steps_are_recorded() {
         "record me",
         vec![
             Reply::RawTools(vec![("no_such_tool".into(), "{}".into())]).with_usage(1000, 50, 400),
-            Reply::finish("action_completed", "done").with_usage(1200, 30, 1000),
+            Reply::look_up_and_finish("done").with_usage(1200, 30, 1000),
         ],
     );
     let id = app.submit_id(&key, "record me").await;
@@ -71,13 +71,19 @@ async fn tokens_cost_and_steps_are_recorded() {
         steps.iter().map(|s| (s["kind"].as_str().unwrap(), s["name"].as_str().unwrap(), s["ok"].as_bool().unwrap())).collect();
     assert_eq!(
         kinds,
-        vec![("model_turn", "fake-model", true), ("tool_call", "no_such_tool", false), ("model_turn", "fake-model", true), ("tool_call", "finish", true)]
+        vec![
+            ("model_turn", "fake-model", true),
+            ("tool_call", "no_such_tool", false),
+            ("model_turn", "fake-model", true),
+            ("tool_call", "search_items", true),
+            ("tool_call", "finish", true)
+        ]
     );
     assert_eq!(steps[0]["tokens"], json!({"input": 1000, "output": 50, "cached": 400}));
     assert!(steps[1]["error"].as_str().unwrap().contains("unknown tool"), "{:#}", steps[1]);
     let seqs: Vec<i64> = steps.iter().map(|s| s["seq"].as_i64().unwrap()).collect();
-    assert_eq!(seqs, vec![0, 1, 2, 3]);
-    assert_eq!(task["result"]["tool_calls"].as_array().unwrap().len(), 2);
+    assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
+    assert_eq!(task["result"]["tool_calls"].as_array().unwrap().len(), 3);
     app.shutdown().await;
 }
 
@@ -94,7 +100,7 @@ async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
                 ("finish".into(), "{\"result_type\": \"done\", \"message\": \"ok\"}".into()),
             ]),
             Reply::tool("teleport", json!({"where": "mars"})),
-            Reply::finish("action_completed", "recovered"),
+            Reply::look_up_and_finish("recovered"),
         ],
     );
     let id = app.submit_id(&key, "malformed arguments please").await;
@@ -121,7 +127,7 @@ async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
 async fn a_plain_text_answer_gets_one_corrective_turn() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("erin").await;
-    app.fake.script("corrected", vec![Reply::Text("Sure, done!".into()), Reply::finish("action_completed", "ok")]);
+    app.fake.script("corrected", vec![Reply::Text("Sure, done!".into()), Reply::look_up_and_finish("ok")]);
     app.fake.script("stubborn", vec![Reply::Text("Sure, done!".into()), Reply::Text("Really done.".into())]);
 
     let first = app.submit_id(&key, "corrected").await;
@@ -149,7 +155,7 @@ async fn a_model_500_is_retried_with_backoff_then_succeeds() {
             Reply::Status(500, "upstream exploded".into()),
             Reply::Status(429, "slow down".into()),
             Reply::Garbage("<html>bad gateway</html>".into()),
-            Reply::finish("action_completed", "third time lucky"),
+            Reply::look_up_and_finish("third time lucky"),
         ],
     );
     let id = app.submit_id(&key, "flaky model").await;
@@ -204,7 +210,7 @@ async fn ten_turns_without_finish_end_the_run() {
 async fn a_task_past_its_timeout_ends_as_timeout() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("ivy").await;
-    app.fake.script("slow", vec![Reply::finish("action_completed", "too late").delayed(Duration::from_secs(5))]);
+    app.fake.script("slow", vec![Reply::look_up_and_finish("too late").delayed(Duration::from_secs(5))]);
     let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "slow model", "timeout": 1}))).await;
     let id = answer.body["task_id"].as_str().unwrap().to_owned();
     let started = Instant::now();
@@ -221,7 +227,7 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("jack").await;
     let gate = std::sync::Arc::new(tokio::sync::Notify::new());
-    app.fake.script("cancel me", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "should not happen")))]);
+    app.fake.script("cancel me", vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("should not happen")))]);
     let id = app.submit_id(&key, "cancel me").await;
     wait_for_status(&app, &key, &id, "processing").await;
 

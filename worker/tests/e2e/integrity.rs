@@ -446,3 +446,18 @@ async fn tool_calls_are_capped_per_turn_and_per_run_and_every_call_is_answered()
     assert!(searches[30..].iter().all(|s| refused(s, "finish now")), "past 30 calls the model is told to finish");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_completed_action_must_be_backed_by_a_change_or_a_lookup() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    // A model that claims success without doing anything is told so, and must say what happened.
+    app.fake.script("pretend", vec![Reply::finish("action_completed", "已完成"), Reply::finish("error", "无法完成")]);
+    let id = submit(&app, &key, "pretend it is done").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!((task["status"].as_str(), task["result"]["type"].as_str()), (Some("failed"), Some("error")), "{task:#}");
+    let finishes: Vec<&Value> = task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == "finish").collect();
+    assert_eq!(finishes[0]["ok"], false);
+    assert!(finishes[0]["error"].as_str().unwrap().contains("nothing was changed or looked up"), "{:#}", finishes[0]);
+    app.shutdown().await;
+}

@@ -395,7 +395,7 @@ async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path()
 async fn the_fast_path_can_be_switched_off() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.script("明天下午3点到4点开会", vec![Reply::finish("action_completed", "ok")]);
+    app.fake.script("明天下午3点到4点开会", vec![Reply::look_up_and_finish("ok")]);
     let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["model_used"], "fake-model");
     assert_eq!(app.fake.requests().len(), 1);

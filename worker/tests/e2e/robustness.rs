@@ -35,7 +35,7 @@ async fn attempts_of(app: &TestApp, id: &str) -> i32 {
 async fn two_workers_never_run_one_task_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(2)).await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.fallback(|_| Reply::finish("action_completed", "ok").delayed(Duration::from_millis(50)));
+    app.fake.fallback(|_| Reply::look_up_and_finish("ok").delayed(Duration::from_millis(50)));
     let mut ids = Vec::new();
     for i in 0..40 {
         ids.push(app.submit_id(&key, &format!("concurrent task {i}.")).await);
@@ -45,7 +45,7 @@ async fn two_workers_never_run_one_task_at_once() {
         assert_eq!(task["status"], "success", "{task:#}");
         assert_eq!(task["attempts"], 1, "a task was started twice: {task:#}");
         let kinds: Vec<&str> = task["steps"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
-        assert_eq!(kinds, ["model_turn", "tool_call"]);
+        assert_eq!(kinds, ["model_turn", "tool_call", "tool_call"], "one turn, its search and its finish, once");
     }
     for i in 0..40 {
         assert_eq!(app.fake.requests_for(&format!("concurrent task {i}.")).len(), 1, "task {i} asked the model twice");
@@ -65,8 +65,8 @@ async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
         "crash test",
         vec![
             Reply::tool("no_such_tool", json!({"x": 1})),
-            Reply::Gated(never, Box::new(Reply::finish("action_completed", "unreachable"))),
-            Reply::finish("action_completed", "finished by the survivor"),
+            Reply::Gated(never, Box::new(Reply::look_up_and_finish("unreachable"))),
+            Reply::look_up_and_finish("finished by the survivor"),
         ],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
@@ -100,10 +100,10 @@ async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
     let mut app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SHUTDOWN_GRACE_SECS", "1")).await;
     let (_, key) = app.create_user("alice").await;
     let gate = Arc::new(Notify::new());
-    app.fake.script("short one", vec![Reply::finish("action_completed", "done in time").delayed(Duration::from_millis(300))]);
+    app.fake.script("short one", vec![Reply::look_up_and_finish("done in time").delayed(Duration::from_millis(300))]);
     app.fake.script(
         "long one",
-        vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "late"))), Reply::finish("action_completed", "finished elsewhere")],
+        vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("late"))), Reply::look_up_and_finish("finished elsewhere")],
     );
     let mut process = app.spawn_worker_process(WORKER_BINARY);
     let short = app.submit_id(&key, "short one").await;
@@ -167,7 +167,7 @@ impl ProviderChoice for Fixed {
 async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
     let mut app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
-    app.fake.script("panic test", vec![Reply::finish("action_completed", "survived")]);
+    app.fake.script("panic test", vec![Reply::look_up_and_finish("survived")]);
     let config = app.config();
     quickact_worker::install_crypto_provider();
     let inner = OpenAiProvider::new(&app.fake.base_url(), &"sk-test".to_owned().into(), "fake-model", Duration::from_secs(10)).unwrap();
@@ -189,7 +189,7 @@ async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(attempts_of(&app, &id).await, 2, "the panic counted as one attempt");
     // The same worker goes on taking tasks.
-    app.fake.script("after the panic", vec![Reply::finish("action_completed", "still alive")]);
+    app.fake.script("after the panic", vec![Reply::look_up_and_finish("still alive")]);
     let next = app.submit_id(&key, "after the panic").await;
     assert_eq!(app.wait_final(&key, &next, 20).await["status"], "success");
     app.shutdown().await;
@@ -227,7 +227,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let app = TestApp::start_with(TestAppOptions::default().database_url(cluster.url("restart_test"))).await;
     let (_, key) = app.create_user("alice").await;
     let gate = Arc::new(Notify::new());
-    app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "survived the restart")))]);
+    app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("survived the restart")))]);
     let id = app.submit_id(&key, "restart test").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
@@ -263,7 +263,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     assert!(waited < Duration::from_secs(30), "the waiter was not woken: {waited:?}");
 
     // The queue consumer recovered too: a new task goes through.
-    app.fake.script("after restart", vec![Reply::finish("action_completed", "ok")]);
+    app.fake.script("after restart", vec![Reply::look_up_and_finish("ok")]);
     let next = app.submit_id(&key, "after restart").await;
     assert_eq!(app.wait_final(&key, &next, 30).await["status"], "success");
     app.shutdown().await;
