@@ -5,7 +5,7 @@
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
-use quickact_time::{Grain, Resolution, Segment, TimeContext, resolve};
+use quickact_time::{Grain, Resolution, Segment, TimeContext, find_all, resolve, unread_numbers};
 
 /// Time arguments as a tool receives them; every field is optional.
 #[derive(Debug, Clone, Default)]
@@ -89,17 +89,48 @@ impl Schedule {
     }
 }
 
+/// Refuses a time argument with a number the resolver did not read: "99999年1月1日" resolves to
+/// "1月1日" alone, and acting on that would write another date than the one given.
+fn check_fully_read(text: &str, ctx: &TimeContext, argument: &str) -> Result<(), String> {
+    match unread_numbers(text, &find_all(text, ctx)).first() {
+        Some(&(start, end)) => {
+            let piece: String = text.chars().skip(start).take(end - start).collect();
+            Err(format!("could not read {piece:?} in {argument} {text:?}: a date or time out of range? (years 1900-9999, months 1-12, days 1-31)"))
+        }
+        None => Ok(()),
+    }
+}
+
+/// A number next to a date or time in the user's sentence that the resolver could not read (see
+/// [`quickact_time::unread_numbers`]): the tools refuse to act on the rest of that date, since the
+/// model (or the local reader) may have passed only the part that was read ("1月1日" of
+/// "99999年1月1日").
+pub fn unread_date_part(sentence: &str, ctx: &TimeContext) -> Option<String> {
+    let matches = find_all(sentence, ctx);
+    let chars: Vec<char> = sentence.chars().collect();
+    let touching = |(start, end): (usize, usize)| {
+        let gap = |a: usize, b: usize| (a..b).all(|i| chars[i].is_whitespace());
+        matches.iter().any(|m| (end <= m.span.0 && gap(end, m.span.0)) || (m.span.1 <= start && gap(m.span.1, start)))
+    };
+    let (start, end) = unread_numbers(sentence, &matches).into_iter().find(|&span| touching(span))?;
+    Some(chars[start..end].iter().collect())
+}
+
 /// Reads time arguments. Errors name the argument that could not be read.
 pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Result<StatedTime, String> {
     let mut stated = StatedTime::default();
     if let Some(text) = non_empty(args.when) {
+        check_fully_read(text, ctx, "when")?;
         let resolution = resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a time"))?;
         apply(&mut stated, &resolution, states_a_date(text));
     }
     if let Some(text) = non_empty(args.date) {
         let resolution = match NaiveDate::parse_from_str(text, "%Y-%m-%d") {
             Ok(date) => Resolution::date_only(date, Grain::Day),
-            Err(_) => resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a date"))?,
+            Err(_) => {
+                check_fully_read(text, ctx, "date")?;
+                resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a date"))?
+            }
         };
         // A `date` argument always states the day, even "today".
         apply(&mut stated, &resolution, true);
@@ -294,6 +325,7 @@ pub fn read_duration(text: &str, ctx: &TimeContext) -> Option<i64> {
     if let Ok(minutes) = body.parse::<i64>() {
         return Some(if negative { -minutes } else { minutes });
     }
+    check_fully_read(body, ctx, "shift").ok()?;
     let resolution = resolve(body, ctx)?;
     let minutes = match resolution.duration_minutes {
         Some(minutes) => i64::from(minutes),
@@ -309,6 +341,7 @@ fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveD
     if let Ok(time) = NaiveTime::parse_from_str(text, "%H:%M") {
         return Some((time, None));
     }
+    check_fully_read(text, ctx, "time").ok()?;
     let resolution = resolve(text, ctx)?;
     let time = resolution.start_time?;
     Some((time, states_a_date(text).then_some(resolution.date)))

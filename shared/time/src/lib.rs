@@ -241,3 +241,31 @@ pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
     }
     resolve::resolve_expr(&acc, ctx)
 }
+
+/// The numbers (runs of digits, ASCII or full-width) in `text` that no match in `matches` covers,
+/// as spans in code points, each with the character after it when that is a unit (年 月 日 号 点 时
+/// 分 天 周). A number next to a date the resolver did read is usually one it could not: out of
+/// range, as in "99999年1月1日" (only "1月1日" is read) or "2026年13月45日". Callers that act on a date
+/// refuse rather than act on a different one than the text gives.
+pub fn unread_numbers(text: &str, matches: &[TimeMatch]) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let is_digit = |c: char| c.is_ascii_digit() || ('０'..='９').contains(&c);
+    let covered = |i: usize| matches.iter().any(|m| m.span.0 <= i && i < m.span.1);
+    let mut unread = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_digit(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && is_digit(chars[i]) {
+            i += 1;
+        }
+        if (start..i).any(|j| !covered(j)) {
+            let unit = chars.get(i).is_some_and(|c| "年月日号號点點时時分天周週".contains(*c));
+            unread.push((start, if unit { i + 1 } else { i }));
+        }
+    }
+    unread
+}

@@ -449,3 +449,18 @@ fn no_panics_on_noise() {
         let _ = resolve(&s, &ctx);
     }
 }
+
+#[test]
+fn numbers_next_to_a_date_that_the_resolver_cannot_read_are_reported() {
+    let ctx = TimeContext::new(chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
+    let unread = |text: &str| -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        quickact_time::unread_numbers(text, &find_all(text, &ctx)).into_iter().map(|(s, e)| chars[s..e].iter().collect()).collect()
+    };
+    assert_eq!(unread("周会改到99999年1月1日"), ["99999年"]);
+    assert_eq!(unread("2026年13月45日"), ["13月", "45日"]);
+    assert_eq!(unread("in 99999999 years from now"), ["99999999"]);
+    assert!(unread("明天下午3点到4点开会").is_empty());
+    assert!(unread("2027年1月1日").is_empty());
+    assert_eq!(unread("买3个苹果"), ["3"], "every number no match covers; callers decide which matter");
+}

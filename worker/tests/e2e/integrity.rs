@@ -494,3 +494,39 @@ async fn an_item_titled_like_an_instruction_reaches_the_model_only_as_data() {
     assert_eq!(items, 2, "nothing else happened");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_date_out_of_range_is_refused_not_replaced_by_the_part_that_was_read() {
+    // The local provider (no model key) reads the sentence itself.
+    let app = TestApp::start_with(TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let (_, key) = app.create_user("alice").await;
+    let meeting = app
+        .call(&key, Method::POST, "/api/items", Some(json!({ "kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00" })))
+        .await
+        .body;
+    let id = submit(&app, &key, "周会改到99999年1月1日").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!((task["status"].as_str(), task["attempts"].as_i64()), (Some("failed"), Some(1)), "{task:#}");
+    assert!(task["result"]["message"].as_str().unwrap().contains("99999年"), "the verdict names what was out of range: {}", task["result"]);
+    let after = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_eq!(after["date"], "2026-02-09", "the meeting did not move to another year");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_model_passing_only_the_readable_part_of_a_date_is_refused() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    let sentence = "明年2026年13月45日交报告";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("create_item", json!({ "kind": "todo", "title": "交报告", "date": "2026年" })), Reply::finish("error", "日期无法识别")],
+    );
+    let id = submit(&app, &key, sentence).await;
+    let task = app.wait_final(&key, &id, 20).await;
+    let create = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    assert_eq!(create["ok"], false);
+    assert!(create["error"].as_str().unwrap().contains("13月"), "{create:#}");
+    assert!(app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().is_empty());
+    app.shutdown().await;
+}

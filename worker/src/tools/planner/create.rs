@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, conflict_outcome, invalid, passed_outcome, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, check_sentence_dates, conflict_outcome, invalid, passed_outcome, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CreateItem {
@@ -55,6 +55,9 @@ impl TypedTool for CreateItem {
 
     async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: CreateArguments) -> ToolResult {
         let stated = read_time_arguments(&args.time.as_arguments(), &context.time).map_err(ToolError::InvalidArguments)?;
+        if !args.time.as_arguments().is_empty() {
+            check_sentence_dates(context)?;
+        }
         let kind = match args.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
             Some(kind) => parse_kind(kind).map_err(invalid)?,
             None => inferred_kind(stated.start_time, stated.segment),

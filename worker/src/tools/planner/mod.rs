@@ -22,7 +22,7 @@ pub use quickact_shared::config::PlannerConfig;
 use quickact_shared::planner::{
     item::{FoundItem, ItemRecord},
     patch::ItemError,
-    schedule::{Schedule, TimeArguments},
+    schedule::{Schedule, TimeArguments, unread_date_part},
     store::{find_conflicts, find_item, lock_user_items},
 };
 use quickact_time::TimeContext;
@@ -115,6 +115,18 @@ impl PriorityArgument {
             PriorityArgument::Number(n) => *n,
             PriorityArgument::Text(t) => t.trim().trim_start_matches(['p', 'P']).parse().unwrap_or(0),
         }
+    }
+}
+
+/// Refuses to act on a time when the user's sentence has a date part the resolver could not read
+/// ("99999年" of "改到99999年1月1日"): the time passed may be only the part that was read, and acting
+/// on it would write another date than the one the user gave.
+pub fn check_sentence_dates(context: &ToolContext<'_>) -> Result<(), ToolError> {
+    match unread_date_part(context.input_text, &context.time) {
+        Some(piece) => Err(ToolError::Refused(format!(
+            "{piece:?} in the sentence is not a date or time that can be read (out of range); nothing was written"
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, check_sentence_dates, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct UpdateItem {
@@ -85,6 +85,7 @@ impl TypedTool for UpdateItem {
             moved = true;
         }
         if moved {
+            check_sentence_dates(context)?;
             patch.date = Some(schedule.date);
             patch.start_time = Some(schedule.start_time);
             patch.end_time = Some(schedule.end_time);
