@@ -27,7 +27,7 @@ use uuid::Uuid;
 pub use state::RunState;
 
 /// Name of the terminal tool.
-pub const FINISH: &str = "finish";
+pub const FINISH: &str = quickact_shared::store::steps::FINISH_TOOL;
 
 /// What a tool may know about the run it serves. The user comes from the task, never from the
 /// model, so a tool can only see and change the task owner's items.
