@@ -96,3 +96,10 @@ where
         }
     }
 }
+
+/// `%text%` for `ILIKE`, with LIKE's wildcards in `text` taken literally (a search for "50%" finds
+/// "50%", not everything that starts with 50).
+pub fn like_pattern(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}

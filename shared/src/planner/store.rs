@@ -4,16 +4,16 @@
 use std::cmp::Ordering;
 
 use chrono::{Duration, NaiveDate, NaiveDateTime};
+use quickact_time::Segment;
 use sqlx::PgExecutor;
 use uuid::Uuid;
-
-use quickact_time::Segment;
 
 use super::{
     item::{FoundItem, ItemFields, ItemKind, ItemRecord, ItemStatus},
     patch::ItemError,
     recurrence::occurrence_dates,
 };
+use crate::db::like_pattern;
 
 /// `sqlx::query_as!` into [`ItemRecord`] with the one column list of an item row between `$before`
 /// and `$after` (the query macros take the SQL as string literals, which `+` joins, so the list is
@@ -369,8 +369,3 @@ pub async fn find_conflicts(
     Ok(conflicts)
 }
 
-/// `%text%` with LIKE's wildcards in `text` taken literally.
-fn like_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
-}

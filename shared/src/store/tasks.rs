@@ -7,7 +7,10 @@ use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::domain::task::{ResultType, TaskRecord, TaskStatus};
+use crate::{
+    db::like_pattern,
+    domain::task::{ResultType, TaskRecord, TaskStatus},
+};
 
 /// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` and
 /// `$after`. The query macros take a concatenation of literals (`"a" + "b"`), not `concat!`, so the
@@ -202,11 +205,6 @@ pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result
     Ok(row.count)
 }
 
-/// `%text%` with LIKE's wildcards in `text` taken literally.
-fn like_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
-}
 
 /// Takes `id` for `owner`: moves it to `processing`, counts the attempt and sets a lease of
 /// `lease_secs`. Succeeds only if the task is unfinished and nobody else holds a live lease, so two
