@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::prompt::CORRECTIVE_MESSAGE;
 use crate::{
-    provider::ToolCall,
+    provider::{AnsweredCall, ToolCall},
     tools::{FINISH, RunState},
 };
 
@@ -37,6 +37,8 @@ pub struct Replay {
     /// what the caps on tool calls count, also after a takeover.
     pub tool_calls_in_turn: usize,
     pub tool_calls_in_run: usize,
+    /// Every answered tool call, as data (for providers that read the run, not the conversation).
+    pub answered: Vec<AnsweredCall>,
 }
 
 impl Replay {
@@ -73,6 +75,11 @@ impl Replay {
                     self.tool_calls_in_turn += 1;
                     self.tool_calls_in_run += 1;
                 }
+                let result = match (step.ok, &step.result) {
+                    (true, result) => Ok(result.clone().unwrap_or_else(|| json!({}))),
+                    (false, _) => Err(step.error.clone().unwrap_or_else(|| "the tool failed".into())),
+                };
+                self.answered.push(AnsweredCall { tool: step.name.clone(), result });
                 let call_id = step.tool_call_id.clone().unwrap_or_default();
                 self.pending_calls.retain(|call| call.id != call_id);
                 let content = tool_content(step);

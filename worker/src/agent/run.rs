@@ -31,7 +31,7 @@ use super::{
     prompt::{SYSTEM_PROMPT, user_message},
 };
 use crate::{
-    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall},
+    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, RunInput, ToolCall},
     tools::{FINISH, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
 };
 
@@ -176,7 +176,12 @@ impl Run<'_> {
             json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) }),
         ];
         messages.extend(self.replay.messages.iter().cloned());
-        ChatRequest { model: self.cx.model.to_owned(), messages, tools: self.cx.tools.definitions() }
+        let run = RunInput {
+            sentence: self.cx.task.input_text.clone(),
+            time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
+            answered: self.replay.answered.clone(),
+        };
+        ChatRequest { model: self.cx.model.to_owned(), messages, tools: self.cx.tools.definitions(), run }
     }
 
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.

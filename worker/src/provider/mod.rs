@@ -12,6 +12,7 @@ pub mod parse;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use quickact_time::TimeContext;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -23,6 +24,28 @@ pub struct ChatRequest {
     pub messages: Vec<Value>,
     /// Tool definitions in the chat-completions wire format.
     pub tools: Vec<Value>,
+    /// The same run as data, for providers that act on it directly rather than read the
+    /// conversation written for a model (the local provider). Model providers ignore it.
+    pub run: RunInput,
+}
+
+/// What a run is about and what its tools have answered, as data.
+#[derive(Debug, Clone)]
+pub struct RunInput {
+    /// The user's sentence.
+    pub sentence: String,
+    /// The moment it was written, in the user's zone.
+    pub time: TimeContext,
+    /// Every tool call answered so far, in order.
+    pub answered: Vec<AnsweredCall>,
+}
+
+/// A tool call and its answer as the journal recorded it: the full result (not the compact view a
+/// model reads), or the error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnsweredCall {
+    pub tool: String,
+    pub result: Result<Value, String>,
 }
 
 /// A tool call the model asked for. `arguments` is the raw text the model produced; it may be

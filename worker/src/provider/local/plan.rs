@@ -1,15 +1,87 @@
 //! The next step of a local run: from the intent and what the tools have answered so far, the
 //! tool call a good model would make, or the `finish` that ends the run.
+//!
+//! Tool results are read as data: the few fields this reader needs are deserialised into the small
+//! types below from the full results the journal recorded, never from the compact view or the
+//! display lines written for a model.
 
+use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
 use super::intent::{Change, Intent, Listing, NewItem, Target};
+use crate::provider::AnsweredCall;
 
-/// What the tools answered so far, in order: (tool name, result or error text).
-pub type History = Vec<(String, Result<Value, String>)>;
+/// What the tools answered so far, in order.
+pub type History = [AnsweredCall];
 
 /// One step: a tool and its arguments.
 pub type Step = (&'static str, Value);
+
+/// A search's answer.
+#[derive(Debug, Default, Deserialize)]
+struct Found {
+    #[serde(default)]
+    count: u64,
+    #[serde(default)]
+    items: Vec<Candidate>,
+}
+
+/// An item a search (or a conflict) names.
+#[derive(Debug, Deserialize)]
+struct Candidate {
+    id: String,
+    title: String,
+}
+
+/// A change's answer: written (with the item), or an outcome the user must decide.
+#[derive(Debug, Default, Deserialize)]
+struct Changed {
+    #[serde(default)]
+    outcome: Option<String>,
+    #[serde(default)]
+    item: Option<ChangedItem>,
+    #[serde(default)]
+    notes: Vec<String>,
+    #[serde(default)]
+    next_occurrence: Option<NextOccurrence>,
+    #[serde(default)]
+    conflicts: Vec<Candidate>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChangedItem {
+    title: String,
+    date: String,
+    start_time: Option<String>,
+    end_time: Option<String>,
+    segment: Option<String>,
+    status: String,
+}
+
+impl ChangedItem {
+    /// `2026-02-08 15:00-16:00 开会`: when, then what.
+    fn line(&self) -> String {
+        let when = match (&self.start_time, &self.end_time, &self.segment) {
+            (Some(start), Some(end), _) => format!(" {start}-{end}"),
+            (Some(start), None, _) => format!(" {start}"),
+            (None, _, Some(segment)) => format!(" ({segment})"),
+            _ => String::new(),
+        };
+        let done = if self.status == "completed" { " (done)" } else { "" };
+        format!("{}{when} {}{done}", self.date, self.title)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct NextOccurrence {
+    date: Option<String>,
+    start_time: Option<String>,
+}
+
+/// A result read as `T` (missing fields take their defaults).
+fn read_as<T: DeserializeOwned + Default>(result: &Value) -> T {
+    serde_json::from_value(result.clone()).unwrap_or_default()
+}
 
 /// The step after `history` for `intent`.
 pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
@@ -17,7 +89,7 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
     match intent {
         Intent::Create(item) => match history.last() {
             None => ("create_item", create_arguments(item)),
-            Some((_, result)) => finish_after_change(result, say.created(), &say),
+            Some(call) => finish_after_change(&call.result, say.created(), &say),
         },
         Intent::Complete(target) => act_on_target(target, history, &say, |id| ("complete_todo", json!({ "id": id })), say.completed()),
         Intent::Delete(target) => act_on_target(target, history, &say, |id| ("delete_item", json!({ "id": id })), say.deleted()),
@@ -37,13 +109,10 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
                 say.moved(),
             )
         }
-        Intent::List(listing) => match history.last() {
+        Intent::List(listing) => match history.last().map(|call| &call.result) {
             None => ("search_items", list_arguments(listing)),
-            Some((_, Ok(result))) => {
-                let count = result["count"].as_u64().unwrap_or(0);
-                finish("action_completed", say.listed(count), None)
-            }
-            Some((_, Err(error))) => finish("error", say.failed(error), Some(say.rephrase())),
+            Some(Ok(result)) => finish("action_completed", say.listed(read_as::<Found>(result).count), None),
+            Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
     }
 }
@@ -94,67 +163,52 @@ fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(
             ("search_items", arguments)
         }
         1 => {
-            let result = match &history[0].1 {
-                Ok(result) => result,
+            let candidates = match &history[0].result {
+                Ok(result) => read_as::<Found>(result).items,
                 Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
             };
-            let candidates = result["items"].as_array().cloned().unwrap_or_default();
-            let exact: Vec<&Value> =
-                candidates.iter().filter(|c| c["title"].as_str().is_some_and(|t| t.trim().eq_ignore_ascii_case(target.query.trim()))).collect();
+            let exact: Vec<&Candidate> = candidates.iter().filter(|c| c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
             match (candidates.len(), exact.len()) {
                 (0, _) => finish("error", say.not_found(&target.query), Some(say.check_title())),
-                (1, _) => action(candidates[0]["id"].as_str().unwrap_or_default()),
-                (_, 1) => action(exact[0]["id"].as_str().unwrap_or_default()),
+                (1, _) => action(&candidates[0].id),
+                (_, 1) => action(&exact[0].id),
                 (n, _) => {
-                    let options: Vec<Value> = candidates.iter().map(|c| c["id"].clone()).collect();
+                    let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
                     let mut step = finish("need_clarification", say.several(n, &target.query), Some(say.be_precise()));
                     step.1["options"] = json!(options);
                     step
                 }
             }
         }
-        _ => finish_after_change(&history[history.len() - 1].1, done, say),
+        _ => finish_after_change(&history[history.len() - 1].result, done, say),
     }
 }
 
 /// The verdict after a create/update/delete/complete call.
 fn finish_after_change(result: &Result<Value, String>, done: &str, say: &Say) -> Step {
-    match result {
-        Ok(result) => match result["outcome"].as_str() {
-            Some("time_passed") => {
-                let next = &result["next_occurrence"];
-                let suggestion = match (next["date"].as_str(), next["start_time"].as_str()) {
-                    (Some(date), time) => say.try_tomorrow(date, time),
-                    _ => say.future_date(),
-                };
-                finish("need_clarification", say.passed(), Some(suggestion))
+    let changed = match result {
+        Ok(result) => read_as::<Changed>(result),
+        Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+    };
+    match changed.outcome.as_deref() {
+        Some("time_passed") => {
+            let suggestion = match changed.next_occurrence {
+                Some(NextOccurrence { date: Some(date), start_time }) => say.try_tomorrow(&date, start_time.as_deref()),
+                _ => say.future_date(),
+            };
+            finish("need_clarification", say.passed(), Some(suggestion))
+        }
+        Some("conflict") => {
+            let titles: Vec<&str> = changed.conflicts.iter().map(|c| c.title.as_str()).collect();
+            finish("need_clarification", say.conflict(&titles.join(", ")), Some(say.another_time()))
+        }
+        _ => {
+            let mut message = format!("{done}{}", changed.item.as_ref().map(ChangedItem::line).unwrap_or_default());
+            if changed.notes.iter().any(|n| n.contains("default duration")) {
+                message.push_str(say.default_duration());
             }
-            Some("conflict") => {
-                let titles: Vec<String> = result["conflicts"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|c| c["title"].as_str().map(str::to_owned))
-                    .collect();
-                finish("need_clarification", say.conflict(&titles.join(", ")), Some(say.another_time()))
-            }
-            _ => {
-                // The model reads the compact view of a result; take it from wherever it is.
-                let view = result.get("model_view").unwrap_or(result);
-                let summary = ["created", "updated", "completed", "already_completed", "deleted"]
-                    .iter()
-                    .find_map(|k| view[*k].as_str())
-                    .map(|s| s.split_once("] ").map_or(s, |(_, rest)| rest).to_owned())
-                    .unwrap_or_default();
-                let mut message = format!("{done}{summary}");
-                let notes: Vec<&str> = view["notes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-                if notes.iter().any(|n| n.contains("default duration")) {
-                    message.push_str(say.default_duration());
-                }
-                finish("action_completed", message, None)
-            }
-        },
-        Err(error) => finish("error", say.failed(error), Some(say.rephrase())),
+            finish("action_completed", message, None)
+        }
     }
 }
 
