@@ -1,0 +1,45 @@
+//! Completions: "完成报告提交", "mark buy milk as done".
+
+use quickact_time::{TimeContext, find_all};
+
+use super::{Intent, Reading, target::target, words::{leading_verb, strip_leading, strip_verb, trailing_verb}};
+use crate::provider::local::text::find_any;
+
+pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
+    let object = if chinese {
+        let body = strip_leading(text, &["我已经", "我", "已经", "请", "帮我"]);
+        leading_verb(body, &["完成了", "完成", "做完了", "做完", "搞定了", "搞定", "已完成", "标记完成"])
+            .or_else(|| {
+                let body = strip_leading(body, &["把", "将"]);
+                trailing_verb(body, &["已经完成了", "完成了", "做完了", "搞定了", "已完成", "标记为完成", "标记完成", "完成", "办完了"])
+            })?
+    } else {
+        let lower = text.to_lowercase();
+        let body = ["i have", "i've", "i", "please"].iter().find_map(|p| strip_verb(&lower, text, p)).unwrap_or(text);
+        let lower_body = body.to_lowercase();
+        if let Some(rest) = strip_verb(&lower_body, body, "mark").or_else(|| strip_verb(&lower_body, body, "check off")).or_else(|| strip_verb(&lower_body, body, "tick off")) {
+            let rest_lower = rest.to_lowercase();
+            let end = ["as done", "as complete", "as completed", "as finished", "done", "complete", "completed", "off"]
+                .iter()
+                .find_map(|s| rest_lower.trim_end().strip_suffix(s).map(|r| r.len()))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        } else if let Some(rest) = ["done:", "done", "finished", "finish", "completed", "complete"].iter().find_map(|v| strip_verb(&lower_body, body, v)) {
+            rest
+        } else {
+            let trimmed = lower_body.trim_end();
+            let end = [" is done", " is finished", " is complete", " done", " finished", " completed"]
+                .iter()
+                .find_map(|s| trimmed.strip_suffix(s).map(|r| r.len()))?;
+            &body[..end]
+        }
+    };
+    // "finish the report by friday" asks for a to-do with a deadline, not to tick one off.
+    if !chinese && find_any(object, &["by", "before", "due"]).is_some() && !find_all(object, ctx).is_empty() {
+        return None;
+    }
+    Some(match target(object, ctx, chinese) {
+        Some(target) => Reading::Understood(Intent::Complete(target)),
+        None => Reading::NotUnderstood("no item named"),
+    })
+}

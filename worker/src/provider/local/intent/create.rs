@@ -1,0 +1,166 @@
+//! New items: "明天下午3点到4点开会", "提醒我吃药", "buy milk", "dentist appointment friday 10am".
+
+use quickact_time::{TimeContext, find_all};
+
+use super::{Intent, NewItem, Reading, words::{is_meal_word, is_question, join_cjk, join_times, merge}};
+use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers};
+
+pub(super) const ZH_CREATE_WORDS: [&str; 14] =
+    ["提醒我", "提醒", "帮我", "请", "记得", "添加", "新建", "创建", "安排", "加个", "加一个", "待办事项", "待办", "我要"];
+pub(super) const EN_CREATE_WORDS: [&str; 20] = [
+    "remind me to", "remind me about", "remind me", "please", "add a", "add an", "add", "create a", "create an", "create", "schedule a",
+    "schedule an", "schedule", "new", "todo", "to-do", "task", "reminder", "event", "i need to",
+];
+
+pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
+    let lower = text.to_lowercase();
+    let (priority, priority_span) = priority(text, chinese);
+    let matches = find_all(text, ctx);
+    let kind_word: Option<&'static str> = if chinese {
+        if text.contains("提醒") {
+            Some("reminder")
+        } else if ["待办", "任务", "记得"].iter().any(|w| text.contains(w)) {
+            Some("todo")
+        } else {
+            None
+        }
+    } else if find_any(&lower, &["remind me", "reminder"]).is_some() {
+        Some("reminder")
+    } else if find_any(&lower, &["todo", "to-do", "task", "i need to", "i have to"]).is_some() {
+        Some("todo")
+    } else if find_any(&lower, &["event", "meeting", "appointment"]).is_some() && !matches.is_empty() {
+        Some("event")
+    } else {
+        None
+    };
+    let create_verb = if chinese {
+        ["添加", "新建", "创建", "安排", "加个", "加一个", "记一下", "记下"].iter().any(|w| text.contains(w))
+    } else {
+        find_any(&lower, &["add", "create", "schedule", "new", "book"]).is_some_and(|(at, _)| at == 0)
+    };
+    if matches.is_empty() && kind_word.is_none() && !create_verb {
+        return None;
+    }
+    if is_question(text, chinese) {
+        return Some(Reading::NotUnderstood("a question, not a request"));
+    }
+    let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !is_meal_word(m)).count();
+    if clocks > 1 {
+        // "明天上午9点到11点，下午2点到4点培训": two times, two items.
+        return Some(Reading::NotUnderstood("several times"));
+    }
+    let has_clock = clocks == 1;
+
+    // Split the time expressions: durations give the length, the rest is the time.
+    let mut duration_minutes = None;
+    let mut time_matches = Vec::new();
+    let mut spans = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    for m in &matches {
+        if is_meal_word(m) {
+            // "lunch with Sarah at 12:30": the meal is the title; alone it also gives the part of day.
+            if !has_clock {
+                time_matches.push(m.clone());
+            }
+            continue;
+        }
+        let r = &m.resolution;
+        let is_duration = r.duration_minutes.is_some() && r.start_time.is_none() && r.rrule.is_none() && !m.text.contains('后') && !m.text.contains("以后");
+        let mut end = m.span.1;
+        // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
+        for connector in ["的", "之前", "以前", "前", "开始", "起"] {
+            let len = connector.chars().count();
+            if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
+                && (connector == "的" || !is_duration) {
+                    end += len;
+                    break;
+                }
+        }
+        spans.push((m.span.0, end));
+        if is_duration {
+            duration_minutes = r.duration_minutes;
+        } else {
+            time_matches.push(m.clone());
+        }
+    }
+    if let Some(span) = priority_span {
+        spans.push(span);
+    }
+    spans.sort();
+    let rest = remove_spans(text, &merge(spans));
+    let title = clean_title(&rest, chinese);
+    if title.is_empty() || title.chars().count() > 100 {
+        return Some(Reading::NotUnderstood("no title"));
+    }
+    let when = join_times(&time_matches, chinese, ctx);
+    let timed = time_matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
+    let kind = kind_word.or(if timed { Some("event") } else { Some("todo") });
+    Some(Reading::Understood(Intent::Create(NewItem { kind, title, when, duration_minutes, priority })))
+}
+
+pub(super) fn clean_title(rest: &str, chinese: bool) -> String {
+    if chinese {
+        // Pieces around a removed time join up again ("我 要去北京" -> "我要去北京"); spaces stay only
+        // between Latin words.
+        let joined = join_cjk(rest);
+        let mut title = trim_fillers(&joined, &ZH_CREATE_WORDS);
+        if let Some(rest) = title.strip_prefix('我') {
+            title = rest.to_owned();
+        }
+        title = trim_fillers(&title, &["的", "要", "去做", "一下", "开始", "截止", "之前", "以前", "前", "了", "在", "从", "到"]);
+        title = trim_fillers(&title, &ZH_CREATE_WORDS);
+        // "开 会" after removing "2小时的" from "开2小时的会".
+        let joined: String = title.split_whitespace().collect::<Vec<_>>().join(if title.chars().any(|c| c.is_ascii_alphabetic()) { " " } else { "" });
+        joined
+    } else {
+        let mut title = trim_fillers(rest, &EN_CREATE_WORDS);
+        title = trim_fillers(&title, &["at", "on", "for", "to", "by", "from", "until", "till", "in", "the", "every", "starting", "due", "before", "and", "a", "an", "due"]);
+        title = trim_fillers(&title, &EN_CREATE_WORDS);
+        squash(&title)
+    }
+}
+
+/// Priority words and their code-point span: p1-p4, 重要紧急 ... (quadrants), urgent/important.
+pub(super) fn priority(text: &str, chinese: bool) -> (Option<u8>, Option<(usize, usize)>) {
+    let lower = text.to_lowercase();
+    let mut table: Vec<(&str, u8)> = vec![("p1", 1), ("p2", 2), ("p3", 3), ("p4", 4), ("priority 1", 1), ("priority 2", 2), ("priority 3", 3), ("priority 4", 4)];
+    if chinese {
+        table.extend([
+            ("不重要不紧急", 4),
+            ("不紧急不重要", 4),
+            ("重要且紧急", 1),
+            ("又重要又紧急", 1),
+            ("重要紧急", 1),
+            ("紧急重要", 1),
+            ("重要不紧急", 2),
+            ("紧急不重要", 3),
+            ("非常紧急", 1),
+            ("很紧急", 1),
+            ("紧急", 1),
+            ("很重要", 2),
+            ("重要", 2),
+            ("高优先级", 1),
+            ("低优先级", 4),
+        ]);
+    } else {
+        table.extend([
+            ("urgent and important", 1),
+            ("important and urgent", 1),
+            ("important but not urgent", 2),
+            ("important, not urgent", 2),
+            ("urgent but not important", 3),
+            ("not urgent or important", 4),
+            ("high priority", 1),
+            ("low priority", 4),
+            ("urgent", 1),
+            ("asap", 1),
+            ("important", 2),
+        ]);
+    }
+    let words: Vec<&str> = table.iter().map(|(w, _)| *w).collect();
+    // The longest phrase at the earliest position wins (find_any prefers the longer on ties).
+    let Some((at, word)) = find_any(&lower, &words) else { return (None, None) };
+    let value = table.iter().find(|(w, _)| *w == word).map(|(_, v)| *v);
+    let start = lower[..at].chars().count();
+    (value, Some((start, start + word.chars().count())))
+}

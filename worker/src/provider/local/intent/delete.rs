@@ -1,0 +1,25 @@
+//! Deletions: "删除明天的会议", "取消瑜伽课", "cancel yoga".
+
+use quickact_time::TimeContext;
+
+use super::{Intent, Reading, target::target, words::{leading_verb, strip_leading, strip_verb, trailing_verb}};
+
+pub(super) fn delete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
+    let object = if chinese {
+        let body = strip_leading(text, &["请", "帮我", "麻烦", "我要", "我想"]);
+        leading_verb(body, &["删除", "删掉", "删了", "取消", "去掉", "移除", "清除", "撤销"])
+            .or_else(|| {
+                let body = strip_leading(body, &["把", "将"]);
+                (body.len() < text.len() || text.starts_with('把'))
+                    .then(|| trailing_verb(body, &["删除", "删掉", "删了", "取消", "去掉", "移除", "取消掉"]))
+                    .flatten()
+            })?
+    } else {
+        let lower = text.to_lowercase();
+        ["delete", "remove", "cancel", "drop", "erase", "scrap"].iter().find_map(|v| strip_verb(&lower, text, v))?
+    };
+    Some(match target(object, ctx, chinese) {
+        Some(target) => Reading::Understood(Intent::Delete(target)),
+        None => Reading::NotUnderstood("no item named"),
+    })
+}

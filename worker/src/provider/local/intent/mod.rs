@@ -1,0 +1,198 @@
+//! Reading one sentence into an intent: create, complete, delete, reschedule or list, with the
+//! parts each needs (a title, a target, a new time, filters). Time expressions are located with
+//! the resolver (for their spans) and passed on as the user wrote them; the tools resolve them.
+//!
+//! One module per intent (`reschedule`, `delete`, `complete`, `list`, `create`), tried in that
+//! order by [`read`]; `target` reads the item a sentence refers to, `words` holds what they share.
+
+mod complete;
+mod create;
+mod delete;
+mod list;
+mod reschedule;
+mod target;
+mod words;
+
+use quickact_time::TimeContext;
+
+use super::text::{find_any, is_chinese};
+
+/// What the sentence asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    Create(NewItem),
+    Complete(Target),
+    Delete(Target),
+    Reschedule { target: Target, change: Change },
+    List(Listing),
+}
+
+/// An item to create.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NewItem {
+    pub kind: Option<&'static str>,
+    pub title: String,
+    /// The time as written (several expressions joined), for the tool to resolve.
+    pub when: Option<String>,
+    pub duration_minutes: Option<u32>,
+    pub priority: Option<u8>,
+}
+
+/// The item a sentence refers to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Target {
+    /// Words of the title.
+    pub query: String,
+    /// The day as written ("明天", "2月8日", "friday"), if the sentence names one.
+    pub date: Option<String>,
+}
+
+/// How a reschedule changes the item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A new time as written ("晚上8点", "下周二", "friday 3pm").
+    To(String),
+    /// A move by a duration as written, negative for earlier ("半小时", "-1 hour").
+    By(String),
+}
+
+/// A listing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Listing {
+    pub date: Option<String>,
+    pub kind: Option<&'static str>,
+    pub by_priority: bool,
+    pub query: Option<String>,
+}
+
+/// The verdict on a sentence: an intent, or why it was not understood.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    Understood(Intent),
+    NotUnderstood(&'static str),
+}
+
+/// One way of reading a sentence: `None` when the sentence is not of this kind.
+type Reader = fn(&str, &TimeContext, bool) -> Option<Reading>;
+
+/// Reads a sentence.
+pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
+    let text = sentence.trim().trim_end_matches(|c: char| "。.!！?？~～".contains(c)).trim();
+    if text.is_empty() {
+        return Reading::NotUnderstood("empty");
+    }
+    let chinese = is_chinese(text);
+    // More than one action in one sentence is beyond a rule reader.
+    if chinese && ["然后", "并且", "同时", "再把", "顺便"].iter().any(|w| text.contains(w)) {
+        return Reading::NotUnderstood("several actions");
+    }
+    if !chinese && find_any(text, &["and then", "and also", "then"]).is_some() {
+        return Reading::NotUnderstood("several actions");
+    }
+    // The most specific readings first: "把会议取消" must not become a to-do called "会议取消".
+    let attempts: [Reader; 5] = [reschedule::reschedule, delete::delete, complete::complete, list::list, create::create];
+    for attempt in attempts {
+        if let Some(reading) = attempt(text, ctx, chinese) {
+            return reading;
+        }
+    }
+    Reading::NotUnderstood("no known action")
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+
+    fn ctx() -> TimeContext {
+        TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai)
+    }
+
+    fn intent(text: &str) -> Intent {
+        match read(text, &ctx()) {
+            Reading::Understood(intent) => intent,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn creates_take_the_title_from_what_is_left() {
+        let Intent::Create(item) = intent("明天下午3点到4点开会") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind, item.when.as_deref()), ("开会", Some("event"), Some("明天下午3点到4点")));
+        let Intent::Create(item) = intent("明天下午3点开2小时的会") else { panic!() };
+        assert_eq!((item.title.as_str(), item.duration_minutes), ("开会", Some(120)));
+        let Intent::Create(item) = intent("提醒我明天早上8点吃药") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("吃药", Some("reminder")));
+        let Intent::Create(item) = intent("明天交报告 p1") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind, item.priority), ("交报告", Some("todo"), Some(1)));
+        let Intent::Create(item) = intent("remind me to call mom tomorrow at 5pm") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("call mom", Some("reminder")));
+        let Intent::Create(item) = intent("dentist appointment friday 10am") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("dentist appointment", Some("event")));
+        let Intent::Create(item) = intent("add todo buy milk") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind, item.when), ("buy milk", Some("todo"), None));
+    }
+
+    #[test]
+    fn targets_separate_words_from_days() {
+        assert_eq!(
+            intent("把2月8日的会议改到晚上8点"),
+            Intent::Reschedule { target: Target { query: "会议".into(), date: Some("2月8日".into()) }, change: Change::To("晚上8点".into()) }
+        );
+        assert_eq!(intent("把周会推迟半小时"), Intent::Reschedule { target: Target { query: "周会".into(), date: None }, change: Change::By("半小时".into()) });
+        assert_eq!(intent("会议提前1小时"), Intent::Reschedule { target: Target { query: "会议".into(), date: None }, change: Change::By("-1小时".into()) });
+        assert_eq!(intent("删除明天的健身"), Intent::Delete(Target { query: "健身".into(), date: Some("明天".into()) }));
+        assert_eq!(intent("cancel tomorrow's yoga"), Intent::Delete(Target { query: "yoga".into(), date: Some("tomorrow".into()) }));
+        assert_eq!(intent("完成报告提交"), Intent::Complete(Target { query: "报告提交".into(), date: None }));
+        assert_eq!(intent("mark buy milk as done"), Intent::Complete(Target { query: "buy milk".into(), date: None }));
+        assert_eq!(
+            intent("move my dentist appointment to Friday 10am"),
+            Intent::Reschedule { target: Target { query: "dentist appointment".into(), date: None }, change: Change::To("Friday 10am".into()) }
+        );
+        assert_eq!(
+            intent("push team meeting back 30 minutes"),
+            Intent::Reschedule { target: Target { query: "team meeting".into(), date: None }, change: Change::By("30 minutes".into()) }
+        );
+    }
+
+    #[test]
+    fn everyday_phrasings_keep_clean_titles_and_targets() {
+        let Intent::Create(item) = intent("我明天要去北京出差") else { panic!() };
+        assert_eq!(item.title, "去北京出差");
+        let Intent::Create(item) = intent("meeting with design team at 3") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("meeting with design team", Some("at 3")));
+        let Intent::Create(item) = intent("finish the quarterly report by friday") else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("finish the quarterly report", Some("todo")));
+        assert_eq!(
+            intent("帮我把报告的截止日期改到下周一"),
+            Intent::Reschedule { target: Target { query: "报告".into(), date: None }, change: Change::To("下周一".into()) }
+        );
+    }
+
+    #[test]
+    fn listings_carry_their_filters() {
+        assert_eq!(intent("明天有什么安排"), Intent::List(Listing { date: Some("明天".into()), ..Default::default() }));
+        assert_eq!(intent("前3个最紧急的任务"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
+        assert_eq!(intent("what's on tomorrow"), Intent::List(Listing { date: Some("tomorrow".into()), ..Default::default() }));
+    }
+
+    #[test]
+    fn what_is_not_understood_is_said_so() {
+        for text in [
+            "你好",
+            "asdfgh",
+            "推迟半小时",
+            "what's the weather like",
+            "帮我写一首诗",
+            "有什么好吃的",
+            "move it to tomorrow",
+            "delete all my meetings",
+            "取消明天的所有会议",
+            "明天上午9点到11点，下午2点到4点培训",
+        ] {
+            let reading = read(text, &ctx());
+            assert!(matches!(reading, Reading::NotUnderstood(_)), "{text}: {reading:?}");
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Reschedules: "把周会改到周五下午3点", "推迟半小时", "move the dentist to friday 10am", "push standup 30 minutes later".
+
+use quickact_time::{TimeContext, find_all};
+
+use super::{Intent, Change, Reading, target::target, words::strip_verb};
+use crate::provider::local::text::{find_any, trim_fillers};
+
+pub(super) const ZH_MOVE_TO: [&str; 16] = [
+    "改到", "改成", "改为", "改在", "挪到", "移到", "推迟到", "延期到", "延后到", "推到", "提前到", "调到", "调整到", "换到", "延到", "放到",
+];
+pub(super) const ZH_SHIFT_LATER: [&str; 6] = ["往后推", "推迟", "延后", "延迟", "推后", "顺延"];
+pub(super) const ZH_SHIFT_EARLIER: [&str; 2] = ["往前挪", "提前"];
+
+pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
+    if chinese {
+        if let Some((at, word)) = find_any(text, &ZH_MOVE_TO) {
+            let target = &text[..at];
+            let to = text[at + word.len()..].trim();
+            return Some(reschedule_reading(target, Change::To(to.to_owned()), ctx, true));
+        }
+        for (words, sign) in [(&ZH_SHIFT_LATER[..], ""), (&ZH_SHIFT_EARLIER[..], "-")] {
+            if let Some((at, word)) = find_any(text, words) {
+                let target = &text[..at];
+                let by = text[at + word.len()..].trim().trim_start_matches('了');
+                if by.is_empty() {
+                    return Some(Reading::NotUnderstood("no amount to move by"));
+                }
+                return Some(reschedule_reading(target, Change::By(format!("{sign}{by}")), ctx, true));
+            }
+        }
+        return None;
+    }
+    let lower = text.to_lowercase();
+    for verb in ["move", "reschedule", "shift", "change", "switch"] {
+        if let Some(rest) = strip_verb(&lower, text, verb) {
+            if let Some((at, sep)) = find_any(rest, &[" to ", " for ", " until "]) {
+                let to = rest[at + sep.len()..].trim();
+                return Some(reschedule_reading(&rest[..at], Change::To(to.to_owned()), ctx, false));
+            }
+            // "move design review 1 hour earlier", "shift standup 15 minutes later".
+            return Some(match shift_at_end(rest, ctx) {
+                Some((at, by)) => reschedule_reading(&rest[..at], Change::By(by), ctx, false),
+                None => Reading::NotUnderstood("no new time"),
+            });
+        }
+    }
+    for (verb, sign) in [("push", ""), ("postpone", ""), ("delay", ""), ("bring", "-"), ("pull", "-")] {
+        if let Some(rest) = strip_verb(&lower, text, verb) {
+            if let Some((at, sep)) = find_any(rest, &[" to ", " until "]) {
+                let to = rest[at + sep.len()..].trim();
+                return Some(reschedule_reading(&rest[..at], Change::To(to.to_owned()), ctx, false));
+            }
+            // "push X back 30 minutes", "bring X forward by an hour", "postpone X by 2 days".
+            let marker = find_any(rest, &[" back by ", " forward by ", " out by ", " ahead by ", " back ", " forward ", " out ", " ahead ", " by "]);
+            let Some((at, sep)) = marker else { return Some(Reading::NotUnderstood("no amount to move by")) };
+            let earlier = sign == "-" || sep.contains("forward") || sep.contains("ahead");
+            let by = rest[at + sep.len()..].trim();
+            let change = Change::By(format!("{}{by}", if earlier { "-" } else { "" }));
+            return Some(reschedule_reading(&rest[..at], change, ctx, false));
+        }
+    }
+    None
+}
+
+/// A trailing "<duration> earlier|later" (optionally "by <duration> ..."): where it starts, and the
+/// signed duration.
+pub(super) fn shift_at_end(rest: &str, ctx: &TimeContext) -> Option<(usize, String)> {
+    let lower = rest.to_lowercase();
+    let (body, sign) = if let Some(body) = lower.trim_end().strip_suffix("earlier") {
+        (body, "-")
+    } else if let Some(body) = lower.trim_end().strip_suffix("later") {
+        (body, "")
+    } else {
+        return None;
+    };
+    let duration = find_all(body.trim_end(), ctx).into_iter().last().filter(|m| m.resolution.duration_minutes.is_some())?;
+    let start_char = duration.span.0;
+    let at = body.char_indices().nth(start_char).map_or(body.len(), |(i, _)| i);
+    let at = body[..at].trim_end().strip_suffix(" by").map_or(at, |b| b.len());
+    Some((at, format!("{sign}{}", duration.text.trim())))
+}
+
+pub(super) fn reschedule_reading(target_text: &str, change: Change, ctx: &TimeContext, chinese: bool) -> Reading {
+    let change = match change {
+        Change::To(to) => {
+            let to = trim_fillers(&to, if chinese { &["吧", "了", "去"] } else { &["please", "instead"] });
+            if to.is_empty() || find_all(&to, ctx).is_empty() {
+                return Reading::NotUnderstood("no new time");
+            }
+            Change::To(to)
+        }
+        Change::By(by) => {
+            let (sign, amount) = by.strip_prefix('-').map_or(("", by.as_str()), |rest| ("-", rest));
+            let amount = trim_fillers(amount, if chinese { &["吧", "了"] } else { &["please", "later", "earlier"] });
+            if amount.is_empty() {
+                return Reading::NotUnderstood("no amount to move by");
+            }
+            Change::By(format!("{sign}{amount}"))
+        }
+    };
+    match target(target_text, ctx, chinese) {
+        Some(target) => Reading::Understood(Intent::Reschedule { target, change }),
+        None => Reading::NotUnderstood("no item named"),
+    }
+}

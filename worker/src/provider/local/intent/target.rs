@@ -1,0 +1,40 @@
+//! The item a sentence refers to: its words and the day it names.
+
+use quickact_time::{TimeContext, TimeMatch, find_all};
+
+use super::{Target, words::{is_meal_word, join_times, strip_leading}};
+use crate::provider::local::text::{remove_spans, trim_fillers};
+
+/// The item a phrase names: its words (the query) and the day it mentions.
+pub(super) fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<Target> {
+    let phrase = strip_leading(phrase.trim(), &["帮我", "请", "麻烦", "我要", "我想", "把", "将"]);
+    let matches: Vec<TimeMatch> = find_all(phrase, ctx).into_iter().filter(|m| !is_meal_word(m)).collect();
+    let date = join_times(&matches, chinese, ctx);
+    let spans: Vec<(usize, usize)> = matches.iter().map(|m| m.span).collect();
+    let rest = remove_spans(phrase, &spans);
+    let query = if chinese {
+        // A kind word names the list the item is on, not its title ("删除吃药提醒").
+        let q: String = rest.split_whitespace().collect();
+        
+        trim_fillers(
+            &q,
+            &["截止日期", "截止时间", "的时间", "的日期", "时间", "的", "我的", "那个", "这个", "一下", "了", "个", "把", "将", "事项", "日程", "安排", "提醒", "待办事项", "待办", "任务"],
+        )
+    } else {
+        let cleaned: Vec<&str> = rest
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '-'))
+            .map(|w| w.strip_suffix("'s").unwrap_or(w))
+            .filter(|w| !w.is_empty() && !["the", "my", "a", "an", "item", "event", "task", "todo", "reminder", "on", "at", "for", "'s", "s"].contains(&w.to_lowercase().as_str()))
+            .collect();
+        cleaned.join(" ")
+    };
+    // "it", "那个": the item is not named; several items at once are beyond the rules.
+    const PRONOUNS: [&str; 8] = ["it", "that", "this", "them", "它", "这个", "那个", "这"];
+    const BULK: [&str; 6] = ["all", "every", "everything", "所有", "全部", "都"];
+    let lower = query.to_lowercase();
+    if PRONOUNS.contains(&lower.as_str()) || BULK.iter().any(|b| if chinese { query.contains(b) } else { lower.split_whitespace().any(|w| w == *b) }) {
+        return None;
+    }
+    (!query.is_empty()).then_some(Target { query, date })
+}

@@ -1,0 +1,110 @@
+//! Helpers the readings share: meal words, questions, joining time expressions, trimming verbs.
+
+use quickact_time::{TimeContext, TimeMatch};
+
+/// Words the resolver reads as a part of day that are also what the item is ("lunch with Sarah",
+/// "cancel team lunch"): they stay in the title or query.
+pub(super) const MEAL_WORDS: [&str; 6] = ["lunch", "lunchtime", "dinner", "breakfast", "brunch", "supper"];
+
+pub(super) fn is_meal_word(m: &TimeMatch) -> bool {
+    MEAL_WORDS.contains(&m.text.trim().to_lowercase().as_str())
+}
+
+/// Questions are not requests to write something ("今天天气怎么样", "is it raining tomorrow?").
+pub(super) fn is_question(text: &str, chinese: bool) -> bool {
+    let trimmed = text.trim();
+    if trimmed.ends_with('?') || trimmed.ends_with('？') {
+        return true;
+    }
+    if chinese {
+        ["怎么样", "怎样", "如何", "为什么", "是什么", "什么时候", "吗", "呢", "几点了", "多少"].iter().any(|w| trimmed.ends_with(w) || trimmed.contains(w) && *w != "吗" && *w != "呢")
+    } else {
+        let lower = trimmed.to_lowercase();
+        ["what ", "what's", "how ", "why ", "who ", "is it ", "are ", "can you", "could you", "will it", "when is", "where "].iter().any(|w| lower.starts_with(w))
+    }
+}
+
+/// The time expressions of `matches` as one text, in order ("明天" + "下午3点"), each as the tools
+/// will read it ("3" of "at 3" goes on as "at 3").
+pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext) -> Option<String> {
+    if matches.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = matches
+        .iter()
+        .map(|m| {
+            let text = m.text.trim();
+            if !chinese && quickact_time::resolve(text, ctx).is_none() {
+                format!("at {text}")
+            } else {
+                text.to_owned()
+            }
+        })
+        .collect();
+    Some(parts.join(if chinese { "" } else { " " }))
+}
+
+/// Removes whitespace except between two Latin letters or digits.
+pub(super) fn join_cjk(text: &str) -> String {
+    let chars: Vec<char> = text.trim().chars().collect();
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_whitespace() {
+            let before = out.chars().last();
+            let after = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if before.is_some_and(|b| b.is_ascii_alphanumeric()) && after.is_some_and(|a| a.is_ascii_alphanumeric()) && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(*c);
+        }
+    }
+    out
+}
+
+pub(super) fn merge(spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+pub(super) fn strip_leading<'a>(text: &'a str, words: &[&str]) -> &'a str {
+    let mut current = text.trim();
+    loop {
+        let before = current;
+        for word in words {
+            if let Some(rest) = current.strip_prefix(word) {
+                current = rest.trim();
+            }
+        }
+        if current == before {
+            return current;
+        }
+    }
+}
+
+/// The text after a leading verb.
+pub(super) fn leading_verb<'a>(text: &'a str, verbs: &[&str]) -> Option<&'a str> {
+    verbs.iter().find_map(|v| text.strip_prefix(v)).map(str::trim).filter(|rest| !rest.is_empty())
+}
+
+/// The text before a trailing verb.
+pub(super) fn trailing_verb<'a>(text: &'a str, verbs: &[&str]) -> Option<&'a str> {
+    let trimmed = text.trim_end_matches(['了', '吧', '啦']);
+    verbs.iter().find_map(|v| trimmed.strip_suffix(v).or_else(|| text.strip_suffix(v))).map(str::trim).filter(|rest| !rest.is_empty())
+}
+
+/// The text after an English verb at the start (`lower` is `text` lowercased).
+pub(super) fn strip_verb<'a>(lower: &str, text: &'a str, verb: &str) -> Option<&'a str> {
+    let rest = lower.strip_prefix(verb)?;
+    if !rest.starts_with(' ') && !rest.starts_with(':') {
+        return None;
+    }
+    let cut = text.len() - rest.len();
+    Some(text[cut..].trim_start_matches(':').trim())
+}
