@@ -2,6 +2,7 @@
 //! conflicts and times that have already passed.
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use quickact_time::leading_number;
 
 /// Results a search returns when the sentence names no count.
 pub const DEFAULT_LIMIT: u32 = 5;
@@ -45,6 +46,8 @@ pub fn range_end(date: NaiveDate, start: NaiveTime, end: NaiveTime) -> NaiveDate
 /// "来一个", "给我两个", "3个最紧急的". Clock times and durations ("3点", "3个小时") are not counts.
 pub fn explicit_count(sentence: &str) -> Option<u32> {
     let chars: Vec<char> = sentence.chars().collect();
+    // Byte offset of each char, so the number reader can start at any of them.
+    let offsets: Vec<usize> = sentence.char_indices().map(|(at, _)| at).collect();
     let lower = sentence.to_lowercase();
 
     // English: "top 5", "first 3", "next 2", "5 most ...", "show me 3 ..." with the number as a word too.
@@ -62,7 +65,7 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
 
     // Chinese: 前N(个|条|项|件), 来/给我/列出/看N(个|条|项|件), N(个|条|项|件) followed by 最/待办/任务/事.
     for i in 0..chars.len() {
-        let Some((n, len)) = chinese_or_digit_number(&chars[i..]) else { continue };
+        let Some((n, len)) = leading_number(&sentence[offsets[i]..]).filter(|(n, _)| (1..=100).contains(n)) else { continue };
         let before = if i > 0 { Some(chars[i - 1]) } else { None };
         let after = chars.get(i + len).copied();
         let measure = after.is_some_and(|c| matches!(c, '个' | '条' | '項' | '项' | '件' | '樁'));
@@ -84,53 +87,9 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
     None
 }
 
+/// A whole word that is a number from 1 to 100 ("3", "three", "twenty").
 fn english_number(word: &str) -> Option<u32> {
-    if let Ok(n) = word.parse::<u32>() {
-        return (1..=100).contains(&n).then_some(n);
-    }
-    let n = match word {
-        "one" => 1,
-        "two" => 2,
-        "three" => 3,
-        "four" => 4,
-        "five" => 5,
-        "six" => 6,
-        "seven" => 7,
-        "eight" => 8,
-        "nine" => 9,
-        "ten" => 10,
-        "twenty" => 20,
-        _ => return None,
-    };
-    Some(n)
-}
-
-/// A number at the start of `chars`: ASCII digits, or Chinese numerals up to 99; with its length.
-fn chinese_or_digit_number(chars: &[char]) -> Option<(u32, usize)> {
-    let digits: String = chars.iter().take_while(|c| c.is_ascii_digit()).collect();
-    if !digits.is_empty() {
-        return digits.parse().ok().filter(|n| (1..=100).contains(n)).map(|n| (n, digits.len()));
-    }
-    let value = |c: char| match c {
-        '一' => Some(1),
-        '两' | '二' | '兩' => Some(2),
-        '三' => Some(3),
-        '四' => Some(4),
-        '五' => Some(5),
-        '六' => Some(6),
-        '七' => Some(7),
-        '八' => Some(8),
-        '九' => Some(9),
-        _ => None,
-    };
-    match (chars.first().copied(), chars.get(1).copied(), chars.get(2).copied()) {
-        (Some('十'), Some(b), _) if value(b).is_some() => Some((10 + value(b)?, 2)),
-        (Some('十'), _, _) => Some((10, 1)),
-        (Some(a), Some('十'), Some(b)) if value(a).is_some() && value(b).is_some() => Some((value(a)? * 10 + value(b)?, 3)),
-        (Some(a), Some('十'), _) if value(a).is_some() => Some((value(a)? * 10, 2)),
-        (Some(a), _, _) => value(a).map(|n| (n, 1)),
-        _ => None,
-    }
+    leading_number(word).filter(|&(n, len)| len == word.chars().count() && (1..=100).contains(&n)).map(|(n, _)| n)
 }
 
 #[cfg(test)]

@@ -6,11 +6,7 @@
 use super::numerals::{ascii_int, is_zh_num_char, zh_int};
 use super::text::Text;
 use super::types::{Atom, Best, Clock, Conn, Glue, Tok, date_atom};
-use super::{digits, en, zh};
-
-fn is_han(c: char) -> bool {
-    ('\u{3400}'..='\u{9FFF}').contains(&c) || ('\u{F900}'..='\u{FAFF}').contains(&c)
-}
+use super::{digits, en, is_han, zh};
 
 fn punct(t: &Text, i: usize, best: &mut Best) {
     match t.at(i) {

@@ -269,3 +269,25 @@ pub fn unread_numbers(text: &str, matches: &[TimeMatch]) -> Vec<(usize, usize)> 
     }
     unread
 }
+
+/// Whether `c` is a Han character (a CJK ideograph).
+pub fn is_han(c: char) -> bool {
+    ('\u{3400}'..='\u{9FFF}').contains(&c) || ('\u{F900}'..='\u{FAFF}').contains(&c)
+}
+
+/// Whether a text is Chinese, for reading it and for answering in its language: it has a Han
+/// character.
+pub fn is_chinese(text: &str) -> bool {
+    text.chars().any(is_han)
+}
+
+/// The number written at the start of `text`, with its length in code points: digits (ASCII or
+/// full-width), Chinese numerals (三, 十二, 两, 一百零五) or English number words (three,
+/// twenty-five). The same reader the resolver uses for dates and times.
+pub fn leading_number(text: &str) -> Option<(u32, usize)> {
+    let t = text::Text::new(text);
+    if t.len() == 0 {
+        return None;
+    }
+    numerals::int_any(&t, 0).map(|(value, end, _)| (value, end)).or_else(|| numerals::en_number_word(&t, 0))
+}

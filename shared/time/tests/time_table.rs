@@ -464,3 +464,18 @@ fn numbers_next_to_a_date_that_the_resolver_cannot_read_are_reported() {
     assert!(unread("2027年1月1日").is_empty());
     assert_eq!(unread("买3个苹果"), ["3"], "every number no match covers; callers decide which matter");
 }
+
+#[test]
+fn the_public_reader_reads_numbers_and_chinese_like_the_resolver() {
+    use quickact_time::{is_chinese, leading_number};
+    assert_eq!(leading_number("3个"), Some((3, 1)));
+    assert_eq!(leading_number("１２条"), Some((12, 2)), "full-width digits");
+    assert_eq!(leading_number("十二个"), Some((12, 2)));
+    assert_eq!(leading_number("两个"), Some((2, 1)));
+    assert_eq!(leading_number("三五"), Some((3, 1)), "a second digit in a row is not part of the number");
+    assert_eq!(leading_number("twenty-five tasks"), Some((25, 11)));
+    assert_eq!(leading_number("three"), Some((3, 5)));
+    assert_eq!(leading_number("个"), None);
+    assert_eq!(leading_number(""), None);
+    assert!(is_chinese("明天 meeting") && !is_chinese("meeting tomorrow"));
+}

@@ -16,7 +16,7 @@ pub mod text;
 
 use chrono::Utc;
 use futures::future::BoxFuture;
-use quickact_time::TimeContext;
+use quickact_time::{TimeContext, is_chinese};
 use serde_json::json;
 
 use self::{
@@ -51,7 +51,7 @@ fn answer(request: &ChatRequest) -> Result<ModelReply, ProviderError> {
     // The run as data: the sentence, its moment, and what the tools answered (full results, not
     // the text written for a model).
     let run = &request.run;
-    let chinese = text::is_chinese(&run.sentence);
+    let chinese = is_chinese(&run.sentence);
     let (tool, arguments) = match read(&run.sentence, &run.time) {
         Reading::Understood(intent) => next_step(&intent, &run.answered, chinese),
         Reading::NotUnderstood(reason) => {

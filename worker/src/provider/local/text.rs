@@ -1,14 +1,5 @@
 //! Small text helpers for reading sentences.
 
-/// Whether the text is written (mostly) in Chinese: any CJK ideograph counts.
-pub fn is_chinese(text: &str) -> bool {
-    text.chars().any(is_cjk)
-}
-
-pub fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{4e00}'..='\u{9fff}' | '\u{3400}'..='\u{4dbf}' | '\u{f900}'..='\u{faff}')
-}
-
 /// Removes the code-point ranges `spans` (sorted, non-overlapping) from `text`, replacing each with
 /// a space so neighbouring words stay apart.
 pub fn remove_spans(text: &str, spans: &[(usize, usize)]) -> String {

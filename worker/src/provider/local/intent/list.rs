@@ -1,6 +1,6 @@
 //! Listings: "明天有什么安排", "前3个最紧急的任务", "what's on friday".
 
-use quickact_time::{TimeContext, find_all};
+use quickact_time::{TimeContext, find_all, leading_number};
 
 use super::{Intent, Listing, Reading, words::join_times};
 use crate::provider::local::text::find_any;
@@ -19,7 +19,7 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
         let starts = ["what's on", "whats on", "what is on", "what do i have", "what have i got", "what's happening", "what are my", "show", "list", "display", "any "];
         starts.iter().any(|w| lower.starts_with(w))
             || find_any(&lower, &["agenda", "my schedule", "do i have"]).is_some()
-            || find_any(&lower, &["top"]).is_some_and(|(at, _)| lower[at + 3..].trim_start().starts_with(|c: char| c.is_ascii_digit()) || ["one", "two", "three", "four", "five", "ten"].iter().any(|n| lower[at + 3..].trim_start().starts_with(n)))
+            || find_any(&lower, &["top"]).is_some_and(|(at, _)| leading_number(lower[at + 3..].trim_start()).is_some())
     };
     if !asks {
         return None;
@@ -52,6 +52,5 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
 }
 
 pub(super) fn starts_with_count(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next() == Some('前') && chars.next().is_some_and(|c| c.is_ascii_digit() || "一二两三四五六七八九十".contains(c))
+    text.strip_prefix('前').is_some_and(|rest| leading_number(rest).is_some())
 }

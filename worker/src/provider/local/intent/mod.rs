@@ -13,9 +13,9 @@ mod reschedule;
 mod target;
 mod words;
 
-use quickact_time::TimeContext;
+use quickact_time::{TimeContext, is_chinese};
 
-use super::text::{find_any, is_chinese};
+use super::text::find_any;
 
 /// What the sentence asks for.
 #[derive(Debug, Clone, PartialEq)]
