@@ -189,6 +189,23 @@ mod tests {
     }
 
     #[test]
+    fn answered_calls_carry_full_results_and_errors_in_order() {
+        // A result far over the model's cap: the model reads it cut, the run's data keeps it whole.
+        let long_title = "x".repeat(2 * MAX_TOOL_RESULT_BYTES);
+        let search = json!({ "items": [{ "id": "1", "title": long_title }], "model_view": { "count": 1 } });
+        let steps = vec![
+            step(0, StepKind::ModelTurn, "m", None, assistant_calling(&[("a", "search_items"), ("b", "update_item")]), true),
+            step(1, StepKind::ToolCall, "search_items", Some("a"), search.clone(), true),
+            step(2, StepKind::ToolCall, "update_item", Some("b"), Value::Null, false),
+        ];
+        let replay = Replay::from_steps(&steps);
+        assert_eq!(replay.answered.len(), 2);
+        assert_eq!((replay.answered[0].tool.as_str(), &replay.answered[0].result), ("search_items", &Ok(search)));
+        assert_eq!((replay.answered[1].tool.as_str(), &replay.answered[1].result), ("update_item", &Err("boom".to_owned())));
+        assert!(replay.messages[1]["content"].as_str().unwrap().len() <= MAX_TOOL_RESULT_BYTES + 20, "the model's copy is capped");
+    }
+
+    #[test]
     fn failed_model_requests_are_not_replayed_into_the_conversation() {
         let steps = vec![step(0, StepKind::ModelTurn, "m", None, Value::Null, false)];
         let replay = Replay::from_steps(&steps);
