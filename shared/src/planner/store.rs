@@ -32,6 +32,32 @@ macro_rules! query_items {
     };
 }
 
+/// [`query_items!`] for a statement that writes every field of an item: `$1` and `$2` are `$a` and
+/// `$b`, `$3`..`$13` and `$15` the [`ItemFields`], `$14` the task that writes.
+macro_rules! write_item {
+    ($sql:literal, $a:expr, $b:expr, $fields:expr, $task_id:expr) => {
+        query_items!(
+            $sql,
+            "",
+            $a,
+            $b,
+            $fields.kind.as_str(),
+            $fields.title,
+            $fields.description,
+            $fields.date,
+            $fields.start_time,
+            $fields.end_time,
+            $fields.segment.map(|s| s.as_str()),
+            $fields.priority,
+            $fields.item_group,
+            $fields.status.as_str(),
+            $fields.recurrence,
+            $task_id,
+            $fields.time_zone,
+        )
+    };
+}
+
 /// Serialises changes to one user's items until the transaction ends: every writer takes this lock
 /// first, then reads what it changes. Without it two concurrent writers both read the old item and
 /// the second write loses the first (a lost update), or both find a time slot free and both take it
@@ -59,28 +85,16 @@ pub async fn insert_item(
     fields: &ItemFields,
     task_id: Option<Uuid>,
 ) -> Result<ItemRecord, sqlx::Error> {
-    query_items!(
+    write_item!(
         r#"INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
                               item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
                    CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14)
            RETURNING"#,
-        "",
         Uuid::now_v7(),
         user_id,
-        fields.kind.as_str(),
-        fields.title,
-        fields.description,
-        fields.date,
-        fields.start_time,
-        fields.end_time,
-        fields.segment.map(|s| s.as_str()),
-        fields.priority,
-        fields.item_group,
-        fields.status.as_str(),
-        fields.recurrence,
-        task_id,
-        fields.time_zone,
+        fields,
+        task_id
     )
     .fetch_one(db)
     .await
@@ -107,29 +121,17 @@ pub async fn update_item(
     fields: &ItemFields,
     task_id: Option<Uuid>,
 ) -> Result<Option<ItemRecord>, sqlx::Error> {
-    query_items!(
+    write_item!(
         r#"UPDATE items SET kind = $3, title = $4, description = $5, date = $6, start_time = $7, end_time = $8,
                   segment = $9, priority = $10, item_group = $11, status = $12,
                   completed_at = CASE WHEN $12 = 'completed' THEN coalesce(completed_at, now()) END,
                   recurrence = $13, time_zone = $15, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
            RETURNING"#,
-        "",
         id,
         user_id,
-        fields.kind.as_str(),
-        fields.title,
-        fields.description,
-        fields.date,
-        fields.start_time,
-        fields.end_time,
-        fields.segment.map(|s| s.as_str()),
-        fields.priority,
-        fields.item_group,
-        fields.status.as_str(),
-        fields.recurrence,
-        task_id,
-        fields.time_zone,
+        fields,
+        task_id
     )
     .fetch_optional(db)
     .await

@@ -52,44 +52,9 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
         if !alnum && !is_han(c) {
             punct(t, i, &mut best);
         }
-        if let Some(a) = best.atom {
-            toks.push(Tok {
-                s: i,
-                e: best.end,
-                a,
-            });
-            i = best.end;
-            last_end = i;
-            continue;
-        }
-        // a number nothing claimed: keep it as a bare number for now
-        if c.is_ascii_digit()
-            && !t.before(i).is_ascii_alphanumeric()
-            && let Some((v, e, _)) = ascii_int(t, i)
-            && !t.at(e).is_ascii_alphabetic()
-            && t.at(e) != '.'
-            && v <= 31
-        {
-            toks.push(Tok {
-                s: i,
-                e,
-                a: Atom::Bare(v),
-            });
-            i = e;
-            last_end = i;
-            continue;
-        }
-        if is_zh_num_char(c)
-            && (last_end == i || !is_zh_num_char(t.before(i)))
-            && let Some((v, e)) = zh_int(t, i)
-            && matches!(t.at(e), '到' | '至' | '-' | '~')
-            && v <= 31
-        {
-            toks.push(Tok {
-                s: i,
-                e,
-                a: Atom::Bare(v),
-            });
+        let found = best.atom.map(|a| (best.end, a)).or_else(|| bare_number(t, i, c, last_end));
+        if let Some((e, a)) = found {
+            toks.push(Tok { s: i, e, a });
             i = e;
             last_end = i;
             continue;
@@ -107,6 +72,29 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
     }
     classify_bare(t, &mut toks);
     toks
+}
+
+/// A number nothing claimed at `i`, kept as [`Atom::Bare`] for [`classify_bare`] to decide: ASCII
+/// digits standing alone, or Chinese numerals right before a range connector (十到十二).
+fn bare_number(t: &Text, i: usize, c: char, last_end: usize) -> Option<(usize, Atom)> {
+    if c.is_ascii_digit()
+        && !t.before(i).is_ascii_alphanumeric()
+        && let Some((v, e, _)) = ascii_int(t, i)
+        && !t.at(e).is_ascii_alphabetic()
+        && t.at(e) != '.'
+        && v <= 31
+    {
+        return Some((e, Atom::Bare(v)));
+    }
+    if is_zh_num_char(c)
+        && (last_end == i || !is_zh_num_char(t.before(i)))
+        && let Some((v, e)) = zh_int(t, i)
+        && matches!(t.at(e), '到' | '至' | '-' | '~')
+        && v <= 31
+    {
+        return Some((e, Atom::Bare(v)));
+    }
+    None
 }
 
 #[inline]
