@@ -244,6 +244,28 @@ impl TestApp {
         answer.body
     }
 
+    /// The caller's items (`GET /api/items`).
+    pub async fn items(&self, key: &str) -> Vec<Value> {
+        let answer = self.call(key, Method::GET, "/api/items", None).await;
+        assert_eq!(answer.status, StatusCode::OK, "GET /api/items: {}", answer.body);
+        answer.body["items"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Starts a long-poll (`?wait=true&timeout=60`) in the background and returns once the server
+    /// has read the task for it, so the waiter is surely waiting there. The handle yields its status,
+    /// body and how long it waited.
+    pub async fn long_poll_in_server(&self, key: &str, task_id: &str) -> JoinHandle<(StatusCode, Value, Duration)> {
+        let held = self.hold_task_reads().await;
+        let request = self.client.get(format!("{}/api/quick-action/{task_id}?wait=true&timeout=60", self.base_url)).bearer_auth(key);
+        let waiter = tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let response = request.send().await.expect("the API answers");
+            (response.status(), response.json::<Value>().await.expect("a JSON body"), started.elapsed())
+        });
+        held.release_after_a_read(Duration::from_secs(20)).await;
+        waiter
+    }
+
     /// Starts another API process of this deployment (same database, its own port and listener);
     /// it serves until `stop` is cancelled. Returns its base URL.
     pub async fn start_another_api(&self, stop: CancellationToken) -> String {
@@ -297,4 +319,14 @@ fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("TEST_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
+}
+
+/// The journal's calls of tool `name` in a task's JSON, in order.
+pub fn tool_steps<'a>(task: &'a Value, name: &str) -> Vec<&'a Value> {
+    task["steps"].as_array().expect("a task with its steps").iter().filter(|s| s["kind"] == "tool_call" && s["name"] == name).collect()
+}
+
+/// The first call of tool `name` in a task's journal.
+pub fn tool_step<'a>(task: &'a Value, name: &str) -> &'a Value {
+    tool_steps(task, name).into_iter().next().unwrap_or_else(|| panic!("no {name} call in {task:#}"))
 }

@@ -331,21 +331,11 @@ async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
     let id = app.submit_id(&key, "nobody will run this").await;
-    // The shutdown begins only once the waiter has read its task, so it is surely in the server.
-    let held = app.hold_task_reads().await;
-    let waiter = {
-        let client = app.client.clone();
-        let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
-        let key = key.clone();
-        tokio::spawn(async move {
-            let response = client.get(url).bearer_auth(key).send().await.unwrap();
-            (response.status(), response.json::<Value>().await.unwrap())
-        })
-    };
-    held.release_after_a_read(std::time::Duration::from_secs(20)).await;
+    // The shutdown begins only once the waiter is surely in the server.
+    let waiter = app.long_poll_in_server(&key, &id).await;
     let started = std::time::Instant::now();
     app.shutdown().await;
-    let (status, task) = waiter.await.unwrap();
+    let (status, task, _) = waiter.await.unwrap();
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "shutdown waited {:?}", started.elapsed());
     assert_eq!(status, StatusCode::OK);
     assert_eq!(task["status"], "pending");

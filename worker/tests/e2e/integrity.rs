@@ -6,7 +6,7 @@
 //! are held, both writers get as far as they can, and only once both are blocked in Postgres are
 //! they let go together.
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result, wait_until};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result, tool_step, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -47,12 +47,12 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
     gate.release().await;
 
     let verdicts = [app.wait_final(&key, &first, 30).await, app.wait_final(&key, &second, 30).await];
-    let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().clone();
+    let items = app.items(&key).await;
     assert_eq!(items.len(), 1, "exactly one of two overlapping events is written: {items:#?}");
     let outcomes: Vec<&str> = verdicts.iter().map(|v| v["status"].as_str().unwrap()).collect();
     assert!(outcomes.contains(&"success") && outcomes.contains(&"failed"), "{outcomes:?}: {verdicts:#?}");
     let refused = verdicts.iter().find(|v| v["status"] == "failed").unwrap();
-    let create = refused["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    let create = tool_step(&refused, "create_item");
     assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
     app.shutdown().await;
 }
@@ -106,7 +106,7 @@ async fn a_shift_out_of_range_is_refused_at_the_first_attempt() {
     let task: Value = app.wait_final(&key, &task, 30).await;
 
     assert_eq!((task["status"].as_str(), task["attempts"].as_i64()), (Some("failed"), Some(1)), "{task:#}");
-    let update = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "update_item").unwrap();
+    let update = tool_step(&task, "update_item");
     assert_eq!(update["ok"], false);
     assert!(update["error"].as_str().unwrap().contains("out of range"), "{update:#}");
     let after = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
@@ -131,7 +131,7 @@ async fn a_search_for_part_of_a_day_finds_only_items_in_that_part() {
     );
     let task = submit(&app, &key, sentence).await;
     let task = app.wait_final(&key, &task, 30).await;
-    let search = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "search_items").unwrap();
+    let search = tool_step(&task, "search_items");
     let titles: Vec<&str> = search["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["复盘"], "{search:#}");
     app.shutdown().await;
@@ -184,7 +184,7 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
     app.fake.script(listing, vec![Reply::tool("search_items", json!({ "date": "下周一" })), Reply::finish("action_completed", "下周一：周会")]);
     let task = submit(&app, &key, listing).await;
     let task = app.wait_final(&key, &task, 30).await;
-    let search = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "search_items").unwrap();
+    let search = tool_step(&task, "search_items");
     let found = &search["result"]["items"];
     assert_eq!((found[0]["title"].as_str(), found[0]["occurrence"].as_str()), (Some("周会"), Some("2026-02-09")), "{search:#}");
 
@@ -198,10 +198,10 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
     );
     let task = submit(&app, &key, booking).await;
     let task = app.wait_final(&key, &task, 30).await;
-    let create = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    let create = tool_step(&task, "create_item");
     assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
     assert_eq!(create["result"]["conflicts"][0]["occurrence"], "2026-02-09");
-    let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().len();
+    let items = app.items(&key).await.len();
     assert_eq!(items, 1, "the interview was not written over the meeting");
 
     let window = app.call(&key, Method::GET, "/api/items?date_from=2026-02-16&date_to=2026-02-22", None).await.body;
@@ -233,7 +233,7 @@ async fn a_user_cannot_have_more_items_than_the_quota() {
     );
     let task = submit(&app, &key, sentence).await;
     let task = app.wait_final(&key, &task, 30).await;
-    let step = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    let step = tool_step(&task, "create_item");
     assert_eq!(step["ok"], false);
     assert!(step["error"].as_str().unwrap().contains("limit of 2 items"), "{step:#}");
 
@@ -490,7 +490,7 @@ async fn an_item_titled_like_an_instruction_reaches_the_model_only_as_data() {
             assert!(!content.contains(injected), "{} message carries the title outside data: {content}", message["role"]);
         }
     }
-    let items = app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().len();
+    let items = app.items(&key).await.len();
     assert_eq!(items, 2, "nothing else happened");
     app.shutdown().await;
 }
@@ -524,9 +524,9 @@ async fn a_model_passing_only_the_readable_part_of_a_date_is_refused() {
     );
     let id = submit(&app, &key, sentence).await;
     let task = app.wait_final(&key, &id, 20).await;
-    let create = task["steps"].as_array().unwrap().iter().find(|s| s["name"] == "create_item").unwrap();
+    let create = tool_step(&task, "create_item");
     assert_eq!(create["ok"], false);
     assert!(create["error"].as_str().unwrap().contains("13月"), "{create:#}");
-    assert!(app.call(&key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().is_empty());
+    assert!(app.items(&key).await.is_empty());
     app.shutdown().await;
 }

@@ -646,7 +646,7 @@ async fn run_case(app: &TestApp, category: &str, n: usize, case: &Case) -> Optio
         }
         seeded.push(answer.body);
     }
-    let before = items(app, &key).await;
+    let before = app.items(&key).await;
 
     let body = json!({ "text": case.text, "now": case.now, "tz": TZ, "wait": true, "timeout": 60 });
     let answer = app.call(&key, Method::POST, "/api/quick-action", Some(body)).await;
@@ -659,7 +659,7 @@ async fn run_case(app: &TestApp, category: &str, n: usize, case: &Case) -> Optio
         return Some(report(category, n, case, &problems, &Value::Null, &before));
     };
     let task = app.call(&key, Method::GET, &format!("/api/quick-action/{task_id}?wait=true&timeout=60"), None).await.body;
-    let after = items(app, &key).await;
+    let after = app.items(&key).await;
 
     check_accounting(&task, &mut problems);
     check_expectation(app, &key, case, &seeded, &before, &after, &task, &mut problems).await;
@@ -667,11 +667,6 @@ async fn run_case(app: &TestApp, category: &str, n: usize, case: &Case) -> Optio
     if problems.is_empty() { None } else { Some(report(category, n, case, &problems, &task, &after)) }
 }
 
-async fn items(app: &TestApp, key: &str) -> Vec<Value> {
-    let answer = app.call(key, Method::GET, "/api/items", None).await;
-    assert_eq!(answer.status, StatusCode::OK, "GET /api/items: {}", answer.body);
-    answer.body["items"].as_array().cloned().unwrap_or_default()
-}
 
 /// A local run names the local model and costs nothing.
 fn check_accounting(task: &Value, problems: &mut Vec<String>) {

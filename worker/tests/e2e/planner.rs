@@ -2,7 +2,7 @@
 //! items; the rules (clarification only between candidates, passed times, conflicts, locked counts,
 //! tool scope) hold in code whatever the model does.
 
-use quickact_testkit::{Reply, TestApp, last_tool_result};
+use quickact_testkit::{Reply, TestApp, last_tool_result, tool_step, tool_steps};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -25,13 +25,7 @@ async fn create_item(app: &TestApp, key: &str, item: Value) -> Value {
     answer.body
 }
 
-async fn items(app: &TestApp, key: &str) -> Vec<Value> {
-    app.call(key, Method::GET, "/api/items", None).await.body["items"].as_array().unwrap().clone()
-}
 
-fn tool_steps<'a>(task: &'a Value, name: &str) -> Vec<&'a Value> {
-    task["steps"].as_array().unwrap().iter().filter(|s| s["kind"] == "tool_call" && s["name"] == name).collect()
-}
 
 /// A reply that calls `tool` on the first item the last search returned.
 fn act_on_first_found(tool: &'static str, extra: Value) -> Reply {
@@ -57,7 +51,7 @@ async fn a_scripted_model_creates_an_event_from_a_range() {
     );
     let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let stored = items(&app, &key).await;
+    let stored = app.items(&key).await;
     assert_eq!(stored.len(), 1);
     let item = &stored[0];
     assert_eq!((item["kind"].as_str(), item["title"].as_str(), item["date"].as_str()), (Some("event"), Some("开会"), Some("2026-02-08")));
@@ -85,7 +79,7 @@ async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
     );
     let task = act(&app, &key, "明天下午3点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let item = &items(&app, &key).await[0];
+    let item = &app.items(&key).await[0];
     assert_eq!((item["start_time"].as_str(), item["end_time"].as_str()), (Some("15:00"), Some("16:00")));
     assert_eq!(item["kind"], "event", "a timed item without a kind is an event");
     app.shutdown().await;
@@ -149,7 +143,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
     assert_eq!(task["status"], "success", "{task:#}");
     let gone = app.call(&key, Method::GET, &format!("/api/items/{}", gym["id"].as_str().unwrap()), None).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
-    let titles: Vec<String> = items(&app, &key).await.iter().map(|i| i["title"].as_str().unwrap().to_owned()).collect();
+    let titles: Vec<String> = app.items(&key).await.iter().map(|i| i["title"].as_str().unwrap().to_owned()).collect();
     assert_eq!(titles, vec!["项目会议", "报告提交"], "the deleted item is never listed");
     app.shutdown().await;
 }
@@ -253,7 +247,7 @@ async fn several_indistinguishable_candidates_give_a_clarification_with_options(
     let options: Vec<&str> = task["result"]["options"].as_array().unwrap().iter().map(|o| o["title"].as_str().unwrap()).collect();
     assert_eq!(options, vec!["客户会议", "部门会议"]);
     assert_eq!(task["result"]["suggestion"], "说明是哪天的会议");
-    assert_eq!(items(&app, &key).await.len(), 2, "nothing was deleted");
+    assert_eq!(app.items(&key).await.len(), 2, "nothing was deleted");
     app.shutdown().await;
 }
 
@@ -277,9 +271,9 @@ async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "need_clarification");
     assert!(task["result"]["suggestion"].as_str().unwrap().contains("明天"), "{task:#}");
-    let step = &tool_steps(&task, "create_item")[0]["result"];
+    let step = &tool_step(&task, "create_item")["result"];
     assert_eq!(step["next_occurrence"]["date"], "2026-02-08");
-    assert!(items(&app, &key).await.is_empty());
+    assert!(app.items(&key).await.is_empty());
     app.shutdown().await;
 }
 
@@ -298,9 +292,9 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
     let task = act(&app, &key, "明天下午3点半开会", NOW).await;
     assert_eq!(task["result"]["type"], "need_clarification", "{task:#}");
     assert_eq!(task["result"]["options"][0]["id"], existing["id"], "the conflicting item is listed");
-    let outcome = &tool_steps(&task, "create_item")[0]["result"];
+    let outcome = &tool_step(&task, "create_item")["result"];
     assert_eq!(outcome["outcome"], "conflict");
-    assert_eq!(items(&app, &key).await.len(), 1);
+    assert_eq!(app.items(&key).await.len(), 1);
 
     // Back-to-back is not a conflict; an explicit "anyway" writes the overlap.
     app.fake.script(
@@ -316,7 +310,7 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
         ],
     );
     assert_eq!(act(&app, &key, "明天下午3点半打电话，冲突也要加", NOW).await["status"], "success");
-    assert_eq!(items(&app, &key).await.len(), 3);
+    assert_eq!(app.items(&key).await.len(), 3);
     app.shutdown().await;
 }
 
@@ -337,10 +331,10 @@ async fn tools_only_see_the_task_owners_items() {
         ],
     );
     let task = act(&app, &alice, "steal bob's secret", NOW).await;
-    let search = &tool_steps(&task, "search_items")[0]["result"];
+    let search = &tool_step(&task, "search_items")["result"];
     assert_eq!(search["count"], 0, "{search}");
     for name in ["delete_item", "update_item"] {
-        let step = tool_steps(&task, name)[0];
+        let step = tool_step(&task, name);
         assert_eq!(step["ok"], false);
         assert!(step["error"].as_str().unwrap().contains("no item with id"), "{step}");
     }
@@ -379,7 +373,7 @@ async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path()
     assert_eq!(task["result"]["message"], "已创建：2026-02-08 15:00-16:00 开会");
     assert_eq!(task["tokens_used"]["total"], 0);
     assert!(app.fake.requests().is_empty(), "the model was not asked");
-    let item = &items(&app, &key).await[0];
+    let item = &app.items(&key).await[0];
     assert_eq!((item["title"].as_str(), item["start_time"].as_str()), (Some("开会"), Some("15:00")));
 
     // What the rules cannot read goes to the model.
@@ -411,7 +405,7 @@ async fn a_search_without_exact_words_falls_back_to_shared_characters() {
     // "会议" is not in "开会", but most of its characters are: the relaxed search finds it.
     let task = act(&app, &key, "把明天的会议改到晚上8点", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let search = &tool_steps(&task, "search_items")[0]["result"];
+    let search = &tool_step(&task, "search_items")["result"];
     assert_eq!(search["filters"]["relaxed"], true);
     let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
     assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:00"), Some("21:00")));

@@ -231,19 +231,8 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let id = app.submit_id(&key, "restart test").await;
     wait_for_status(&app, &key, &id, "processing").await;
 
-    // The database goes down only once the waiter has read its task, so surely while the client waits.
-    let held = app.hold_task_reads().await;
-    let waiter = {
-        let client = app.client.clone();
-        let url = format!("{}/api/quick-action/{id}?wait=true&timeout=60", app.base_url);
-        let key = key.clone();
-        tokio::spawn(async move {
-            let started = Instant::now();
-            let response = client.get(url).bearer_auth(key).send().await.unwrap();
-            (response.status(), response.json::<serde_json::Value>().await.unwrap(), started.elapsed())
-        })
-    };
-    held.release_after_a_read(Duration::from_secs(20)).await;
+    // The database goes down only once the waiter is surely in the server.
+    let waiter = app.long_poll_in_server(&key, &id).await;
     cluster.stop().unwrap();
     // While the database is down, requests get a clear 503 (and readiness says so).
     let down = app.call(&key, Method::GET, "/api/quick-action", None).await;
