@@ -5,7 +5,10 @@ use axum::{
     extract::{FromRequest, FromRequestParts, OptionalFromRequest, Query, Request, rejection::JsonRejection, rejection::QueryRejection},
     http::{HeaderMap, StatusCode, request::Parts},
 };
-use quickact_shared::{domain::user::User, store::users};
+use quickact_shared::{
+    domain::user::{User, hash_api_key},
+    store::users,
+};
 use serde::de::DeserializeOwned;
 
 use crate::{error::ApiError, state::AppState};
@@ -71,7 +74,13 @@ impl FromRequestParts<AppState> for Caller {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let key = bearer_key(&parts.headers).ok_or(ApiError::Unauthorized)?;
-        let user = users::find_user_by_api_key(&state.pool, key).await?.ok_or(ApiError::Unauthorized)?;
+        let hash = hash_api_key(key);
+        if let Some(user) = state.notifications.cached_user(&hash) {
+            return Ok(Caller(user));
+        }
+        let seen = state.notifications.credentials().generation();
+        let user = users::find_user_by_key_hash(&state.pool, &hash).await?.ok_or(ApiError::Unauthorized)?;
+        state.notifications.credentials().insert(seen, hash, user.clone());
         Ok(Caller(user))
     }
 }

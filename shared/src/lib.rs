@@ -16,6 +16,7 @@
 //! (`shared/time/`).
 
 pub mod config;
+pub mod credentials;
 pub mod db;
 pub mod domain;
 pub mod planner;

@@ -7,6 +7,9 @@
 //!
 //! Notifications sent while the listening connection is down are lost, so after every (re)connect
 //! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
+//!
+//! The same connection hears credential changes and keeps the process's [`CredentialCache`] true
+//! (see [`crate::credentials`]).
 
 use std::{
     collections::HashMap,
@@ -22,6 +25,11 @@ use sqlx::{PgExecutor, PgPool, postgres::PgListener};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
+
+use crate::{
+    credentials::{CREDENTIAL_EVENTS_CHANNEL, CredentialCache},
+    domain::user::User,
+};
 
 /// Channel carrying the id of a task whose row changed.
 pub const TASK_EVENTS_CHANNEL: &str = "quickact_task_events";
@@ -48,6 +56,7 @@ struct Inner {
     /// New-job wakeups: the `job_type` of each inserted job, and `None` after a reconnect.
     jobs: broadcast::Sender<Option<String>>,
     connected: AtomicBool,
+    credentials: CredentialCache,
 }
 
 impl Notifications {
@@ -58,6 +67,7 @@ impl Notifications {
             epoch: watch::Sender::new(0),
             jobs: broadcast::Sender::new(1024),
             connected: AtomicBool::new(false),
+            credentials: CredentialCache::default(),
         });
         tokio::spawn(listen_until_stopped(pool, inner.clone(), stop));
         Notifications { inner }
@@ -79,6 +89,21 @@ impl Notifications {
             }
         };
         tokio::time::timeout(timeout, connected).await.is_ok()
+    }
+
+    /// The user of a key hash from the credential cache: only while the listener is connected, so
+    /// a change is never missed while an entry is used.
+    pub fn cached_user(&self, key_hash: &[u8]) -> Option<User> {
+        if !self.is_connected() {
+            return None;
+        }
+        self.inner.credentials.get(key_hash)
+    }
+
+    /// The process's credential cache (to fill it after a lookup, or drop a user's entries after a
+    /// change this process made).
+    pub fn credentials(&self) -> &CredentialCache {
+        &self.inner.credentials
     }
 
     /// Registers interest in task `id`. Subscribe BEFORE reading the task's state, so a change that
@@ -139,7 +164,7 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
     while !stop.is_cancelled() {
         let listener = async {
             let mut listener = PgListener::connect_with(&pool).await?;
-            listener.listen_all([TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL]).await?;
+            listener.listen_all([TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL, CREDENTIAL_EVENTS_CHANNEL]).await?;
             Ok::<_, sqlx::Error>(listener)
         };
         let mut listener = tokio::select! {
@@ -155,6 +180,8 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
             },
         };
         delay = Duration::from_millis(100);
+        // Credential changes made while we were away went unheard: forget every cached key first.
+        inner.credentials.clear();
         inner.connected.store(true, Ordering::Relaxed);
         inner.epoch.send_modify(|e| *e += 1);
         let _ = inner.jobs.send(None);
@@ -184,6 +211,11 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
         let Ok(id) = payload.parse::<Uuid>() else { return };
         if let Some(sender) = inner.tasks.lock().expect("task map lock").get(&id) {
             sender.send_modify(|n| *n += 1);
+        }
+    } else if channel == CREDENTIAL_EVENTS_CHANNEL {
+        match payload.parse::<Uuid>() {
+            Ok(user_id) => inner.credentials.invalidate_user(user_id),
+            Err(_) => inner.credentials.clear(),
         }
     } else if channel == JOB_INSERT_CHANNEL {
         #[derive(serde::Deserialize)]

@@ -125,6 +125,7 @@ pub async fn list_user_keys(State(state): State<AppState>, Admin(_): Admin, Path
 pub async fn revoke_key(State(state): State<AppState>, Admin(admin): Admin, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     let key = users::revoke_api_key(&state.pool, id, None).await?.ok_or(ApiError::NotFound("no such key"))?;
+    state.notifications.credentials().invalidate_user(key.user_id);
     tracing::info!(key_id = %id, user_id = %key.user_id, revoked_by = %admin.id, "API key revoked by an admin");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -67,6 +67,10 @@ pub async fn create(
         }
     }
     tx.commit().await?;
+    if revoked.is_some() {
+        // Other processes hear it from the trigger; this one answers the next request right.
+        state.notifications.credentials().invalidate_user(user.id);
+    }
     tracing::info!(user_id = %user.id, key_id = %key.id, rotated = revoked.is_some(), "API key created");
     let mut body = json!({ "key": key, "api_key": secret });
     if let Some(revoked) = revoked {
@@ -80,6 +84,7 @@ pub async fn create(
 pub async fn revoke(State(state): State<AppState>, Caller(user): Caller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     users::revoke_api_key(&state.pool, id, Some(user.id)).await?.ok_or(ApiError::NotFound("no such key"))?;
+    state.notifications.credentials().invalidate_user(user.id);
     tracing::info!(user_id = %user.id, key_id = %id, "API key revoked");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -83,12 +83,17 @@ pub async fn revoke_api_key(db: impl PgExecutor<'_>, id: Uuid, user_id: Option<U
 
 /// The user holding `key`, if the key exists and is not revoked.
 pub async fn find_user_by_api_key(db: impl PgExecutor<'_>, key: &str) -> Result<Option<User>, sqlx::Error> {
+    find_user_by_key_hash(db, &hash_api_key(key)).await
+}
+
+/// The user holding the key of this hash ([`hash_api_key`]), if it exists and is not revoked.
+pub async fn find_user_by_key_hash(db: impl PgExecutor<'_>, hash: &[u8]) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as!(
         User,
         r#"SELECT u.id, u.name, u.is_admin, u.time_zone, u.model, u.created_at
            FROM api_keys k JOIN users u ON u.id = k.user_id
            WHERE k.key_hash = $1 AND k.revoked_at IS NULL"#,
-        hash_api_key(key),
+        hash,
     )
     .fetch_optional(db)
     .await

@@ -1,0 +1,129 @@
+//! The API keys a process has seen lately, so a request is authenticated without a query.
+//!
+//! Correctness rests on three rules:
+//! - **Every change is heard.** A trigger on `api_keys` and `users` (migration
+//!   `20261123100000_credential_events`) notifies [`CREDENTIAL_EVENTS_CHANNEL`] with the user's id
+//!   on every update or delete, whoever writes it; the process's listener ([`crate::notify`]) drops
+//!   that user's entries. A process that makes a change drops them itself too, before it answers.
+//! - **Nothing is served while changes could be missed.** Entries are used only while the
+//!   listener is connected, and all of them are dropped when it (re)connects.
+//! - **A read never outlives a change it raced with.** A lookup notes the cache's generation
+//!   before it queries; every invalidation bumps it; the answer is kept only if the generation did
+//!   not move, so a key read just before its revocation committed cannot be cached after the
+//!   notification was handled.
+//!
+//! Entries also expire after [`ENTRY_TTL`], and the map is emptied when it reaches [`MAX_ENTRIES`]:
+//! the cache saves queries for the keys in use, it is never the place a key's validity is decided.
+//! Unknown keys are not cached (a new key works at once).
+
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use uuid::Uuid;
+
+use crate::domain::user::User;
+
+/// Channel the credential trigger notifies on (payload: the user's id).
+pub const CREDENTIAL_EVENTS_CHANNEL: &str = "quickact_credential_events";
+/// How long an entry is used before the key is looked up again.
+pub const ENTRY_TTL: Duration = Duration::from_secs(60);
+/// Entries kept at most; the map is emptied when full (a burst of distinct keys costs queries, not memory).
+pub const MAX_ENTRIES: usize = 10_000;
+
+/// A key's hash -> the user it authenticates, for the keys seen lately.
+#[derive(Default)]
+pub struct CredentialCache {
+    inner: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    generation: u64,
+    by_hash: HashMap<Vec<u8>, (User, Instant)>,
+}
+
+/// What a lookup noted before it queried; hand it back to [`CredentialCache::insert`].
+#[derive(Debug, Clone, Copy)]
+pub struct Generation(u64);
+
+impl CredentialCache {
+    /// The user for a key hash, if cached and fresh.
+    pub fn get(&self, hash: &[u8]) -> Option<User> {
+        let entries = self.inner.lock().expect("credential cache lock");
+        entries.by_hash.get(hash).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
+    }
+
+    /// Note this before querying the database for a key.
+    pub fn generation(&self) -> Generation {
+        Generation(self.inner.lock().expect("credential cache lock").generation)
+    }
+
+    /// Keeps what a query found, unless something was invalidated since `seen` was noted.
+    pub fn insert(&self, seen: Generation, hash: Vec<u8>, user: User) {
+        let mut entries = self.inner.lock().expect("credential cache lock");
+        if entries.generation != seen.0 {
+            return;
+        }
+        if entries.by_hash.len() >= MAX_ENTRIES {
+            entries.by_hash.clear();
+        }
+        entries.by_hash.insert(hash, (user, Instant::now()));
+    }
+
+    /// Drops every entry of `user_id` (a key or the user changed).
+    pub fn invalidate_user(&self, user_id: Uuid) {
+        let mut entries = self.inner.lock().expect("credential cache lock");
+        entries.generation += 1;
+        entries.by_hash.retain(|_, (user, _)| user.id != user_id);
+    }
+
+    /// Drops everything (the listener reconnected: changes may have been missed).
+    pub fn clear(&self) {
+        let mut entries = self.inner.lock().expect("credential cache lock");
+        entries.generation += 1;
+        entries.by_hash.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+
+    use super::*;
+
+    fn user() -> User {
+        User { id: Uuid::now_v7(), name: "alice".into(), is_admin: false, time_zone: "UTC".into(), model: None, created_at: Utc::now() }
+    }
+
+    #[test]
+    fn a_read_that_raced_with_an_invalidation_is_not_kept() {
+        let cache = CredentialCache::default();
+        let alice = user();
+        let before = cache.generation();
+        cache.invalidate_user(alice.id);
+        cache.insert(before, b"k".to_vec(), alice.clone());
+        assert!(cache.get(b"k").is_none(), "read before the revocation was handled, kept after it");
+
+        let now = cache.generation();
+        cache.insert(now, b"k".to_vec(), alice.clone());
+        assert_eq!(cache.get(b"k").map(|u| u.id), Some(alice.id));
+    }
+
+    #[test]
+    fn invalidation_drops_only_that_users_keys_and_clear_drops_all() {
+        let cache = CredentialCache::default();
+        let (alice, bob) = (user(), user());
+        let seen = cache.generation();
+        cache.insert(seen, b"a1".to_vec(), alice.clone());
+        cache.insert(seen, b"a2".to_vec(), alice.clone());
+        cache.insert(seen, b"b1".to_vec(), bob.clone());
+        cache.invalidate_user(alice.id);
+        assert!(cache.get(b"a1").is_none() && cache.get(b"a2").is_none());
+        assert_eq!(cache.get(b"b1").map(|u| u.id), Some(bob.id));
+        cache.clear();
+        assert!(cache.get(b"b1").is_none());
+    }
+}
