@@ -1,105 +1,620 @@
-//! The benchmark harness, run on demand (never as part of the tests):
+//! The benchmark scenarios that need a program of their own, run on demand (never as part of the
+//! tests); `scripts/bench.sh` runs them, with pgbench, `riverqueue bench` and wrk, on one durable
+//! cluster and prints the table. Each scenario runs against the database `DATABASE_URL` names
+//! (migrated; `pg_stat_statements` preloaded), starts the release `quickact-api` and
+//! `quickact-worker` binaries as real processes, prints its progress on stderr and one JSON line on
+//! stdout:
 //!
 //! ```sh
-//! SQLX_OFFLINE=true cargo run --release -p quickact-testkit --bin quickact-bench -- [rounds]
+//! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15]
+//! quickact-bench latency [--samples 500]
+//! quickact-bench slow    [--concurrency 4,64,512,1024] [--delay-ms 1000] [--warmup 5] [--window 20]
+//! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
-//! It starts the API and one worker in process on a fresh database (DATABASE_URL's server, or a
-//! throwaway cluster), with a fake model that answers `finish` instantly, and measures:
-//! - **latency**: POST a sentence, then long-poll `GET ?wait=true`; the time from the POST to the
-//!   verdict in the client's hands, sequentially, so it is pure pipeline latency;
-//! - **throughput**: tasks queued while no worker runs, then one worker process (default
-//!   concurrency) drains them; tasks per second from the worker's start to the last verdict.
-//!
-//! Each is repeated `rounds` times (default 5) and the median round is reported.
+//! - **burst**: N tasks POSTed (64 clients, no worker running), N long-polls held (API RSS and
+//!   statements per second while they wait), then one worker process (local provider, no model key)
+//!   drains them while every waiter hears its verdict: tasks per second, the count of final statuses,
+//!   and the database work per task over the whole burst (statements from pg_stat_statements,
+//!   commits from pg_stat_database, WAL bytes from the WAL position), the processes stopped before
+//!   the counters are read so every backend has flushed its statistics.
+//! - **latency**: a fake model that answers at once (a search and `finish` in one turn), one worker
+//!   process; one client POSTs a sentence and long-polls `GET ?wait=true` for its verdict, one task
+//!   after another: p50 and p99 of POST-to-verdict.
+//! - **slow**: a fake model that answers after `--delay-ms`, two turns per task (a `search_items`
+//!   call, then `finish`), one worker process per concurrency value; clients keep submitting
+//!   (`"wait": true`, each a new task as soon as its last one ended, 1.5 x concurrency + 32 of
+//!   them, so the queue never runs dry) and the verdicts that arrive in a window after a warm-up
+//!   give the sustained tasks per second.
 
-use std::time::{Duration, Instant};
+use std::{
+    collections::{BTreeMap, HashMap},
+    process::Stdio,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions};
-use reqwest::{Method, StatusCode};
-use serde_json::json;
+use futures::StreamExt;
+use quickact_testkit::{FakeModel, Reply};
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection};
+use tokio::process::{Child, Command};
 
-const LATENCY_TASKS: usize = 100;
-const THROUGHPUT_TASKS: usize = 400;
+struct Flags(HashMap<String, String>);
+
+impl Flags {
+    fn parse(args: impl Iterator<Item = String>) -> Self {
+        let mut map = HashMap::new();
+        let mut args = args;
+        while let Some(arg) = args.next() {
+            let name = arg.strip_prefix("--").unwrap_or_else(|| usage(&format!("unexpected argument {arg}")));
+            let value = args.next().unwrap_or_else(|| usage(&format!("--{name} needs a value")));
+            map.insert(name.to_owned(), value);
+        }
+        Flags(map)
+    }
+
+    fn text(&self, name: &str, default: &str) -> String {
+        self.0.get(name).cloned().unwrap_or_else(|| default.to_owned())
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> T {
+        match self.0.get(name) {
+            Some(v) => v.parse().unwrap_or_else(|_| usage(&format!("--{name}: not a number: {v}"))),
+            None => default,
+        }
+    }
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow [--flag value ...] (see the module documentation)");
+    std::process::exit(2)
+}
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
-    let rounds: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5);
-    let mut latency_medians = Vec::new();
-    let mut latency_p90s = Vec::new();
-    let mut throughputs = Vec::new();
-    for round in 1..=rounds {
-        let (median, p90) = latency_round().await;
-        let rate = throughput_round().await;
-        println!("round {round}: latency median {:.2} ms, p90 {:.2} ms; throughput {rate:.0} tasks/s", ms(median), ms(p90));
-        latency_medians.push(median);
-        latency_p90s.push(p90);
-        throughputs.push(rate);
-    }
-    latency_medians.sort();
-    latency_p90s.sort();
-    throughputs.sort_by(f64::total_cmp);
-    println!(
-        "\nmedian of {rounds} rounds: POST-to-verdict latency {:.2} ms (p90 {:.2} ms, {LATENCY_TASKS} sequential tasks per round); \
-         throughput {:.0} tasks/s through one worker ({THROUGHPUT_TASKS} tasks per round)",
-        ms(latency_medians[rounds / 2]),
-        ms(latency_p90s[rounds / 2]),
-        throughputs[rounds / 2]
-    );
+    quickact_worker::install_crypto_provider();
+    let mut args = std::env::args().skip(1);
+    let scenario = args.next().unwrap_or_else(|| usage("no scenario"));
+    let flags = Flags::parse(args);
+    let result = match scenario.as_str() {
+        "burst" => burst(&flags).await,
+        "latency" => latency(&flags).await,
+        "slow" => slow(&flags).await,
+        other => usage(&format!("unknown scenario {other}")),
+    };
+    println!("{result}");
 }
 
-async fn latency_round() -> (Duration, Duration) {
-    let app = TestApp::start_with(TestAppOptions::default().workers(1)).await;
-    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
-    let (_, key) = app.create_user("bench").await;
-    let mut samples = Vec::with_capacity(LATENCY_TASKS);
-    for i in 0..LATENCY_TASKS + 5 {
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+fn database_url() -> String {
+    std::env::var("DATABASE_URL").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| usage("DATABASE_URL must name the bench database"))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free port")
+}
+
+/// A `quickact-api` process on a free port, ready; it serves any number of one user's tasks and
+/// long-polls (the per-user limits are lifted: the load here is one client's).
+struct Api {
+    child: Child,
+    port: u16,
+    base: String,
+    admin_key: String,
+}
+
+impl Api {
+    async fn start(binary: &str) -> Api {
+        let port = free_port();
+        let admin_key = format!("qa_bench_admin_{}", uuid::Uuid::new_v4().simple());
+        let child = Command::new(binary)
+            .env("DATABASE_URL", database_url())
+            .env("QUICKACT_BIND", format!("127.0.0.1:{port}"))
+            .env("QUICKACT_ADMIN_KEY", &admin_key)
+            .env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000000")
+            .env("QUICKACT_MAX_LONG_POLLS_PER_USER", "100000000")
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"));
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
         let started = Instant::now();
-        let created = app.submit(&key, &format!("latency task {i}")).await;
-        assert_eq!(created.status, StatusCode::CREATED);
-        let id = created.body["task_id"].as_str().unwrap();
-        let task = app.wait_final(&key, id, 30).await;
-        let elapsed = started.elapsed();
-        assert_eq!(task["status"], "success");
-        if i >= 5 {
-            samples.push(elapsed); // the first few warm up connections and caches
+        loop {
+            if client.get(format!("{base}/ready")).send().await.is_ok_and(|r| r.status().is_success()) {
+                break;
+            }
+            assert!(started.elapsed() < Duration::from_secs(60), "the API did not get ready in 60 s");
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        Api { child, port, base, admin_key }
     }
-    samples.sort();
-    let result = (samples[samples.len() / 2], samples[samples.len() * 9 / 10]);
-    app.shutdown().await;
-    result
+
+    /// Creates a user; returns its API key.
+    async fn user(&self, client: &reqwest::Client, name: &str) -> String {
+        let answer: Value = client
+            .post(format!("{}/api/admin/users", self.base))
+            .bearer_auth(&self.admin_key)
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .expect("the API answers")
+            .json()
+            .await
+            .expect("a JSON answer");
+        answer["api_key"].as_str().unwrap_or_else(|| panic!("create user: {answer}")).to_owned()
+    }
+
+    fn rss_mb(&self) -> f64 {
+        rss_mb(&self.child)
+    }
+
+    /// Connections to the API that the kernel has established (accepted or waiting to be).
+    fn connections(&self) -> usize {
+        let local = format!(":{:04X}", self.port);
+        std::fs::read_to_string("/proc/net/tcp")
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .filter(|line| {
+                let mut fields = line.split_whitespace();
+                let address = fields.nth(1).unwrap_or_default();
+                let state = fields.nth(1).unwrap_or_default();
+                address.ends_with(&local) && state == "01"
+            })
+            .count()
+    }
 }
 
-async fn throughput_round() -> f64 {
-    // All tasks belong to one user: lift the per-user limit on unfinished tasks.
-    let mut app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000")).await;
-    app.fake.fallback(|_| Reply::finish("action_completed", "ok"));
-    let (_, key) = app.create_user("bench").await;
-    let mut ids = Vec::with_capacity(THROUGHPUT_TASKS);
-    for i in 0..THROUGHPUT_TASKS {
-        let created = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": format!("throughput task {i}"), "timeout": 120}))).await;
-        assert_eq!(created.status, StatusCode::CREATED);
-        ids.push(created.body["task_id"].as_str().unwrap().to_owned());
+/// How a worker process reaches a model: none (the local provider), or the fake one.
+enum Model<'a> {
+    Local,
+    Fake(&'a FakeModel),
+}
+
+fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
+    let mut command = Command::new(binary);
+    command
+        .env("DATABASE_URL", database_url())
+        .env("QUICKACT_SKIP_MIGRATIONS", "1")
+        .env("QUICKACT_WORKER_CONCURRENCY", concurrency.to_string())
+        .env("QUICKACT_WORKER_NAME", "bench")
+        .env("RUST_LOG", "warn")
+        .env_remove("OPENAI_API_KEY")
+        .stdout(Stdio::null())
+        .kill_on_drop(true);
+    if let Model::Fake(fake) = model {
+        command
+            .env("OPENAI_BASE_URL", fake.base_url())
+            .env("OPENAI_API_KEY", "sk-bench")
+            .env("QUICKACT_MODEL", "fake-model")
+            .env("QUICKACT_MODEL_TIMEOUT_SECS", "30")
+            // Every task goes to the model, none to the local rules.
+            .env("QUICKACT_FAST_PATH", "false");
     }
-    let started = Instant::now();
-    app.start_worker().await;
-    loop {
-        let done: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status = 'success'")
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
-        if done as usize == THROUGHPUT_TASKS {
-            break;
+    command.spawn().unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"))
+}
+
+/// SIGTERM, then waits (SIGKILL after 30 s).
+async fn stop(mut child: Child) {
+    if let Some(pid) = child.id() {
+        let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().await;
+        if tokio::time::timeout(Duration::from_secs(30), child.wait()).await.is_ok() {
+            return;
         }
-        assert!(started.elapsed() < Duration::from_secs(300), "the worker stalled at {done} tasks");
-        tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let elapsed = started.elapsed();
-    app.shutdown().await;
-    THROUGHPUT_TASKS as f64 / elapsed.as_secs_f64()
+    let _ = child.kill().await;
+}
+
+fn rss_mb(child: &Child) -> f64 {
+    let Some(pid) = child.id() else { return 0.0 };
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0.0);
+    kib / 1024.0
+}
+
+/// This process's resident memory (the fake model keeps every request it answered), in MiB.
+fn own_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0.0);
+    kib / 1024.0
+}
+
+fn http_client(max_idle: usize) -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(150)).pool_max_idle_per_host(max_idle).build().unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database counters (every query here names pg_stat, so the statement count leaves it out)
+
+const STATEMENTS: &str = "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%'";
+
+struct Counters {
+    commits: i64,
+    wal: i64,
+}
+
+async fn counters(db: &mut PgConnection) -> Counters {
+    let (commits, wal): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT sum(xact_commit) FROM pg_stat_database)::bigint, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint /* pg_stat */",
+    )
+    .fetch_one(db)
+    .await
+    .expect("read pg_stat_database");
+    Counters { commits, wal }
+}
+
+async fn statements(db: &mut PgConnection) -> i64 {
+    sqlx::query_scalar(STATEMENTS).fetch_one(db).await.expect("read pg_stat_statements (is it preloaded?)")
+}
+
+async fn stats_connection() -> PgConnection {
+    let mut db = PgConnection::connect(&database_url()).await.expect("connect to DATABASE_URL");
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").execute(&mut db).await.expect("create pg_stat_statements");
+    db
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+/// A distinct lower-case tag for task `i` (letters only, so no rule reads it as a number).
+fn tag(i: usize) -> String {
+    (0..5).map(|k| char::from(b'a' + ((i / 26usize.pow(k)) % 26) as u8)).collect()
+}
+
+fn is_final(task: &Value) -> bool {
+    !matches!(task["status"].as_str(), Some("pending" | "processing"))
+}
+
+/// Long-polls a task until it is final; returns its final status (or what went wrong).
+async fn wait_verdict(client: &reqwest::Client, base: &str, key: &str, id: &str) -> String {
+    loop {
+        let answer = client.get(format!("{base}/api/quick-action/{id}?wait=true&timeout=60")).bearer_auth(key).send().await;
+        match answer {
+            Ok(response) if response.status().is_success() => match response.json::<Value>().await {
+                Ok(task) if is_final(&task) => return task["status"].as_str().unwrap_or("?").to_owned(),
+                Ok(_) => continue, // the wait timed out; ask again, as a client would
+                Err(_) => return "bad_body".into(),
+            },
+            Ok(response) => return format!("http_{}", response.status().as_u16()),
+            Err(_) => return "http_error".into(),
+        }
+    }
+}
+
+fn count(statuses: &[String]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for status in statuses {
+        *counts.entry(status.clone()).or_default() += 1;
+    }
+    counts
+}
+
+// ---------------------------------------------------------------------------------------------
+// burst
+
+async fn burst(flags: &Flags) -> Value {
+    let n: usize = flags.number("n", 10_000);
+    let concurrency: usize = flags.number("concurrency", 64);
+    let hold = Duration::from_secs_f64(flags.number("hold", 15.0));
+    let api_binary = flags.text("api-binary", "target/release/quickact-api");
+    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+
+    let mut db = stats_connection().await;
+    sqlx::query("SELECT pg_stat_statements_reset()").execute(&mut db).await.unwrap();
+    let before = counters(&mut db).await;
+
+    let api = Api::start(&api_binary).await;
+    let client = http_client(usize::MAX);
+    let key = api.user(&client, &format!("burst-{}", uuid::Uuid::new_v4().simple())).await;
+
+    // 1. N tasks, 64 clients, no worker running.
+    eprintln!("burst: posting {n} tasks");
+    let posting = Instant::now();
+    let posted: Vec<Result<String, String>> = futures::stream::iter(0..n)
+        .map(|i| {
+            let (client, base, key) = (client.clone(), api.base.clone(), key.clone());
+            async move {
+                let response = client
+                    .post(format!("{base}/api/quick-action"))
+                    .bearer_auth(&key)
+                    .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
+                    .send()
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let status = response.status();
+                let body: Value = response.json().await.map_err(|e| e.to_string())?;
+                body["task_id"].as_str().map(str::to_owned).ok_or_else(|| format!("{status}: {body}"))
+            }
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    let post_secs = posting.elapsed().as_secs_f64();
+    let (ids, refused): (Vec<_>, Vec<_>) = posted.into_iter().partition(Result::is_ok);
+    let ids: Vec<String> = ids.into_iter().filter_map(Result::ok).collect();
+    let refused: Vec<String> = refused.into_iter().filter_map(Result::err).collect();
+    if let Some(first) = refused.first() {
+        eprintln!("burst: {} submissions refused, e.g. {first}", refused.len());
+    }
+    eprintln!("burst: posted {} tasks in {post_secs:.1} s ({:.0}/s)", ids.len(), ids.len() as f64 / post_secs);
+
+    // 2. N long-polls, held while no worker runs.
+    let rss_before = api.rss_mb();
+    let opening = Instant::now();
+    let waiters: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            let (client, base, key, id) = (client.clone(), api.base.clone(), key.clone(), id.clone());
+            tokio::spawn(async move {
+                let status = wait_verdict(&client, &base, &key, &id).await;
+                (status, Instant::now())
+            })
+        })
+        .collect();
+    // Every waiter's connection is established, and once the API has read every waiter's task its
+    // statements settle: wait for both.
+    let mut last = statements(&mut db).await;
+    loop {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let now = statements(&mut db).await;
+        let settled = now - last < 40 && api.connections() >= ids.len();
+        if settled || opening.elapsed() > Duration::from_secs(90) {
+            break;
+        }
+        last = now;
+    }
+    let took_in = opening.elapsed().as_secs_f64();
+    eprintln!("burst: {} long-polls taken in after {took_in:.1} s; holding them {} s", ids.len(), hold.as_secs_f64());
+    let held_from = statements(&mut db).await;
+    tokio::time::sleep(hold).await;
+    let held_to = statements(&mut db).await;
+    let rss_waiting = api.rss_mb();
+    let still_waiting = waiters.iter().filter(|w| !w.is_finished()).count();
+    let statements_per_s = (held_to - held_from) as f64 / hold.as_secs_f64();
+    eprintln!(
+        "burst: API RSS {rss_before:.0} MB before, {rss_waiting:.0} MB with {still_waiting} waiting; {statements_per_s:.1} statements/s while waiting"
+    );
+
+    // 3. One worker drains them.
+    let draining = Instant::now();
+    let worker = spawn_worker(&worker_binary, concurrency, Model::Local);
+    let mut statuses = Vec::with_capacity(ids.len());
+    let mut last_verdict = draining;
+    for waiter in waiters {
+        let (status, at) = waiter.await.expect("a waiter");
+        statuses.push(status);
+        last_verdict = last_verdict.max(at);
+    }
+    let drain_secs = last_verdict.duration_since(draining).as_secs_f64();
+    let statuses = count(&statuses);
+    eprintln!(
+        "burst: one worker (concurrency {concurrency}) drained {} tasks in {drain_secs:.1} s ({:.0} tasks/s); statuses {statuses:?}",
+        ids.len(),
+        ids.len() as f64 / drain_secs
+    );
+    stop(worker).await;
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    // 4. The database work of the whole burst (both processes have exited: their counters are in).
+    let statement_count = statements(&mut db).await;
+    let after = counters(&mut db).await;
+    let per_task = |x: i64| round(x as f64 / ids.len().max(1) as f64, 2);
+    let result = json!({
+        "scenario": "burst",
+        "n": n,
+        "posted": ids.len(),
+        "refused": refused.len(),
+        "concurrency": concurrency,
+        "post_per_s": round(ids.len() as f64 / post_secs, 1),
+        "long_polls_taken_in_s": round(took_in, 1),
+        "api_rss_mb_before": round(rss_before, 1),
+        "api_rss_mb_waiting": round(rss_waiting, 1),
+        "statements_per_s_waiting": round(statements_per_s, 1),
+        "still_waiting_before_worker": still_waiting,
+        "drain_s": round(drain_secs, 2),
+        "drain_tasks_per_s": round(ids.len() as f64 / drain_secs, 1),
+        "statuses": statuses,
+        "statements_per_task": per_task(statement_count),
+        "commits_per_task": per_task(after.commits - before.commits),
+        "wal_bytes_per_task": per_task(after.wal - before.wal),
+    });
+    eprintln!(
+        "burst: per task {} statements, {} commits, {} WAL bytes",
+        result["statements_per_task"], result["commits_per_task"], result["wal_bytes_per_task"]
+    );
+    result
+}
+
+// ---------------------------------------------------------------------------------------------
+// latency
+
+async fn latency(flags: &Flags) -> Value {
+    let samples: usize = flags.number("samples", 500);
+    let warmup: usize = flags.number("warmup", 20);
+    let api_binary = flags.text("api-binary", "target/release/quickact-api");
+    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+
+    let fake = FakeModel::start().await;
+    fake.fallback(|_| Reply::look_up_and_finish("done"));
+    let api = Api::start(&api_binary).await;
+    let worker = spawn_worker(&worker_binary, 4, Model::Fake(&fake));
+    let client = http_client(8);
+    let key = api.user(&client, &format!("latency-{}", uuid::Uuid::new_v4().simple())).await;
+
+    let mut times = Vec::with_capacity(samples);
+    let mut statuses = Vec::new();
+    for i in 0..warmup + samples {
+        let started = Instant::now();
+        let created: Value = client
+            .post(format!("{}/api/quick-action", api.base))
+            .bearer_auth(&key)
+            .json(&json!({ "text": format!("latency task {}", tag(i)), "timeout": 30 }))
+            .send()
+            .await
+            .expect("the API answers")
+            .json()
+            .await
+            .expect("a JSON answer");
+        let id = created["task_id"].as_str().unwrap_or_else(|| panic!("submission refused: {created}"));
+        let status = wait_verdict(&client, &api.base, &key, id).await;
+        let elapsed = started.elapsed();
+        if i >= warmup {
+            times.push(ms(elapsed));
+            statuses.push(status);
+        }
+    }
+    stop(worker).await;
+    let Api { child, .. } = api;
+    stop(child).await;
+    times.sort_by(f64::total_cmp);
+    let statuses = count(&statuses);
+    let result = json!({
+        "scenario": "latency",
+        "samples": times.len(),
+        "p50_ms": round(percentile(&times, 50.0), 2),
+        "p90_ms": round(percentile(&times, 90.0), 2),
+        "p99_ms": round(percentile(&times, 99.0), 2),
+        "max_ms": round(times.last().copied().unwrap_or(f64::NAN), 2),
+        "statuses": statuses,
+    });
+    eprintln!("latency: POST-to-verdict p50 {} ms, p99 {} ms over {} tasks; {statuses:?}", result["p50_ms"], result["p99_ms"], times.len());
+    result
+}
+
+// ---------------------------------------------------------------------------------------------
+// slow
+
+async fn slow(flags: &Flags) -> Value {
+    let levels: Vec<usize> = flags
+        .text("concurrency", "4,64,512,1024")
+        .split(',')
+        .map(|c| c.trim().parse().unwrap_or_else(|_| usage("--concurrency: numbers separated by commas")))
+        .collect();
+    let delay = Duration::from_millis(flags.number("delay-ms", 1000));
+    let warmup = Duration::from_secs_f64(flags.number("warmup", 5.0));
+    let window = Duration::from_secs_f64(flags.number("window", 20.0));
+    let api_binary = flags.text("api-binary", "target/release/quickact-api");
+    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+
+    // Turn one searches the user's items; the turn that reads its result finishes.
+    let fake = FakeModel::start().await;
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    let api = Api::start(&api_binary).await;
+    let client = http_client(usize::MAX);
+    let key = api.user(&client, &format!("slow-{}", uuid::Uuid::new_v4().simple())).await;
+    let serial = Arc::new(AtomicUsize::new(0));
+
+    let mut results = Vec::new();
+    for &concurrency in &levels {
+        let clients = concurrency * 3 / 2 + 32;
+        let worker = spawn_worker(&worker_binary, concurrency, Model::Fake(&fake));
+        let started = Instant::now();
+        let (window_from, window_to) = (started + warmup, started + warmup + window);
+        let in_window: Arc<Mutex<Vec<String>>> = Arc::default();
+        let handles: Vec<_> = (0..clients)
+            .map(|_| {
+                let (client, base, key, serial, in_window) = (client.clone(), api.base.clone(), key.clone(), serial.clone(), in_window.clone());
+                tokio::spawn(async move {
+                    while Instant::now() < window_to {
+                        let i = serial.fetch_add(1, Ordering::Relaxed);
+                        let status = submit_and_wait(&client, &base, &key, &format!("slow task {}", tag(i))).await;
+                        let now = Instant::now();
+                        if now >= window_from && now < window_to {
+                            in_window.lock().unwrap().push(status);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            let _ = handle.await;
+        }
+        let worker_rss = rss_mb(&worker);
+        stop(worker).await;
+        let statuses = in_window.lock().unwrap().clone();
+        let successes = statuses.iter().filter(|s| *s == "success").count();
+        let statuses = count(&statuses);
+        let rate = successes as f64 / window.as_secs_f64();
+        eprintln!(
+            "slow: concurrency {concurrency} ({clients} clients): {rate:.1} tasks/s sustained over {} s (model answers after {} ms, 2 turns); {statuses:?}",
+            window.as_secs_f64(),
+            delay.as_millis()
+        );
+        results.push(json!({
+            "concurrency": concurrency,
+            "clients": clients,
+            "tasks_per_s": round(rate, 1),
+            "ceiling_tasks_per_s": round(concurrency as f64 / (2.0 * delay.as_secs_f64()), 1),
+            "statuses": statuses,
+            "worker_rss_mb": round(worker_rss, 1),
+        }));
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+    let best = results.iter().max_by(|a, b| a["tasks_per_s"].as_f64().unwrap_or(0.0).total_cmp(&b["tasks_per_s"].as_f64().unwrap_or(0.0))).cloned();
+    json!({
+        "scenario": "slow",
+        "bench_rss_mb": round(own_rss_mb(), 1),
+        "delay_ms": delay.as_millis() as u64,
+        "turns": 2,
+        "warmup_s": warmup.as_secs_f64(),
+        "window_s": window.as_secs_f64(),
+        "results": results,
+        "best": best,
+    })
+}
+
+/// Submits a sentence with `"wait": true` and returns the task's final status.
+async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: &str) -> String {
+    let response = client
+        .post(format!("{base}/api/quick-action"))
+        .bearer_auth(key)
+        .json(&json!({ "text": text, "timeout": 120, "wait": true }))
+        .send()
+        .await;
+    let task: Value = match response {
+        Ok(response) if response.status().is_success() => match response.json().await {
+            Ok(task) => task,
+            Err(_) => return "bad_body".into(),
+        },
+        Ok(response) => return format!("http_{}", response.status().as_u16()),
+        Err(_) => return "http_error".into(),
+    };
+    if is_final(&task) {
+        return task["status"].as_str().unwrap_or("?").to_owned();
+    }
+    match task["task_id"].as_str() {
+        Some(id) => wait_verdict(client, base, key, id).await,
+        None => "no_task_id".into(),
+    }
 }

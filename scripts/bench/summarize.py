@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Reads the JSON lines every bench run wrote (one object per scenario and run, each with "run")
+and prints, for each measure, the median of the runs beside its comparison, the ratio and whether
+the goal is met; writes the same as JSON.
+Usage: summarize.py RUNS.jsonl OUT.json"""
+import json, statistics, sys, time
+
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+runs = sorted({l["run"] for l in lines if l.get("scenario") != "meta"})
+
+
+def values(scenario, path):
+    """The value at `path` (keys separated by dots) of `scenario` in every run that has it."""
+    out = []
+    for l in lines:
+        if l.get("scenario") != scenario:
+            continue
+        v = l
+        for k in path.split("."):
+            v = v.get(k) if isinstance(v, dict) else None
+        if isinstance(v, (int, float)):
+            out.append(float(v))
+    return out
+
+
+def median(scenario, path):
+    v = values(scenario, path)
+    return statistics.median(v) if v else None
+
+
+def fmt(x, unit="", digits=1):
+    if x is None:
+        return "n/a"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}{unit}"
+    return f"{x:.{digits}f}{unit}"
+
+
+rows = []  # (measure, value, compared with, comparison, ratio, goal, met)
+
+
+def row(measure, value, shown, comparison=None, compared_shown="-", goal="-", met=None):
+    ratio = value / comparison if value is not None and comparison else None
+    rows.append({
+        "measure": measure, "value": value, "shown": shown,
+        "compared_with": compared_shown, "comparison": comparison,
+        "ratio": round(ratio, 3) if ratio is not None else None,
+        "goal": goal, "met": met,
+    })
+
+
+def ok(cond):
+    return None if cond is None else bool(cond)
+
+
+# enqueue vs pgbench
+rps, p50, p99 = median("wrk", "rps"), median("wrk", "p50_us"), median("wrk", "p99_us")
+tps = median("pgbench", "tps")
+non2xx = median("wrk", "non2xx")
+ratio = rps / tps if rps is not None and tps else None
+row("enqueue: POST /api/quick-action, wrk, 16 connections",
+    rps, f"{fmt(rps)} req/s (p50 {fmt(p50 and p50 / 1000, ' ms', 2)}, p99 {fmt(p99 and p99 / 1000, ' ms', 2)}"
+         + (f", non-2xx {non2xx:.0f}" if non2xx else "") + ")",
+    tps, f"pgbench INSERT 16 clients: {fmt(tps)} TPS", ">= 50% of pgbench", ok(ratio and ratio >= 0.5))
+
+# drain vs River
+drain = median("burst", "drain_tasks_per_s")
+river = median("river", "jobs_per_s")
+conc = median("burst", "concurrency")
+ratio = drain / river if drain is not None and river else None
+row(f"drain: one worker, local provider, concurrency {fmt(conc, '', 0)}",
+    drain, f"{fmt(drain)} tasks/s", river,
+    f"riverqueue bench: {fmt(river)} jobs/s" if river else "riverqueue bench: not run",
+    ">= 30% of River", ok(ratio and ratio >= 0.3))
+
+# burst statuses
+burst = [l for l in lines if l.get("scenario") == "burst"]
+if burst:
+    n = burst[0].get("n")
+    per_run = ["; ".join(f"{k} {v}" for k, v in sorted(b.get("statuses", {}).items())) or "none" for b in burst]
+    all_success = all(b.get("statuses", {}).get("success") == b.get("n") and b.get("refused", 0) == 0 for b in burst)
+    row(f"burst of N={n} tasks (timeout 120 s): statuses",
+        float(sum(b.get("statuses", {}).get("success", 0) for b in burst)) / len(burst),
+        " | ".join(f"run {b['run']}: {s}" for b, s in zip(burst, per_run)),
+        goal="all success", met=all_success)
+
+# database work per task vs River per job
+st = median("burst", "statements_per_task")
+row("per task: statements (pg_stat_statements)", st, fmt(st, "", 1))
+commits, rcommits = median("burst", "commits_per_task"), median("river", "commits_per_job")
+row("per task: commits (xact_commit delta)", commits, fmt(commits, "", 2), rcommits,
+    f"River: {fmt(rcommits, '', 2)} per job" if rcommits is not None else "River: not run",
+    "<= 4", ok(commits is not None and commits <= 4))
+wal, rwal = median("burst", "wal_bytes_per_task"), median("river", "wal_bytes_per_job")
+row("per task: WAL bytes (WAL position delta)", wal, fmt(wal, " B", 0), rwal,
+    f"River: {fmt(rwal, ' B', 0)} per job" if rwal is not None else "River: not run",
+    "<= 4 kB", ok(wal is not None and wal <= 4096))
+
+# long-polls
+rss, rss0 = median("burst", "api_rss_mb_waiting"), median("burst", "api_rss_mb_before")
+sps = median("burst", "statements_per_s_waiting")
+held = median("burst", "posted")
+row(f"{fmt(held, '', 0)} long-polls held: API RSS",
+    rss, f"{fmt(rss, ' MB')} (before {fmt(rss0, ' MB')}); {fmt(sps)} statements/s while waiting",
+    goal="RSS <= 150 MB", met=ok(rss is not None and rss <= 150))
+
+# latency
+lp50, lp99 = median("latency", "p50_ms"), median("latency", "p99_ms")
+row("POST-to-verdict, long-poll, instant model: p50", lp50, fmt(lp50, " ms", 2),
+    goal="<= 5 ms", met=ok(lp50 is not None and lp50 <= 5))
+row("POST-to-verdict, long-poll, instant model: p99", lp99, fmt(lp99, " ms", 2),
+    goal="<= 20 ms", met=ok(lp99 is not None and lp99 <= 20))
+
+# slow model
+slow = [l for l in lines if l.get("scenario") == "slow"]
+if slow:
+    by_conc = {}
+    for s in slow:
+        for r in s.get("results", []):
+            by_conc.setdefault(r["concurrency"], []).append(r["tasks_per_s"])
+    meds = {c: statistics.median(v) for c, v in sorted(by_conc.items())}
+    best_c = max(meds, key=meds.get)
+    delay = slow[0].get("delay_ms")
+    row(f"slow model ({delay} ms a turn, 2 turns), one worker",
+        meds[best_c],
+        f"{fmt(meds[best_c])} tasks/s at QUICKACT_WORKER_CONCURRENCY={best_c} ("
+        + ", ".join(f"{c}: {fmt(v)}" for c, v in meds.items()) + ")",
+        goal=">= 500 tasks/s", met=ok(meds[best_c] >= 500))
+
+# print
+def cell(r):
+    met = {True: "yes", False: "NO", None: "-"}[r["met"]]
+    ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
+    return [r["measure"], r["shown"], r["compared_with"], ratio, r["goal"], met]
+
+header = ["measure", f"median of {len(runs)} run(s)", "compared with", "ratio", "goal", "met"]
+table = [header] + [cell(r) for r in rows]
+widths = [max(len(t[i]) for t in table) for i in range(len(header))]
+widths[1] = min(widths[1], 70)
+for i, t in enumerate(table):
+    print("  ".join(c.ljust(w) if len(c) <= w else c for c, w in zip(t, widths)).rstrip())
+    if i == 0:
+        print("  ".join("-" * w for w in widths))
+
+meta = {}
+for l in lines:
+    if l.get("scenario") == "meta":
+        meta = {k: v for k, v in l.items() if k not in ("scenario", "run")}
+json.dump({"generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": len(runs), "settings": meta,
+           "summary": rows, "raw": [l for l in lines if l.get("scenario") != "meta"]},
+          open(sys.argv[2], "w"), indent=2, ensure_ascii=False)
+print(f"\nJSON: {sys.argv[2]}")
