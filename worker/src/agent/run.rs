@@ -1,10 +1,16 @@
 //! The agent loop of one run: model turns and tool calls until `finish`, at most
 //! [`MAX_MODEL_TURNS`] turns.
 //!
-//! Every step is journaled before the loop moves on, in a transaction that first checks the task
-//! is still ours (not cancelled, not taken over): a tool's change, its journal row and, for
-//! `finish`, the task's final state commit together. Transient model failures are retried with
-//! backoff while the task's time budget lasts; database outages are waited out the same way.
+//! Steps are journaled in the run's open transaction, which first checks the task is still ours
+//! (not cancelled, not taken over) and then holds the task's row lock: a tool's change, its journal
+//! row and, for `finish`, the task's final state commit together. The transaction commits at
+//! checkpoints: before the run waits on anything but the database (a remote model's turn, a
+//! backoff), right after a remote turn (its tokens are paid for), and at the end. A local run
+//! (the local provider answers in microseconds) is therefore ONE transaction from its first step to
+//! its verdict. Whatever was not committed is lost together with its effects: after a crash or a
+//! database outage the run resumes from the committed journal, so nothing is done twice.
+//! Transient model failures are retried with backoff while the task's time budget lasts; database
+//! outages are waited out the same way.
 
 use std::time::Duration;
 
@@ -16,13 +22,13 @@ use quickact_shared::{
     pricing::PriceTable,
     store::{
         ending::{Ending, end_task},
-        steps::{Step, StepKind, insert_step},
+        steps::{Step, StepKind, insert_step, list_steps},
         tasks::{OwnerCheck, add_usage, lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
-use sqlx::{Acquire, PgConnection, PgPool};
+use sqlx::{Acquire, PgConnection, PgPool, Postgres, Transaction};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -85,7 +91,7 @@ pub enum RunError {
 
 /// Runs (or resumes, from `journal`) the agent for one task.
 pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
-    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: journal.last().map_or(0, |s| s.seq + 1) };
+    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: next_seq(journal), tx: None };
     run.drive().await
 }
 
@@ -93,6 +99,12 @@ struct Run<'a> {
     cx: &'a RunContext<'a>,
     replay: Replay,
     next_seq: i32,
+    /// The open transaction, holding the task's row lock, with the steps not yet committed.
+    tx: Option<Transaction<'static, Postgres>>,
+}
+
+fn next_seq(journal: &[Step]) -> i32 {
+    journal.last().map_or(0, |s| s.seq + 1)
 }
 
 /// The outcome of recording something on behalf of the task.
@@ -109,7 +121,27 @@ struct Turn {
 }
 
 impl Run<'_> {
+    /// Drives the run; a database outage rolls back what was not committed and the run resumes
+    /// from the committed journal once the database answers again (within the task's time).
     async fn drive(&mut self) -> Result<RunEnd, RunError> {
+        loop {
+            match self.drive_from_replay().await {
+                Err(RunError::Database(err)) if is_unavailable(&err) && Instant::now() < self.cx.deadline => {
+                    tracing::warn!(task_id = %self.cx.task.id, error = %err, "database unavailable mid-run; resuming from the journal");
+                    self.tx = None;
+                    let (pool, task_id) = (self.cx.pool, self.cx.task.id);
+                    let journal = retry_unavailable(self.patience(), || list_steps(pool, task_id)).await?;
+                    self.replay = Replay::from_steps(&journal);
+                    self.next_seq = next_seq(&journal);
+                }
+                // Whatever ends the run uncommitted (stopped, aborted, a failure) is rolled back
+                // when the transaction drops; a finished run committed already.
+                other => return other,
+            }
+        }
+    }
+
+    async fn drive_from_replay(&mut self) -> Result<RunEnd, RunError> {
         loop {
             if self.cx.abort.is_cancelled() {
                 return Ok(RunEnd::Aborted);
@@ -148,6 +180,10 @@ impl Run<'_> {
                     .await;
             }
 
+            if !self.cx.provider.is_local() {
+                // A remote turn takes seconds: commit first, so no lock is held while we wait.
+                self.checkpoint().await?;
+            }
             let turn = match self.request_turn().await? {
                 Recorded::Done(Ok(turn)) => turn,
                 Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
@@ -167,6 +203,32 @@ impl Run<'_> {
             if let Recorded::NotOurs(check) = self.record_turn(turn).await? {
                 return Ok(RunEnd::Stopped(check));
             }
+            if !self.cx.provider.is_local() {
+                // The turn's tokens are paid for: record them before acting on the reply.
+                self.checkpoint().await?;
+            }
+        }
+    }
+
+    /// The open transaction, begun if needed, once it has checked the task is still ours (and
+    /// locked its row until the transaction ends).
+    async fn open(&mut self) -> Result<Recorded<()>, sqlx::Error> {
+        if self.tx.is_none() {
+            let mut tx = self.cx.pool.begin().await?;
+            let check = lock_for_owner(&mut *tx, self.cx.task.id, self.cx.owner).await?;
+            if check != OwnerCheck::Owned {
+                return Ok(Recorded::NotOurs(check));
+            }
+            self.tx = Some(tx);
+        }
+        Ok(Recorded::Done(()))
+    }
+
+    /// Commits what the run recorded so far (nothing to do when nothing is open).
+    async fn checkpoint(&mut self) -> Result<(), sqlx::Error> {
+        match self.tx.take() {
+            Some(tx) => tx.commit().await,
+            None => Ok(()),
         }
     }
 
@@ -210,6 +272,7 @@ impl Run<'_> {
             if let Recorded::NotOurs(check) = self.record(step, None).await? {
                 return Ok(Recorded::NotOurs(check));
             }
+            self.checkpoint().await?;
             let wait = match &err {
                 ProviderError::Transient { retry_after, .. } => retry_after.unwrap_or(delay),
                 ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
@@ -242,29 +305,20 @@ impl Run<'_> {
         self.record(step, Some(usage_row)).await
     }
 
-    /// Writes a journal step (and a turn's usage) if the task is still ours.
+    /// Writes a journal step (and a turn's usage) in the open transaction, if the task is still ours.
     async fn record(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
-        let (pool, task_id, owner) = (self.cx.pool, self.cx.task.id, self.cx.owner);
-        let (step_ref, usage_ref) = (&step, &usage);
-        let outcome = retry_unavailable(self.patience(), || async move {
-            let mut tx = pool.begin().await?;
-            let check = lock_for_owner(&mut *tx, task_id, owner).await?;
-            if check != OwnerCheck::Owned {
-                return Ok(Recorded::NotOurs(check));
-            }
-            insert_step(&mut *tx, step_ref).await?;
-            if let Some(u) = usage_ref {
-                add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
-            }
-            tx.commit().await?;
-            Ok(Recorded::Done(()))
-        })
-        .await?;
-        if let Recorded::Done(()) = outcome {
-            self.next_seq += 1;
-            self.replay.apply(&step);
+        let task_id = self.cx.task.id;
+        if let Recorded::NotOurs(check) = self.open().await? {
+            return Ok(Recorded::NotOurs(check));
         }
-        Ok(outcome)
+        let tx = self.tx.as_deref_mut().expect("opened");
+        insert_step(&mut *tx, &step).await?;
+        if let Some(u) = &usage {
+            add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
+        }
+        self.next_seq += 1;
+        self.replay.apply(&step);
+        Ok(Recorded::Done(()))
     }
 
     /// Why the next tool call may not run, if a cap on tool calls is reached.
@@ -278,53 +332,32 @@ impl Run<'_> {
         }
     }
 
-    /// Executes one tool call (or records it as refused, with `refusal`) and journals it, waiting
-    /// out database outages. Each try is one transaction (see [`Run::try_tool_call`]); a retried try
-    /// starts over, so nothing is done twice.
+    /// Executes one tool call (or records it as refused, with `refusal`) and journals it in the open
+    /// transaction: the tool's change and its step commit together or not at all. A successful
+    /// `finish` also ends the task, and commits.
     async fn call_tool(&mut self, call: &ToolCall, refusal: Option<String>) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let arguments = parse_arguments_text(&call.arguments);
-        let this = &*self;
-        let refusal = refusal.as_deref();
-        let outcome = retry_unavailable(self.patience(), || this.try_tool_call(call, &arguments, refusal)).await?;
-        Ok(match outcome {
-            Recorded::Done((step, end)) => {
-                self.next_seq += 1;
-                self.replay.apply(&step);
-                Recorded::Done(end)
-            }
-            Recorded::NotOurs(check) => Recorded::NotOurs(check),
-        })
-    }
-
-    /// One transaction: check the task is still ours, execute the tool, record its step and, for a
-    /// successful `finish`, end the task. The tool's change, its step and the final state commit
-    /// together or not at all.
-    async fn try_tool_call(
-        &self,
-        call: &ToolCall,
-        arguments: &Result<Value, ToolError>,
-        refusal: Option<&str>,
-    ) -> Result<Recorded<(Step, Option<RunEnd>)>, sqlx::Error> {
-        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
         let started_at = Utc::now();
         let started = Instant::now();
-        let mut tx = self.cx.pool.begin().await?;
-        let check = lock_for_owner(&mut *tx, task_id, owner).await?;
-        if check != OwnerCheck::Owned {
+        if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
         }
+        let mut tx = self.tx.take().expect("opened");
         let output = match refusal {
-            Some(reason) => Err(ToolError::Refused(reason.to_owned())),
-            None => self.execute_tool(&mut tx, call, arguments).await?,
+            Some(reason) => Err(ToolError::Refused(reason)),
+            None => self.execute_tool(&mut tx, call, &arguments).await?,
         };
-        let (step, verdict) = self.tool_step(call, arguments, output, started_at, elapsed_ms(started));
+        let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
         insert_step(&mut *tx, &step).await?;
-        let end = match verdict {
-            Some(verdict) => Some(self.end(&mut tx, Ending::Finished(verdict)).await?),
-            None => None,
+        self.next_seq += 1;
+        self.replay.apply(&step);
+        let Some(verdict) = verdict else {
+            self.tx = Some(tx);
+            return Ok(Recorded::Done(None));
         };
+        let end = self.end(&mut tx, Ending::Finished(verdict)).await?;
         tx.commit().await?;
-        Ok(Recorded::Done((step, end)))
+        Ok(Recorded::Done(Some(end)))
     }
 
     /// The journal step of a tool call, and the verdict if it was a successful `finish`.
@@ -404,15 +437,13 @@ impl Run<'_> {
 
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
     /// finished).
-    async fn end_without_finish(&self, ending: Ending) -> Result<RunEnd, RunError> {
-        let ending = &ending;
-        let end = retry_unavailable(self.patience(), || async move {
-            let mut tx = self.cx.pool.begin().await?;
-            let end = self.end(&mut tx, ending.clone()).await?;
-            tx.commit().await?;
-            Ok(end)
-        })
-        .await?;
+    async fn end_without_finish(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
+        let mut tx = match self.tx.take() {
+            Some(tx) => tx,
+            None => self.cx.pool.begin().await?,
+        };
+        let end = self.end(&mut tx, ending).await?;
+        tx.commit().await?;
         Ok(end)
     }
 

@@ -121,6 +121,12 @@ pub trait ModelProvider: Send + Sync {
     /// What `model_used` records for this provider's turns when the reply names no model.
     fn default_model(&self) -> &str;
 
+    /// Whether turns are answered in process, at once and for free (the local provider): a run
+    /// then keeps its steps in one transaction instead of committing around each turn.
+    fn is_local(&self) -> bool {
+        false
+    }
+
     /// One chat-completions round trip.
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>>;
 }

@@ -57,6 +57,30 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
     app.shutdown().await;
 }
 
+/// A local run (the local provider answers at once) is one transaction from its first step to its
+/// verdict: while its item write waits, none of its steps is visible, and nothing of it can
+/// survive a crash half-done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_local_run_commits_its_steps_and_changes_together() {
+    let app = TestApp::start_with(TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let (_, key) = app.create_user("alice").await;
+    let gate = app.hold_writes("items").await;
+    let id = submit(&app, &key, "明天下午3点开会").await;
+    gate.wait_for_blocked(1).await;
+    let seen = app.call(&key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body;
+    assert_eq!(seen["status"], "processing", "{seen:#}");
+    assert_eq!(seen["steps"].as_array().unwrap().len(), 0, "the run's turns are not committed before its change: {seen:#}");
+    gate.release().await;
+
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let kinds: Vec<&str> = task["steps"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"model_turn") && kinds.contains(&"tool_call"), "{kinds:?}");
+    assert_eq!(tool_step(&task, "create_item")["ok"], true);
+    assert_eq!(app.items(&key).await.len(), 1);
+    app.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_concurrent_edits_of_one_item_both_survive() {
     let app = TestApp::start().await;

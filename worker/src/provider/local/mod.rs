@@ -42,6 +42,10 @@ impl ModelProvider for LocalProvider {
         LOCAL_MODEL
     }
 
+    fn is_local(&self) -> bool {
+        true
+    }
+
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
         Box::pin(async move { answer(request) })
     }
