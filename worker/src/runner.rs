@@ -193,9 +193,14 @@ impl Runner {
         }
         let deadline = Instant::now() + (deadline - Utc::now()).to_std().unwrap_or_default();
 
-        let journal = match retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task_id)).await {
-            Ok(journal) => journal,
-            Err(err) => return Attempt::Failed(format!("database: {err}")),
+        // Steps are written only by a run that claimed the task, so a first claim has none to read.
+        let journal = if task.attempts <= 1 {
+            Vec::new()
+        } else {
+            match retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task_id)).await {
+                Ok(journal) => journal,
+                Err(err) => return Attempt::Failed(format!("database: {err}")),
+            }
         };
         let user_model = match retry_unavailable(DATABASE_PATIENCE, || find_user(pool, task.user_id)).await {
             Ok(user) => user.and_then(|u| u.model),
