@@ -91,7 +91,7 @@ pub enum RunError {
 
 /// Runs (or resumes, from `journal`) the agent for one task.
 pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
-    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: next_seq(journal), tx: None };
+    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: next_seq(journal), tx: None, model_recorded: false };
     run.drive().await
 }
 
@@ -101,6 +101,9 @@ struct Run<'a> {
     next_seq: i32,
     /// The open transaction, holding the task's row lock, with the steps not yet committed.
     tx: Option<Transaction<'static, Postgres>>,
+    /// Whether the task's `model_used` is written in this run (in the open transaction or before):
+    /// a later turn that costs nothing has nothing to add.
+    model_recorded: bool,
 }
 
 fn next_seq(journal: &[Step]) -> i32 {
@@ -129,6 +132,7 @@ impl Run<'_> {
                 Err(RunError::Database(err)) if is_unavailable(&err) && Instant::now() < self.cx.deadline => {
                     tracing::warn!(task_id = %self.cx.task.id, error = %err, "database unavailable mid-run; resuming from the journal");
                     self.tx = None;
+                    self.model_recorded = false;
                     let (pool, task_id) = (self.cx.pool, self.cx.task.id);
                     let journal = retry_unavailable(self.patience(), || list_steps(pool, task_id)).await?;
                     self.replay = Replay::from_steps(&journal);
@@ -313,8 +317,11 @@ impl Run<'_> {
         }
         let tx = self.tx.as_deref_mut().expect("opened");
         insert_step(&mut *tx, &step).await?;
-        if let Some(u) = &usage {
+        if let Some(u) = &usage
+            && !(self.model_recorded && u.is_nothing())
+        {
             add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
+            self.model_recorded = true;
         }
         self.next_seq += 1;
         self.replay.apply(&step);
@@ -491,6 +498,13 @@ struct Usage {
     output: i64,
     cached: i64,
     cost: i64,
+}
+
+impl Usage {
+    /// A turn that used no tokens and cost nothing (the local provider's).
+    fn is_nothing(&self) -> bool {
+        self.input == 0 && self.output == 0 && self.cached == 0 && self.cost == 0
+    }
 }
 
 fn elapsed_ms(started: Instant) -> i32 {
