@@ -88,16 +88,16 @@ pub async fn create(
             return replay(existing, text);
         }
     // The row and its job commit together: a task is never stored without a job, nor the reverse.
-    // The cap is counted in the same transaction, under the user's submission lock.
+    // Its room under the user's cap is taken in the same transaction (and given back if it rolls back).
     let mut tx = state.pool.begin().await?;
-    tasks::lock_user_submissions(&mut *tx, user.id).await?;
-    let active = tasks::count_active(&mut *tx, user.id).await?;
-    if active >= state.config.max_active_tasks_per_user {
+    let Some(slot) = tasks::take_task_slot(&mut tx, user.id, state.config.max_active_tasks_per_user).await? else {
+        tx.rollback().await?;
+        let active = tasks::count_active(&state.pool, user.id).await?;
         return Err(ApiError::TooManyRequests {
             message: format!("you already have {active} unfinished tasks; wait for some to finish"),
             retry_after_secs: 5,
         });
-    }
+    };
     let id = Uuid::now_v7();
     push_quick_action_job(&mut tx, id).await?;
     let new_task = NewTask {
@@ -109,6 +109,7 @@ pub async fn create(
         reference_time,
         time_zone: &time_zone,
         currency: &state.config.model.currency,
+        slot,
     };
     let Some(task) = tasks::insert_task(&mut *tx, &new_task).await? else {
         // A concurrent request with the same key won the race: drop our job, answer with its task.

@@ -208,3 +208,46 @@ async fn the_unfinished_task_cap_holds_under_concurrent_submissions() {
     assert_eq!(unfinished, 2);
     app.shutdown().await;
 }
+
+/// Room under the cap is held by unfinished tasks only: whatever ends a task (here a cancel, and
+/// a verdict written in plain SQL, as any writer might) gives its room back, an idempotent replay
+/// takes none, and the slots always count exactly the unfinished tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_gives_its_room_under_the_cap_back_when_it_ends() {
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2").env("QUICKACT_SWEEP_SECS", "3600");
+    let app = TestApp::start_with(options).await;
+    let (user, key) = app.create_user("alice").await;
+    let first = app.submit_id(&key, "开会").await;
+    let second = app.submit_id(&key, "写报告").await;
+    let refused = app.submit(&key, "买牛奶").await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{:?}", refused.body);
+    assert!(refused.body["error"]["message"].as_str().unwrap().contains("2 unfinished"), "{:?}", refused.body);
+
+    let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{first}/cancel"), None).await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{:?}", cancelled.body);
+    let keyed = |text: &'static str| {
+        let request = app.client.post(format!("{}/api/quick-action", app.base_url)).bearer_auth(&key).header("Idempotency-Key", "k-1").json(&json!({ "text": text }));
+        async move { request.send().await.unwrap().status() }
+    };
+    assert_eq!(keyed("买牛奶").await, StatusCode::CREATED, "a cancelled task's room is free again");
+    assert_eq!(keyed("买牛奶").await, StatusCode::CREATED, "a replay at the cap is still answered");
+    assert_eq!(app.submit(&key, "交房租").await.status, StatusCode::TOO_MANY_REQUESTS, "a replay took no room");
+
+    sqlx::query("UPDATE quick_action_tasks SET status = 'failed', result_type = 'error', result = '{}' WHERE id = $1::uuid")
+        .bind(&second)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(app.submit(&key, "交房租").await.status, StatusCode::CREATED, "a task ended by any writer gives its room back");
+
+    let (held, unfinished): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT coalesce(sum(used), 0)::bigint FROM task_slots WHERE user_id = $1::uuid),
+                (SELECT count(*) FROM quick_action_tasks WHERE user_id = $1::uuid AND status IN ('pending', 'processing'))",
+    )
+    .bind(user["id"].as_str().unwrap())
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((held, unfinished), (2, 2));
+    app.shutdown().await;
+}

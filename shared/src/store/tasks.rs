@@ -4,7 +4,7 @@
 //! client hears of it the moment it commits.
 
 use chrono::{DateTime, Utc};
-use sqlx::PgExecutor;
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::{
@@ -39,14 +39,16 @@ pub struct NewTask<'a> {
     pub reference_time: DateTime<Utc>,
     pub time_zone: &'a str,
     pub currency: &'a str,
+    /// The slot of the user's cap it holds (see [`take_task_slot`]).
+    pub slot: i16,
 }
 
 /// Inserts a task; `None` when the user already has a task with this idempotency key.
 pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<Option<TaskRecord>, sqlx::Error> {
     query_tasks!(
         "INSERT INTO quick_action_tasks
-           (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+           (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING ",
         "",
@@ -58,6 +60,7 @@ pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<
         task.reference_time,
         task.time_zone,
         task.currency,
+        task.slot,
     )
     .fetch_optional(db)
     .await
@@ -78,25 +81,44 @@ pub async fn find_by_idempotency_key(
     .await
 }
 
-/// Serialises one user's submissions until the transaction ends, so the unfinished-task cap is
-/// counted and the task inserted as one step: concurrent submissions cannot all pass the count.
-pub async fn lock_user_submissions(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query!("SELECT pg_advisory_xact_lock(hashtextextended('quickact.tasks:' || $1::uuid::text, 0))", user_id)
-        .execute(db)
-        .await?;
-    Ok(())
+/// Takes room for one more unfinished task of `user_id` under a cap of `cap`, in the caller's
+/// transaction: the slot's row stays locked until it commits (with the task) or rolls back (and
+/// the room is free again). `None` when the user is at the cap.
+///
+/// Each user has 16 slot rows (migration `20261123110000_task_slots`); slot s holds at most
+/// cap/16 tasks, one more when s < cap % 16, so the slots together never hold more than the cap.
+/// A first try takes any slot with room that no other submission is writing (`SKIP LOCKED`), so
+/// one user's submissions proceed side by side; only when every slot with room is busy does a
+/// second try wait for one, and Postgres re-checks the room of the slot it waited for.
+pub async fn take_task_slot(conn: &mut PgConnection, user_id: Uuid, cap: i64) -> Result<Option<i16>, sqlx::Error> {
+    // Room in one slot with room, chosen and locked as `$pick` says.
+    macro_rules! take_slot {
+        ($pick:literal) => {
+            sqlx::query_scalar!(
+                "UPDATE task_slots SET used = used + 1
+                 WHERE (user_id, slot) = (
+                   SELECT user_id, slot FROM task_slots
+                   WHERE user_id = $1 AND used < $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END "
+                    + $pick
+                    + ") RETURNING slot",
+                user_id,
+                cap,
+            )
+            .fetch_optional(&mut *conn)
+            .await
+        };
+    }
+    match take_slot!("ORDER BY random() LIMIT 1 FOR UPDATE SKIP LOCKED")? {
+        Some(slot) => Ok(Some(slot)),
+        None => take_slot!("ORDER BY used LIMIT 1 FOR UPDATE"),
+    }
 }
 
-/// Tasks of a user that are not finished yet (for the per-user limit).
+/// Tasks of a user that are not finished yet, as the slots count them (for the 429 message).
 pub async fn count_active(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<i64, sqlx::Error> {
-    let row = sqlx::query!(
-        r#"SELECT count(*) AS "count!" FROM quick_action_tasks
-           WHERE user_id = $1 AND status IN ('pending', 'processing')"#,
-        user_id
-    )
-    .fetch_one(db)
-    .await?;
-    Ok(row.count)
+    sqlx::query_scalar!(r#"SELECT coalesce(sum(used), 0)::bigint AS "count!" FROM task_slots WHERE user_id = $1"#, user_id)
+        .fetch_one(db)
+        .await
 }
 
 pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
