@@ -33,6 +33,8 @@ def fmt(x, unit="", digits=1):
         return "n/a"
     if abs(x) >= 1000:
         return f"{x:,.0f}{unit}"
+    if 0 < abs(x) < 0.1:
+        digits = max(digits, 3)
     return f"{x:.{digits}f}{unit}"
 
 
@@ -58,7 +60,7 @@ rps, p50, p99 = median("wrk", "rps"), median("wrk", "p50_us"), median("wrk", "p9
 tps = median("pgbench", "tps")
 non2xx = median("wrk", "non2xx")
 ratio = rps / tps if rps is not None and tps else None
-row("enqueue: POST /api/quick-action, wrk, 16 connections",
+row("enqueue: POST /api/quick-action, wrk, 16 conns, 16 users",
     rps, f"{fmt(rps)} req/s (p50 {fmt(p50 and p50 / 1000, ' ms', 2)}, p99 {fmt(p99 and p99 / 1000, ' ms', 2)}"
          + (f", non-2xx {non2xx:.0f}" if non2xx else "") + ")",
     tps, f"pgbench INSERT 16 clients: {fmt(tps)} TPS", ">= 50% of pgbench", ok(ratio and ratio >= 0.5))
@@ -76,10 +78,10 @@ row(f"drain: one worker, local provider, concurrency {fmt(conc, '', 0)}",
 # burst statuses
 burst = [l for l in lines if l.get("scenario") == "burst"]
 if burst:
-    n = burst[0].get("n")
+    n, users = burst[0].get("n"), burst[0].get("users", 1)
     per_run = ["; ".join(f"{k} {v}" for k, v in sorted(b.get("statuses", {}).items())) or "none" for b in burst]
     all_success = all(b.get("statuses", {}).get("success") == b.get("n") and b.get("refused", 0) == 0 for b in burst)
-    row(f"burst of N={n} tasks (timeout 120 s): statuses",
+    row(f"burst of N={n} tasks, {users} users (timeout 120 s): statuses",
         float(sum(b.get("statuses", {}).get("success", 0) for b in burst)) / len(burst),
         " | ".join(f"run {b['run']}: {s}" for b, s in zip(burst, per_run)),
         goal="all success", met=all_success)

@@ -6,14 +6,14 @@
 //! stdout:
 //!
 //! ```sh
-//! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15]
+//! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15] [--users 100]
 //! quickact-bench latency [--samples 500] [--warmup 20]
 //! quickact-bench slow    [--concurrency 4,64,512,1024] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
-//! - **burst**: N tasks POSTed (64 clients, no worker running), N long-polls held (API RSS and
-//!   statements per second while they wait), then one worker process (local provider, no model key)
+//! - **burst**: N tasks of `--users` users POSTed (64 clients, no worker running), N long-polls
+//!   held (API RSS and statements per second while they wait), then one worker process (local provider, no model key)
 //!   drains them while every waiter hears its verdict: tasks per second, the count of final statuses,
 //!   and the database work per task over the whole burst (statements from pg_stat_statements,
 //!   commits from pg_stat_database, WAL bytes from the WAL position), the processes stopped before
@@ -321,6 +321,7 @@ async fn burst(flags: &Flags) -> Value {
     let n: usize = flags.number("n", 10_000);
     let concurrency: usize = flags.number("concurrency", 64);
     let hold = Duration::from_secs_f64(flags.number("hold", 15.0));
+    let users: usize = flags.number::<usize>("users", 100).max(1);
     let api_binary = flags.text("api-binary", "target/release/quickact-api");
     let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
 
@@ -330,14 +331,18 @@ async fn burst(flags: &Flags) -> Value {
 
     let api = Api::start(&api_binary).await;
     let client = http_client(usize::MAX);
-    let key = api.user(&client, &format!("burst-{}", uuid::Uuid::new_v4().simple())).await;
+    // The tasks belong to many users, as a real burst's do (one user's submissions queue on a lock).
+    let mut keys = Vec::with_capacity(users);
+    for u in 0..users {
+        keys.push(api.user(&client, &format!("burst-{u}-{}", uuid::Uuid::new_v4().simple())).await);
+    }
 
     // 1. N tasks, 64 clients, no worker running.
-    eprintln!("burst: posting {n} tasks");
+    eprintln!("burst: posting {n} tasks of {users} users");
     let posting = Instant::now();
-    let posted: Vec<Result<String, String>> = futures::stream::iter(0..n)
+    let posted: Vec<Result<(String, String), String>> = futures::stream::iter(0..n)
         .map(|i| {
-            let (client, base, key) = (client.clone(), api.base.clone(), key.clone());
+            let (client, base, key) = (client.clone(), api.base.clone(), keys[i % users].clone());
             async move {
                 let response = client
                     .post(format!("{base}/api/quick-action"))
@@ -348,7 +353,7 @@ async fn burst(flags: &Flags) -> Value {
                     .map_err(|e| e.to_string())?;
                 let status = response.status();
                 let body: Value = response.json().await.map_err(|e| e.to_string())?;
-                body["task_id"].as_str().map(str::to_owned).ok_or_else(|| format!("{status}: {body}"))
+                body["task_id"].as_str().map(|id| (id.to_owned(), key)).ok_or_else(|| format!("{status}: {body}"))
             }
         })
         .buffer_unordered(64)
@@ -356,7 +361,7 @@ async fn burst(flags: &Flags) -> Value {
         .await;
     let post_secs = posting.elapsed().as_secs_f64();
     let (ids, refused): (Vec<_>, Vec<_>) = posted.into_iter().partition(Result::is_ok);
-    let ids: Vec<String> = ids.into_iter().filter_map(Result::ok).collect();
+    let ids: Vec<(String, String)> = ids.into_iter().filter_map(Result::ok).collect();
     let refused: Vec<String> = refused.into_iter().filter_map(Result::err).collect();
     if let Some(first) = refused.first() {
         eprintln!("burst: {} submissions refused, e.g. {first}", refused.len());
@@ -368,7 +373,7 @@ async fn burst(flags: &Flags) -> Value {
     let opening = Instant::now();
     let waiters: Vec<_> = ids
         .iter()
-        .map(|id| {
+        .map(|(id, key)| {
             let (client, base, key, id) = (client.clone(), api.base.clone(), key.clone(), id.clone());
             tokio::spawn(async move {
                 let status = wait_verdict(&client, &base, &key, &id).await;
@@ -434,6 +439,7 @@ async fn burst(flags: &Flags) -> Value {
     let result = json!({
         "scenario": "burst",
         "n": n,
+        "users": users,
         "posted": ids.len(),
         "refused": refused.len(),
         "concurrency": concurrency,
