@@ -24,9 +24,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::runner::Runner;
 
-/// Most jobs one fetch takes off the queue.
-const FETCH_BATCH: usize = 16;
-
 /// The apalis handler: run the task of a job to its end (or hand it back on shutdown).
 async fn handle_job(job: QuickActionJob, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
     runner.run_task(job.task_id).await;
@@ -43,11 +40,8 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
         let name = format!("{}-g{generation}", runner.owner);
         let config = QueueConfig::default()
             .queue(QUICK_ACTION_QUEUE)
-            // A fetch takes up to FETCH_BATCH jobs (never more than the worker runs at once): one
-            // fetch per job made the queue's fetch query the bottleneck of a backlog, as each one
-            // walks the index past the jobs taken before it. Jobs fetched but not started yet are
-            // this worker's; if it dies they come back with its heartbeat, like running ones.
-            .batch_size(runner.worker.concurrency.clamp(1, FETCH_BATCH))
+            // One job per fetch: a worker takes only what it can start now, leaving the rest to others.
+            .batch_size(1)
             .heartbeat_interval(runner.worker.heartbeat)
             .missed_heartbeats(runner.worker.missed_heartbeats);
         let storage = PostgresStorage::<QuickActionJob>::new(&runner.pool).with_config(config);
