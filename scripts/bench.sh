@@ -72,7 +72,13 @@ chmod 755 "$work"
 api_pid=
 cleanup() {
   if [ -n "$api_pid" ]; then kill "$api_pid" 2>/dev/null || true; fi
-  pg_stop "$work/data"
+  local pid
+  pid=$(head -1 "$work/data/postmaster.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && ! pg_as_owner "$(pg_bin_dir)/pg_ctl" -D "$work/data" -m fast -w -t 120 stop >/dev/null; then
+    echo "pg_ctl stop failed; sending the postmaster ($pid) SIGINT" >&2
+    kill -INT "$pid" 2>/dev/null || true
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT

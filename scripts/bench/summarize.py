@@ -79,7 +79,8 @@ row(f"drain: one worker, local provider, concurrency {fmt(conc, '', 0)}",
 burst = [l for l in lines if l.get("scenario") == "burst"]
 if burst:
     n, users = burst[0].get("n"), burst[0].get("users", 1)
-    per_run = ["; ".join(f"{k} {v}" for k, v in sorted(b.get("statuses", {}).items())) or "none" for b in burst]
+    per_run = [("; ".join(f"{k} {v}" for k, v in sorted(b.get("statuses", {}).items())) or "none")
+               + (f" ({b['transport_errors']} transport errors)" if b.get("transport_errors") else "") for b in burst]
     all_success = all(b.get("statuses", {}).get("success") == b.get("n") and b.get("refused", 0) == 0 for b in burst)
     row(f"burst of N={n} tasks, {users} users (timeout 120 s): statuses",
         float(sum(b.get("statuses", {}).get("success", 0) for b in burst)) / len(burst),

@@ -202,6 +202,26 @@ fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
     command.spawn().unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"))
 }
 
+/// Runs `work` while watching `child`: if the process exits first, the scenario stops with its exit
+/// status (a dead worker would otherwise leave every client waiting for verdicts that never come).
+async fn watching<T>(child: &mut Child, what: &str, work: impl std::future::Future<Output = T>) -> T {
+    let exited = async {
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    tokio::select! {
+        result = work => result,
+        status = exited => {
+            eprintln!("{what} exited during the scenario: {status}");
+            std::process::exit(1)
+        }
+    }
+}
+
 /// SIGTERM, then waits (SIGKILL after 30 s).
 async fn stop(mut child: Child) {
     if let Some(pid) = child.id() {
@@ -290,18 +310,39 @@ fn is_final(task: &Value) -> bool {
     !matches!(task["status"].as_str(), Some("pending" | "processing"))
 }
 
-/// Long-polls a task until it is final; returns its final status (or what went wrong).
+/// Transport errors (connection refused, reset or closed early) seen by any client, retried or not.
+static TRANSPORT_ERRORS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a transport error and prints the first few.
+fn transport_error(what: &str, error: &reqwest::Error) {
+    let seen = TRANSPORT_ERRORS.fetch_add(1, Ordering::Relaxed);
+    if seen < 5 {
+        eprintln!("{what}: {error:?}");
+    }
+}
+
+/// Long-polls a task until it is final; returns its final status (or what went wrong). A wait that
+/// times out is asked again, and so, up to 5 times in a row, is one that fails in transport (as a
+/// client would; every such failure is counted in `TRANSPORT_ERRORS`).
 async fn wait_verdict(client: &reqwest::Client, base: &str, key: &str, id: &str) -> String {
+    let mut failures = 0;
     loop {
         let answer = client.get(format!("{base}/api/quick-action/{id}?wait=true&timeout=60")).bearer_auth(key).send().await;
         match answer {
             Ok(response) if response.status().is_success() => match response.json::<Value>().await {
                 Ok(task) if is_final(&task) => return task["status"].as_str().unwrap_or("?").to_owned(),
-                Ok(_) => continue, // the wait timed out; ask again, as a client would
+                Ok(_) => failures = 0,
                 Err(_) => return "bad_body".into(),
             },
             Ok(response) => return format!("http_{}", response.status().as_u16()),
-            Err(_) => return "http_error".into(),
+            Err(error) => {
+                transport_error("long-poll", &error);
+                failures += 1;
+                if failures > 5 {
+                    return "http_error".into();
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
         }
     }
 }
@@ -350,7 +391,10 @@ async fn burst(flags: &Flags) -> Value {
                     .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
                     .send()
                     .await
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| {
+                        transport_error("submission", &e);
+                        e.to_string()
+                    })?;
                 let status = response.status();
                 let body: Value = response.json().await.map_err(|e| e.to_string())?;
                 body["task_id"].as_str().map(|id| (id.to_owned(), key)).ok_or_else(|| format!("{status}: {body}"))
@@ -371,16 +415,18 @@ async fn burst(flags: &Flags) -> Value {
     // 2. N long-polls, held while no worker runs.
     let rss_before = api.rss_mb();
     let opening = Instant::now();
-    let waiters: Vec<_> = ids
-        .iter()
-        .map(|(id, key)| {
-            let (client, base, key, id) = (client.clone(), api.base.clone(), key.clone(), id.clone());
-            tokio::spawn(async move {
-                let status = wait_verdict(&client, &base, &key, &id).await;
-                (status, Instant::now())
-            })
-        })
-        .collect();
+    let mut waiters = Vec::with_capacity(ids.len());
+    for (i, (id, key)) in ids.iter().enumerate() {
+        // 200 new connections every 20 ms (10,000 a second), not all in one SYN flood.
+        if i % 200 == 199 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let (client, base, key, id) = (client.clone(), api.base.clone(), key.clone(), id.clone());
+        waiters.push(tokio::spawn(async move {
+            let status = wait_verdict(&client, &base, &key, &id).await;
+            (status, Instant::now())
+        }));
+    }
     // Every waiter's connection is established, and once the API has read every waiter's task its
     // statements settle: wait for both.
     let mut last = statements(&mut db).await;
@@ -407,11 +453,11 @@ async fn burst(flags: &Flags) -> Value {
 
     // 3. One worker drains them.
     let draining = Instant::now();
-    let worker = spawn_worker(&worker_binary, concurrency, Model::Local);
+    let mut worker = spawn_worker(&worker_binary, concurrency, Model::Local);
     let mut statuses = Vec::with_capacity(ids.len());
     let (mut last_verdict, mut last_success) = (draining, draining);
     for waiter in waiters {
-        let (status, at) = waiter.await.expect("a waiter");
+        let (status, at) = watching(&mut worker, "the worker", waiter).await.expect("a waiter");
         if status == "success" {
             last_success = last_success.max(at);
         }
@@ -453,6 +499,7 @@ async fn burst(flags: &Flags) -> Value {
         "drain_tasks_per_s": round(successes as f64 / drain_secs, 1),
         "all_verdicts_s": round(all_secs, 2),
         "statuses": statuses,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
         "statements_per_task": per_task(statement_count),
         "commits_per_task": per_task(after.commits - before.commits),
         "wal_bytes_per_task": per_task(after.wal - before.wal),
@@ -476,7 +523,7 @@ async fn latency(flags: &Flags) -> Value {
     let fake = FakeModel::start().await;
     fake.fallback(|_| Reply::look_up_and_finish("done"));
     let api = Api::start(&api_binary).await;
-    let worker = spawn_worker(&worker_binary, 4, Model::Fake(&fake));
+    let mut worker = spawn_worker(&worker_binary, 4, Model::Fake(&fake));
     let client = http_client(8);
     let key = api.user(&client, &format!("latency-{}", uuid::Uuid::new_v4().simple())).await;
 
@@ -497,7 +544,7 @@ async fn latency(flags: &Flags) -> Value {
             .expect("a JSON answer");
         let posted = started.elapsed();
         let id = created["task_id"].as_str().unwrap_or_else(|| panic!("submission refused: {created}"));
-        let status = wait_verdict(&client, &api.base, &key, id).await;
+        let status = watching(&mut worker, "the worker", wait_verdict(&client, &api.base, &key, id)).await;
         let elapsed = started.elapsed();
         if i >= warmup {
             times.push(ms(elapsed));
@@ -519,6 +566,7 @@ async fn latency(flags: &Flags) -> Value {
         "p99_ms": round(percentile(&times, 99.0), 2),
         "max_ms": round(times.last().copied().unwrap_or(f64::NAN), 2),
         "over_100_ms": times.iter().filter(|t| **t > 100.0).count(),
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
         "post_p50_ms": round(percentile(&post_times, 50.0), 2),
         "post_p99_ms": round(percentile(&post_times, 99.0), 2),
         "statuses": statuses,
@@ -571,7 +619,7 @@ async fn slow(flags: &Flags) -> Value {
     let mut results = Vec::new();
     for &concurrency in &levels {
         let clients = concurrency * 3 / 2 + 32;
-        let worker = spawn_worker(&worker_binary, concurrency, Model::Fake(&fake));
+        let mut worker = spawn_worker(&worker_binary, concurrency, Model::Fake(&fake));
         let started = Instant::now();
         let (window_from, window_to) = (started + warmup, started + warmup + window);
         let in_window: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -594,7 +642,7 @@ async fn slow(flags: &Flags) -> Value {
             })
             .collect();
         for handle in handles {
-            let _ = handle.await;
+            let _ = watching(&mut worker, "the worker", handle).await;
         }
         let worker_rss = rss_mb(&worker);
         stop(worker).await;
@@ -623,6 +671,7 @@ async fn slow(flags: &Flags) -> Value {
     json!({
         "scenario": "slow",
         "bench_rss_mb": round(own_rss_mb(), 1),
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
         "delay_ms": delay.as_millis() as u64,
         "turns": 2,
         "warmup_s": warmup.as_secs_f64(),
@@ -641,7 +690,10 @@ async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: 
             Err(_) => return "bad_body".into(),
         },
         Ok(response) => return format!("http_{}", response.status().as_u16()),
-        Err(_) => return "http_error".into(),
+        Err(error) => {
+            transport_error("submission", &error);
+            return "http_error".into();
+        }
     };
     if is_final(&task) {
         return task["status"].as_str().unwrap_or("?").to_owned();
