@@ -51,8 +51,9 @@ def row(measure, value, shown, comparison=None, compared_shown="-", goal="-", me
     })
 
 
-def ok(cond):
-    return None if cond is None else bool(cond)
+def check(value, predicate):
+    """Whether `value` meets its goal; None (shown as "-") when it was not measured."""
+    return None if value is None else bool(predicate(value))
 
 
 # enqueue vs pgbench
@@ -63,7 +64,7 @@ ratio = rps / tps if rps is not None and tps else None
 row("enqueue: POST /api/quick-action, wrk, 16 conns, 16 users",
     rps, f"{fmt(rps)} req/s (p50 {fmt(p50 and p50 / 1000, ' ms', 2)}, p99 {fmt(p99 and p99 / 1000, ' ms', 2)}"
          + (f", non-2xx {non2xx:.0f}" if non2xx else "") + ")",
-    tps, f"pgbench INSERT 16 clients: {fmt(tps)} TPS", ">= 50% of pgbench", ok(ratio and ratio >= 0.5))
+    tps, f"pgbench INSERT 16 clients: {fmt(tps)} TPS", ">= 50% of pgbench", check(ratio, lambda r: r >= 0.5))
 
 # drain vs River
 drain = median("burst", "drain_tasks_per_s")
@@ -73,7 +74,7 @@ ratio = drain / river if drain is not None and river else None
 row(f"drain: one worker, local provider, concurrency {fmt(conc, '', 0)}",
     drain, f"{fmt(drain)} tasks/s", river,
     f"riverqueue bench: {fmt(river)} jobs/s" if river else "riverqueue bench: not run",
-    ">= 30% of River", ok(ratio and ratio >= 0.3))
+    ">= 30% of River", check(ratio, lambda r: r >= 0.3))
 
 # burst statuses
 burst = [l for l in lines if l.get("scenario") == "burst"]
@@ -93,11 +94,11 @@ row("per task: statements (pg_stat_statements)", st, fmt(st, "", 1))
 commits, rcommits = median("burst", "commits_per_task"), median("river", "commits_per_job")
 row("per task: commits (xact_commit delta)", commits, fmt(commits, "", 2), rcommits,
     f"River: {fmt(rcommits, '', 2)} per job" if rcommits is not None else "River: not run",
-    "<= 4", ok(commits is not None and commits <= 4))
+    "<= 4", check(commits, lambda c: c <= 4))
 wal, rwal = median("burst", "wal_bytes_per_task"), median("river", "wal_bytes_per_job")
 row("per task: WAL bytes (WAL position delta)", wal, fmt(wal, " B", 0), rwal,
     f"River: {fmt(rwal, ' B', 0)} per job" if rwal is not None else "River: not run",
-    "<= 4 kB", ok(wal is not None and wal <= 4096))
+    "<= 4 kB", check(wal, lambda w: w <= 4096))
 
 # long-polls
 rss, rss0 = median("burst", "api_rss_mb_waiting"), median("burst", "api_rss_mb_before")
@@ -105,14 +106,18 @@ sps = median("burst", "statements_per_s_waiting")
 held = median("burst", "posted")
 row(f"{fmt(held, '', 0)} long-polls held: API RSS",
     rss, f"{fmt(rss, ' MB')} (before {fmt(rss0, ' MB')}); {fmt(sps)} statements/s while waiting",
-    goal="RSS <= 150 MB", met=ok(rss is not None and rss <= 150))
+    goal="RSS <= 150 MB", met=check(rss, lambda r: r <= 150))
 
 # latency
 lp50, lp99 = median("latency", "p50_ms"), median("latency", "p99_ms")
-row("POST-to-verdict, long-poll, instant model: p50", lp50, fmt(lp50, " ms", 2),
-    goal="<= 5 ms", met=ok(lp50 is not None and lp50 <= 5))
-row("POST-to-verdict, long-poll, instant model: p99", lp99, fmt(lp99, " ms", 2),
-    goal="<= 20 ms", met=ok(lp99 is not None and lp99 <= 20))
+pp50, over, lmax = median("latency", "post_p50_ms"), median("latency", "over_100_ms"), median("latency", "max_ms")
+samples = median("latency", "samples")
+row("POST-to-verdict, long-poll, instant model: p50", lp50,
+    fmt(lp50, " ms", 2) + (f" (the POST alone {fmt(pp50, ' ms', 2)})" if pp50 is not None else ""),
+    goal="<= 5 ms", met=check(lp50, lambda v: v <= 5))
+row("POST-to-verdict, long-poll, instant model: p99", lp99,
+    fmt(lp99, " ms", 2) + (f" ({over:.0f} of {samples:.0f} over 100 ms, max {fmt(lmax, ' ms', 0)})" if over is not None else ""),
+    goal="<= 20 ms", met=check(lp99, lambda v: v <= 20))
 
 # slow model
 slow = [l for l in lines if l.get("scenario") == "slow"]
@@ -128,7 +133,7 @@ if slow:
         meds[best_c],
         f"{fmt(meds[best_c])} tasks/s at QUICKACT_WORKER_CONCURRENCY={best_c} ("
         + ", ".join(f"{c}: {fmt(v)}" for c, v in meds.items()) + ")",
-        goal=">= 500 tasks/s", met=ok(meds[best_c] >= 500))
+        goal=">= 500 tasks/s", met=check(meds[best_c], lambda v: v >= 500))
 
 # print
 def cell(r):

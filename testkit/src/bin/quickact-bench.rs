@@ -417,9 +417,9 @@ async fn burst(flags: &Flags) -> Value {
     let opening = Instant::now();
     let mut waiters = Vec::with_capacity(ids.len());
     for (i, (id, key)) in ids.iter().enumerate() {
-        // 200 new connections every 20 ms (10,000 a second), not all in one SYN flood.
-        if i % 200 == 199 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        // 100 new connections every 25 ms (4,000 a second), not all in one SYN flood.
+        if i % 100 == 99 {
+            tokio::time::sleep(Duration::from_millis(25)).await;
         }
         let (client, base, key, id) = (client.clone(), api.base.clone(), key.clone(), id.clone());
         waiters.push(tokio::spawn(async move {
