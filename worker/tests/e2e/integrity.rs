@@ -52,7 +52,7 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
     let outcomes: Vec<&str> = verdicts.iter().map(|v| v["status"].as_str().unwrap()).collect();
     assert!(outcomes.contains(&"success") && outcomes.contains(&"failed"), "{outcomes:?}: {verdicts:#?}");
     let refused = verdicts.iter().find(|v| v["status"] == "failed").unwrap();
-    let create = tool_step(&refused, "create_item");
+    let create = tool_step(refused, "create_item");
     assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
     app.shutdown().await;
 }
