@@ -46,7 +46,7 @@ def row(measure, value, shown, comparison=None, compared_shown="-", goal="-", me
     rows.append({
         "measure": measure, "value": value, "shown": shown,
         "compared_with": compared_shown, "comparison": comparison,
-        "ratio": round(ratio, 3) if ratio is not None else None,
+        "ratio": round(ratio, 4) if ratio is not None else None,
         "goal": goal, "met": met,
     })
 
@@ -138,7 +138,7 @@ if slow:
 # print
 def cell(r):
     met = {True: "yes", False: "NO", None: "-"}[r["met"]]
-    ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"
+    ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}" if r["ratio"] < 0.1 else f"{r['ratio']:.2f}"
     return [r["measure"], r["shown"], r["compared_with"], ratio, r["goal"], met]
 
 header = ["measure", f"median of {len(runs)} run(s)", "compared with", "ratio", "goal", "met"]
