@@ -2,13 +2,13 @@
 # The bench (on demand, never in CI): quickact measured beside plain Postgres and River, in one run,
 # on one durable throwaway Postgres (fsync on, pg_stat_statements), with the release binaries.
 #
-#   scripts/bench.sh [--runs 3] [--n 10000] [--burst-users 100] [--concurrency 64] [--secs 15]
+#   scripts/bench.sh [--runs 3] [--n 10000] [--users 1] [--burst-users 1] [--concurrency 64] [--secs 15]
 #                    [--slow-concurrency 4,64,512,1024] [--window 20] [--river-jobs 100000] [--samples 500]
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
 #   River       `riverqueue bench -n --river-jobs` (riverqueue-cli 0.5.0)       -> jobs/s, commits and WAL per job
-#   enqueue     wrk, 16 keep-alive connections, POST /api/quick-action, --secs  -> req/s, p50, p99 (no worker)
+#   enqueue     wrk, 16 keep-alive connections of --users users, POST /api/quick-action, --secs  -> req/s, p50, p99 (no worker)
 #   burst       quickact-bench burst: N tasks of --burst-users users, N long-polls held (API RSS, statements/s), one worker
 #               (local provider, --concurrency) drains them -> tasks/s, statuses, statements/commits/WAL per task
 #   latency     quickact-bench latency: instant fake model, POST then long-poll  -> p50, p99
@@ -22,11 +22,12 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 here=scripts/bench
 
-runs=3 n=10000 burst_users=100 concurrency=64 slow_concurrency=4,64,512,1024 secs=15 river_jobs=100000 window=20 samples=500
+runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,512,1024 secs=15 river_jobs=100000 window=20 samples=500
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;
     --n) n=$2 ;;
+    --users) users=$2 ;;
     --burst-users) burst_users=$2 ;;
     --concurrency) concurrency=$2 ;;
     --slow-concurrency) slow_concurrency=$2 ;;
@@ -93,8 +94,8 @@ say "Postgres $pg_version on port $port: fsync $(psql_db postgres -c 'SHOW fsync
 out=target/bench
 mkdir -p "$out"
 results="$out/runs.jsonl"
-printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "commit": "%s"}\n' \
-  "$pg_version" "$(nproc)" "$runs" "$n" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$(git rev-parse --short HEAD)" >"$results"
+printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "users": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "commit": "%s"}\n' \
+  "$pg_version" "$(nproc)" "$runs" "$n" "$users" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$(git rev-parse --short HEAD)" >"$results"
 emit() { echo "$1" >>"$results"; }                   # one JSON object per scenario and run
 tagged() { python3 -c 'import json,sys; o=json.loads(sys.argv[1]); o["run"]=int(sys.argv[2]); print(json.dumps(o))' "$@"; }
 # Sum of commits and the WAL position in bytes; read after the measured processes have exited, so
@@ -152,7 +153,7 @@ for run in $(seq 1 "$runs"); do
     fi
   fi
 
-  say "run $run/$runs: enqueue, wrk, 16 keep-alive connections (16 users), $secs s, no worker"
+  say "run $run/$runs: enqueue, wrk, 16 keep-alive connections ($users users), $secs s, no worker"
   api_port=$(pg_free_port)
   admin="qa_bench_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   DATABASE_URL=$DATABASE_URL QUICKACT_BIND=127.0.0.1:$api_port QUICKACT_ADMIN_KEY=$admin \
@@ -160,7 +161,7 @@ for run in $(seq 1 "$runs"); do
   api_pid=$!
   for _ in $(seq 300); do curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null && break; sleep 0.2; done
   keys=
-  for u in $(seq 16); do
+  for u in $(seq "$users"); do
     k=$(curl -fs -X POST "http://127.0.0.1:$api_port/api/admin/users" -H "Authorization: Bearer $admin" \
           -H 'Content-Type: application/json' -d "{\"name\": \"wrk-$u\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
     keys=${keys:+$keys,}$k

@@ -61,7 +61,8 @@ rps, p50, p99 = median("wrk", "rps"), median("wrk", "p50_us"), median("wrk", "p9
 tps = median("pgbench", "tps")
 non2xx = median("wrk", "non2xx")
 ratio = rps / tps if rps is not None and tps else None
-row("enqueue: POST /api/quick-action, wrk, 16 conns, 16 users",
+meta = next((l for l in lines if l.get("scenario") == "meta"), {})
+row(f"enqueue: POST /api/quick-action, wrk, 16 conns, {meta.get('users', 1)} user(s)",
     rps, f"{fmt(rps)} req/s (p50 {fmt(p50 and p50 / 1000, ' ms', 2)}, p99 {fmt(p99 and p99 / 1000, ' ms', 2)}"
          + (f", non-2xx {non2xx:.0f}" if non2xx else "") + ")",
     tps, f"pgbench INSERT 16 clients: {fmt(tps)} TPS", ">= 50% of pgbench", check(ratio, lambda r: r >= 0.5))
