@@ -139,16 +139,7 @@ impl Api {
 
     /// Creates a user; returns its API key.
     async fn user(&self, client: &reqwest::Client, name: &str) -> String {
-        let answer: Value = client
-            .post(format!("{}/api/admin/users", self.base))
-            .bearer_auth(&self.admin_key)
-            .json(&json!({ "name": name }))
-            .send()
-            .await
-            .expect("the API answers")
-            .json()
-            .await
-            .expect("a JSON answer");
+        let answer = post_json(client, &format!("{}/api/admin/users", self.base), &self.admin_key, json!({ "name": name })).await;
         answer["api_key"].as_str().unwrap_or_else(|| panic!("create user: {answer}")).to_owned()
     }
 
@@ -532,16 +523,7 @@ async fn latency(flags: &Flags) -> Value {
     let mut statuses = Vec::new();
     for i in 0..warmup + samples {
         let started = Instant::now();
-        let created: Value = client
-            .post(format!("{}/api/quick-action", api.base))
-            .bearer_auth(&key)
-            .json(&json!({ "text": format!("latency task {}", tag(i)), "timeout": 30 }))
-            .send()
-            .await
-            .expect("the API answers")
-            .json()
-            .await
-            .expect("a JSON answer");
+        let created = post_json(&client, &format!("{}/api/quick-action", api.base), &key, json!({ "text": format!("latency task {}", tag(i)), "timeout": 30 })).await;
         let posted = started.elapsed();
         let id = created["task_id"].as_str().unwrap_or_else(|| panic!("submission refused: {created}"));
         let status = watching(&mut worker, "the worker", wait_verdict(&client, &api.base, &key, id)).await;
@@ -702,4 +684,9 @@ async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: 
         Some(id) => wait_verdict(client, base, key, id).await,
         None => "no_task_id".into(),
     }
+}
+
+/// POSTs `body` with a bearer key and returns the JSON answer.
+async fn post_json(client: &reqwest::Client, url: &str, key: &str, body: Value) -> Value {
+    client.post(url).bearer_auth(key).json(&body).send().await.expect("the API answers").json().await.expect("a JSON answer")
 }
