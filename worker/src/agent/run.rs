@@ -91,8 +91,7 @@ pub enum RunError {
 
 /// Runs (or resumes, from `journal`) the agent for one task.
 pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
-    let mut run = Run { cx, replay: Replay::from_steps(journal), next_seq: next_seq(journal), tx: None, model_recorded: false };
-    run.drive().await
+    Run::resuming(cx, journal).drive().await
 }
 
 struct Run<'a> {
@@ -106,9 +105,6 @@ struct Run<'a> {
     model_recorded: bool,
 }
 
-fn next_seq(journal: &[Step]) -> i32 {
-    journal.last().map_or(0, |s| s.seq + 1)
-}
 
 /// The outcome of recording something on behalf of the task.
 enum Recorded<T> {
@@ -123,7 +119,13 @@ struct Turn {
     latency_ms: i32,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A run that goes on from `journal` (what is committed), with nothing open.
+    fn resuming(cx: &'a RunContext<'a>, journal: &[Step]) -> Self {
+        let next_seq = journal.last().map_or(0, |s| s.seq + 1);
+        Run { cx, replay: Replay::from_steps(journal), next_seq, tx: None, model_recorded: false }
+    }
+
     /// Drives the run; a database outage rolls back what was not committed and the run resumes
     /// from the committed journal once the database answers again (within the task's time).
     async fn drive(&mut self) -> Result<RunEnd, RunError> {
@@ -132,11 +134,9 @@ impl Run<'_> {
                 Err(RunError::Database(err)) if is_unavailable(&err) && Instant::now() < self.cx.deadline => {
                     tracing::warn!(task_id = %self.cx.task.id, error = %err, "database unavailable mid-run; resuming from the journal");
                     self.tx = None;
-                    self.model_recorded = false;
                     let (pool, task_id) = (self.cx.pool, self.cx.task.id);
                     let journal = retry_unavailable(self.patience(), || list_steps(pool, task_id)).await?;
-                    self.replay = Replay::from_steps(&journal);
-                    self.next_seq = next_seq(&journal);
+                    *self = Run::resuming(self.cx, &journal);
                 }
                 // Whatever ends the run uncommitted (stopped, aborted, a failure) is rolled back
                 // when the transaction drops; a finished run committed already.
