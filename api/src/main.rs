@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
 async fn main() -> Result<(), quickact_api::StartupError> {
-    telemetry::init();
+    telemetry::init()?;
     let config = Config::from_env()?;
     let bind = config.bind;
     let stop = CancellationToken::new();

@@ -1,12 +1,45 @@
 //! Logging set-up and the shutdown signal both binaries use.
 
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
-pub fn init() {
+/// How log lines are written (`QUICKACT_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One human-readable line per event (the default).
+    Text,
+    /// One JSON object per line, for log collectors: the event's fields at the top level, the
+    /// fields of the spans it happened in under `span` (innermost) and `spans` (all of them), so a
+    /// run's lines carry its `task_id`, `user_id` and `worker`.
+    Json,
+}
+
+impl LogFormat {
+    /// Reads `QUICKACT_LOG_FORMAT` (`text` or `json`, default `text`).
+    pub fn from_env() -> Result<Self, String> {
+        Self::parse(std::env::var("QUICKACT_LOG_FORMAT").ok().as_deref())
+    }
+
+    fn parse(value: Option<&str>) -> Result<Self, String> {
+        match value.map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("text") => Ok(LogFormat::Text),
+            Some("json") => Ok(LogFormat::Json),
+            Some(other) => Err(format!("QUICKACT_LOG_FORMAT must be \"text\" or \"json\", not {other:?}")),
+        }
+    }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`), in the format `QUICKACT_LOG_FORMAT`
+/// names. An unknown format is an error, so a typo does not silently give collectors text.
+pub fn init() -> Result<(), String> {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn,apalis_postgres=warn"));
-    // Colours only on a terminal: log files and collectors get plain text.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+    let format = LogFormat::from_env()?;
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn,apalis_postgres=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Json => builder.json().with_current_span(true).with_span_list(true).try_init(),
+        // Colours only on a terminal: log files and collectors get plain text.
+        LogFormat::Text => builder.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).try_init(),
+    };
+    Ok(())
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM.
@@ -28,5 +61,18 @@ pub async fn shutdown_signal() {
     tokio::select! {
         _ = interrupt => tracing::info!("SIGINT received, shutting down"),
         _ = terminate => tracing::info!("SIGTERM received, shutting down"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_format_is_text_unless_json_is_asked_for_and_a_typo_is_refused() {
+        assert_eq!(LogFormat::parse(None), Ok(LogFormat::Text));
+        assert_eq!(LogFormat::parse(Some("TEXT")), Ok(LogFormat::Text));
+        assert_eq!(LogFormat::parse(Some(" json ")), Ok(LogFormat::Json));
+        assert!(LogFormat::parse(Some("jsno")).unwrap_err().contains("QUICKACT_LOG_FORMAT"));
     }
 }

@@ -72,6 +72,41 @@ impl TestWorker {
     }
 }
 
+/// A process whose stderr is captured (see [`TestApp::spawn_logged_worker_process`]).
+pub struct LoggedProcess {
+    pub child: std::process::Child,
+    lines: Arc<std::sync::Mutex<Vec<String>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LoggedProcess {
+    /// The lines it has written to stderr so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().expect("log lines lock").clone()
+    }
+
+    /// Stops it with SIGTERM and waits for it to exit and for its last line to be read.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let _ = std::process::Command::new("kill").args(["-TERM", &pid]).status();
+        let status = self.child.wait().expect("wait for the process");
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        status
+    }
+}
+
+impl Drop for LoggedProcess {
+    fn drop(&mut self) {
+        // A test that panics must not leave the process behind.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// A deployment for one test.
 pub struct TestApp {
     pub base_url: String,
@@ -206,6 +241,31 @@ impl TestApp {
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("spawn the worker binary")
+    }
+
+    /// Starts a `quickact-worker` process with extra environment variables and its stderr (the
+    /// log) captured line by line, e.g. to read its JSON logs or the address it serves metrics on.
+    pub fn spawn_logged_worker_process(&self, binary: &str, env: &[(&str, &str)]) -> LoggedProcess {
+        let mut child = std::process::Command::new(binary)
+            .envs(&self.env)
+            .env("RUST_LOG", "info")
+            .env("QUICKACT_SKIP_MIGRATIONS", "1")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn the worker binary");
+        let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().expect("piped stderr");
+        let sink = lines.clone();
+        // A thread drains the pipe so the process never blocks on a full one.
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().expect("log lines lock").push(line);
+            }
+        });
+        LoggedProcess { child, lines, reader: Some(reader) }
     }
 
     /// Creates a user through the admin API; returns `(user, api_key)`.

@@ -18,7 +18,7 @@ pub mod held_writes;
 pub mod postgres;
 pub mod wait;
 
-pub use app::{TestApp, TestAppOptions, tool_step, tool_steps};
+pub use app::{LoggedProcess, TestApp, TestAppOptions, tool_step, tool_steps};
 pub use fake_model::{FakeModel, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;

@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
 async fn main() -> Result<(), quickact_worker::StartupError> {
-    telemetry::init();
+    telemetry::init()?;
     let config = Config::from_env()?;
     let stop = CancellationToken::new();
     let runner = quickact_worker::prepare(&config, stop.clone()).await?;

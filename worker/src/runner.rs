@@ -33,6 +33,7 @@ use quickact_shared::{
 };
 use sqlx::PgPool;
 use tokio::{sync::Semaphore, time::Instant};
+use tracing::Instrument;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -127,10 +128,16 @@ impl Runner {
                 .entry(task_id)
                 .or_insert_with(|| {
                     let runner = self.clone();
-                    let handle = tokio::spawn(async move {
-                        runner.run_until_settled(task_id).await;
-                        runner.running.lock().expect("running map lock").remove(&task_id);
-                    });
+                    // Every line a run logs carries the task, its user (once claimed) and this
+                    // worker (as fields of this span; top-level keys of `span` in JSON logs).
+                    let span = tracing::info_span!("run", task_id = %task_id, user_id = tracing::field::Empty, worker = %self.owner);
+                    let handle = tokio::spawn(
+                        async move {
+                            runner.run_until_settled(task_id).await;
+                            runner.running.lock().expect("running map lock").remove(&task_id);
+                        }
+                        .instrument(span),
+                    );
                     handle.map(|_| ()).boxed().shared()
                 })
                 .clone()
@@ -180,6 +187,7 @@ impl Runner {
             Ok(None) => return Attempt::Settled,
             Err(attempt) => return attempt,
         };
+        tracing::Span::current().record("user_id", tracing::field::display(task.user_id));
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
         let pool = &self.pool;
 
@@ -213,7 +221,7 @@ impl Runner {
         // taken over; `abort` also fires at the end of the shutdown grace period.
         let abort = self.hand_back.child_token();
         let guard_stop = CancellationToken::new();
-        let guard = tokio::spawn(self.clone().guard(task_id, abort.clone(), guard_stop.clone()));
+        let guard = tokio::spawn(self.clone().guard(task_id, abort.clone(), guard_stop.clone()).in_current_span());
 
         let context = RunContext {
             pool: &self.pool,

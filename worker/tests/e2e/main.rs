@@ -7,6 +7,7 @@
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `observability`: a worker process's JSON logs and Prometheus metrics.
 //! - `planner`: the planner's tools and rules through a scripted model.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, graceful shutdown.
 //!
@@ -15,5 +16,6 @@
 mod backbone;
 mod integrity;
 mod local_provider;
+mod observability;
 mod planner;
 mod robustness;
