@@ -10,6 +10,7 @@
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
+//! - [`events`]: a task's live step stream (Server-Sent Events) on the same fan-out.
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
 //! - [`views`]: tasks and journal steps as the JSON clients read.
@@ -17,6 +18,7 @@
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
 pub mod error;
+pub mod events;
 pub mod extract;
 pub mod limits;
 pub mod longpoll;
@@ -65,6 +67,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/quick-action", post(quick_action::create).get(quick_action::list))
         .route("/api/quick-action/{id}", get(quick_action::get))
         .route("/api/quick-action/{id}/cancel", post(quick_action::cancel))
+        .route("/api/quick-action/{id}/undo", post(quick_action::undo))
+        .route("/api/quick-action/{id}/events", get(quick_action::events))
         .route("/api/admin/quick-actions", get(admin::list_quick_actions))
         .route("/api/admin/users", post(admin::create_user))
         .route("/api/admin/users/{id}/keys", get(admin::list_user_keys))

@@ -41,6 +41,9 @@ pub struct TaskView {
     pub tz: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
+    /// For an undo (`POST /api/quick-action/{id}/undo`), the task it reverted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<Uuid>,
 }
 
 #[derive(Debug, Serialize)]
@@ -87,6 +90,7 @@ impl From<TaskRecord> for TaskView {
             reference_time: task.reference_time,
             tz: task.time_zone,
             idempotency_key: task.idempotency_key,
+            undoes: task.undoes,
         }
     }
 }

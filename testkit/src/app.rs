@@ -346,6 +346,17 @@ impl TestApp {
         HeldWrites::hold(&self.pool, table).await
     }
 
+    /// Opens the live step stream of a task (`GET /api/quick-action/{id}/events`), resuming after
+    /// `last_event_id` when given. The response is returned as it is, for its status and headers;
+    /// [`sse_events`] reads its events.
+    pub async fn open_events(&self, key: &str, task_id: &str, last_event_id: Option<&str>) -> reqwest::Response {
+        let mut request = self.client.get(format!("{}/api/quick-action/{task_id}/events", self.base_url)).bearer_auth(key);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        request.send().await.expect("the API answers")
+    }
+
     /// Stops the API and every worker gracefully.
     pub async fn shutdown(mut self) {
         for worker in std::mem::take(&mut self.workers) {
@@ -379,6 +390,13 @@ fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("TEST_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
+}
+
+/// The Server-Sent Events of a response, parsed; the stream ends when the response does.
+pub fn sse_events(response: reqwest::Response) -> futures::stream::BoxStream<'static, eventsource_stream::Event> {
+    use eventsource_stream::Eventsource;
+    use futures::StreamExt;
+    response.bytes_stream().eventsource().map(|event| event.expect("a well-formed event stream")).boxed()
 }
 
 /// The journal's calls of tool `name` in a task's JSON, in order.

@@ -11,6 +11,7 @@ use axum::{
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::task::TaskRecord,
+    planner::undo::{UndoOutcome, undo_task},
     queue::push_quick_action_job,
     store::{
         ending::{CancelOutcome, cancel_task},
@@ -23,6 +24,7 @@ use uuid::Uuid;
 
 use crate::{
     error::ApiError,
+    events::task_events,
     extract::{Caller, JsonBody, QueryParams},
     longpoll::wait_until_final,
     routes::{parse_time_zone, parse_uuid_or_404, split_page},
@@ -265,5 +267,64 @@ pub async fn cancel(
             message: format!("the task already finished with status {}", task.status),
         }),
         CancelOutcome::NotFound => Err(ApiError::NotFound("no such task")),
+    }
+}
+
+/// `GET /api/quick-action/{id}/events`: the task's steps live, over Server-Sent Events (see
+/// [`crate::events`]). `Last-Event-ID: <seq>` resumes after that step.
+pub async fn events(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    let after = match headers.get("last-event-id") {
+        None => -1,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<i32>().ok())
+            .filter(|seq| *seq >= -1)
+            .ok_or_else(|| ApiError::bad_request("invalid_last_event_id", "Last-Event-ID must be a step's seq (a whole number)"))?,
+    };
+    match tasks::find_task(&state.pool, id).await? {
+        Some(task) if task.user_id == user.id || user.is_admin => {}
+        _ => return Err(ApiError::NotFound("no such task")),
+    }
+    let slot = state.long_polls.take(user.id, state.config.http.max_long_polls_per_user)?;
+    Ok(task_events(state, id, after, slot).into_response())
+}
+
+/// `POST /api/quick-action/{id}/undo`: reverts the item changes the task made, as a new task.
+pub async fn undo(
+    State(state): State<AppState>,
+    Caller(user): Caller,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = parse_uuid_or_404(&id)?;
+    let conflict = |code, message: String| Err(ApiError::Conflict { code, message });
+    match undo_task(&state.pool, id, &user, state.config.planner.max_items_per_user).await? {
+        UndoOutcome::Undone(task) => {
+            tracing::info!(task_id = %task.id, undoes = %id, "quick action undone");
+            Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
+        }
+        UndoOutcome::NotFound => Err(ApiError::NotFound("no such task")),
+        UndoOutcome::NotFinished(status) => {
+            conflict("task_not_finished", format!("the task is still {status}; cancel it or wait for it to finish first"))
+        }
+        UndoOutcome::NothingToUndo => conflict("nothing_to_undo", "the task changed no item".into()),
+        UndoOutcome::AlreadyUndone(undo) => conflict("already_undone", format!("the task was already undone by task {undo}")),
+        UndoOutcome::ChangedSince(titles) => conflict(
+            "changed_since",
+            format!(
+                "cannot undo: {} changed again after this task; undoing would overwrite that change",
+                titles.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        UndoOutcome::OverQuota(max) => conflict(
+            "item_quota",
+            format!("undoing would bring back deleted items past your limit of {max} items; delete some first"),
+        ),
     }
 }

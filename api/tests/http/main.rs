@@ -7,6 +7,8 @@
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
 //! - `keys`: `/api/keys` and key revocation by admins, across API processes.
+//! - `undo`: `POST /api/quick-action/{id}/undo`.
+//! - `events`: the live step stream `GET /api/quick-action/{id}/events` (SSE), and resuming it.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
 //!   CORS.
 //!
@@ -17,3 +19,5 @@ mod api_contract;
 mod http_limits;
 mod items_api;
 mod keys;
+mod events;
+mod undo;

@@ -160,6 +160,8 @@ pub struct TaskRecord {
     pub reference_time: DateTime<Utc>,
     pub time_zone: String,
     pub attempts: i32,
+    /// For an undo, the task whose item changes it reverted.
+    pub undoes: Option<Uuid>,
 }
 
 impl TaskRecord {

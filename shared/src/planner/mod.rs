@@ -6,6 +6,7 @@
 //! - [`recurrence`]: occurrences of recurring items within a window, bounded.
 //! - [`rules`]: search normalisation, counts stated in a sentence, conflicts.
 //! - [`schedule`]: turning time arguments into an item's date, times and part of day.
+//! - [`undo`]: putting back exactly the item changes one task made.
 
 pub mod item;
 pub mod patch;
@@ -13,3 +14,4 @@ pub mod recurrence;
 pub mod rules;
 pub mod schedule;
 pub mod store;
+pub mod undo;

@@ -113,7 +113,9 @@ pub async fn find_item(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Resu
 }
 
 /// Replaces the fields of a live item. `completed_at` follows `status`: set when it becomes
-/// completed, kept while it stays completed, cleared when it is reopened.
+/// completed, kept while it stays completed, cleared when it is reopened. `updated_by_task` becomes
+/// `task_id` (`None`: changed by hand), and a change by a task is recorded for undo (see
+/// [`super::undo`]).
 pub async fn update_item(
     db: impl PgExecutor<'_>,
     user_id: Uuid,
@@ -125,7 +127,7 @@ pub async fn update_item(
         r#"UPDATE items SET kind = $3, title = $4, description = $5, date = $6, start_time = $7, end_time = $8,
                   segment = $9, priority = $10, item_group = $11, status = $12,
                   completed_at = CASE WHEN $12 = 'completed' THEN coalesce(completed_at, now()) END,
-                  recurrence = $13, time_zone = $15, updated_by_task = coalesce($14, updated_by_task), updated_at = now()
+                  recurrence = $13, time_zone = $15, updated_by_task = $14, updated_at = now()
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
            RETURNING"#,
         id,
@@ -145,12 +147,40 @@ pub async fn delete_item(
     task_id: Option<Uuid>,
 ) -> Result<Option<ItemRecord>, sqlx::Error> {
     query_items!(
-        r#"UPDATE items SET deleted_at = now(), updated_at = now(), updated_by_task = coalesce($3, updated_by_task)
+        r#"UPDATE items SET deleted_at = now(), updated_at = now(), updated_by_task = $3
            WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL
            RETURNING"#,
         "",
         id,
         user_id,
+        task_id,
+    )
+    .fetch_optional(db)
+    .await
+}
+
+/// Puts item `id` back as it was in `before` (a row of `items` as JSON, from `item_changes`):
+/// every field a writer sets, its status and whether it was deleted. Written by `task_id`.
+pub async fn restore_item(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    id: Uuid,
+    before: &serde_json::Value,
+    task_id: Uuid,
+) -> Result<Option<ItemRecord>, sqlx::Error> {
+    query_items!(
+        r#"UPDATE items SET (kind, title, description, date, start_time, end_time, segment, priority, item_group,
+                             status, completed_at, recurrence, time_zone, deleted_at)
+                 = (SELECT b.kind, b.title, b.description, b.date, b.start_time, b.end_time, b.segment, b.priority,
+                           b.item_group, b.status, b.completed_at, b.recurrence, b.time_zone, b.deleted_at
+                    FROM jsonb_populate_record(NULL::items, $3) b),
+               updated_by_task = $4, updated_at = now()
+           WHERE id = $1 AND user_id = $2
+           RETURNING"#,
+        "",
+        id,
+        user_id,
+        before,
         task_id,
     )
     .fetch_optional(db)

@@ -103,12 +103,18 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
 
 /// The whole journal of a task, in order.
 pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
+    list_steps_after(db, task_id, -1).await
+}
+
+/// The steps of a task after position `after`, in order (a stream resuming where it left off).
+pub async fn list_steps_after(db: impl PgExecutor<'_>, task_id: Uuid, after: i32) -> Result<Vec<Step>, sqlx::Error> {
     sqlx::query_as!(
         Step,
         r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
                 input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-         FROM quick_action_steps WHERE task_id = $1 ORDER BY seq"#,
-        task_id
+         FROM quick_action_steps WHERE task_id = $1 AND seq > $2 ORDER BY seq"#,
+        task_id,
+        after
     )
     .fetch_all(db)
     .await
