@@ -157,7 +157,7 @@ for run in $(seq 1 "$runs"); do
   api_port=$(pg_free_port)
   admin="qa_bench_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   DATABASE_URL=$DATABASE_URL QUICKACT_BIND=127.0.0.1:$api_port QUICKACT_ADMIN_KEY=$admin \
-    QUICKACT_MAX_ACTIVE_TASKS_PER_USER=100000000 RUST_LOG=warn target/release/quickact-api >"$work/api.log" 2>&1 &
+    QUICKACT_MAX_ACTIVE_TASKS_PER_USER=100000000 QUICKACT_SUBMIT_RATE_PER_MINUTE=0 RUST_LOG=warn target/release/quickact-api >"$work/api.log" 2>&1 &
   api_pid=$!
   for _ in $(seq 300); do curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null && break; sleep 0.2; done
   keys=

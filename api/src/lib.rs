@@ -49,7 +49,7 @@ use tracing::Level;
 
 use crate::{
     error::ApiError,
-    limits::{LongPollSlots, RequestLimits},
+    limits::{LongPollSlots, RequestLimits, SubmitRate},
     routes::*,
     state::AppState,
 };
@@ -129,12 +129,14 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     }
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
+    let submit_rate = SubmitRate::new(&config.http);
     Ok(AppState {
         pool,
         notifications,
         config: Arc::new(config),
         stopping: CancellationToken::new(),
         long_polls: Arc::new(LongPollSlots::default()),
+        submit_rate,
     })
 }
 

@@ -3,7 +3,9 @@
 //! - a time limit (`QUICKACT_REQUEST_TIMEOUT_SECS`), past which the request is answered 503;
 //! - a bound on requests in flight (`QUICKACT_MAX_CONCURRENT_REQUESTS`): past it a request is shed
 //!   at once with 503 and `Retry-After`, not queued;
-//! - a bound on the long-polls one user holds open (`QUICKACT_MAX_LONG_POLLS_PER_USER`), 429 past it.
+//! - a bound on the long-polls one user holds open (`QUICKACT_MAX_LONG_POLLS_PER_USER`), 429 past it;
+//! - a per-user submit rate (`QUICKACT_SUBMIT_RATE_PER_MINUTE`), 429 with `Retry-After` past it,
+//!   held across every API process by a budget in Postgres ([`SubmitRate`]).
 //!
 //! Requests that may long-poll (`POST /api/quick-action`, whose body may ask to wait, and
 //! `GET /api/quick-action/{id}?wait=...`) hold no slot of the in-flight bound, since thousands may
@@ -22,7 +24,9 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use quickact_shared::config::HttpConfig;
+use governor::{DefaultKeyedRateLimiter, Quota, clock::Clock};
+use quickact_shared::{config::HttpConfig, store::budgets::take_submit_budget};
+use sqlx::PgPool;
 use tokio::sync::Semaphore;
 use uuid::Uuid;
 
@@ -148,5 +152,43 @@ mod tests {
         assert!(slots.take(bob, 2).is_ok(), "per user");
         drop(first);
         assert!(slots.take(alice, 2).is_ok());
+    }
+}
+
+/// The per-user submit rate. The budget that counts is one row per user in Postgres, shared by every
+/// API process; an in-process limiter with the same quota stands in front of it and refuses a flood
+/// without a database round trip (when this process alone has seen more than the quota, the shared
+/// budget is spent too).
+pub struct SubmitRate {
+    per_minute: u32,
+    local: Option<DefaultKeyedRateLimiter<Uuid>>,
+}
+
+/// Keys the in-process limiter keeps before it forgets users whose budget is full again.
+const LOCAL_KEYS_KEPT: usize = 10_000;
+
+impl SubmitRate {
+    pub fn new(config: &HttpConfig) -> Arc<Self> {
+        let local = std::num::NonZeroU32::new(config.submit_rate_per_minute).map(|rate| DefaultKeyedRateLimiter::keyed(Quota::per_minute(rate)));
+        Arc::new(SubmitRate { per_minute: config.submit_rate_per_minute, local })
+    }
+
+    /// Spends one submission of `user_id`, or 429 with the time until the next one is admitted.
+    pub async fn take(&self, pool: &PgPool, user_id: Uuid) -> Result<(), ApiError> {
+        let Some(local) = &self.local else { return Ok(()) };
+        if let Err(not_until) = local.check_key(&user_id) {
+            return Err(self.refusal(not_until.wait_time_from(local.clock().now())));
+        }
+        if local.len() > LOCAL_KEYS_KEPT {
+            local.retain_recent();
+        }
+        take_submit_budget(pool, user_id, self.per_minute).await?.map_err(|wait| self.refusal(wait))
+    }
+
+    fn refusal(&self, wait: Duration) -> ApiError {
+        ApiError::TooManyRequests {
+            message: format!("at most {} submissions per minute; try again in {:.1} s", self.per_minute, wait.as_secs_f64()),
+            retry_after_secs: wait.as_secs_f64().ceil().max(1.0) as u64,
+        }
     }
 }

@@ -6,7 +6,7 @@ use quickact_shared::{config::Config, notify::Notifications};
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
-use crate::limits::LongPollSlots;
+use crate::limits::{LongPollSlots, SubmitRate};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -18,4 +18,6 @@ pub struct AppState {
     pub stopping: CancellationToken,
     /// Long-polls each user holds open in this process (bounded per user).
     pub long_polls: Arc<LongPollSlots>,
+    /// The per-user submit rate (shared across API processes through Postgres).
+    pub submit_rate: Arc<SubmitRate>,
 }

@@ -71,6 +71,10 @@ pub struct HttpConfig {
     /// `QUICKACT_MAX_LONG_POLLS_PER_USER`, default 100: waits one user may hold open on one API
     /// process; more get 429.
     pub max_long_polls_per_user: usize,
+    /// `QUICKACT_SUBMIT_RATE_PER_MINUTE`, default 120: submissions (`POST /api/quick-action`) one
+    /// user may make per minute, in bursts of up to as many, across every API process; more get
+    /// 429 with `Retry-After`. 0 turns the limit off.
+    pub submit_rate_per_minute: u32,
     /// `QUICKACT_CORS_ORIGINS`: browser origins allowed to call the API (comma-separated, or `*`);
     /// empty (the default) sends no CORS headers, so browsers allow only same-origin pages.
     pub cors_origins: Vec<String>,
@@ -179,6 +183,7 @@ impl Config {
                 request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),
                 max_concurrent_requests: parse_positive(&get, "QUICKACT_MAX_CONCURRENT_REQUESTS", "512")?,
                 max_long_polls_per_user: parse_positive(&get, "QUICKACT_MAX_LONG_POLLS_PER_USER", "100")?,
+                submit_rate_per_minute: parse_or(&get, "QUICKACT_SUBMIT_RATE_PER_MINUTE", "120")?,
                 cors_origins: get("QUICKACT_CORS_ORIGINS")
                     .map(|origins| origins.split(',').map(|o| o.trim().trim_end_matches('/').to_owned()).filter(|o| !o.is_empty()).collect())
                     .unwrap_or_default(),

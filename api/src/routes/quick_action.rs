@@ -89,6 +89,7 @@ pub async fn create(
         && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
             return replay(existing, text);
         }
+    state.submit_rate.take(&state.pool, user.id).await?;
     // The row and its job commit together: a task is never stored without a job, nor the reverse.
     // Its room under the user's cap is taken in the same transaction (and given back if it rolls back).
     let mut tx = state.pool.begin().await?;

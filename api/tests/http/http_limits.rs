@@ -251,3 +251,48 @@ async fn a_task_gives_its_room_under_the_cap_back_when_it_ends() {
     assert_eq!((held, unfinished), (2, 2));
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_submit_rate_holds_per_user_across_api_processes() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SUBMIT_RATE_PER_MINUTE", "3")).await;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let other_api = app.start_another_api(stop.clone()).await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    let submit = |base: String, key: String, text: &'static str, idempotency: Option<&'static str>| {
+        let client = app.client.clone();
+        async move {
+            let mut request = client.post(format!("{base}/api/quick-action")).bearer_auth(key).json(&json!({ "text": text }));
+            if let Some(idempotency) = idempotency {
+                request = request.header("idempotency-key", idempotency);
+            }
+            request.send().await.unwrap()
+        }
+    };
+
+    // Three submissions spread over two API processes spend alice's budget of three.
+    for (base, text, idempotency) in [(&app.base_url, "one", Some("k1")), (&other_api, "two", None), (&app.base_url, "three", None)] {
+        let response = submit(base.clone(), alice.clone(), text, idempotency).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "{text}");
+    }
+    // The fourth is refused on either process, with the time until the budget admits one again
+    // (one emission interval of 20 s at this rate).
+    for base in [&other_api, &app.base_url] {
+        let refused = submit(base.clone(), alice.clone(), "four", None).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        let retry_after: u64 = refused.headers()[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+        assert!((1..=20).contains(&retry_after), "Retry-After: {retry_after}");
+        let body: serde_json::Value = refused.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "too_many_requests");
+    }
+    // A replay of an accepted submission is not a new one; another user has a budget of their own.
+    let replay = submit(other_api.clone(), alice.clone(), "one", Some("k1")).await;
+    assert_eq!(replay.status(), StatusCode::CREATED);
+    assert_eq!(replay.headers()["idempotent-replayed"], "true");
+    assert_eq!(submit(other_api.clone(), bob.clone(), "bob's", None).await.status(), StatusCode::CREATED);
+    // Nothing refused was stored.
+    let history = app.call(&alice, Method::GET, "/api/quick-action", None).await;
+    assert_eq!(history.body["total"], 3, "{:#}", history.body);
+    stop.cancel();
+    app.shutdown().await;
+}

@@ -5,6 +5,8 @@
 //! - [`ending`]: how a task ends: its verdict, built from the journal, and its final state.
 //! - [`steps`]: the journal of a run.
 //! - [`users`]: users and their API keys.
+//! - [`budgets`]: per-user request budgets shared by every API process (the submit rate limit).
+pub mod budgets;
 pub mod ending;
 pub mod steps;
 pub mod tasks;

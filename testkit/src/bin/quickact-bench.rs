@@ -119,6 +119,7 @@ impl Api {
             .env("QUICKACT_ADMIN_KEY", &admin_key)
             .env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000000")
             .env("QUICKACT_MAX_LONG_POLLS_PER_USER", "100000000")
+            .env("QUICKACT_SUBMIT_RATE_PER_MINUTE", "0")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .kill_on_drop(true)

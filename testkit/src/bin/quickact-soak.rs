@@ -130,6 +130,7 @@ async fn main() {
     let options = TestAppOptions::default()
         .workers(0)
         .env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000")
+        .env("QUICKACT_SUBMIT_RATE_PER_MINUTE", "0")
         .env("QUICKACT_MODEL_TIMEOUT_SECS", "10");
     let app = TestApp::start_with(options).await;
     app.fake.fallback(misbehaving_model);
