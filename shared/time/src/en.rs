@@ -16,6 +16,10 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     let c = t.at(i);
+    if fraction(c).is_some() {
+        best.offer_opt(offset_or_duration(t, i));
+        return;
+    }
     if c.is_ascii_digit() {
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(ordinal_day(t, i));
@@ -666,10 +670,28 @@ fn unit_word(t: &Text, i: usize) -> Option<(EnUnit, usize, u32)> {
     Some((UNITS[k].1, e, UNITS[k].2))
 }
 
-/// Amount in hundredths: 3, 1.5, three, a, an, half a(n), a couple of, 2 and a half.
-fn amount(t: &Text, i: usize) -> Option<(u32, usize)> {
-    let (mut v, mut e) = if t.at(i).is_ascii_digit() {
-        ascii_decimal_hundredths(t, i)?
+/// A vulgar fraction character as hundredths.
+fn fraction(c: char) -> Option<u32> {
+    match c {
+        '¼' => Some(25),
+        '½' => Some(50),
+        '¾' => Some(75),
+        _ => None,
+    }
+}
+
+/// Amount in hundredths: 3, 1.5, 1½, ¼, three, a, an, half a(n), a quarter (of an), three
+/// quarters of an, a couple of, 2 and a half. The flag is true for the article alone ("a", "an").
+fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
+    let mut article = false;
+    let (mut v, mut e) = if let Some(f) = fraction(t.at(i)) {
+        (f, i + 1)
+    } else if t.at(i).is_ascii_digit() {
+        let (v, e) = ascii_decimal_hundredths(t, i)?;
+        match fraction(t.at(e)) {
+            Some(f) => (v + f, e + 1),
+            None => (v, e),
+        }
     } else if let Some((e, k)) = t.phrase_longest(
         i,
         &[
@@ -680,26 +702,68 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize)> {
             "a couple of",
             "couple of",
             "a half",
+            "a quarter",
+            "a quarter of a",
+            "a quarter of an",
+            "quarter of an",
+            "three quarters",
+            "three quarters of a",
+            "three quarters of an",
         ],
     ) {
-        ([100, 100, 50, 50, 200, 200, 50][k], e)
+        article = k < 2;
+        ([100, 100, 50, 50, 200, 200, 50, 25, 25, 25, 25, 75, 75, 75][k], e)
     } else {
         let (n, e) = en_number_word(t, i)?;
         (n * 100, e)
     };
-    // "2 and a half hours"
+    // "2 and a half hours", "three and a quarter hours"
     let k = t.skip_ws(e);
     if k > e
-        && let Some(x) = t.phrase(k, "and a half")
+        && let Some((x, p)) = t.phrase_longest(k, &["and a half", "and a quarter"])
     {
-        v += 50;
+        v += [50, 25][p];
         e = x;
+        article = false;
     }
-    Some((v, e))
+    Some((v, e, article))
+}
+
+/// A unit written right after the number: "2h", "30m", "45min", "1.5hrs", "3d", "2wk", "2h30",
+/// "2h30m". (unit, end, multiplier, extra minutes).
+fn glued_unit(t: &Text, e: usize) -> Option<(EnUnit, usize, u32, u32)> {
+    const GLUED: &[(&str, EnUnit)] = &[
+        ("h", EnUnit::Hour),
+        ("hr", EnUnit::Hour),
+        ("hrs", EnUnit::Hour),
+        ("m", EnUnit::Minute),
+        ("min", EnUnit::Minute),
+        ("mins", EnUnit::Minute),
+        ("d", EnUnit::Cal(Unit::Day)),
+        ("wk", EnUnit::Cal(Unit::Week)),
+        ("wks", EnUnit::Cal(Unit::Week)),
+    ];
+    let (x, k) = t.lit_longest_in(e, GLUED, |g| g.0)?;
+    let unit = GLUED[k].1;
+    if unit == EnUnit::Hour
+        && let Some((m, x2, n)) = ascii_int(t, x)
+        && n == 2
+        && m < 60
+    {
+        // "2h30", "2h30m"
+        let x3 = t.lit_longest(x2, &["m", "min", "mins"]).map_or(x2, |(x3, _)| x3);
+        if !t.is_alnum(x3) {
+            return Some((unit, x3, 1, m));
+        }
+    }
+    if t.is_alnum(x) {
+        return None;
+    }
+    Some((unit, x, 1, 0))
 }
 
 /// in 3 days, in half an hour, 2 weeks from now, 3 days ago, 5 minutes later, a week after (base),
-/// and durations: 2 hours, 90 minutes, an hour and a half.
+/// and durations: 2 hours, 90 minutes, an hour and a half, 45-minute, 2h30, 5 days, for a week.
 fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut dir = 0i32;
@@ -710,12 +774,22 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         }
         dir = 1;
     }
-    let (amt, e) = amount(t, j)?;
-    let k = t.skip_ws(e);
-    if k == e && !t.at(e).is_ascii_alphabetic() {
+    let (amt, e, article) = amount(t, j)?;
+    let mut k = t.skip_ws(e);
+    if k == e && t.at(e) == '-' && t.at(e + 1).is_ascii_alphabetic() {
+        // "a 45-minute call", "a 2-hour meeting"
+        k = e + 1;
+    }
+    let glued = k == e && t.at(j).is_ascii_digit();
+    if k == e && !glued && !t.at(e).is_ascii_alphabetic() {
         return None;
     }
-    let (unit, mut e, mult) = unit_word(t, k)?;
+    let (unit, mut e, mult, extra) = if glued {
+        glued_unit(t, e)?
+    } else {
+        let (u, x, m) = unit_word(t, k)?;
+        (u, x, m, 0)
+    };
     let mut amt = amt * mult;
     // "an hour and a half"
     let k = t.skip_ws(e);
@@ -751,7 +825,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     match unit {
         EnUnit::Minute | EnUnit::Hour => {
             let per = if unit == EnUnit::Minute { 1 } else { 60 };
-            let mins = amt * per / 100;
+            let mins = amt * per / 100 + extra;
             if mins == 0 || needs_base {
                 return None;
             }
@@ -760,8 +834,25 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             }
             Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
         }
+        EnUnit::Cal(u) if dir == 0 => {
+            // a length in days or weeks: "5 days", "ten days", "for a week" ("a day" alone is
+            // too often "once a day")
+            let per_day = match u {
+                Unit::Day => 1440,
+                Unit::Week => 7 * 1440,
+                _ => return None,
+            };
+            let after_for = t
+                .prev_word(i)
+                .is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"));
+            if amt == 0 || (article && !after_for) {
+                return None;
+            }
+            let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
+            Some((e, Atom::Duration(minutes)))
+        }
         EnUnit::Cal(u) => {
-            if dir == 0 || amt % 100 != 0 || amt == 0 {
+            if amt % 100 != 0 || amt == 0 {
                 return None;
             }
             let n = (amt / 100) as i32 * dir;

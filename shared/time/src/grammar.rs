@@ -145,6 +145,9 @@ pub(crate) struct Expr {
     pub e: usize,
     pub body: Body,
     pub duration: Option<u32>,
+    /// Words inside `s..e` that are not part of the expression: what stands between a start and
+    /// its duration ("后天上午10点|评审，开|一个半小时").
+    pub gap: Option<(usize, usize)>,
 }
 
 /// All expressions in the text, left to right.
@@ -165,7 +168,92 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
             None => i += 1,
         }
     }
+    attach_durations(t, &mut out);
     out
+}
+
+/// A duration written a few words away from a point in the same clause is that point's length:
+/// "后天上午10点评审，开一个半小时", "a 45-minute call friday at 4pm". The two become one expression
+/// whose `gap` holds the words between them.
+fn attach_durations(t: &Text, out: &mut Vec<Expr>) {
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let (point, minutes) = match (&a.body, &b.body) {
+            (Body::Point(p), Body::Duration(m)) if a.duration.is_none() && short_gap(t, a.e, b.s, true) => (*p, *m),
+            (Body::Duration(m), Body::Point(p)) if b.duration.is_none() && short_gap(t, a.e, b.s, false) => (*p, *m),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let gap = (!t.gap_is_ws(a.e, b.s)).then_some((a.e, b.s));
+        out[i] = Expr {
+            s: a.s,
+            e: b.e,
+            body: Body::Point(point),
+            duration: Some(minutes),
+            gap,
+        };
+        out.remove(i + 1);
+        i += 1;
+    }
+}
+
+/// Words between a point and a duration that still leave them in one clause: no sentence break,
+/// no number, no word that starts another action ("然后", "then"), at most 6 Han characters and 3
+/// Latin words. `commas`: whether a comma may stand there (after the point: "评审，开一个半小时").
+fn short_gap(t: &Text, a: usize, b: usize, commas: bool) -> bool {
+    const BREAKS: &[&str] = &["然后", "之后", "以后", "接着", "再", "并且", "then", "and", "after", "before", "but"];
+    let (mut han, mut words, mut in_word) = (0, 0, false);
+    for k in a..b {
+        let c = t.at(k);
+        if c.is_ascii_alphabetic() {
+            if !in_word {
+                words += 1;
+                if BREAKS.iter().any(|w| w.is_ascii() && t.phrase(k, w).is_some()) {
+                    return false;
+                }
+            }
+            in_word = true;
+            continue;
+        }
+        in_word = false;
+        if c.is_whitespace() || c == '-' {
+            continue;
+        }
+        if super::is_han(c) {
+            han += 1;
+            if BREAKS.iter().any(|w| !w.is_ascii() && t.lit(k, w).is_some()) {
+                return false;
+            }
+            continue;
+        }
+        if !(commas && matches!(c, ',' | '、')) {
+            return false;
+        }
+    }
+    han <= 6 && words <= 3
+}
+
+/// A run of durations that add up: "3天12小时", "2 hours 30 minutes", "两个星期又一天",
+/// "an hour and 15 minutes". (minutes, index after the run).
+fn duration_run(t: &Text, toks: &[Tok], j: usize) -> Option<(u32, usize)> {
+    let Atom::Duration(mut minutes) = toks[j].a else { return None };
+    let mut k = j + 1;
+    loop {
+        let mut n = k;
+        if n < toks.len() && adj(t, &toks[n - 1], &toks[n]) && matches!(toks[n].a, Atom::Conn(Conn::And) | Atom::Glue(Glue::Plus)) {
+            n += 1;
+        }
+        match toks.get(n) {
+            Some(&Tok { a: Atom::Duration(m), .. }) if adj(t, &toks[n - 1], &toks[n]) => {
+                minutes = minutes.saturating_add(m);
+                k = n + 1;
+            }
+            _ => return Some((minutes, k)),
+        }
+    }
 }
 
 #[inline]
@@ -251,14 +339,15 @@ fn range_ok(a: &Point, b: &Point) -> bool {
 
 fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
     let n = toks.len();
-    if let Atom::Duration(m) = toks[i].a {
+    if let Some((m, next)) = duration_run(t, toks, i) {
         let e = Expr {
             s: toks[i].s,
-            e: toks[i].e,
+            e: toks[next - 1].e,
             body: Body::Duration(m),
             duration: Some(m),
+            gap: None,
         };
-        return Some((e, i + 1));
+        return Some((e, next));
     }
     let mut k = i;
     let mut prefix = None;
@@ -304,10 +393,11 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
                 last_e = toks[j].e;
                 j += 1;
             }
-            Atom::Duration(m) => {
+            Atom::Duration(_) => {
+                let (m, next) = duration_run(t, toks, j)?;
                 duration = Some(m);
-                e = toks[j].e;
-                k = j + 1;
+                e = toks[next - 1].e;
+                k = next;
                 break;
             }
             _ => break,
@@ -323,6 +413,7 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
             e,
             body,
             duration,
+            gap: None,
         },
         k,
     ))

@@ -46,7 +46,7 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
         if is_han(c) || c.is_ascii_digit() {
             zh::lex(t, i, last_end == i, &mut best);
         }
-        if alnum {
+        if alnum || matches!(c, '¼' | '½' | '¾') {
             en::lex(t, i, &mut best);
         }
         if !alnum && !is_han(c) {

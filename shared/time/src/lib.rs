@@ -76,11 +76,21 @@
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
 //!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
-//! * **Durations** (2小时, 一个半小时, 90分钟, for 2 hours, an hour and a half) give
-//!   `duration_minutes`. A duration is merged into the preceding time expression only when nothing
-//!   but "for", "开始", "持续", "历时", "为期", commas or spaces stand between them
-//!   ("下午3点开始，持续2小时", "from 4pm for thirty minutes": end = start + duration); otherwise
-//!   ("明天下午3点开2小时的会") it is a separate match.
+//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, an hour and a half,
+//!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
+//!   `duration_minutes`; days and weeks count 1440 and 10080 minutes (months and years vary and are
+//!   not read as lengths; 第3天, 3日 and 3周年 are not lengths; "a day"/"a week" is one only after
+//!   "for"/"lasting", since "once a day" is not). Durations written next to each other add up
+//!   (3天12小时, 2 hours 30 minutes, 两个星期又一天, 1小时零5分钟, 3 days and 4 hours).
+//!   A duration belongs to the time expression of its clause: right after it, or after "for",
+//!   "开始", "持续", "历时", "为期", commas or spaces ("下午3点开始，持续2小时", "from 4pm for thirty
+//!   minutes"), and also a few words away, before or after it ("后天上午10点评审，开一个半小时",
+//!   "明天下午3点开2小时的会", "a 45-minute call friday at 4pm"): the two are **one match** whose
+//!   start is the point's and whose end is start + duration; the words between stay in the span and
+//!   are reported as its `gap`. "A few words": at most 6 Han characters and 3 Latin words, no
+//!   number, no sentence break (。；!?), no comma before a duration that comes first, and none of
+//!   然后/之后/再/接着/then/and/after/before/but, which start another action. A duration alone is a
+//!   match of its own; its `date` is the reference date (the contract requires one).
 //! * **Recurrences** give an RFC 5545 `rrule` (每天 FREQ=DAILY, 每周一三五 FREQ=WEEKLY;BYDAY=MO,WE,FR,
 //!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2 ...)
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
@@ -199,7 +209,22 @@ pub struct TimeMatch {
     /// Unicode code points of the original text, end exclusive.
     pub span: (usize, usize),
     pub text: String,
+    /// Words inside `span` that are not part of the expression, in code points: what stands
+    /// between a start and its duration ("后天上午10点**评审，开**一个半小时"). Callers that take
+    /// the time words out of a sentence keep these.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<(usize, usize)>,
     pub resolution: Resolution,
+}
+
+impl TimeMatch {
+    /// The spans (code points) of the time words themselves: `span` without `gap`.
+    pub fn pieces(&self) -> Vec<(usize, usize)> {
+        match self.gap {
+            Some((a, b)) => vec![(self.span.0, a), (b, self.span.1)],
+            None => vec![self.span],
+        }
+    }
 }
 
 impl Resolution {
@@ -219,6 +244,7 @@ pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
             out.push(TimeMatch {
                 span: (e.s, e.e),
                 text: t.original_slice(text, e.s, e.e),
+                gap: e.gap,
                 resolution: res,
             });
         }

@@ -334,7 +334,7 @@ pub(crate) fn resolve_expr(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
     if let Some(d) = e.duration {
         res.duration_minutes = Some(d);
         if let (Some(st), None) = (res.start_time, res.end_time) {
-            let total = st.hour() * 60 + st.minute() + d;
+            let total = (st.hour() * 60 + st.minute()).checked_add(d)?;
             let (ed, et) = split(res.date, total)?;
             res.end_time = Some(et);
             if ed != res.date {

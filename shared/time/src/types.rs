@@ -287,6 +287,8 @@ pub(crate) enum Glue {
     Soft,
     /// for, 开始, 持续, 历时, 为期 (before a duration)
     Dur,
+    /// 又 (between two durations: "两个星期又一天")
+    Plus,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -146,7 +146,7 @@ fn may_start_word(c: char) -> bool {
         '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
         '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
         '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
-        '去' | '来'
+        '去' | '来' | '又' | '零'
     )
 }
 
@@ -216,6 +216,7 @@ fn words(t: &Text, i: usize, best: &mut Best) {
         '从' => best.offer(i + 1, Atom::Prefix(Prefix::From)),
         '由' if t.at(i + 1) != '于' => best.offer(i + 1, Atom::Prefix(Prefix::From)),
         '的' => best.offer(i + 1, Atom::Glue(Glue::Soft)),
+        '又' | '零' => best.offer(i + 1, Atom::Glue(Glue::Plus)),
         _ => {}
     }
     for p in DUR_GLUE_WORDS {
@@ -704,9 +705,14 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if t.at(e) == '个' {
         had_ge = true;
         e += 1;
+    } else if t.at(j).is_ascii_digit() && t.at(e) == ' ' {
+        // "3 周", "2 小时"
+        e = t.skip_ws(e);
     }
     let (unit, mut e, word) = zh_unit(t, e, had_ge)?;
-    let half_after = t.at(e) == '半' && amt % 100 == 0 && matches!(unit, ZhUnit::Hour);
+    let half_after = t.at(e) == '半'
+        && amt % 100 == 0
+        && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
     let amt = if half_after {
         e += 1;
         amt + 50
@@ -745,8 +751,11 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
         }
         ZhUnit::Cal(u) => {
-            if dir == 0 || amt == 0 {
+            if amt == 0 {
                 return None;
+            }
+            if dir == 0 {
+                return calendar_duration(t, i, e, amt, u, word);
             }
             // 半个月 = 15 days, 半年 = 6 months
             let (n, u) = match (amt % 100, u) {
@@ -759,6 +768,21 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             Some((e, date_atom(|x| x.offset = Some((n, u)))))
         }
     }
+}
+
+/// A length in days or weeks without a direction: 5天, 3 周, 两个星期, 半天, 一天半 (months and
+/// years vary in length and stay unread). Not 第3天 (an ordinal), 3日 (a date) or 3周年.
+fn calendar_duration(t: &Text, i: usize, e: usize, amt: u32, unit: Unit, word: &str) -> Option<(usize, Atom)> {
+    let per_day = match unit {
+        Unit::Day if word == "天" => 1440,
+        Unit::Week => 7 * 1440,
+        _ => return None,
+    };
+    if t.before(i) == '第' || matches!(t.at(e), '年' | '岁') {
+        return None;
+    }
+    let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
+    Some((e, Atom::Duration(minutes)))
 }
 
 /// 每天, 每周一三五, 每个工作日, 工作日, 每月, 每年, 每隔一天, 每两周, 每小时, 每周末, 每晚.
@@ -930,7 +954,7 @@ mod tests {
             assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
         }
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
-        for c in "到至从由的每早晚".chars() {
+        for c in "到至从由的每早晚又零".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
         }
     }

@@ -2,9 +2,9 @@
 //!
 //! Each row: `name \t ref \t tz \t text \t expect`, where `ref` is the local wall-clock reference
 //! time in `tz`. `expect` is `-` (no match) or the matches joined by ` | `, each written
-//! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. span=s-e]`.
+//! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. span=s-e gap=s-e]`.
 //! Rows named `resolve/...` check `resolve()` and omit `[text]`. Fields not listed must be empty;
-//! `grain` and `span` are checked only when given. Every mismatch is listed before failing.
+//! `grain`, `span` and `gap` (the words a match spans but does not read) are checked only when given. Every mismatch is listed before failing.
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
@@ -32,6 +32,7 @@ struct Exp {
     duration: Option<u32>,
     rrule: Option<String>,
     grain: Option<Grain>,
+    gap: Option<(usize, usize)>,
 }
 
 fn rows() -> Vec<Row<'static>> {
@@ -108,6 +109,10 @@ fn parse_one(s: &str) -> Exp {
                 "span" => {
                     let (a, b) = v.split_once('-').unwrap();
                     e.span = Some((a.parse().unwrap(), b.parse().unwrap()));
+                }
+                "gap" => {
+                    let (a, b) = v.split_once('-').unwrap();
+                    e.gap = Some((a.parse().unwrap(), b.parse().unwrap()));
                 }
                 _ => panic!("unknown key {key}"),
             }
@@ -200,6 +205,9 @@ fn check(row: &Row) -> Option<String> {
             && sp != m.span
         {
             problems.push(format!("span {:?} != {:?}", sp, m.span));
+        }
+        if e.gap.is_some() && e.gap != m.gap {
+            problems.push(format!("gap {:?} != {:?}", e.gap, m.gap));
         }
         // the span must address the original text in code points
         let by_span: String = row

@@ -297,6 +297,10 @@ fn create_cases() -> Vec<Case> {
         Case { name: "an overlapping event lists the existing one as the option", lang: En, now: NOW,
             setup: vec![event("team sync", MON, "10:00", "11:00")],
             text: "client call monday 10:30am", expect: Conflicts(vec![0]) },
+        Case { name: "a length said after the start, past the title, sets the end", lang: Zh, now: NOW, setup: vec![],
+            text: "周一上午10点部门评审，开一个半小时", expect: Creates(new_event("部门评审", MON, "10:00", "11:30")) },
+        Case { name: "a length written before the title and the day sets the end", lang: En, now: NOW, setup: vec![],
+            text: "a 45-minute call with the bank friday at 4pm", expect: Creates(new_event("call with the bank", FRI, "16:00", "16:45")) },
         Case { name: "an event starting when another ends is created", lang: En, now: NOW,
             setup: vec![event("team sync", MON, "10:00", "11:00")],
             text: "client call monday 11am to 12pm", expect: Creates(new_event("client call", MON, "11:00", "12:00")) },
@@ -416,6 +420,12 @@ fn reschedule_cases() -> Vec<Case> {
         Case { name: "推迟半小时 shifts both ends", lang: Zh, now: NOW,
             setup: vec![event("周会", MON, "09:00", "10:00"), event("午餐", MON, "12:00", "13:00")],
             text: "把周会推迟半小时", expect: Moves(0, slot(MON, "09:30", "10:30")) },
+        Case { name: "推迟3天 moves the event three days on", lang: Zh, now: NOW,
+            setup: vec![event("周会", MON, "09:00", "10:00"), event("午餐", MON, "12:00", "13:00")],
+            text: "把周会推迟3天", expect: Moves(0, slot(THU, "09:00", "10:00")) },
+        Case { name: "提前一周 moves the event a week earlier", lang: Zh, now: NOW,
+            setup: vec![event("体检", "2026-02-20", "08:00", "09:00")],
+            text: "把体检提前一周", expect: Moves(0, slot(FRI, "08:00", "09:00")) },
         Case { name: "提前1小时 shifts both ends earlier", lang: Zh, now: NOW,
             setup: vec![event("评审会议", MON, "15:00", "16:00")],
             text: "会议提前1小时", expect: Moves(0, slot(MON, "14:00", "15:00")) },
@@ -446,6 +456,9 @@ fn reschedule_cases() -> Vec<Case> {
         Case { name: "a date alone keeps the time in English too", lang: En, now: NOW,
             setup: vec![event("budget review", MON, "11:00", "12:00")],
             text: "move the budget review to next tuesday", expect: Moves(0, slot(TUE, "11:00", "12:00")) },
+        Case { name: "postpone by 2 days moves the event two days on", lang: En, now: NOW,
+            setup: vec![event("board meeting", MON, "15:00", "16:00")],
+            text: "postpone the board meeting by 2 days", expect: Moves(0, slot(WED, "15:00", "16:00")) },
         Case { name: "two coffees with Tom ask which", lang: En, now: NOW,
             setup: vec![event("coffee with Tom", MON, "08:00", "08:30"), event("coffee with Tom", THU, "08:00", "08:30")],
             text: "move coffee with Tom to 9am", expect: AsksWhich(vec![0, 1]) },
@@ -606,7 +619,7 @@ fn the_sentence_table_is_well_formed() {
         }
         total += cases.len();
     }
-    assert!((90..=110).contains(&total), "{total} cases");
+    assert!((90..=140).contains(&total), "{total} cases");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -79,8 +79,14 @@ impl TypedTool for UpdateItem {
             moved = true;
         }
         if let Some(text) = args.shift.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            let minutes = read_duration(text, &context.time)
-                .ok_or_else(|| ToolError::InvalidArguments(format!("could not read shift {text:?} as a duration (e.g. \"半小时\", \"-30\")")))?;
+            // Said in the shift's own language: the local provider shows tool errors to the user.
+            let minutes = read_duration(text, &context.time).ok_or_else(|| {
+                ToolError::InvalidArguments(if quickact_time::is_chinese(text) {
+                    format!("无法把“{text}”读成一段时长（例如“半小时”“3天”“-30”）")
+                } else {
+                    format!("could not read shift {text:?} as a duration (e.g. \"30 minutes\", \"2 days\", \"-30\")")
+                })
+            })?;
             schedule = shift(&schedule, minutes).map_err(ToolError::Refused)?;
             moved = true;
         }

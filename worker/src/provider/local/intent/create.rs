@@ -1,6 +1,6 @@
 //! New items: "明天下午3点到4点开会", "提醒我吃药", "buy milk", "dentist appointment friday 10am".
 
-use quickact_time::{TimeContext, find_all};
+use quickact_time::{Grain, TimeContext, find_all};
 
 use super::{Intent, NewItem, Reading, words::{is_meal_word, is_question, join_cjk, join_times, merge}};
 use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers};
@@ -65,21 +65,44 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
             continue;
         }
         let r = &m.resolution;
-        let is_duration = r.duration_minutes.is_some() && r.start_time.is_none() && r.rrule.is_none() && !m.text.contains('后') && !m.text.contains("以后");
-        let mut end = m.span.1;
-        // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
-        for connector in ["的", "之前", "以前", "前", "开始", "起"] {
-            let len = connector.chars().count();
-            if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
-                && (connector == "的" || !is_duration) {
-                    end += len;
-                    break;
-                }
+        // A length alone ("2小时", "45 minutes"), not a date or part of day that carries one.
+        let is_duration = r.duration_minutes.is_some()
+            && r.grain == Grain::Minute
+            && r.start_time.is_none()
+            && r.segment.is_none()
+            && r.rrule.is_none()
+            && !m.text.contains('后')
+            && !m.text.contains("以后");
+        if is_duration && r.duration_minutes.is_some_and(|minutes| minutes >= 24 * 60) {
+            // "请假3天", "出差两周": an item has no length in days, so the words stay in the title.
+            continue;
         }
-        spans.push((m.span.0, end));
+        for (start, mut end) in m.pieces() {
+            // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
+            for connector in ["的", "之前", "以前", "前", "开始", "起"] {
+                let len = connector.chars().count();
+                if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
+                    && (connector == "的" || !is_duration) {
+                        end += len;
+                        break;
+                    }
+            }
+            spans.push((start, end));
+        }
+        // "评审，开一个半小时", "dentist 2pm, takes about an hour": after a comma, the words before
+        // the duration are about the duration, not the title.
+        if let Some((gap_start, gap_end)) = m.gap
+            && let Some(comma) = (gap_start..gap_end).rev().find(|&i| matches!(chars[i], ',' | '，' | '、'))
+        {
+            spans.push((comma, gap_end));
+        }
         if is_duration {
             duration_minutes = r.duration_minutes;
         } else {
+            // "明天下午3点开2小时的会" is one match: its start and its length.
+            if r.duration_minutes.is_some_and(|minutes| minutes < 24 * 60) {
+                duration_minutes = duration_minutes.or(r.duration_minutes);
+            }
             time_matches.push(m.clone());
         }
     }

@@ -33,7 +33,9 @@ pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext
     let parts: Vec<String> = matches
         .iter()
         .map(|m| {
-            let text = m.text.trim();
+            // Only the time words: "后天上午10点评审，开一个半小时" goes on as "后天上午10点 一个半小时".
+            let text = time_words(m);
+            let text = text.trim();
             if !chinese && quickact_time::resolve(text, ctx).is_none() {
                 format!("at {text}")
             } else {
@@ -42,6 +44,13 @@ pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext
         })
         .collect();
     Some(parts.join(if chinese { "" } else { " " }))
+}
+
+/// The text of a match without the words inside it that are not time words (`TimeMatch::gap`).
+pub(super) fn time_words(m: &TimeMatch) -> String {
+    let chars: Vec<char> = m.text.chars().collect();
+    let pieces: Vec<String> = m.pieces().iter().map(|&(a, b)| chars[a - m.span.0..b - m.span.0].iter().collect::<String>().trim().to_owned()).collect();
+    pieces.join(" ")
 }
 
 /// Removes whitespace except between two Latin letters or digits.
