@@ -15,6 +15,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     best.offer_opt(ymd(t, i));
+    best.offer_opt(day_month_year(t, i));
     best.offer_opt(month_day(t, i));
     best.offer_opt(clock(t, i));
 }
@@ -32,14 +33,15 @@ fn day_suffix(t: &Text, e: usize) -> usize {
     }
 }
 
-/// 2026-03-05, 2026/3/5, 2026.3.5 (4-digit year first).
+/// 2026-03-05, 2026/3/5, 2026.3.5, 2027 03 15 (4-digit year first; with spaces only as
+/// YYYY MM DD, two digits each).
 fn ymd(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (y, e1, n1) = ascii_int(t, i)?;
     if n1 != 4 {
         return None;
     }
     let sep = t.at(e1);
-    if !matches!(sep, '-' | '/' | '.') {
+    if !matches!(sep, '-' | '/' | '.' | ' ') {
         return None;
     }
     let (m, e2, n2) = ascii_int(t, e1 + 1)?;
@@ -50,6 +52,9 @@ fn ymd(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if n3 > 2 || !valid_md(m, d) {
         return None;
     }
+    if sep == ' ' && (n2 != 2 || n3 != 2 || !(1900..=2200).contains(&y) || t.at(e3) == ':') {
+        return None;
+    }
     let e = day_suffix(t, e3);
     Some((
         e,
@@ -57,6 +62,40 @@ fn ymd(t: &Text, i: usize) -> Option<(usize, Atom)> {
             p.year = Some(YearSpec::Abs(y as i32));
             p.month = Some(super::types::MonthSpec::Abs(m));
             p.day = Some(d);
+        }),
+    ))
+}
+
+/// Day, month and a 4-digit year: 24.12.2027, 24-12-2027, 25/12/2027, 4/25/2026. A part over 12
+/// is the day; when both could be the month, dots and dashes put the day first (24.12.2027,
+/// 05.04.2027 = 5 April) and slashes the month first (4/5/2027 = 5 April in the US order) - the
+/// one reading of these that is a guess.
+fn day_month_year(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (a, e1, n1) = ascii_int(t, i)?;
+    let sep = t.at(e1);
+    if n1 > 2 || !matches!(sep, '.' | '-' | '/') {
+        return None;
+    }
+    let (b, e2, n2) = ascii_int(t, e1 + 1)?;
+    if n2 > 2 || t.at(e2) != sep {
+        return None;
+    }
+    let (y, e3, n3) = ascii_int(t, e2 + 1)?;
+    if n3 != 4 || t.at(e3) == sep || t.at(e3) == ':' {
+        return None;
+    }
+    let (m, d) = if a > 12 || (b <= 12 && sep != '/') { (b, a) } else { (a, b) };
+    if !valid_md(m, d) {
+        return None;
+    }
+    let ambiguous = a <= 12 && b <= 12 && a != b;
+    Some((
+        day_suffix(t, e3),
+        date_atom(|p| {
+            p.year = Some(YearSpec::Abs(y as i32));
+            p.month = Some(super::types::MonthSpec::Abs(m));
+            p.day = Some(d);
+            p.order_guessed = ambiguous;
         }),
     ))
 }
@@ -73,6 +112,8 @@ fn month_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     let (d, e2, n2) = ascii_int(t, e1 + 1)?;
+    // "25/4": a first part over 12 is the day
+    let (m, d) = if sep == '/' && m > 12 && d <= 12 { (d, m) } else { (m, d) };
     if n2 > 2 || !valid_md(m, d) {
         return None;
     }

@@ -3,7 +3,7 @@
 //! Input is already lower-cased.
 
 use super::digits::meridiem;
-use super::numerals::{ascii_decimal_hundredths, ascii_int, en_number_word};
+use super::numerals::{ascii_decimal_hundredths, ascii_int, en_number_word, en_ordinal, en_year_words};
 use super::segment::SegKind;
 use super::text::Text;
 use super::types::{
@@ -22,6 +22,8 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     }
     if c.is_ascii_digit() {
         best.offer_opt(day_first_date(t, i));
+        best.offer_opt(nth_weekday(t, i));
+        best.offer_opt(nth_month(t, i));
         best.offer_opt(ordinal_day(t, i));
         best.offer_opt(offset_or_duration(t, i));
         best.offer_opt(clock_phrase(t, i));
@@ -31,6 +33,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     fixed_words(t, i, best);
+    best.offer_opt(nth_weekday(t, i));
+    best.offer_opt(nth_month(t, i));
+    best.offer_opt(day_first_date(t, i));
     best.offer_opt(weekday_expr(t, i));
     best.offer_opt(month_first_date(t, i));
     best.offer_opt(modified_period(t, i));
@@ -298,18 +303,29 @@ fn day_number(t: &Text, i: usize) -> Option<(u32, usize)> {
     Some((d, e2))
 }
 
-/// Optional ", 2015" / " 2015" after a date: (year, end).
+/// Optional ", 2015" / " 2015" / " in 2027" / " twenty twenty-seven" after a date: (year, end).
 fn trailing_year(t: &Text, e: usize) -> Option<(i32, usize)> {
     let mut k = e;
     if t.at(k) == ',' {
         k += 1;
     }
-    let k = t.skip_ws(k);
-    let (y, e2, n) = ascii_int(t, k)?;
-    if n != 4 || !(1900..=2200).contains(&y) || t.at(e2) == ':' {
+    let mut k = t.skip_ws(k);
+    if k > e
+        && let Some(x) = t.phrase(k, "in").or_else(|| t.phrase(k, "of"))
+        && t.skip_ws(x) > x
+    {
+        k = t.skip_ws(x);
+    }
+    if let Some((y, e2, n)) = ascii_int(t, k) {
+        if n != 4 || !(1900..=2200).contains(&y) || t.at(e2) == ':' {
+            return None;
+        }
+        return Some((y as i32, e2));
+    }
+    if k == e {
         return None;
     }
-    Some((y as i32, e2))
+    en_year_words(t, k).filter(|(y, _)| (1900..=2200).contains(y))
 }
 
 fn ymd_atom(year: Option<i32>, m: u32, d: Option<u32>) -> Atom {
@@ -323,10 +339,21 @@ fn ymd_atom(year: Option<i32>, m: u32, d: Option<u32>) -> Atom {
 /// march 3, Mar 5th, Feb 8 2026, April 14, 2015, february the 15th, march 2026, (in) march.
 fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (m, e, weak) = month_name(t, i)?;
+    if t.at(e) == '-'
+        && let Some((d, e2, _)) = ascii_int(t, e + 1)
+        && (1..=31).contains(&d)
+        && t.at(e2) == '-'
+        && let Some((y, e3, 4)) = ascii_int(t, e2 + 1)
+    {
+        // "Sep-17-2027"
+        return Some((e3, ymd_atom(Some(y as i32), m, Some(d))));
+    }
     let k = t.skip_ws(e);
     if k > e || t.at(e) == '.' {
         let k2 = t.phrase(k, "the").map(|x| t.skip_ws(x)).unwrap_or(k);
-        if let Some((d, e2)) = day_number(t, k2) {
+        // "march 3", "march 3rd", "march second", "march the twenty-second"
+        let day = day_number(t, k2).or_else(|| en_ordinal(t, k2).filter(|(d, _)| *d <= 31));
+        if let Some((d, e2)) = day {
             if let Some((y, e3)) = trailing_year(t, e2) {
                 return Some((e3, ymd_atom(Some(y), m, Some(d))));
             }
@@ -348,15 +375,23 @@ fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
 
 /// 24th October, 5 March 2026, 15th of march.
 fn day_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (d, e) = day_number(t, i)?;
+    let (d, e) = day_number(t, i).or_else(|| en_ordinal(t, i))?;
     let mut k = t.skip_ws(e);
-    if k == e {
+    let dashed = k == e && t.at(e) == '-';
+    if dashed {
+        // "17-Sep-2027"
+        k = e + 1;
+    } else if k == e {
         return None;
     }
     if let Some(x) = t.phrase(k, "of") {
         k = t.skip_ws(x);
     }
     let (m, e2, _) = month_name(t, k)?;
+    if dashed {
+        let (y, e3, n) = ascii_int(t, e2 + 1).filter(|_| t.at(e2) == '-')?;
+        return (n == 4).then(|| (e3, ymd_atom(Some(y as i32), m, Some(d))));
+    }
     if let Some((y, e3)) = trailing_year(t, e2) {
         return Some((e3, ymd_atom(Some(y), m, Some(d))));
     }
@@ -380,14 +415,13 @@ fn ordinal_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
 fn the_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let k = t.phrase(i, "the")?;
     let k = t.skip_ws(k);
-    let (d, e, n) = ascii_int(t, k)?;
-    if n > 2 || !(1..=31).contains(&d) {
+    let (d, e2) = en_ordinal(t, k)?;
+    if !(1..=31).contains(&d) {
         return None;
     }
-    let (e2, _) = t.lit_longest(e, &["st", "nd", "rd", "th"])?;
-    if t.is_alnum(e2) {
-        return None;
-    }
+    // "the second" in words is a day only as one: after a weekday or "on", or before "of <month>"
+    let in_words = !t.at(k).is_ascii_digit();
+    let after_weekday_or_on = t.prev_word(i).is_some_and(|w| t.word_eq(w, "on") || weekday_name(t, w.0).is_some());
     // "the 20th of march"
     let k2 = t.skip_ws(e2);
     if let Some(x) = t.phrase(k2, "of") {
@@ -398,8 +432,127 @@ fn the_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
             }
             return Some((e3, ymd_atom(None, m, Some(d))));
         }
+        if let Some((e3, month)) = month_reference(t, k3) {
+            // "the 11th of next month"
+            return Some((e3, date_atom(|x| {
+                x.day = Some(d);
+                x.month = Some(month.0);
+                x.year = month.1;
+            })));
+        }
+    }
+    if in_words && !after_weekday_or_on {
+        return None;
     }
     Some((e2, date_atom(|x| x.day = Some(d))))
+}
+
+/// A month named after "of"/"in": a month name (with a year), this/next/last month, the month.
+/// (end, (month, year)).
+fn month_reference(t: &Text, k: usize) -> Option<(usize, (MonthSpec, Option<YearSpec>))> {
+    if let Some((m, e, _)) = month_name(t, k) {
+        return Some(match trailing_year(t, e) {
+            Some((y, e2)) => (e2, (MonthSpec::Abs(m), Some(YearSpec::Abs(y)))),
+            None => (e, (MonthSpec::Abs(m), None)),
+        });
+    }
+    const PERIODS: &[(&str, i32)] = &[
+        ("the month", 0),
+        ("this month", 0),
+        ("the current month", 0),
+        ("current month", 0),
+        ("next month", 1),
+        ("the next month", 1),
+        ("the following month", 1),
+        ("last month", -1),
+        ("the previous month", -1),
+        ("the month after next", 2),
+    ];
+    let (e, p) = t.phrase_longest_in(k, PERIODS, |x| x.0)?;
+    Some((e, (MonthSpec::Rel(PERIODS[p].1), None)))
+}
+
+/// The n-th weekday of a month: "the third Wednesday of next month", "first monday in march",
+/// "last Friday of this month", "the 2nd tuesday of the month". The month is required (a bare
+/// "last friday" is the Friday of last week).
+fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    if let Some(x) = t.phrase(i, "the") {
+        j = t.skip_ws(x);
+    }
+    let n: i8 = if let Some(x) = t.phrase(j, "last").or_else(|| t.phrase(j, "final")) {
+        j = x;
+        -1
+    } else {
+        let (n, x) = en_ordinal(t, j)?;
+        if !(1..=5).contains(&n) {
+            return None;
+        }
+        j = x;
+        n as i8
+    };
+    let k = t.skip_ws(j);
+    if k == j {
+        return None;
+    }
+    let (wd, e, plural, _) = weekday_name(t, k)?;
+    if plural {
+        return None;
+    }
+    let k2 = t.skip_ws(e);
+    let x = t.phrase(k2, "of").or_else(|| t.phrase(k2, "in"))?;
+    let k3 = t.skip_ws(x);
+    let (e3, (month, year)) = month_reference(t, k3)?;
+    Some((
+        e3,
+        date_atom(|d| {
+            d.nth = Some((n, wd));
+            d.month = Some(month);
+            d.year = year;
+        }),
+    ))
+}
+
+/// "the 4th month of next year", "the second month of 2027".
+fn nth_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    if let Some(x) = t.phrase(i, "the") {
+        j = t.skip_ws(x);
+    }
+    let (n, x) = en_ordinal(t, j)?;
+    if !(1..=12).contains(&n) {
+        return None;
+    }
+    let k = t.skip_ws(x);
+    let x = t.phrase(k, "month")?;
+    let k2 = t.skip_ws(x);
+    let x2 = t.phrase(k2, "of").or_else(|| t.phrase(k2, "in"))?;
+    let k3 = t.skip_ws(x2);
+    const YEARS: &[(&str, i32)] = &[
+        ("this year", 0),
+        ("the year", 0),
+        ("next year", 1),
+        ("the next year", 1),
+        ("the following year", 1),
+        ("last year", -1),
+        ("the previous year", -1),
+    ];
+    let (e, year) = if let Some((e, p)) = t.phrase_longest_in(k3, YEARS, |y| y.0) {
+        (e, YearSpec::Rel(YEARS[p].1))
+    } else {
+        let (y, e, digits) = ascii_int(t, k3)?;
+        if digits != 4 {
+            return None;
+        }
+        (e, YearSpec::Abs(y as i32))
+    };
+    Some((
+        e,
+        date_atom(|d| {
+            d.month = Some(MonthSpec::Abs(n));
+            d.year = Some(year);
+        }),
+    ))
 }
 
 /// Weekdays with their modifiers: monday, next friday, this sat, last tuesday, friday after next,
@@ -589,7 +742,7 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let (e, k) = t.phrase_longest(
         j,
-        &["end of", "beginning of", "start of", "middle of", "mid"],
+        &["end of", "beginning of", "start of", "middle of", "mid", "last day of", "first day of", "final day of"],
     )?;
     let part = [
         MonthPart::End,
@@ -597,6 +750,9 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         MonthPart::Begin,
         MonthPart::Mid,
         MonthPart::Mid,
+        MonthPart::End,
+        MonthPart::Begin,
+        MonthPart::End,
     ][k];
     let k2 = t.skip_ws(if t.at(e) == '-' { e + 1 } else { e });
     let mut d = DateParts {

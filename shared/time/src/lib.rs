@@ -50,6 +50,24 @@
 //!   March 5, 5 March, Mar 5th, Feb 8 2026, the 5th. A date without a year is the next one that has not
 //!   passed (today counts); a day of month alone (8号, the 8th) likewise. A weekday written with a
 //!   yearless date ("Fri, Jul 18") picks the nearest year in which the weekday matches.
+//!   Numbers with a 4-digit year at the end (24.12.2027, 24-12-2027, 25/12/2027, 4/25/2026): a
+//!   part over 12 is the day; when either could be the month, dots and dashes put the day first
+//!   and slashes the month first (US order). Year,
+//!   month and day separated by single spaces need two digits each (2027 03 15). Two slashed parts
+//!   are month/day unless the first is over 12 (25/4 = 25 April). 17-Sep-2027, Sep-17-2027,
+//!   "9 october in 2027", years in words ("march second twenty twenty seven", "two thousand
+//!   twenty seven"), 二零二七年三月九日. A relative year with a relative month keeps that
+//!   year: 明年本月五号 = the 5th of this month next year.
+//! * **Ordinals**: day ordinals in digits or words (the 5th, the twenty-second, march second,
+//!   second of june; "the second" in words only after a weekday or "on", or before "of <month>",
+//!   so "the second meeting" is no date). The n-th weekday of a month: "the third Wednesday of next
+//!   month", "first friday in june", "last Friday of this month", 下个月的第三个周三, 本月最后一个周一
+//!   (a month is required in English, where "last friday" alone is last week's; in Chinese a bare
+//!   第3个周三 is this month's); a month named without a year whose n-th weekday has passed is next
+//!   year's; a month without that weekday (a fifth Monday) gives no match. "the last/first day of
+//!   <month>" = its last/first day. A weekday with a day of the month ("Tuesday the 14th",
+//!   14号周二) is the next such day that falls on that weekday. The n-th month of a year: "the 4th
+//!   month of next year", 明年第二个月 (Chinese only right after a year: 工作的第二个月 is no date).
 //!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
 //!   next month); years likewise (明年, next year); weeks (下周, next week) Monday..Sunday.
 //!   月底/end of the month = the last day, 月初 = the 1st, 月中 = the 15th, 年底 = 31 December.
@@ -114,9 +132,8 @@
 //!
 //! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
 //! "within N days"/N日内 deadlines and "last/next N days" intervals; time zones named in the text;
-//! seconds; "before/after X" as open intervals (only X is returned); ordinal words for days
-//! ("the twenty-fourth"); day/month order other than month/day for slashed dates ("25/4");
-//! context carried between separate matches ("明天上午9点到11点，下午2点到4点" gives the afternoon
+//! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
+//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点" gives the afternoon
 //! range on the reference date).
 
 mod dates;

@@ -170,15 +170,18 @@ const EN_UNITS: [(&str, u32); 20] = [
     ("nineteen", 19),
 ];
 
-const EN_TENS: [(&str, u32); 5] = [
+const EN_TENS: [(&str, u32); 8] = [
     ("twenty", 20),
     ("thirty", 30),
     ("forty", 40),
     ("fifty", 50),
     ("sixty", 60),
+    ("seventy", 70),
+    ("eighty", 80),
+    ("ninety", 90),
 ];
 
-/// English number word 0..=69 at a word start ("three", "twenty-five", "thirty five").
+/// English number word 0..=99 at a word start ("three", "twenty-five", "thirty five").
 pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
     if !t.word_start(i) {
         return None;
@@ -212,4 +215,101 @@ pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
         }
     }
     best
+}
+
+const EN_ORDINALS: [(&str, u32); 19] = [
+    ("first", 1),
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
+    ("eleventh", 11),
+    ("twelfth", 12),
+    ("thirteenth", 13),
+    ("fourteenth", 14),
+    ("fifteenth", 15),
+    ("sixteenth", 16),
+    ("seventeenth", 17),
+    ("eighteenth", 18),
+    ("nineteenth", 19),
+];
+
+/// English ordinal 1..=31 in words or digits at a word start: "second", "twenty-second",
+/// "twenty second", "thirtieth", "thirty first", "22nd", "3rd". (value, end).
+pub(crate) fn en_ordinal(t: &Text, i: usize) -> Option<(u32, usize)> {
+    if !t.word_start(i) {
+        return None;
+    }
+    if t.at(i).is_ascii_digit() {
+        let (v, e, n) = ascii_int(t, i)?;
+        if n > 2 {
+            return None;
+        }
+        let (e2, _) = t.lit_longest(e, &["st", "nd", "rd", "th"])?;
+        return (!t.is_alnum(e2)).then_some((v, e2));
+    }
+    let single = |k: usize| -> Option<(u32, usize)> {
+        let mut best: Option<(u32, usize)> = None;
+        for (w, v) in EN_ORDINALS {
+            if let Some(e) = t.lit(k, w)
+                && !t.is_alnum(e)
+                && best.is_none_or(|(_, be)| e > be)
+            {
+                best = Some((v, e));
+            }
+        }
+        best
+    };
+    for (w, v, whole) in [("twenty", 20, "twentieth"), ("thirty", 30, "thirtieth")] {
+        if let Some(e) = t.lit(i, whole)
+            && !t.is_alnum(e)
+        {
+            return Some((v, e));
+        }
+        if let Some(e) = t.lit(i, w)
+            && !t.is_alnum(e)
+        {
+            let k = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
+            if k > e
+                && let Some((u, e2)) = single(k)
+                && u <= 9
+            {
+                return Some((v + u, e2));
+            }
+            return None;
+        }
+    }
+    single(i)
+}
+
+/// A year in English words: "twenty twenty-seven", "nineteen ninety nine", "two thousand
+/// twenty seven", "two thousand and five". (year, end).
+pub(crate) fn en_year_words(t: &Text, i: usize) -> Option<(i32, usize)> {
+    let (hi, e) = en_number_word(t, i)?;
+    let k = t.skip_ws(e);
+    if k == e {
+        return None;
+    }
+    if hi == 2
+        && let Some(x) = t.phrase(k, "thousand")
+    {
+        let mut k2 = t.skip_ws(x);
+        if let Some(x2) = t.phrase(k2, "and") {
+            k2 = t.skip_ws(x2);
+        }
+        return match en_number_word(t, k2) {
+            Some((lo, e2)) if k2 > x && (1..=99).contains(&lo) => Some((2000 + lo as i32, e2)),
+            _ => Some((2000, x)),
+        };
+    }
+    if !(19..=21).contains(&hi) {
+        return None;
+    }
+    let (lo, e2) = en_number_word(t, k)?;
+    (10..=99).contains(&lo).then_some((hi as i32 * 100 + lo as i32, e2))
 }

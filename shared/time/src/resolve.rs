@@ -162,10 +162,8 @@ fn month_year(ms: MonthSpec, year: Option<i32>, today: NaiveDate, from: NaiveDat
             });
             (y, m)
         }
-        MonthSpec::Rel(n) => {
-            let (y, m) = shift_month(today.year(), today.month(), n);
-            (y, m)
-        }
+        // "明年本月" = this month of next year
+        MonthSpec::Rel(n) => shift_month(year.unwrap_or(today.year()), today.month(), n),
         MonthSpec::NextAbs(m) => (
             if m > today.month() {
                 today.year()
@@ -221,7 +219,18 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
             if year.is_some() {
                 return None;
             }
-            Some(DRes::day(next_month_day(from, day)?))
+            let next = next_month_day(from, day)?;
+            // "Tuesday the 14th", "14号周二": the next 14th that is a Tuesday
+            if let Some(wd) = d.weekday {
+                let mut x = next;
+                for _ in 0..30 {
+                    if weekday_index(x) == wd {
+                        return Some(DRes::day(x));
+                    }
+                    x = next_month_day(add_days(x, 1)?, day)?;
+                }
+            }
+            Some(DRes::day(next))
         }
         (None, None, Some(part)) => {
             let (y, m) = (year.unwrap_or(today.year()), today.month());
@@ -259,6 +268,33 @@ fn weekday_year(m: u32, day: u32, wd: u8, today: NaiveDate) -> Option<NaiveDate>
         }
     }
     best.map(|b| b.1)
+}
+
+/// The n-th (or, for -1, the last) weekday `wd` of month `m` of year `y`.
+fn nth_weekday_in(y: i32, m: u32, n: i8, wd: u8) -> Option<NaiveDate> {
+    if n > 0 {
+        let d = add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?;
+        (d.month() == m).then_some(d)
+    } else {
+        let last = last_of_month(y, m)?;
+        let back = (weekday_index(last) as i64 - wd as i64).rem_euclid(7);
+        add_days(last, -back)
+    }
+}
+
+/// "the third Wednesday of next month", "下个月的第三个周三": in the month given (this month when
+/// none is); a month named without a year whose n-th weekday has passed is next year's.
+fn nth_weekday_of_month(d: &DateParts, n: i8, wd: u8, today: NaiveDate) -> Option<NaiveDate> {
+    let year = d.year.map(|y| year_of(y, today));
+    let (y, m) = match d.month {
+        Some(ms) => month_year(ms, year, today, today),
+        None => (year.unwrap_or(today.year()), today.month()),
+    };
+    let date = nth_weekday_in(y, m, n, wd)?;
+    if date < today && year.is_none() && matches!(d.month, Some(MonthSpec::Abs(_))) {
+        return nth_weekday_in(y + 1, m, n, wd);
+    }
+    Some(date)
 }
 
 /// Resolve the date parts; `anchor` is the start date when this is the end of a range.
@@ -300,6 +336,8 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
                 recur: None,
             },
         }
+    } else if let Some((n, wd)) = d.nth {
+        DRes::day(nth_weekday_of_month(d, n, wd, today)?)
     } else if d.has_ymd() {
         resolve_ymd(d, today, from)?
     } else if let Some(wd) = d.weekday {

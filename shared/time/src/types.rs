@@ -82,6 +82,9 @@ pub(crate) struct DateParts {
     pub part: Option<MonthPart>,
     /// 0 = Monday .. 6 = Sunday.
     pub weekday: Option<u8>,
+    /// The n-th weekday of the month (n = 1..=5, or -1 for the last): "the third Wednesday of
+    /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday).
+    pub nth: Option<(i8, u8)>,
     /// "friday after next".
     pub after_next: bool,
     /// Week relative to the current Monday-start week.
@@ -91,6 +94,8 @@ pub(crate) struct DateParts {
     pub offset: Option<(i32, Unit)>,
     /// The offset is counted from another date in the same expression ("a week after tomorrow").
     pub needs_base: bool,
+    /// Day and month were written as two numbers that could be read either way (05.04.2027).
+    pub order_guessed: bool,
     pub recur: Option<Recur>,
 }
 
@@ -125,6 +130,7 @@ impl DateParts {
         take!(week);
         take!(offset);
         take!(recur);
+        take!(nth);
         if o.next_day {
             if m.next_day {
                 return false;
@@ -139,6 +145,7 @@ impl DateParts {
         }
         m.after_next |= o.after_next;
         m.needs_base |= o.needs_base;
+        m.order_guessed |= o.order_guessed;
         if !m.coherent() {
             return false;
         }
@@ -178,7 +185,7 @@ impl DateParts {
                 || self.week.is_some()
                 || self.weekend);
         }
-        if relday && (ymd || self.week.is_some() || self.weekend) {
+        if relday && (ymd || self.week.is_some() || self.weekend || self.nth.is_some()) {
             return false;
         }
         if self.weekend && (ymd || self.weekday.is_some()) {
@@ -188,6 +195,11 @@ impl DateParts {
             return false;
         }
         if self.part.is_some() && self.day.is_some() {
+            return false;
+        }
+        if self.nth.is_some()
+            && (self.day.is_some() || self.part.is_some() || self.weekday.is_some() || self.week.is_some())
+        {
             return false;
         }
         if self.year.is_some() && self.day.is_some() && self.month.is_none() {

@@ -33,6 +33,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
         return;
     }
     words(t, i, best);
+    best.offer_opt(nth_weekday_or_month(t, i));
     best.offer_opt(weekday(t, i));
     best.offer_opt(recurrence(t, i));
     best.offer_opt(month_rel(t, i));
@@ -146,7 +147,7 @@ fn may_start_word(c: char) -> bool {
         '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
         '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
         '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
-        '去' | '来' | '又' | '零'
+        '去' | '来' | '又' | '零' | '最'
     )
 }
 
@@ -327,6 +328,48 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     Some((e, date_atom(|x| x.week = Some(rel))))
+}
+
+/// 第三个周三, 第2个星期五, 最后一个周五, 最后一个礼拜天 (the n-th weekday of the month named
+/// before it, or of this month); 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
+fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (n, mut j) = if let Some(e) = t.lit(i, "最后") {
+        (-1i8, e)
+    } else {
+        let e = t.lit(i, "第")?;
+        let (n, e2, _) = int_any(t, e)?;
+        if !(1..=12).contains(&n) {
+            return None;
+        }
+        (n as i8, e2)
+    };
+    let counted = t.at(j) == '一' && n == -1;
+    if counted {
+        j += 1;
+    }
+    if t.at(j) == '个' {
+        j += 1;
+    } else if n == -1 {
+        return None;
+    }
+    if let Some(e) = week_word(t, j)
+        && let Some(wd) = weekday_char(t.at(e))
+        && (n == -1 || (1..=5).contains(&n))
+        && !t.at(e + 1).is_ascii_digit()
+    {
+        return Some((e + 1, date_atom(|x| x.nth = Some((n, wd)))));
+    }
+    // 第二个月: only right after a year, else it counts months of something else
+    if n > 0 && t.at(j) == '月' {
+        let mut b = i;
+        if t.before(b) == '的' {
+            b -= 1;
+        }
+        if t.before(b) == '年' {
+            return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
+        }
+    }
+    None
 }
 
 /// 2026年, 15年, 二零一五年, 零七年 (+ 底/初).
@@ -954,7 +997,7 @@ mod tests {
             assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
         }
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
-        for c in "到至从由的每早晚又零".chars() {
+        for c in "到至从由的每早晚又零第最".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
         }
     }
