@@ -17,3 +17,9 @@ if [ -z "${DATABASE_URL:-}" ]; then
 fi
 
 cargo test --workspace --locked "$@"
+
+# The full run (no filter: the README's command, and CI) also fuzzes the live API from its committed
+# OpenAPI description: no 5xx, every answer as described.
+if [ $# -eq 0 ]; then
+  bash scripts/fuzz-api.sh
+fi

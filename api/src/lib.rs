@@ -14,6 +14,7 @@
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
 //! - [`views`]: tasks and journal steps as the JSON clients read.
+//! - [`openapi`]: the OpenAPI 3.1 description, generated from the handlers (`GET /api/openapi.json`).
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
@@ -22,6 +23,7 @@ pub mod events;
 pub mod extract;
 pub mod limits;
 pub mod longpoll;
+pub mod openapi;
 pub mod routes;
 pub mod state;
 pub mod views;
@@ -33,7 +35,7 @@ use axum::{
     extract::{DefaultBodyLimit, Request},
     http::{HeaderName, HeaderValue, Method, header},
     middleware,
-    routing::{delete, get, post},
+    routing::get,
 };
 use quickact_shared::{config::Config, db, notify::Notifications, store::users, sweeper};
 use secrecy::ExposeSecret;
@@ -46,6 +48,8 @@ use tower_http::{
     trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer},
 };
 use tracing::Level;
+use utoipa::OpenApi;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
     error::ApiError,
@@ -59,27 +63,44 @@ use crate::{
 /// connection cut mid-upload; only bodies over this limit are refused unread.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// The routes of the contract with their OpenAPI description: a handler is registered here only
+/// with its `#[utoipa::path]`, so what is served and what is described cannot part.
+fn documented_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(quick_action::create, quick_action::list))
+        .routes(routes!(quick_action::get))
+        .routes(routes!(quick_action::cancel))
+        .routes(routes!(quick_action::undo))
+        .routes(routes!(quick_action::events))
+        .routes(routes!(admin::list_quick_actions))
+        .routes(routes!(admin::create_user))
+        .routes(routes!(admin::list_user_keys))
+        .routes(routes!(admin::revoke_key))
+        .routes(routes!(keys::list, keys::create))
+        .routes(routes!(keys::revoke))
+        .routes(routes!(items::list, items::create))
+        .routes(routes!(items::get, items::update, items::delete))
+        .routes(routes!(parse_time::parse_time))
+        .routes(routes!(health::health))
+        .routes(routes!(health::ready))
+}
+
+/// The OpenAPI description of the contract, as `GET /api/openapi.json` serves it.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let mut doc = documented_routes().into_openapi();
+    openapi::finish(&mut doc);
+    doc
+}
+
 /// The routes of the contract, behind the request limits, CORS and the access log.
 pub fn router(state: AppState) -> Router {
     let limits = RequestLimits::new(&state.config.http);
     let cors = cors_layer(&state.config.http.cors_origins);
-    Router::new()
-        .route("/api/quick-action", post(quick_action::create).get(quick_action::list))
-        .route("/api/quick-action/{id}", get(quick_action::get))
-        .route("/api/quick-action/{id}/cancel", post(quick_action::cancel))
-        .route("/api/quick-action/{id}/undo", post(quick_action::undo))
-        .route("/api/quick-action/{id}/events", get(quick_action::events))
-        .route("/api/admin/quick-actions", get(admin::list_quick_actions))
-        .route("/api/admin/users", post(admin::create_user))
-        .route("/api/admin/users/{id}/keys", get(admin::list_user_keys))
-        .route("/api/admin/keys/{id}", delete(admin::revoke_key))
-        .route("/api/keys", get(keys::list).post(keys::create))
-        .route("/api/keys/{id}", delete(keys::revoke))
-        .route("/api/items", get(items::list).post(items::create))
-        .route("/api/items/{id}", get(items::get).patch(items::update).delete(items::delete))
-        .route("/api/parse-time", post(parse_time::parse_time))
-        .route("/health", get(health::health))
-        .route("/ready", get(health::ready))
+    let (routes, mut doc) = documented_routes().split_for_parts();
+    openapi::finish(&mut doc);
+    let spec: Arc<str> = doc.to_pretty_json().expect("the OpenAPI description serialises").into();
+    routes
+        .route("/api/openapi.json", get(move || async move { ([(header::CONTENT_TYPE, "application/json")], spec.to_string()) }))
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

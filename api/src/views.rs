@@ -17,7 +17,8 @@ pub fn status_url(id: Uuid) -> String {
 }
 
 /// A task.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Task)]
 pub struct TaskView {
     pub task_id: Uuid,
     pub status: TaskStatus,
@@ -29,6 +30,7 @@ pub struct TaskView {
     /// Seconds from start to completion, to the millisecond.
     pub duration: Option<f64>,
     /// The verdict, once there is one.
+    #[schema(value_type = Option<quickact_shared::domain::task::Verdict>)]
     pub result: Option<Value>,
     pub tokens_used: TaskTokens,
     pub cost: Cost,
@@ -46,7 +48,7 @@ pub struct TaskView {
     pub undoes: Option<Uuid>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TaskTokens {
     pub input: i64,
     pub output: i64,
@@ -55,7 +57,7 @@ pub struct TaskTokens {
     pub total: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Cost {
     pub amount: f64,
     pub currency: String,
@@ -96,16 +98,17 @@ impl From<TaskRecord> for TaskView {
 }
 
 /// A task with its journal (`GET /api/quick-action/{id}`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TaskWithSteps {
     #[serde(flatten)]
     pub task: TaskView,
+    #[schema(value_type = Vec<crate::openapi::StepDoc>)]
     pub steps: Vec<StepView>,
 }
 
 /// One page of a task listing: `count` is this page's size, `total` how many tasks match across all
 /// pages.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct TaskPage {
     pub count: usize,
     pub total: i64,

@@ -21,11 +21,13 @@ use crate::{
     error::ApiError,
     extract::{Admin, JsonBody, QueryParams},
     routes::{parse_time_zone, parse_uuid_or_404, quick_action::list_page},
+    openapi::{ErrorBody, KeyListDoc, UserCreatedDoc},
     state::AppState,
     views::TaskPage,
 };
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AdminListParams {
     user_id: Option<String>,
     status: Option<String>,
@@ -37,7 +39,12 @@ pub struct AdminListParams {
     cursor: Option<String>,
 }
 
-/// `GET /api/admin/quick-actions`
+/// Everyone's tasks, newest first, filtered.
+///
+/// `since`/`until` take RFC 3339 or `YYYY-MM-DD` (`until` exclusive); `q` is a case-insensitive
+/// substring of the sentence.
+#[utoipa::path(get, operation_id = "admin_list_quick_actions", path = "/api/admin/quick-actions", tag = "admin", params(AdminListParams),
+    responses((status = 200, description = "One page of tasks", body = TaskPage)))]
 pub async fn list_quick_actions(
     State(state): State<AppState>,
     Admin(_): Admin,
@@ -78,8 +85,9 @@ fn parse_instant(text: &str, name: &str) -> Result<DateTime<Utc>, ApiError> {
     Err(ApiError::bad_request("invalid_query", format!("{name} must be an RFC 3339 time or a YYYY-MM-DD date")))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "alice", "tz": "Asia/Shanghai"}))]
 pub struct CreateUserRequest {
     name: String,
     #[serde(default)]
@@ -90,7 +98,14 @@ pub struct CreateUserRequest {
     model: Option<String>,
 }
 
-/// `POST /api/admin/users` -> 201 `{user, api_key}`; the key is shown this once.
+/// Create a user and their first API key (shown this once).
+#[utoipa::path(post, operation_id = "admin_create_user", path = "/api/admin/users", tag = "admin", request_body = CreateUserRequest,
+    responses(
+        (status = 201, description = "The user and their key", body = UserCreatedDoc, links(
+            ("ListUserKeys" = (operation_id = "admin_list_user_keys", parameters(("id" = "$response.body#/user/id")))),
+        )),
+        (status = 422, description = "An unknown time zone", body = ErrorBody),
+    ))]
 pub async fn create_user(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -114,14 +129,24 @@ pub async fn create_user(
     Ok((StatusCode::CREATED, Json(json!({ "user": user, "api_key": key }))))
 }
 
-/// `GET /api/admin/users/{id}/keys` -> `{"keys": [...]}`: any user's keys (never the secrets).
+/// Any user's keys (never the secrets).
+#[utoipa::path(get, operation_id = "admin_list_user_keys", path = "/api/admin/users/{id}/keys", tag = "admin", params(("id" = Uuid, Path, description = "The user")),
+    responses(
+        (status = 200, description = "The user's keys", body = KeyListDoc),
+        (status = 404, description = "No such user", body = ErrorBody),
+    ))]
 pub async fn list_user_keys(State(state): State<AppState>, Admin(_): Admin, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     users::find_user(&state.pool, id).await?.ok_or(ApiError::NotFound("no such user"))?;
     Ok(Json(json!({ "keys": users::list_api_keys(&state.pool, id).await? })))
 }
 
-/// `DELETE /api/admin/keys/{id}` -> 204: revokes anyone's key, at once on every API process.
+/// Revoke anyone's key, at once on every API process.
+#[utoipa::path(delete, operation_id = "admin_revoke_key", path = "/api/admin/keys/{id}", tag = "admin", params(("id" = Uuid, Path, description = "The key")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 404, description = "No such key", body = ErrorBody),
+    ))]
 pub async fn revoke_key(State(state): State<AppState>, Admin(admin): Admin, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     let key = users::revoke_api_key(&state.pool, id, None).await?.ok_or(ApiError::NotFound("no such key"))?;

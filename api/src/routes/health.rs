@@ -3,15 +3,24 @@
 use axum::{Json, extract::State, http::StatusCode};
 use serde_json::{Value, json};
 
-use crate::state::AppState;
+use crate::{
+    openapi::{HealthDoc, ReadinessDoc},
+    state::AppState,
+};
 
-/// `GET /health`: the process is up.
+/// The process is up.
+#[utoipa::path(get, operation_id = "health", path = "/health", tag = "health", responses((status = 200, description = "Up", body = HealthDoc)))]
 pub async fn health() -> Json<Value> {
     Json(json!({ "status": "ok" }))
 }
 
-/// `GET /ready`: the database answers and the notification listener is connected (long-poll
-/// wakeups would otherwise be late).
+/// The database answers and the notification listener is connected (long-poll wakeups would
+/// otherwise be late).
+#[utoipa::path(get, operation_id = "ready", path = "/ready", tag = "health",
+    responses(
+        (status = 200, description = "Ready", body = ReadinessDoc),
+        (status = 503, description = "Not ready", body = ReadinessDoc),
+    ))]
 pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     let database = sqlx::query_scalar!("SELECT 1 AS \"one!\"").fetch_one(&state.pool).await.is_ok();
     let listener = state.notifications.is_connected();

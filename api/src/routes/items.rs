@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 use crate::{
     error::ApiError,
     extract::{Caller, JsonBody, QueryParams},
+    openapi::{ErrorBody, ItemInputDoc, ItemListDoc},
     routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
 };
@@ -27,7 +28,8 @@ use crate::{
 const DEFAULT_LIST_LIMIT: i64 = 50;
 const MAX_LIST_LIMIT: i64 = 200;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListParams {
     kind: Option<String>,
     status: Option<String>,
@@ -37,7 +39,12 @@ pub struct ListParams {
     limit: Option<i64>,
 }
 
-/// `GET /api/items`: open and completed items, by date and time.
+/// The caller's open and completed items, by date and time.
+///
+/// `kind`, `status` (`open`, `completed` or `all`), `date_from`/`date_to` (`YYYY-MM-DD`, inclusive),
+/// `q` (words in the title or description), `limit` (default 50, at most 200).
+#[utoipa::path(get, operation_id = "list_items", path = "/api/items", tag = "items", params(ListParams),
+    responses((status = 200, description = "The items", body = ItemListDoc)))]
 pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -77,7 +84,16 @@ pub async fn list(
     Ok(Json(json!({ "items": items.iter().map(FoundItem::to_json).collect::<Vec<_>>() })))
 }
 
-/// `POST /api/items`
+/// Create an item (`kind` and `title` required; no date means today).
+#[utoipa::path(post, operation_id = "create_item", path = "/api/items", tag = "items", request_body = ItemInputDoc,
+    responses(
+        (status = 201, description = "The item", body = quickact_shared::planner::item::ItemView, links(
+            ("GetItem" = (operation_id = "get_item", parameters(("id" = "$response.body#/id")))),
+            ("UpdateItem" = (operation_id = "update_item", parameters(("id" = "$response.body#/id")))),
+            ("DeleteItem" = (operation_id = "delete_item", parameters(("id" = "$response.body#/id")))),
+        )),
+        (status = 422, description = "A field breaks the planner's rules (`invalid_item`), or the item quota is reached", body = ErrorBody),
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -96,14 +112,25 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(item.to_json())))
 }
 
-/// `GET /api/items/{id}`
+/// Read an item.
+#[utoipa::path(get, operation_id = "get_item", path = "/api/items/{id}", tag = "items", params(("id" = Uuid, Path, description = "The item")),
+    responses(
+        (status = 200, description = "The item", body = quickact_shared::planner::item::ItemView),
+        (status = 404, description = "No such item (or another user's, or deleted)", body = ErrorBody),
+    ))]
 pub async fn get(State(state): State<AppState>, Caller(user): Caller, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     let item = store::find_item(&state.pool, user.id, id).await?.ok_or(ApiError::NotFound("no such item"))?;
     Ok(Json(item.to_json()))
 }
 
-/// `PATCH /api/items/{id}`: any subset of the fields; `null` clears an optional one.
+/// Change any subset of an item's fields; `null` clears an optional one.
+#[utoipa::path(patch, operation_id = "update_item", path = "/api/items/{id}", tag = "items", params(("id" = Uuid, Path, description = "The item")), request_body = ItemInputDoc,
+    responses(
+        (status = 200, description = "The item as changed", body = quickact_shared::planner::item::ItemView),
+        (status = 404, description = "No such item (or another user's, or deleted)", body = ErrorBody),
+        (status = 422, description = "A field breaks the planner's rules (`invalid_item`)", body = ErrorBody),
+    ))]
 pub async fn update(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -126,7 +153,12 @@ pub async fn update(
     Ok(Json(updated.to_json()))
 }
 
-/// `DELETE /api/items/{id}`: 204; the item disappears from every listing.
+/// Delete an item; it disappears from every listing.
+#[utoipa::path(delete, operation_id = "delete_item", path = "/api/items/{id}", tag = "items", params(("id" = Uuid, Path, description = "The item")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such item (or another user's, or deleted)", body = ErrorBody),
+    ))]
 pub async fn delete(State(state): State<AppState>, Caller(user): Caller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     store::delete_item(&state.pool, user.id, id, None).await?.ok_or(ApiError::NotFound("no such item"))?;

@@ -14,11 +14,13 @@ use serde_json::{Value, json};
 use crate::{
     error::ApiError,
     extract::{Caller, JsonBody, bearer_key},
+    openapi::{ErrorBody, KeyCreatedDoc, KeyListDoc},
     routes::parse_uuid_or_404,
     state::AppState,
 };
 
-/// `GET /api/keys` -> `{"keys": [...]}`, newest first, revoked ones with `revoked_at`.
+/// The caller's keys, newest first, revoked ones with `revoked_at`.
+#[utoipa::path(get, operation_id = "list_keys", path = "/api/keys", tag = "keys", responses((status = 200, description = "The caller's keys", body = KeyListDoc)))]
 pub async fn list(State(state): State<AppState>, Caller(user): Caller, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
     let current = match bearer_key(&headers) {
         Some(key) => users::find_api_key_id(&state.pool, key).await?,
@@ -36,7 +38,7 @@ pub async fn list(State(state): State<AppState>, Caller(user): Caller, headers: 
     Ok(Json(json!({ "keys": keys })))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateKeyRequest {
     /// Also revoke the key this request was made with.
@@ -44,8 +46,9 @@ pub struct CreateKeyRequest {
     rotate: bool,
 }
 
-/// `POST /api/keys` `{"rotate"?: bool}` -> 201 `{"key": {...}, "api_key": "qa_..."}`; the new key is
-/// shown this once.
+/// Create a key (shown this once); `{"rotate": true}` also revokes the key of this request.
+#[utoipa::path(post, operation_id = "create_key", path = "/api/keys", tag = "keys", request_body(content = Option<CreateKeyRequest>, description = "Optional"),
+    responses((status = 201, description = "The new key", body = KeyCreatedDoc)))]
 pub async fn create(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -79,8 +82,14 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(body)))
 }
 
-/// `DELETE /api/keys/{id}` -> 204: the key authenticates nothing from now on, on every API process.
+/// Revoke one of the caller's keys, at once on every API process.
+///
 /// Another user's key is 404, like an unknown one.
+#[utoipa::path(delete, operation_id = "revoke_key", path = "/api/keys/{id}", tag = "keys", params(("id" = Uuid, Path, description = "The key")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 404, description = "No such key", body = ErrorBody),
+    ))]
 pub async fn revoke(State(state): State<AppState>, Caller(user): Caller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
     let id = parse_uuid_or_404(&id)?;
     users::revoke_api_key(&state.pool, id, Some(user.id)).await?.ok_or(ApiError::NotFound("no such key"))?;

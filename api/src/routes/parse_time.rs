@@ -10,19 +10,28 @@ use serde_json::{Map, Value, json};
 use crate::{
     error::ApiError,
     extract::{Caller, JsonBody},
+    openapi::{ErrorBody, ParsedTimesDoc},
     routes::{parse_time_zone, quick_action::MAX_TEXT_CHARS},
     state::AppState,
 };
 
-#[derive(Debug, Deserialize)]
+/// A text to find time expressions in, read at `now` (RFC 3339, default the server's clock) in
+/// zone `tz` (default the user's).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"text": "明天下午3点到4点开会", "tz": "Asia/Shanghai"}))]
 pub struct ParseTimeRequest {
     text: String,
     now: Option<DateTime<FixedOffset>>,
     tz: Option<String>,
 }
 
-/// `POST /api/parse-time`
+/// Every time expression in a text, with its span and resolution.
+#[utoipa::path(post, operation_id = "parse_time", path = "/api/parse-time", tag = "time", request_body = ParseTimeRequest,
+    responses(
+        (status = 200, description = "The expressions found, left to right", body = ParsedTimesDoc),
+        (status = 422, description = "An unknown time zone", body = ErrorBody),
+    ))]
 pub async fn parse_time(
     State(_state): State<AppState>,
     Caller(user): Caller,

@@ -25,6 +25,7 @@ use uuid::Uuid;
 use crate::{
     error::ApiError,
     events::task_events,
+    openapi::ErrorBody,
     extract::{Caller, JsonBody, QueryParams},
     longpoll::wait_until_final,
     routes::{parse_time_zone, parse_uuid_or_404, split_page},
@@ -40,21 +41,44 @@ const DEFAULT_WAIT_SECS: u64 = 30;
 const MAX_WAIT_SECS: u64 = 60;
 const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
-#[derive(Debug, Deserialize)]
+/// A sentence to execute.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"text": "明天下午3点到4点开会", "timeout": 30, "wait": false}))]
 pub struct CreateRequest {
+    /// The sentence, 1 to 2000 characters.
     text: String,
+    /// Seconds the task may take from submission, 1 to 120 (default 30).
     #[serde(default)]
     timeout: Option<i64>,
+    /// Answer only once the verdict exists (or the timeout passes).
     #[serde(default)]
     wait: bool,
+    /// When the user wrote the sentence (RFC 3339), within a few minutes of the server's clock;
+    /// default the server's clock.
     #[serde(default)]
     now: Option<DateTime<FixedOffset>>,
+    /// IANA zone overriding the user's own.
     #[serde(default)]
     tz: Option<String>,
 }
 
-/// `POST /api/quick-action`
+/// Submit a sentence.
+///
+/// Stores it as a task and queues it for a worker. The same `Idempotency-Key` from the same user
+/// returns the same task (with `Idempotent-Replayed: true`).
+#[utoipa::path(post, operation_id = "submit_quick_action", path = "/api/quick-action", tag = "quick actions", request_body = CreateRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters")),
+    responses(
+        (status = 201, description = "The task: pending, or final when `wait` was asked", body = TaskView, links(
+            ("GetTask" = (operation_id = "get_quick_action", parameters(("id" = "$response.body#/task_id")))),
+            ("StreamTask" = (operation_id = "stream_quick_action_events", parameters(("id" = "$response.body#/task_id")))),
+            ("CancelTask" = (operation_id = "cancel_quick_action", parameters(("id" = "$response.body#/task_id")))),
+            ("UndoTask" = (operation_id = "undo_quick_action", parameters(("id" = "$response.body#/task_id")))),
+        )),
+        (status = 422, description = "A timeout out of range, an unknown zone, a `now` far from the server's clock, a reused idempotency key", body = ErrorBody),
+        (status = 429, description = "Too many unfinished tasks or submissions per minute; see `Retry-After`", body = ErrorBody),
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -173,15 +197,25 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     Ok(Some(key))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct GetParams {
+    /// `true` holds the request until the task is final or `timeout` passes.
     #[serde(default)]
     wait: Option<String>,
+    /// Seconds to wait, default 30, at most 60.
     #[serde(default)]
     timeout: Option<u64>,
 }
 
-/// `GET /api/quick-action/{id}[?wait=true&timeout=S]`
+/// Read a task, optionally long-polling for its verdict.
+#[utoipa::path(get, operation_id = "get_quick_action", path = "/api/quick-action/{id}", tag = "quick actions",
+    params(("id" = Uuid, Path, description = "The task"), GetParams),
+    responses(
+        (status = 200, description = "The task with its journal", body = TaskWithSteps),
+        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 429, description = "Too many long-polls open", body = ErrorBody),
+    ))]
 pub async fn get(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -209,15 +243,20 @@ pub async fn get(
     Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListParams {
+    /// Page size, default 20, at most 100.
     #[serde(default)]
     limit: Option<i64>,
+    /// `next_cursor` of the previous page.
     #[serde(default)]
     cursor: Option<String>,
 }
 
-/// `GET /api/quick-action`: the caller's own tasks, newest first.
+/// The caller's own tasks, newest first.
+#[utoipa::path(get, operation_id = "list_quick_actions", path = "/api/quick-action", tag = "quick actions", params(ListParams),
+    responses((status = 200, description = "One page of tasks", body = TaskPage)))]
 pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -251,7 +290,14 @@ pub async fn list_page(
     Ok(TaskPage { count: tasks.len(), total, next_cursor, tasks })
 }
 
-/// `POST /api/quick-action/{id}/cancel`
+/// Cancel a pending or processing task.
+#[utoipa::path(post, operation_id = "cancel_quick_action", path = "/api/quick-action/{id}/cancel", tag = "quick actions",
+    params(("id" = Uuid, Path, description = "The task")),
+    responses(
+        (status = 200, description = "The cancelled task", body = TaskView),
+        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 409, description = "The task already finished (`task_finished`)", body = ErrorBody),
+    ))]
 pub async fn cancel(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -271,8 +317,19 @@ pub async fn cancel(
     }
 }
 
-/// `GET /api/quick-action/{id}/events`: the task's steps live, over Server-Sent Events (see
-/// [`crate::events`]). `Last-Event-ID: <seq>` resumes after that step.
+/// Stream a task's steps live (Server-Sent Events).
+///
+/// Events: `status` (`{status, attempts, started_at}`, while unfinished, no id), `step` (a journal
+/// step as in `GET /api/quick-action/{id}`, event id = its `seq`), then `verdict` (the task) and the
+/// stream ends. `Last-Event-ID: <seq>` resumes after that step.
+#[utoipa::path(get, operation_id = "stream_quick_action_events", path = "/api/quick-action/{id}/events", tag = "quick actions",
+    params(("id" = Uuid, Path, description = "The task"),
+           ("Last-Event-ID" = Option<i32>, Header, minimum = -1, maximum = 2147483647, description = "Resume after this step")),
+    responses(
+        (status = 200, description = "An event stream: `status`, `step`..., `verdict`", content_type = "text/event-stream", body = crate::openapi::TaskEventDoc),
+        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 429, description = "Too many long-polls and streams open", body = ErrorBody),
+    ))]
 pub async fn events(
     State(state): State<AppState>,
     Caller(user): Caller,
@@ -297,7 +354,17 @@ pub async fn events(
     Ok(task_events(state, id, after, slot).into_response())
 }
 
-/// `POST /api/quick-action/{id}/undo`: reverts the item changes the task made, as a new task.
+/// Undo the item changes a task made.
+///
+/// Created items are deleted, changed ones get their previous values, completed ones are open
+/// again, deleted ones come back. The undo is itself a task (`undoes` names the task it reverted).
+#[utoipa::path(post, operation_id = "undo_quick_action", path = "/api/quick-action/{id}/undo", tag = "quick actions",
+    params(("id" = Uuid, Path, description = "The task to undo")),
+    responses(
+        (status = 201, description = "The undo task, finished", body = TaskView),
+        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 409, description = "`task_not_finished`, `nothing_to_undo`, `already_undone`, `changed_since` (an item changed again since) or `item_quota`", body = ErrorBody),
+    ))]
 pub async fn undo(
     State(state): State<AppState>,
     Caller(user): Caller,

@@ -7,6 +7,7 @@
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
 //! - `keys`: `/api/keys` and key revocation by admins, across API processes.
+//! - `openapi`: the OpenAPI description, served and committed (`api/openapi.json`), without drift.
 //! - `undo`: `POST /api/quick-action/{id}/undo`.
 //! - `events`: the live step stream `GET /api/quick-action/{id}/events` (SSE), and resuming it.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
@@ -19,5 +20,6 @@ mod api_contract;
 mod http_limits;
 mod items_api;
 mod keys;
+mod openapi;
 mod events;
 mod undo;

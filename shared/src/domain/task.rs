@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 /// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
 /// Stored as text under a CHECK constraint, by the same names as in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum TaskStatus {
@@ -68,7 +68,7 @@ impl FromStr for TaskStatus {
 }
 
 /// The verdict of a run: exactly one per finished task. Stored as text, like [`TaskStatus`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ResultType {
@@ -106,7 +106,7 @@ impl FromStr for ResultType {
 }
 
 /// What a finished task tells the user (`result` in the API).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Verdict {
     #[serde(rename = "type")]
     pub result_type: ResultType,
@@ -115,9 +115,11 @@ pub struct Verdict {
     pub suggestion: Option<String>,
     /// Candidates of a clarification, rendered by the backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<crate::planner::item::ItemView>>)]
     pub options: Option<Vec<Value>>,
     /// The items the verdict is about, rendered by the backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<crate::planner::item::ItemView>>)]
     pub items: Option<Vec<Value>>,
     /// Every tool call of the run, in order (name, arguments, ok, result).
     #[serde(default)]

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 /// A user as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct User {
     pub id: Uuid,
     pub name: String,
@@ -20,7 +20,7 @@ pub struct User {
 }
 
 /// An API key as its owner sees it: never the secret, only its first characters.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ApiKey {
     pub id: Uuid,
     pub user_id: Uuid,

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::domain::task::UnknownName;
 
 /// What an item is (a `text` column holding the snake_case name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ItemKind {
@@ -49,7 +49,7 @@ impl fmt::Display for ItemKind {
 }
 
 /// Open or done (a `text` column holding the snake_case name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum ItemStatus {
@@ -147,9 +147,11 @@ pub fn format_time(time: NaiveTime) -> String {
 }
 
 /// An item as clients (and the verdict's `items` / `options`) see it: the contract's item shape.
-/// Optional fields that are empty are left out.
-#[derive(Debug, Serialize)]
-struct ItemView<'a> {
+/// Optional fields that are empty are left out. Dates are `YYYY-MM-DD` and times `HH:MM`, wall-clock
+/// in the item's zone (`tz`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = Item)]
+pub struct ItemView<'a> {
     id: Uuid,
     kind: ItemKind,
     title: &'a str,
@@ -158,12 +160,16 @@ struct ItemView<'a> {
     #[serde(serialize_with = "serialize_date")]
     date: NaiveDate,
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "serialize_time")]
+    #[schema(value_type = Option<String>, pattern = "^[0-2][0-9]:[0-5][0-9]$")]
     start_time: Option<NaiveTime>,
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "serialize_time")]
+    #[schema(value_type = Option<String>, pattern = "^[0-2][0-9]:[0-5][0-9]$")]
     end_time: Option<NaiveTime>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = segment_schema)]
     segment: Option<Segment>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 4)]
     priority: Option<i16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     group: Option<&'a str>,
@@ -175,6 +181,15 @@ struct ItemView<'a> {
     tz: &'a str,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+}
+
+/// A part of the day, by the names the contract gives them.
+pub fn segment_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(Segment::ALL.map(|s| s.as_str())))
+        .description(Some("A part of the day instead of clock times"))
+        .build()
 }
 
 fn serialize_date<S: serde::Serializer>(date: &NaiveDate, s: S) -> Result<S::Ok, S::Error> {

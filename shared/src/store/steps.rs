@@ -7,7 +7,7 @@ use sqlx::PgExecutor;
 use uuid::Uuid;
 
 /// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum StepKind {
