@@ -1,0 +1,106 @@
+//! The `quickact` binary, run as a user would, against a real API, worker and Postgres (with the
+//! fake model scripted per sentence).
+
+use std::{process::Output, time::Duration};
+
+use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use serde_json::{Value, json};
+
+/// Runs `quickact args...` against `app` with `key`.
+async fn quickact(app: &TestApp, key: Option<&str>, args: &[&str]) -> Output {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_quickact"));
+    command.args(args).env("QUICKACT_URL", &app.base_url).env_remove("QUICKACT_KEY");
+    if let Some(key) = key {
+        command.env("QUICKACT_KEY", key);
+    }
+    let output = tokio::time::timeout(Duration::from_secs(60), command.output()).await.expect("quickact ends").unwrap();
+    eprintln!("$ quickact {args:?}\n{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script(
+        "明天下午3点开会",
+        vec![
+            Reply::tool("create_item", json!({"kind": "event", "title": "开会", "when": "明天下午3点"})).delayed(Duration::from_millis(200)),
+            Reply::finish("action_completed", "已创建明天下午3点的会议"),
+        ],
+    );
+
+    let run = quickact(&app, Some(&key), &["明天下午3点开会"]).await;
+    assert_eq!(run.status.code(), Some(0));
+    let shown = stdout(&run);
+    assert!(shown.starts_with("task "), "{shown}");
+    assert!(shown.contains("model fake-model  100 in / 20 out"), "{shown}");
+    assert!(shown.contains("create_item {") && shown.contains("  ok  "), "{shown}");
+    assert!(shown.contains("done: 已创建明天下午3点的会议"), "{shown}");
+    assert!(shown.contains("15:00-16:00 开会"), "{shown}");
+    let id = shown.lines().next().unwrap().trim_start_matches("task ").to_owned();
+
+    // The steps shown live are the journal, in order.
+    let task = app.call(&key, reqwest::Method::GET, &format!("/api/quick-action/{id}"), None).await.body;
+    let names: Vec<&str> = task["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let shown_names: Vec<&str> = shown.lines().filter(|l| l.starts_with("  model ") || l.starts_with("  create_item") || l.starts_with("  finish")).map(|l| l.split_whitespace().nth(if l.starts_with("  model ") { 1 } else { 0 }).unwrap()).collect();
+    assert_eq!(shown_names, names, "{shown}");
+
+    let history = quickact(&app, Some(&key), &["history", "--json"]).await;
+    let page: Value = serde_json::from_slice(&history.stdout).unwrap();
+    assert_eq!(page["tasks"][0]["task_id"], id.as_str());
+    let show = quickact(&app, Some(&key), &["show", &id]).await;
+    assert!(stdout(&show).contains("create_item") && stdout(&show).contains("done: "), "{}", stdout(&show));
+
+    let date = task["result"]["items"][0]["date"].as_str().unwrap().to_owned();
+    let items = quickact(&app, Some(&key), &["items", "--date", &date]).await;
+    assert!(stdout(&items).contains(&format!("[event] {date} 15:00-16:00 开会")), "{}", stdout(&items));
+
+    // Cancelling a finished task fails with the server's reason; undo removes the meeting.
+    let cancel = quickact(&app, Some(&key), &["cancel", &id]).await;
+    assert_eq!(cancel.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&cancel.stderr).contains("task_finished, HTTP 409"));
+    let undo = quickact(&app, Some(&key), &["undo", &id]).await;
+    assert_eq!(undo.status.code(), Some(0));
+    assert!(stdout(&undo).contains("done: Undid"), "{}", stdout(&undo));
+    assert_eq!(stdout(&quickact(&app, Some(&key), &["items"]).await).trim(), "no items");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_exit_code_and_json_tell_the_verdict_to_scripts() {
+    let app = TestApp::start().await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("做那个东西", vec![Reply::finish("error", "不知道要做什么")]);
+
+    let run = quickact(&app, Some(&key), &["--json", "submit", "做那个东西"]).await;
+    assert_eq!(run.status.code(), Some(4), "an error verdict");
+    let task: Value = serde_json::from_slice(&run.stdout).expect("--json prints only the task");
+    assert_eq!(task["status"], "failed");
+    assert_eq!(task["result"]["type"], "error");
+
+    let no_key = quickact(&app, None, &["history"]).await;
+    assert_eq!(no_key.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_key.stderr).contains("QUICKACT_KEY"));
+    let bad_key = quickact(&app, Some("qa_nope"), &["history"]).await;
+    assert_eq!(bad_key.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad_key.stderr).contains("HTTP 401"));
+    let unknown = quickact(&app, Some(&key), &["show", "0199aaaa-0000-7000-8000-000000000000"]).await;
+    assert_eq!(unknown.status.code(), Some(1));
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_that_runs_out_of_time_exits_5() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "1")).await;
+    let (_, key) = app.create_user("alice").await;
+    // No worker runs it: the sweeper ends it at its deadline, and the stream brings the verdict.
+    let run = quickact(&app, Some(&key), &["submit", "--timeout", "1", "明天下午3点开会"]).await;
+    assert_eq!(run.status.code(), Some(5), "{}", stdout(&run));
+    assert!(stdout(&run).contains("… pending"), "{}", stdout(&run));
+    app.shutdown().await;
+}
