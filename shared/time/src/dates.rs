@@ -96,3 +96,26 @@ pub(crate) fn next_month_and_day(from: NaiveDate, m: u32, d: u32) -> Option<Naiv
     }
     None
 }
+
+/// `n` business days (Monday to Friday) after `d` (before it when negative). From a weekend day,
+/// counting starts at the Friday before (forward) or the Monday after (backward), so the next
+/// business day after a Saturday is the Monday.
+pub(crate) fn add_business_days(d: NaiveDate, n: i64) -> Option<NaiveDate> {
+    let wd = weekday_index(d) as i64;
+    let start = match (wd >= 5, n >= 0) {
+        (true, true) => add_days(d, 4 - wd)?,
+        (true, false) => add_days(d, 7 - wd)?,
+        _ => d,
+    };
+    let sign = n.signum();
+    let mut left = n.abs();
+    let mut x = add_days(start, sign * 7 * (left / 5))?;
+    left %= 5;
+    while left > 0 {
+        x = add_days(x, sign)?;
+        if weekday_index(x) < 5 {
+            left -= 1;
+        }
+    }
+    Some(x)
+}

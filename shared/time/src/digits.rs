@@ -195,7 +195,11 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     let leading_zero = n1 == 2 && t.at(i) == '0';
-    if t.at(e1) == ':' {
+    // "7.45 pm": a dot only with am/pm after it (3.5 is a number)
+    let dotted = t.at(e1) == '.'
+        && h <= 12
+        && ascii_int(t, e1 + 1).is_some_and(|(_, e2, n2)| n2 == 2 && meridiem(t, e2).is_some());
+    if t.at(e1) == ':' || dotted {
         let (m, mut e2, n2) = ascii_int(t, e1 + 1)?;
         if n2 != 2 || m > 59 {
             return None;
@@ -230,6 +234,12 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     if h == 0 || h > 12 {
         return None;
+    }
+    // "9ish", "around 3ish"
+    if let Some(e) = t.lit(e1, "ish")
+        && !t.is_alnum(e)
+    {
+        return Some((e, Atom::Clock(Clock::bare(h))));
     }
     let (mer, e) = meridiem(t, e1)?;
     Some((

@@ -43,6 +43,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(the_day(t, i));
     best.offer_opt(offset_or_duration(t, i));
     best.offer_opt(clock_phrase(t, i));
+    best.offer_opt(word_clock(t, i));
     best.offer_opt(recurrence(t, i));
 }
 
@@ -116,6 +117,19 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
                     daily: true,
                 }),
             );
+        }
+    }
+    for p in [
+        "next business day",
+        "next working day",
+        "the next business day",
+        "the next working day",
+        "the following business day",
+        "the following working day",
+        "next workday",
+    ] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
         }
     }
     for p in ["now", "right now"] {
@@ -813,6 +827,12 @@ fn unit_word(t: &Text, i: usize) -> Option<(EnUnit, usize, u32)> {
         ("hr", EnUnit::Hour, 1),
         ("days", EnUnit::Cal(Unit::Day), 1),
         ("day", EnUnit::Cal(Unit::Day), 1),
+        ("business days", EnUnit::Cal(Unit::BusinessDay), 1),
+        ("business day", EnUnit::Cal(Unit::BusinessDay), 1),
+        ("working days", EnUnit::Cal(Unit::BusinessDay), 1),
+        ("working day", EnUnit::Cal(Unit::BusinessDay), 1),
+        ("workdays", EnUnit::Cal(Unit::BusinessDay), 1),
+        ("workday", EnUnit::Cal(Unit::BusinessDay), 1),
         ("weeks", EnUnit::Cal(Unit::Week), 1),
         ("week", EnUnit::Cal(Unit::Week), 1),
         ("fortnights", EnUnit::Cal(Unit::Week), 2),
@@ -1052,6 +1072,72 @@ fn hour_ref(t: &Text, i: usize) -> Option<(Clock, usize)> {
     Some((c, e))
 }
 
+/// Parts of day that may follow an hour written in words ("two in the afternoon").
+const SEG_AFTER_HOUR: &[&str] = &[
+    "in the morning",
+    "in the afternoon",
+    "in the evening",
+    "at night",
+    "tonight",
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "tomorrow",
+    "today",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+];
+
+/// An hour in words, with minutes in words when given: "two in the afternoon", "at seven",
+/// "seven thirty pm", "eleven am", "half six" (6:30, British). Without am/pm the words need
+/// context: "at"/"by"/"until"/"around" before them, or a part of day or day after them.
+fn word_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    // "half six" = 6:30
+    let (half, j) = match t.phrase(i, "half") {
+        Some(x) if t.skip_ws(x) > x => (true, t.skip_ws(x)),
+        _ => (false, i),
+    };
+    let (h, mut e) = if half && t.at(j).is_ascii_digit() {
+        let (h, e, n) = ascii_int(t, j)?;
+        (n <= 2).then_some((h, e))?
+    } else {
+        en_number_word(t, j)?
+    };
+    if !(1..=12).contains(&h) {
+        return None;
+    }
+    let mut c = Clock::bare(h);
+    if half {
+        c.m = 30;
+        c.has_min = true;
+    } else {
+        // "seven thirty", "seven oh five", "nine forty-five"
+        let k = t.skip_ws(e);
+        let oh = t.phrase(k, "oh").map(|x| t.skip_ws(x));
+        if k > e
+            && let Some((m, e2)) = en_number_word(t, oh.unwrap_or(k))
+            && (if oh.is_some() { (1..=9).contains(&m) } else { (10..=59).contains(&m) })
+            && unit_word(t, t.skip_ws(e2)).is_none()
+        {
+            c.m = m;
+            c.has_min = true;
+            e = e2;
+        }
+    }
+    if let Some((mer, e2)) = meridiem(t, e).filter(|_| !half) {
+        c.mer = Some(mer);
+        return Some((e2, Atom::Clock(c)));
+    }
+    let before = t.prev_word(i).is_some_and(|w| {
+        ["at", "by", "until", "till", "around", "about", "from", "to"].iter().any(|p| t.word_eq(w, p))
+    });
+    let k = t.skip_ws(e);
+    let after = k > e && t.phrase_longest(k, SEG_AFTER_HOUR).is_some();
+    (half || before || after).then_some((e, Atom::Clock(c)))
+}
+
 /// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
 fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     // "3 o'clock"
@@ -1181,6 +1267,10 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("every other week", Freq::Weekly, 2, 0),
         ("every other month", Freq::Monthly, 2, 0),
         ("every other year", Freq::Yearly, 2, 0),
+        ("every quarter", Freq::Monthly, 3, 0),
+        ("each quarter", Freq::Monthly, 3, 0),
+        ("semiannually", Freq::Monthly, 6, 0),
+        ("every six months", Freq::Monthly, 6, 0),
     ];
     let mut best: Option<(usize, Atom)> = None;
     if let Some((e, k)) = t.phrase_longest_in(i, FIXED, |f| f.0) {
@@ -1193,7 +1283,7 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         };
         best = Some((e, date_atom(|x| x.recur = Some(r))));
     }
-    // every 3 days / every 2 weeks
+    // every 3 days / every 2 weeks / every second week / every 3rd day
     if let Some(e) = t.phrase(i, "every") {
         let k = t.skip_ws(e);
         let n = if t.at(k).is_ascii_digit() {
@@ -1201,11 +1291,12 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         } else {
             en_number_word(t, k)
         };
+        let n = en_ordinal(t, k).filter(|(v, _)| *v >= 2).or(n);
         if let Some((n, e2)) = n {
             let k2 = t.skip_ws(e2);
             if let Some((u, e3, mult)) = unit_word(t, k2) {
                 let freq = match u {
-                    EnUnit::Minute => None,
+                    EnUnit::Minute | EnUnit::Cal(Unit::BusinessDay) => None,
                     EnUnit::Hour => Some(Freq::Hourly),
                     EnUnit::Cal(Unit::Day) => Some(Freq::Daily),
                     EnUnit::Cal(Unit::Week) => Some(Freq::Weekly),

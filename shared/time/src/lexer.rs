@@ -5,6 +5,7 @@
 
 use super::numerals::{ascii_int, is_zh_num_char, zh_int};
 use super::text::Text;
+use super::segment::SegKind;
 use super::types::{Atom, Best, Clock, Conn, Glue, Tok, date_atom};
 use super::{digits, en, is_han, zh};
 
@@ -126,6 +127,12 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
                 // "8 tonight", "6 in the afternoon"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if h12
+                && matches!(prev, Some(Atom::Seg(s)) if !s.daily && s.kind != SegKind::AllDay)
+                && (next.is_none() || is_conn(next) || is_clock(next2))
+            {
+                // "tuesday afternoon 2-4", "tomorrow morning 9"
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12
                 && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())

@@ -82,6 +82,12 @@
 //!   The same non-reference rule is used for recurrences (每天8点 = 08:00, 每天3点 = 15:00).
 //!   Explicit times that have already passed also stay on the reference date (下午3点 at 16:00,
 //!   "3am" at 04:30); only bare weekdays and recurrences move on (see above and below).
+//!   Other clock forms: "7.45 pm" (a dot only with am/pm, since 3.5 is a number), "9ish", hours
+//!   and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
+//!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
+//!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.
+//!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
+//!   "tomorrow morning 9").
 //! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
 //!   An unmarked end takes the earliest reading after the start (下午3点到5点 = 15-17); an end earlier
 //!   than the start moves `end_date` to the next day; a PM marker or part of day on the end applies to
@@ -90,7 +96,10 @@
 //!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
 //! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
 //!   tomorrow. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
-//!   day/week/month/year offsets give a date (grain day).
+//!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
+//!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
+//!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
+//!   the next business day is the Monday.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
 //!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
@@ -110,7 +119,10 @@
 //!   然后/之后/再/接着/then/and/after/before/but, which start another action. A duration alone is a
 //!   match of its own; its `date` is the reference date (the contract requires one).
 //! * **Recurrences** give an RFC 5545 `rrule` (每天 FREQ=DAILY, 每周一三五 FREQ=WEEKLY;BYDAY=MO,WE,FR,
-//!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2 ...)
+//!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2,
+//!   every three days, every other week, every second week, every 3rd day, monthly, every quarter
+//!   / 每季度 FREQ=MONTHLY;INTERVAL=3 ("quarterly" alone is left to the title: "the quarterly
+//!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE ...)
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
 //!   occurrence has already passed, the next occurrence.
 //!
@@ -121,7 +133,10 @@
 //! "3月5日(周四)下午2点"); glue never starts or ends a match. Bare numbers become hours only in
 //! context ("at 3", "3-4pm", "from 3 to 5", "8 tonight"); "3个苹果", "pages 10-20", "有3点建议",
 //! "一点也不" are not times. The ambiguous English abbreviations mon/wed/sat/sun and the month names
-//! may/march need context ("on sat", "next mon", "march 3", "in may"). `grain` is minute/hour for
+//! may/march need context ("on sat", "next mon", "march 3", "in may"). Every English word a
+//! phrase is made of also matches its common abbreviations and misspellings (nxt, wk, wknd, tmrw,
+//! tmr, tmw, tommorow, yday, tdy, tonite, hrs, mins, mth, yr, morn, arvo, biz: "nxt wk",
+//! "tmrw 3pm"; `text::ABBREVIATIONS`). `grain` is minute/hour for
 //! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
 //! week/month/year for those spans; durations and time offsets are minute grain.
 //!

@@ -183,7 +183,8 @@ const EN_TENS: [(&str, u32); 8] = [
 
 /// English number word 0..=99 at a word start ("three", "twenty-five", "thirty five").
 pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
-    if !t.word_start(i) {
+    // the first letters of every number word: most words end here
+    if !matches!(t.at(i), 'z' | 'o' | 't' | 'f' | 's' | 'e' | 'n') || !t.word_start(i) {
         return None;
     }
     for (w, v) in EN_TENS {
@@ -242,7 +243,8 @@ const EN_ORDINALS: [(&str, u32); 19] = [
 /// English ordinal 1..=31 in words or digits at a word start: "second", "twenty-second",
 /// "twenty second", "thirtieth", "thirty first", "22nd", "3rd". (value, end).
 pub(crate) fn en_ordinal(t: &Text, i: usize) -> Option<(u32, usize)> {
-    if !t.word_start(i) {
+    let c = t.at(i);
+    if !(c.is_ascii_digit() || matches!(c, 'f' | 's' | 't' | 'e' | 'n')) || !t.word_start(i) {
         return None;
     }
     if t.at(i).is_ascii_digit() {

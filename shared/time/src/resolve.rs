@@ -2,7 +2,7 @@
 //! ranges, offsets, recurrences. The rules are documented in the crate docs.
 
 use super::dates::{
-    add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,
+    add_business_days, add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,
     next_weekday, shift_month, weekday_index, ymd,
 };
 use super::grammar::{Body, Expr, Point};
@@ -67,6 +67,7 @@ fn expand_short_year(yy: u32, today: NaiveDate) -> i32 {
 fn apply_offset(d: NaiveDate, n: i32, u: Unit) -> Option<NaiveDate> {
     match u {
         Unit::Day => add_days(d, n as i64),
+        Unit::BusinessDay => add_business_days(d, n as i64),
         Unit::Week => add_days(d, 7 * n as i64),
         Unit::Month => add_months(d, n),
         Unit::Year => add_months(d, 12 * n),

@@ -67,32 +67,74 @@ impl Text {
     }
 
     /// English phrase at a word start: a space in `pat` matches one or more whitespace chars;
-    /// the phrase must end at a word end (unless it ends in punctuation).
+    /// the phrase must end at a word end (unless it ends in punctuation). A word of `pat` also
+    /// matches its common abbreviations ("nxt wk" for "next week", see [`ABBREVIATIONS`]).
+    #[inline(always)]
     pub(crate) fn phrase(&self, i: usize, pat: &str) -> Option<usize> {
+        // the first letter decides most calls (abbreviations keep their word's first letter);
+        // this check is inlined into every table loop, the rest is not
+        if pat.as_bytes().first().map(|&b| b as char) != Some(self.at(i)) {
+            return None;
+        }
+        self.phrase_rest(i, pat)
+    }
+
+    #[inline(never)]
+    fn phrase_rest(&self, i: usize, pat: &str) -> Option<usize> {
         if !self.word_start(i) {
             return None;
         }
+        let j = self.match_words(i, pat)?;
+        let last = pat.chars().last().unwrap_or(' ');
+        if last.is_ascii_alphanumeric() && self.is_alnum(j) {
+            return None;
+        }
+        Some(j)
+    }
+
+    /// The words of `pat` at `i` (no word-end check at the end): its end. Character by character,
+    /// since this runs for every table entry at every word; only a mismatch after a word's first
+    /// letter looks for an abbreviation of that word.
+    fn match_words(&self, i: usize, pat: &str) -> Option<usize> {
         let mut j = i;
-        let mut last = ' ';
-        for ch in pat.chars() {
+        let (mut word_at, mut word_p) = (i, 0);
+        for (p, ch) in pat.char_indices() {
             if ch == ' ' {
                 let k = self.skip_ws(j);
                 if k == j {
                     return None;
                 }
                 j = k;
+                (word_at, word_p) = (j, p + 1);
+            } else if self.c.get(j) == Some(&ch) {
+                j += 1;
             } else {
-                if self.c.get(j) != Some(&ch) {
+                if p == word_p {
                     return None;
                 }
-                j += 1;
+                let word_end = pat[word_p..].find(' ').map_or(pat.len(), |x| word_p + x);
+                let e = self.abbreviation(word_at, &pat[word_p..word_end])?;
+                if word_end == pat.len() {
+                    return Some(e);
+                }
+                let k = self.skip_ws(e);
+                if k == e {
+                    return None;
+                }
+                return self.match_words(k, &pat[word_end + 1..]);
             }
-            last = ch;
-        }
-        if last.is_ascii_alphanumeric() && self.is_alnum(j) {
-            return None;
         }
         Some(j)
+    }
+
+    /// An abbreviation of `word` at `j` that ends a word: its end.
+    fn abbreviation(&self, j: usize, word: &str) -> Option<usize> {
+        // every abbreviation starts with its word's first letter: most calls end here
+        if !word.starts_with(self.at(j)) {
+            return None;
+        }
+        let (_, short) = ABBREVIATIONS.iter().find(|(w, _)| *w == word)?;
+        short.iter().find_map(|a| self.lit(j, a).filter(|&e| !self.is_alnum(e)))
     }
 
     /// Longest literal among the keys of a table: (end, index).
@@ -188,6 +230,30 @@ impl Text {
         original.chars().skip(s).take(e - s).collect()
     }
 }
+
+/// Common abbreviations and misspellings of the English words the lexers look for; each starts
+/// with its word's first letter.
+pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
+    ("next", &["nxt"]),
+    ("week", &["wk"]),
+    ("weeks", &["wks"]),
+    ("weekend", &["wknd", "wkend"]),
+    ("tomorrow", &["tmrw", "tmr", "tmw", "tmrow", "tomoz", "tomorow", "tommorow", "tommorrow"]),
+    ("yesterday", &["yday", "yest"]),
+    ("today", &["tdy"]),
+    ("tonight", &["tonite", "tonit"]),
+    ("minutes", &["mins"]),
+    ("minute", &["min"]),
+    ("hours", &["hrs"]),
+    ("hour", &["hr"]),
+    ("month", &["mth", "mo"]),
+    ("months", &["mths", "mos"]),
+    ("year", &["yr"]),
+    ("years", &["yrs"]),
+    ("morning", &["morn"]),
+    ("afternoon", &["aftn", "arvo"]),
+    ("business", &["biz"]),
+];
 
 /// Normalise one character. The mapping is one-to-one so that spans stay valid.
 pub(crate) fn normalize_char(c: char) -> char {

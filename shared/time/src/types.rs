@@ -32,6 +32,8 @@ pub(crate) enum MonthPart {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unit {
     Day,
+    /// Monday to Friday ("3 business days", "3个工作日后").
+    BusinessDay,
     Week,
     Month,
     Year,

@@ -33,6 +33,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
         return;
     }
     words(t, i, best);
+    best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
     best.offer_opt(weekday(t, i));
     best.offer_opt(recurrence(t, i));
@@ -122,6 +123,7 @@ const SEGS: &[(&str, SegKind)] = &[
 
 const NEXT_DAY_WORDS: &[&str] = &["次日", "翌日", "第二天", "隔天", "隔日"];
 const NOW_WORDS: &[&str] = &["现在", "此刻", "目前"];
+const NEXT_WORKDAY_WORDS: &[&str] = &["下一个工作日", "下个工作日", "下一工作日"];
 const MONTH_PART_WORDS: &[(&str, MonthPart)] = &[
     ("月初", MonthPart::Begin),
     ("月底", MonthPart::End),
@@ -147,7 +149,7 @@ fn may_start_word(c: char) -> bool {
         '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
         '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
         '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
-        '去' | '来' | '又' | '零' | '最'
+        '去' | '来' | '又' | '零' | '最' | '差'
     )
 }
 
@@ -189,6 +191,11 @@ fn words(t: &Text, i: usize, best: &mut Best) {
     }
     if let Some(e) = t.lit(i, "午夜") {
         best.offer(e, Atom::Clock(Clock::midnight()));
+    }
+    for p in NEXT_WORKDAY_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
+        }
     }
     for p in NOW_WORDS {
         if let Some(e) = t.lit(i, p) {
@@ -580,7 +587,14 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let mut m = 0;
     let mut has_min = false;
-    if t.at(j) == '半' {
+    let mut h = h;
+    if let Some((before, e2)) = minutes_short(t, j).filter(|_| h > 0) {
+        // "8点差一刻" = 7:45
+        h -= 1;
+        m = 60 - before;
+        has_min = true;
+        j = e2;
+    } else if t.at(j) == '半' {
         m = 30;
         has_min = true;
         j += 1;
@@ -674,6 +688,40 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     ))
 }
 
+/// "差一刻", "差5分", "差十分钟" at `j`: the minutes short of the hour (1..=59) and the end.
+fn minutes_short(t: &Text, j: usize) -> Option<(u32, usize)> {
+    if t.at(j) != '差' {
+        return None;
+    }
+    let (n, e, _) = int_any(t, j + 1)?;
+    let (minutes, e) = match t.at(e) {
+        '刻' if (1..=3).contains(&n) => (n * 15, e + 1),
+        '分' => (n, if t.at(e + 1) == '钟' { e + 2 } else { e + 1 }),
+        _ => return None,
+    };
+    (1..=59).contains(&minutes).then_some((minutes, e))
+}
+
+/// "差5分8点", "差一刻九点": a clock time written after the minutes short of it.
+fn clock_after_minutes_short(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (before, e) = minutes_short(t, i)?;
+    let (end, atom) = clock(t, e)?;
+    let Atom::Clock(c) = atom else { return None };
+    if c.has_min || c.h == 0 {
+        return None;
+    }
+    Some((
+        end,
+        Atom::Clock(Clock {
+            h: c.h - 1,
+            m: 60 - before,
+            has_min: true,
+            absolute: c.h - 1 > 12,
+            ..c
+        }),
+    ))
+}
+
 #[derive(Clone, Copy, PartialEq)]
 enum ZhUnit {
     Minute,
@@ -716,6 +764,8 @@ fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static 
         ("礼拜", ZhUnit::Cal(Unit::Week), 2),
         ("月", ZhUnit::Cal(Unit::Month), 1),
         ("年", ZhUnit::Cal(Unit::Year), 0),
+        ("工作日", ZhUnit::Cal(Unit::BusinessDay), 2),
+        ("工作天", ZhUnit::Cal(Unit::BusinessDay), 2),
     ];
     let mut best: Option<(ZhUnit, usize, &'static str)> = None;
     for &(w, u, mode) in UNITS {
@@ -838,6 +888,17 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some(e) = t.lit(i, "天天") {
         return Some((e, date_atom(|x| x.recur = Some(Recur::new(Freq::Daily)))));
     }
+    if let Some(e) = t.lit(i, "隔周") {
+        // every other week; 隔周三 = every other Wednesday
+        let mut r = Recur::new(Freq::Weekly);
+        r.interval = 2;
+        let mut e = e;
+        if let Some(wd) = weekday_char(t.at(e)).filter(|_| !t.at(e + 1).is_ascii_digit()) {
+            r.byday = 1 << wd;
+            e += 1;
+        }
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    }
     if t.at(i) != '每' {
         return None;
     }
@@ -882,7 +943,12 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     let interval = n + skip;
-    let (freq, mut e) = if let Some(e) = t.lit(j, "小时") {
+    let (freq, mut e) = if let Some(e) = t.lit(j, "季度") {
+        // 每季度, 每个季度: every three months
+        let mut r = Recur::new(Freq::Monthly);
+        r.interval = 3 * n + skip;
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    } else if let Some(e) = t.lit(j, "小时") {
         (Freq::Hourly, e)
     } else if let Some(e) = t.lit(j, "钟头") {
         (Freq::Hourly, e)
@@ -987,6 +1053,7 @@ mod tests {
         words.extend(YEAR_PART_WORDS.iter().map(|w| w.0));
         words.extend(NEXT_DAY_WORDS);
         words.extend(NOW_WORDS);
+        words.extend(NEXT_WORKDAY_WORDS);
         words.extend(DUR_GLUE_WORDS);
         words.extend(WORKDAY_WORDS);
         words.extend(WEEK_WORDS);
@@ -997,7 +1064,7 @@ mod tests {
             assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
         }
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
-        for c in "到至从由的每早晚又零第最".chars() {
+        for c in "到至从由的每早晚又零第最差".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
         }
     }
