@@ -123,38 +123,6 @@ impl Drop for LongPollSlot {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn request(method: Method, uri: &str) -> Request {
-        Request::builder().method(method).uri(uri).body(axum::body::Body::empty()).unwrap()
-    }
-
-    #[test]
-    fn only_requests_that_can_wait_are_long_polls() {
-        assert!(may_long_poll(&request(Method::POST, "/api/quick-action")));
-        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193?wait=true&timeout=30")));
-        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193/?timeout=5&wait=1")));
-        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action/0193")));
-        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action?wait=true")));
-        assert!(!may_long_poll(&request(Method::POST, "/api/quick-action/0193/cancel")));
-        assert!(!may_long_poll(&request(Method::PATCH, "/api/items/0193?wait=true")));
-    }
-
-    #[test]
-    fn a_user_holds_at_most_max_slots_and_gets_them_back() {
-        let slots = Arc::new(LongPollSlots::default());
-        let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
-        let first = slots.take(alice, 2).unwrap();
-        let _second = slots.take(alice, 2).unwrap();
-        assert!(slots.take(alice, 2).is_err());
-        assert!(slots.take(bob, 2).is_ok(), "per user");
-        drop(first);
-        assert!(slots.take(alice, 2).is_ok());
-    }
-}
-
 /// The per-user submit rate. The budget that counts is one row per user in Postgres, shared by every
 /// API process; an in-process limiter with the same quota stands in front of it and refuses a flood
 /// without a database round trip (when this process alone has seen more than the quota, the shared
@@ -190,5 +158,37 @@ impl SubmitRate {
             message: format!("at most {} submissions per minute; try again in {:.1} s", self.per_minute, wait.as_secs_f64()),
             retry_after_secs: wait.as_secs_f64().ceil().max(1.0) as u64,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: Method, uri: &str) -> Request {
+        Request::builder().method(method).uri(uri).body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn only_requests_that_can_wait_are_long_polls() {
+        assert!(may_long_poll(&request(Method::POST, "/api/quick-action")));
+        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193?wait=true&timeout=30")));
+        assert!(may_long_poll(&request(Method::GET, "/api/quick-action/0193/?timeout=5&wait=1")));
+        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action/0193")));
+        assert!(!may_long_poll(&request(Method::GET, "/api/quick-action?wait=true")));
+        assert!(!may_long_poll(&request(Method::POST, "/api/quick-action/0193/cancel")));
+        assert!(!may_long_poll(&request(Method::PATCH, "/api/items/0193?wait=true")));
+    }
+
+    #[test]
+    fn a_user_holds_at_most_max_slots_and_gets_them_back() {
+        let slots = Arc::new(LongPollSlots::default());
+        let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
+        let first = slots.take(alice, 2).unwrap();
+        let _second = slots.take(alice, 2).unwrap();
+        assert!(slots.take(alice, 2).is_err());
+        assert!(slots.take(bob, 2).is_ok(), "per user");
+        drop(first);
+        assert!(slots.take(alice, 2).is_ok());
     }
 }

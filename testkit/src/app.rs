@@ -346,6 +346,24 @@ impl TestApp {
         HeldWrites::hold(&self.pool, table).await
     }
 
+    /// Submits `text`, written at `now` in Asia/Shanghai, waits for its verdict and returns the task
+    /// with its journal (`GET /api/quick-action/{id}`).
+    pub async fn act(&self, key: &str, text: &str, now: &str) -> Value {
+        let body = json!({ "text": text, "now": now, "tz": "Asia/Shanghai", "wait": true });
+        let answer = self.call(key, Method::POST, "/api/quick-action", Some(body)).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        assert!(answer.body["status"] != "pending" && answer.body["status"] != "processing", "{:#}", answer.body);
+        let id = answer.body["task_id"].as_str().unwrap();
+        self.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
+    }
+
+    /// Creates an item through `POST /api/items`; returns it.
+    pub async fn create_item(&self, key: &str, item: Value) -> Value {
+        let answer = self.call(key, Method::POST, "/api/items", Some(item)).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        answer.body
+    }
+
     /// Opens the live step stream of a task (`GET /api/quick-action/{id}/events`), resuming after
     /// `last_event_id` when given. The response is returned as it is, for its status and headers;
     /// [`sse_events`] reads its events.

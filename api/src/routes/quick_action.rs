@@ -375,7 +375,7 @@ pub async fn undo(
     match undo_task(&state.pool, id, &user, state.config.planner.max_items_per_user).await? {
         UndoOutcome::Undone(task) => {
             tracing::info!(task_id = %task.id, undoes = %id, "quick action undone");
-            Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
+            Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(*task))).into_response())
         }
         UndoOutcome::NotFound => Err(ApiError::NotFound("no such task")),
         UndoOutcome::NotFinished(status) => {

@@ -6,19 +6,7 @@ use serde_json::{Value, json};
 
 const NOW: &str = "2026-02-07T09:00:00+08:00";
 
-async fn act(app: &TestApp, key: &str, text: &str) -> Value {
-    let body = json!({ "text": text, "now": NOW, "tz": "Asia/Shanghai", "wait": true });
-    let answer = app.call(key, Method::POST, "/api/quick-action", Some(body)).await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{:#}", answer.body);
-    let id = answer.body["task_id"].as_str().unwrap();
-    app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
-}
 
-async fn create_item(app: &TestApp, key: &str, item: Value) -> Value {
-    let answer = app.call(key, Method::POST, "/api/items", Some(item)).await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{:#}", answer.body);
-    answer.body
-}
 
 /// An item without the fields an undo is allowed to change (updated_at).
 fn content(item: &Value) -> Value {
@@ -35,9 +23,9 @@ fn by_title<'a>(items: &'a [Value], title: &str) -> Option<&'a Value> {
 async fn undo_reverts_a_creation_a_change_a_completion_and_a_deletion() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
-    let report = create_item(&app, &key, json!({"kind": "todo", "title": "交报告", "date": "2026-02-08", "priority": 2})).await;
-    let gym = create_item(&app, &key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
+    let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    let report = app.create_item(&key, json!({"kind": "todo", "title": "交报告", "date": "2026-02-08", "priority": 2})).await;
+    let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
     let before = app.items(&key).await;
 
     let text = "新建评审，周会改到周二下午3点，报告做完了，健身取消";
@@ -51,7 +39,7 @@ async fn undo_reverts_a_creation_a_change_a_completion_and_a_deletion() {
             Reply::finish("action_completed", "都办好了"),
         ],
     );
-    let task = act(&app, &key, text).await;
+    let task = app.act(&key, text, NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let after = app.items(&key).await;
     assert!(by_title(&after, "评审").is_some() && by_title(&after, "健身").is_none(), "{after:#?}");
@@ -104,13 +92,13 @@ async fn undo_is_refused_when_an_item_changed_again_and_for_tasks_it_cannot_undo
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00"})).await;
+    let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00"})).await;
 
     app.fake.script(
         "周会改到下午",
         vec![Reply::tool("update_item", json!({"id": meeting["id"], "when": "周一下午3点"})), Reply::finish("action_completed", "改好了")],
     );
-    let task = act(&app, &key, "周会改到下午").await;
+    let task = app.act(&key, "周会改到下午", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let id = task["task_id"].as_str().unwrap();
 
@@ -127,7 +115,7 @@ async fn undo_is_refused_when_an_item_changed_again_and_for_tasks_it_cannot_undo
 
     // A task that changed nothing.
     app.fake.script("周一有什么", vec![Reply::tool("search_items", json!({"date": "周一"})), Reply::finish("action_completed", "周一：周会")]);
-    let search = act(&app, &key, "周一有什么").await;
+    let search = app.act(&key, "周一有什么", NOW).await;
     let search_id = search["task_id"].as_str().unwrap();
     let nothing = app.call(&key, Method::POST, &format!("/api/quick-action/{search_id}/undo"), None).await;
     assert_eq!((nothing.status, nothing.body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("nothing_to_undo")));

@@ -39,7 +39,7 @@ pub const UNDO_STEP: &str = "undo";
 #[derive(Debug)]
 pub enum UndoOutcome {
     /// The changes were reverted; the undo task, finished.
-    Undone(TaskRecord),
+    Undone(Box<TaskRecord>),
     /// No such task, or one of another user (for a caller who is not an admin).
     NotFound,
     /// The task has not finished yet.
@@ -185,5 +185,5 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
     let verdict = Verdict { result_type: ResultType::ActionCompleted, items: Some(items), ..Verdict::error(message, None) };
     let ended = end_task(&mut *tx, undo_id, None, Ending::Finished(verdict)).await?;
     tx.commit().await?;
-    Ok(UndoOutcome::Undone(ended.expect("the undo task was created unfinished in this transaction")))
+    Ok(UndoOutcome::Undone(Box::new(ended.expect("the undo task was created unfinished in this transaction"))))
 }

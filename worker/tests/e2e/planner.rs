@@ -9,21 +9,7 @@ use serde_json::{Value, json};
 /// Saturday 2026-02-07, 09:00 in Shanghai: every sentence is written at this moment.
 const NOW: &str = "2026-02-07T09:00:00+08:00";
 
-async fn act(app: &TestApp, key: &str, text: &str, now: &str) -> Value {
-    let answer = app
-        .call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text, "now": now, "tz": "Asia/Shanghai", "wait": true })))
-        .await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
-    assert!(answer.body["status"] != "pending" && answer.body["status"] != "processing", "{:#}", answer.body);
-    let id = answer.body["task_id"].as_str().unwrap();
-    app.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
-}
 
-async fn create_item(app: &TestApp, key: &str, item: Value) -> Value {
-    let answer = app.call(key, Method::POST, "/api/items", Some(item)).await;
-    assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
-    answer.body
-}
 
 
 
@@ -49,7 +35,7 @@ async fn a_scripted_model_creates_an_event_from_a_range() {
             Reply::finish("action_completed", "已创建明天下午3点到4点的会议"),
         ],
     );
-    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let stored = app.items(&key).await;
     assert_eq!(stored.len(), 1);
@@ -77,7 +63,7 @@ async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
             }),
         ],
     );
-    let task = act(&app, &key, "明天下午3点开会", NOW).await;
+    let task = app.act(&key, "明天下午3点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let item = &app.items(&key).await[0];
     assert_eq!((item["start_time"].as_str(), item["end_time"].as_str()), (Some("15:00"), Some("16:00")));
@@ -89,9 +75,9 @@ async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
 async fn a_scripted_model_moves_completes_and_deletes_items() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "项目会议", "date": "2026-02-08", "start_time": "14:00", "end_time": "15:30"})).await;
-    let report = create_item(&app, &key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-09"})).await;
-    let gym = create_item(&app, &key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
+    let meeting = app.create_item(&key, json!({"kind": "event", "title": "项目会议", "date": "2026-02-08", "start_time": "14:00", "end_time": "15:30"})).await;
+    let report = app.create_item(&key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-09"})).await;
+    let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
 
     app.fake.script(
         "把2月8日的会议改到晚上8点",
@@ -101,7 +87,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
             Reply::finish("action_completed", "已改到晚上8点"),
         ],
     );
-    let task = act(&app, &key, "把2月8日的会议改到晚上8点", NOW).await;
+    let task = app.act(&key, "把2月8日的会议改到晚上8点", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
     // The day is kept, the 90-minute length too.
@@ -115,7 +101,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
             Reply::finish("action_completed", "已推迟半小时"),
         ],
     );
-    let task = act(&app, &key, "项目会议推迟半小时", NOW).await;
+    let task = app.act(&key, "项目会议推迟半小时", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
     assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:30"), Some("22:00")));
@@ -124,7 +110,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
         "完成报告提交",
         vec![Reply::tool("search_items", json!({"query": "报告提交"})), act_on_first_found("complete_todo", json!({})), Reply::finish("action_completed", "已完成")],
     );
-    let task = act(&app, &key, "完成报告提交", NOW).await;
+    let task = app.act(&key, "完成报告提交", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let done = app.call(&key, Method::GET, &format!("/api/items/{}", report["id"].as_str().unwrap()), None).await.body;
     assert_eq!(done["status"], "completed");
@@ -139,7 +125,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
             Reply::finish("action_completed", "已删除"),
         ],
     );
-    let task = act(&app, &key, "删除明天的健身", NOW).await;
+    let task = app.act(&key, "删除明天的健身", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let gone = app.call(&key, Method::GET, &format!("/api/items/{}", gym["id"].as_str().unwrap()), None).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
@@ -152,15 +138,15 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
 async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    create_item(&app, &key, json!({"kind": "event", "title": "早会", "date": "2026-02-08", "start_time": "09:00", "end_time": "09:30"})).await;
-    create_item(&app, &key, json!({"kind": "todo", "title": "买菜", "date": "2026-02-08"})).await;
-    create_item(&app, &key, json!({"kind": "todo", "title": "周一的事", "date": "2026-02-09"})).await;
+    app.create_item(&key, json!({"kind": "event", "title": "早会", "date": "2026-02-08", "start_time": "09:00", "end_time": "09:30"})).await;
+    app.create_item(&key, json!({"kind": "todo", "title": "买菜", "date": "2026-02-08"})).await;
+    app.create_item(&key, json!({"kind": "todo", "title": "周一的事", "date": "2026-02-09"})).await;
     for (title, priority) in [("a", 4), ("b", 1), ("c", 2), ("d", 1), ("e", 3)] {
-        create_item(&app, &key, json!({"kind": "todo", "title": format!("任务{title}"), "date": "2026-02-10", "priority": priority})).await;
+        app.create_item(&key, json!({"kind": "todo", "title": format!("任务{title}"), "date": "2026-02-10", "priority": priority})).await;
     }
 
     app.fake.script("明天有什么安排", vec![Reply::tool("search_items", json!({"date": "明天", "status": "all"})), Reply::finish("action_completed", "明天有2项安排")]);
-    let task = act(&app, &key, "明天有什么安排", NOW).await;
+    let task = app.act(&key, "明天有什么安排", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let listed: Vec<&str> = task["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
     // Ordered by date and time: the to-do (no time) before the 09:00 event; Monday's item is not listed.
@@ -175,7 +161,7 @@ async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
             Reply::finish("action_completed", "这是最紧急的3个任务"),
         ],
     );
-    let task = act(&app, &key, "前3个最紧急的任务", NOW).await;
+    let task = app.act(&key, "前3个最紧急的任务", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let searches = tool_steps(&task, "search_items");
     assert_eq!(searches[0]["result"]["limit"], 3);
@@ -197,7 +183,7 @@ async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
 async fn clarification_is_refused_when_search_found_one_match() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
     app.fake.script(
         "把周会改到下午3点",
         vec![
@@ -213,7 +199,7 @@ async fn clarification_is_refused_when_search_found_one_match() {
             Reply::finish("action_completed", "已改到下午3点"),
         ],
     );
-    let task = act(&app, &key, "把周会改到下午3点", NOW).await;
+    let task = app.act(&key, "把周会改到下午3点", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let finishes = tool_steps(&task, "finish");
     assert_eq!(finishes.len(), 2);
@@ -228,8 +214,8 @@ async fn clarification_is_refused_when_search_found_one_match() {
 async fn several_indistinguishable_candidates_give_a_clarification_with_options() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    create_item(&app, &key, json!({"kind": "event", "title": "客户会议", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
-    create_item(&app, &key, json!({"kind": "event", "title": "部门会议", "date": "2026-02-10", "start_time": "10:00", "end_time": "11:00"})).await;
+    app.create_item(&key, json!({"kind": "event", "title": "客户会议", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    app.create_item(&key, json!({"kind": "event", "title": "部门会议", "date": "2026-02-10", "start_time": "10:00", "end_time": "11:00"})).await;
     app.fake.script(
         "取消会议",
         vec![
@@ -241,7 +227,7 @@ async fn several_indistinguishable_candidates_give_a_clarification_with_options(
             }),
         ],
     );
-    let task = act(&app, &key, "取消会议", NOW).await;
+    let task = app.act(&key, "取消会议", NOW).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "need_clarification");
     let options: Vec<&str> = task["result"]["options"].as_array().unwrap().iter().map(|o| o["title"].as_str().unwrap()).collect();
@@ -267,7 +253,7 @@ async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_
         ],
     );
     // Written at 16:00: 15:00 today has passed.
-    let task = act(&app, &key, "今天下午3点开会", "2026-02-07T16:00:00+08:00").await;
+    let task = app.act(&key, "今天下午3点开会", "2026-02-07T16:00:00+08:00").await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert_eq!(task["result"]["type"], "need_clarification");
     assert!(task["result"]["suggestion"].as_str().unwrap().contains("明天"), "{task:#}");
@@ -281,7 +267,7 @@ async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_
 async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_so() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
-    let existing = create_item(&app, &key, json!({"kind": "event", "title": "面试", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
+    let existing = app.create_item(&key, json!({"kind": "event", "title": "面试", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
     app.fake.script(
         "明天下午3点半开会",
         vec![
@@ -289,7 +275,7 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
             Reply::tool("finish", json!({"result_type": "need_clarification", "message": "和面试冲突"})),
         ],
     );
-    let task = act(&app, &key, "明天下午3点半开会", NOW).await;
+    let task = app.act(&key, "明天下午3点半开会", NOW).await;
     assert_eq!(task["result"]["type"], "need_clarification", "{task:#}");
     assert_eq!(task["result"]["options"][0]["id"], existing["id"], "the conflicting item is listed");
     let outcome = &tool_step(&task, "create_item")["result"];
@@ -301,7 +287,7 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
         "明天下午4点开会",
         vec![Reply::tool("create_item", json!({"kind": "event", "title": "开会", "when": "明天下午4点到5点"})), Reply::finish("action_completed", "ok")],
     );
-    assert_eq!(act(&app, &key, "明天下午4点开会", NOW).await["status"], "success");
+    assert_eq!(app.act(&key, "明天下午4点开会", NOW).await["status"], "success");
     app.fake.script(
         "冲突也要加",
         vec![
@@ -309,7 +295,7 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
             Reply::finish("action_completed", "ok"),
         ],
     );
-    assert_eq!(act(&app, &key, "明天下午3点半打电话，冲突也要加", NOW).await["status"], "success");
+    assert_eq!(app.act(&key, "明天下午3点半打电话，冲突也要加", NOW).await["status"], "success");
     assert_eq!(app.items(&key).await.len(), 3);
     app.shutdown().await;
 }
@@ -319,7 +305,7 @@ async fn tools_only_see_the_task_owners_items() {
     let app = TestApp::start().await;
     let (_, alice) = app.create_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
-    let secret = create_item(&app, &bob, json!({"kind": "todo", "title": "bob's secret", "date": "2026-02-09"})).await;
+    let secret = app.create_item(&bob, json!({"kind": "todo", "title": "bob's secret", "date": "2026-02-09"})).await;
     let bob_id = secret["id"].as_str().unwrap().to_owned();
     app.fake.script(
         "steal",
@@ -330,7 +316,7 @@ async fn tools_only_see_the_task_owners_items() {
             Reply::finish("error", "not found"),
         ],
     );
-    let task = act(&app, &alice, "steal bob's secret", NOW).await;
+    let task = app.act(&alice, "steal bob's secret", NOW).await;
     let search = &tool_step(&task, "search_items")["result"];
     assert_eq!(search["count"], 0, "{search}");
     for name in ["delete_item", "update_item"] {
@@ -359,7 +345,7 @@ async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
             }),
         ],
     );
-    assert_eq!(act(&app, &key, "大后天晚上8点半提醒我", NOW).await["status"], "success");
+    assert_eq!(app.act(&key, "大后天晚上8点半提醒我", NOW).await["status"], "success");
     app.shutdown().await;
 }
 
@@ -367,7 +353,7 @@ async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
 async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path() {
     let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await;
     let (_, key) = app.create_user("alice").await;
-    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["model_used"], "local");
     assert_eq!(task["result"]["message"], "已创建：2026-02-08 15:00-16:00 开会");
@@ -379,7 +365,7 @@ async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path()
     // What the rules cannot read goes to the model.
     let sentence = "帮我把这周的会议整理一下然后发给老板";
     app.fake.script(sentence, vec![Reply::finish("error", "I cannot send e-mail")]);
-    let task = act(&app, &key, sentence, NOW).await;
+    let task = app.act(&key, sentence, NOW).await;
     assert_eq!(task["model_used"], "fake-model", "{task:#}");
     assert_eq!(app.fake.requests_for(sentence).len(), 1);
     app.shutdown().await;
@@ -390,7 +376,7 @@ async fn the_fast_path_can_be_switched_off() {
     let app = TestApp::start().await;
     let (_, key) = app.create_user("alice").await;
     app.fake.script("明天下午3点到4点开会", vec![Reply::look_up_and_finish("ok")]);
-    let task = act(&app, &key, "明天下午3点到4点开会", NOW).await;
+    let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["model_used"], "fake-model");
     assert_eq!(app.fake.requests().len(), 1);
     app.shutdown().await;
@@ -400,10 +386,10 @@ async fn the_fast_path_can_be_switched_off() {
 async fn a_search_without_exact_words_falls_back_to_shared_characters() {
     let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
     let (_, key) = app.create_user("alice").await;
-    let meeting = create_item(&app, &key, json!({"kind": "event", "title": "开会", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
-    create_item(&app, &key, json!({"kind": "todo", "title": "健身", "date": "2026-02-08"})).await;
+    let meeting = app.create_item(&key, json!({"kind": "event", "title": "开会", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
+    app.create_item(&key, json!({"kind": "todo", "title": "健身", "date": "2026-02-08"})).await;
     // "会议" is not in "开会", but most of its characters are: the relaxed search finds it.
-    let task = act(&app, &key, "把明天的会议改到晚上8点", NOW).await;
+    let task = app.act(&key, "把明天的会议改到晚上8点", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let search = &tool_step(&task, "search_items")["result"];
     assert_eq!(search["filters"]["relaxed"], true);
