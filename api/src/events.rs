@@ -97,7 +97,7 @@ impl Feed {
                 }
             }
             tokio::select! {
-                _ = self.subscription.changed() => {}
+                _ = self.subscription.changed_or_stepped() => {}
                 _ = self.state.stopping.cancelled() => return None,
             }
         }

@@ -31,7 +31,8 @@ use crate::{
     domain::user::User,
 };
 
-/// Channel carrying the id of a task whose row changed.
+/// Channel carrying the id of a task whose row changed (its state), or `"<id> step"` when a step
+/// of its journal committed.
 pub const TASK_EVENTS_CHANNEL: &str = "quickact_task_events";
 /// Channel apalis-postgres notifies on when a job is inserted (payload: JSON with `job_type`).
 pub const JOB_INSERT_CHANNEL: &str = "apalis::job::insert";
@@ -49,8 +50,8 @@ pub struct Notifications {
 }
 
 struct Inner {
-    /// One sender per task somebody waits on; the value counts changes.
-    tasks: Mutex<HashMap<Uuid, watch::Sender<u64>>>,
+    /// One sender per task somebody waits on; the value counts its changes.
+    tasks: Mutex<HashMap<Uuid, watch::Sender<TaskChanges>>>,
     /// Bumped after each successful (re)connect.
     epoch: watch::Sender<u64>,
     /// New-job wakeups: the `job_type` of each inserted job, and `None` after a reconnect.
@@ -62,6 +63,13 @@ struct Inner {
 impl Notifications {
     /// Starts listening; the background task reconnects by itself until `stop` is cancelled.
     pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
+        let notifications = Self::unconnected();
+        tokio::spawn(listen_until_stopped(pool, notifications.inner.clone(), stop));
+        notifications
+    }
+
+    /// The fan-out without its listening connection.
+    fn unconnected() -> Self {
         let inner = Arc::new(Inner {
             tasks: Mutex::new(HashMap::new()),
             epoch: watch::Sender::new(0),
@@ -69,7 +77,6 @@ impl Notifications {
             connected: AtomicBool::new(false),
             credentials: CredentialCache::default(),
         });
-        tokio::spawn(listen_until_stopped(pool, inner.clone(), stop));
         Notifications { inner }
     }
 
@@ -110,8 +117,9 @@ impl Notifications {
     /// commits between the read and the wait is not missed.
     pub fn subscribe_task(&self, id: Uuid) -> TaskSubscription {
         let mut tasks = self.inner.tasks.lock().expect("task map lock");
-        let changes = tasks.entry(id).or_insert_with(|| watch::Sender::new(0)).subscribe();
-        TaskSubscription { id, changes, epoch: self.inner.epoch.subscribe(), inner: self.inner.clone() }
+        let changes = tasks.entry(id).or_insert_with(|| watch::Sender::new(TaskChanges::default())).subscribe();
+        let seen_state = changes.borrow().state;
+        TaskSubscription { id, changes, epoch: self.inner.epoch.subscribe(), epoch_moved: false, seen_state, inner: self.inner.clone() }
     }
 
     /// A stream that yields whenever a job of `job_type` may be waiting: on each insert
@@ -131,20 +139,50 @@ impl Notifications {
     }
 }
 
+/// How many times a task's state changed and its journal grew, as heard.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct TaskChanges {
+    state: u64,
+    steps: u64,
+}
+
 /// Interest in one task's changes.
 pub struct TaskSubscription {
     id: Uuid,
-    changes: watch::Receiver<u64>,
+    changes: watch::Receiver<TaskChanges>,
     epoch: watch::Receiver<u64>,
+    /// The listener reconnected since `changed` last returned.
+    epoch_moved: bool,
+    /// The state count `changed` last returned at (at first, the count when subscribing).
+    seen_state: u64,
     inner: Arc<Inner>,
 }
 
 impl TaskSubscription {
-    /// Returns once the task changed or the listener reconnected (either way: re-read the task).
+    /// Returns once the task's state changed or the listener reconnected (either way: re-read the
+    /// task). Steps of its journal do not wake it.
     pub async fn changed(&mut self) {
+        loop {
+            // Counts every state change heard since subscribing, including ones before this call.
+            let state = self.changes.borrow().state;
+            if self.epoch_moved || state != self.seen_state {
+                self.seen_state = state;
+                self.epoch_moved = false;
+                return;
+            }
+            self.changed_or_stepped().await;
+        }
+    }
+
+    /// Returns once the task's state changed, a step of its journal committed, or the listener
+    /// reconnected.
+    pub async fn changed_or_stepped(&mut self) {
         tokio::select! {
             res = self.changes.changed() => { if res.is_err() { std::future::pending::<()>().await } }
-            res = self.epoch.changed() => { if res.is_err() { std::future::pending::<()>().await } }
+            res = self.epoch.changed() => {
+                if res.is_err() { std::future::pending::<()>().await }
+                self.epoch_moved = true;
+            }
         }
     }
 }
@@ -208,9 +246,13 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
 
 fn dispatch(inner: &Inner, channel: &str, payload: &str) {
     if channel == TASK_EVENTS_CHANNEL {
-        let Ok(id) = payload.parse::<Uuid>() else { return };
+        let (id, step) = match payload.split_once(' ') {
+            Some((id, "step")) => (id, true),
+            _ => (payload, false),
+        };
+        let Ok(id) = id.parse::<Uuid>() else { return };
         if let Some(sender) = inner.tasks.lock().expect("task map lock").get(&id) {
-            sender.send_modify(|n| *n += 1);
+            sender.send_modify(|n| if step { n.steps += 1 } else { n.state += 1 });
         }
     } else if channel == CREDENTIAL_EVENTS_CHANNEL {
         match payload.parse::<Uuid>() {
@@ -225,5 +267,36 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
         if let Ok(insert) = serde_json::from_str::<Insert>(payload) {
             let _ = inner.jobs.send(Some(insert.job_type));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::FutureExt;
+
+    use super::*;
+
+    #[test]
+    fn steps_wake_the_step_stream_but_not_waiters_for_the_state() {
+        let notifications = Notifications::unconnected();
+        let id = Uuid::now_v7();
+        let mut waiter = notifications.subscribe_task(id);
+        let mut stream = notifications.subscribe_task(id);
+        let inner = &notifications.inner;
+
+        dispatch(inner, TASK_EVENTS_CHANNEL, &format!("{id} step"));
+        assert!(waiter.changed().now_or_never().is_none(), "a step is not a state change");
+        assert!(stream.changed_or_stepped().now_or_never().is_some());
+
+        // A state change heard before the wait begins is not lost.
+        dispatch(inner, TASK_EVENTS_CHANNEL, &id.to_string());
+        assert!(waiter.changed().now_or_never().is_some());
+        assert!(waiter.changed().now_or_never().is_none(), "each change wakes once");
+
+        // A reconnect wakes every waiter (notifications may have been lost meanwhile).
+        inner.epoch.send_modify(|e| *e += 1);
+        assert!(waiter.changed().now_or_never().is_some());
+        dispatch(inner, TASK_EVENTS_CHANNEL, &Uuid::now_v7().to_string());
+        assert!(waiter.changed().now_or_never().is_none(), "another task's change");
     }
 }
