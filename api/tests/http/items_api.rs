@@ -136,3 +136,41 @@ async fn parse_time_reports_spans_in_code_points_and_resolutions() {
     assert_eq!(bad_zone.status, StatusCode::UNPROCESSABLE_ENTITY);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parse_time_tells_a_reading_from_a_guess_in_every_match() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let parse = |text: &'static str| {
+        let app = &app;
+        let key = key.clone();
+        async move {
+            let answer = app
+                .call(&key, Method::POST, "/api/parse-time", Some(json!({"text": text, "now": "2026-02-07T09:00:00+08:00", "tz": "Asia/Shanghai"})))
+                .await;
+            assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
+            answer.body["matches"].as_array().cloned().unwrap_or_default()
+        }
+    };
+    // Everything written: a reading.
+    let matches = parse("明天下午3点开会").await;
+    assert_eq!(matches.len(), 1, "{matches:?}");
+    assert_eq!((matches[0]["confidence"].as_str(), matches[0]["grain"].as_str()), (Some("read"), Some("hour")));
+    // A bare hour: 15:00 by rule, but 03:00 is another reading.
+    let matches = parse("明天3点开会").await;
+    assert_eq!((matches[0]["start_time"].as_str(), matches[0]["confidence"].as_str()), (Some("15:00"), Some("inferred")));
+    // Day and month that could go either way.
+    let matches = parse("05.04.2027 deadline").await;
+    assert_eq!((matches[0]["date"].as_str(), matches[0]["confidence"].as_str()), (Some("2027-04-05"), Some("inferred")));
+    // A duration alone: its date is only there because every match has one.
+    let matches = parse("休息半小时").await;
+    assert_eq!((matches[0]["duration_minutes"].as_u64(), matches[0]["confidence"].as_str()), (Some(30), Some("assumed")));
+    assert_eq!(matches[0]["date"], "2026-02-07", "the contract's date is kept: the reference date");
+    // A start and its duration a few words apart are one match, read.
+    let matches = parse("后天上午10点评审，开一个半小时").await;
+    assert_eq!(matches.len(), 1, "{matches:?}");
+    let m = &matches[0];
+    assert_eq!((m["date"].as_str(), m["start_time"].as_str(), m["end_time"].as_str()), (Some("2026-02-09"), Some("10:00"), Some("11:30")));
+    assert_eq!((m["duration_minutes"].as_u64(), m["confidence"].as_str()), (Some(90), Some("read")));
+    app.shutdown().await;
+}

@@ -52,7 +52,7 @@
 //!   yearless date ("Fri, Jul 18") picks the nearest year in which the weekday matches.
 //!   Numbers with a 4-digit year at the end (24.12.2027, 24-12-2027, 25/12/2027, 4/25/2026): a
 //!   part over 12 is the day; when either could be the month, dots and dashes put the day first
-//!   and slashes the month first (US order). Year,
+//!   and slashes the month first (US order), with `confidence` `inferred`. Year,
 //!   month and day separated by single spaces need two digits each (2027 03 15). Two slashed parts
 //!   are month/day unless the first is over 12 (25/4 = 25 April). 17-Sep-2027, Sep-17-2027,
 //!   "9 october in 2027", years in words ("march second twenty twenty seven", "two thousand
@@ -117,7 +117,8 @@
 //!   are reported as its `gap`. "A few words": at most 6 Han characters and 3 Latin words, no
 //!   number, no sentence break (。；!?), no comma before a duration that comes first, and none of
 //!   然后/之后/再/接着/then/and/after/before/but, which start another action. A duration alone is a
-//!   match of its own; its `date` is the reference date (the contract requires one).
+//!   match of its own; its `date` is the reference date (the contract requires one), and its
+//!   `confidence` is `assumed` to say so.
 //! * **Recurrences** give an RFC 5545 `rrule` (每天 FREQ=DAILY, 每周一三五 FREQ=WEEKLY;BYDAY=MO,WE,FR,
 //!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2,
 //!   every three days, every other week, every second week, every 3rd day, monthly, every quarter
@@ -139,6 +140,11 @@
 //! "tmrw 3pm"; `text::ABBREVIATIONS`). `grain` is minute/hour for
 //! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
 //! week/month/year for those spans; durations and time offsets are minute grain.
+//!
+//! Every resolution also says how much of it was read ([`Confidence`]): `read` when the text
+//! states it (by the rules above), `inferred` when a default chose between readings the text
+//! leaves open (the half of the day of a bare hour 1-11, in a range only when neither end is
+//! marked; day and month of 05.04.2027), `assumed` for the reference date a duration alone carries.
 //!
 //! [`resolve`] folds the expressions of a tool argument into one when they fill different slots
 //! ("明天 开会 下午3点" = tomorrow 15:00, "下午3点 2小时" = 15:00-17:00 with a duration).
@@ -214,6 +220,24 @@ pub enum Grain {
     Year,
 }
 
+/// How much of a resolution the text itself states, so that a client can tell a reading from a
+/// guess (serialised in snake_case, next to `grain`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// Every field follows from what is written, by the resolver's fixed rules ("明天下午3点",
+    /// "next friday", "March 5", "in 2 hours", "每周一"): a year left out is the next one, a bare
+    /// weekday the next one; these are the conventions of the calendar, not guesses.
+    Read,
+    /// A written expression was completed by a default that another reader could take the other
+    /// way: the half of the day of a bare hour ("3点", "at 3", "9ish", "from 3 to 5"), the order of
+    /// day and month in 05.04.2027.
+    Inferred,
+    /// A field is there only because every resolution has it and the text gives nothing for it:
+    /// the `date` of a duration alone ("2小时", "for 3 days") is the reference date.
+    Assumed,
+}
+
 /// The resolved value of one time expression.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Resolution {
@@ -233,6 +257,7 @@ pub struct Resolution {
     /// RFC 5545 RRULE without the "RRULE:" prefix.
     pub rrule: Option<String>,
     pub grain: Grain,
+    pub confidence: Confidence,
 }
 
 /// One time expression found in a text.
@@ -262,7 +287,17 @@ impl TimeMatch {
 impl Resolution {
     /// A bare date of the given grain: no times, segment, duration or recurrence.
     pub fn date_only(date: NaiveDate, grain: Grain) -> Self {
-        Resolution { date, start_time: None, end_time: None, end_date: None, segment: None, duration_minutes: None, rrule: None, grain }
+        Resolution {
+            date,
+            start_time: None,
+            end_time: None,
+            end_date: None,
+            segment: None,
+            duration_minutes: None,
+            rrule: None,
+            grain,
+            confidence: Confidence::Read,
+        }
     }
 }
 

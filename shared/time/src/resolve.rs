@@ -9,7 +9,7 @@ use super::grammar::{Body, Expr, Point};
 use super::recurrence;
 use super::segment::SegKind;
 use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, Recur, Unit, YearSpec};
-use super::{Grain, Resolution, TimeContext};
+use super::{Confidence, Grain, Resolution, TimeContext};
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeDelta, Timelike};
 
 /// A resolved date part.
@@ -365,6 +365,7 @@ pub(crate) fn resolve_expr(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
         Body::Duration(m) => {
             let mut r = empty_res(ctx.today(), Grain::Minute);
             r.duration_minutes = Some(*m);
+            r.confidence = Confidence::Assumed;
             return Some(r);
         }
         Body::Point(p) => resolve_point(p, ctx)?,
@@ -437,6 +438,9 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(d, time_grain(&c));
         r.start_time = Some(t);
         r.rrule = rrule;
+        if half_of_day_guessed(&c, seg) || p.date.order_guessed {
+            r.confidence = Confidence::Inferred;
+        }
         return Some(r);
     }
     if let Some(k) = seg {
@@ -450,12 +454,24 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(dr.date, Grain::Day);
         r.segment = Some(k.segment());
         r.rrule = rrule;
+        if p.date.order_guessed {
+            r.confidence = Confidence::Inferred;
+        }
         return Some(r);
     }
     let mut r = empty_res(dr.date, dr.grain);
     r.end_date = dr.end;
     r.rrule = rrule;
+    if p.date.order_guessed {
+        r.confidence = Confidence::Inferred;
+    }
     Some(r)
+}
+
+/// A bare hour 1-11 (no am/pm, part of day or 24-hour form): which half of the day it is in was
+/// chosen by rule, not read.
+fn half_of_day_guessed(c: &Clock, seg: Option<SegKind>) -> bool {
+    !marked(c, seg) && (1..=11).contains(&c.h)
 }
 
 fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> {
@@ -472,6 +488,9 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
         let mut r = empty_res(da.date, Grain::Day);
         r.end_date = Some(end);
         r.segment = a.seg.or(b.seg).map(|s| s.kind.segment());
+        if a.date.order_guessed || b.date.order_guessed {
+            r.confidence = Confidence::Inferred;
+        }
         return Some(r);
     }
     let a_has_date = !a.date.is_empty();
@@ -552,6 +571,11 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     let (ed, et) = split(end_date, end_min)?;
     let fine = a.clock.is_some_and(|c| c.has_min) || cb.has_min;
     let mut r = empty_res(sd, if fine { Grain::Minute } else { Grain::Hour });
+    // "3到5点", "from 3 to 5": neither end says which half of the day
+    let start_guessed = a.clock.is_none_or(|ca| half_of_day_guessed(&ca, seg_a));
+    if (start_guessed && half_of_day_guessed(&cb, seg_b)) || a.date.order_guessed || b.date.order_guessed {
+        r.confidence = Confidence::Inferred;
+    }
     r.start_time = Some(st);
     r.end_time = Some(et);
     if ed != sd {

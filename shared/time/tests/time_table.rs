@@ -2,13 +2,14 @@
 //!
 //! Each row: `name \t ref \t tz \t text \t expect`, where `ref` is the local wall-clock reference
 //! time in `tz`. `expect` is `-` (no match) or the matches joined by ` | `, each written
-//! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. span=s-e gap=s-e]`.
+//! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. conf=.. span=s-e gap=s-e]`.
 //! Rows named `resolve/...` check `resolve()` and omit `[text]`. Fields not listed must be empty;
-//! `grain`, `span` and `gap` (the words a match spans but does not read) are checked only when given. Every mismatch is listed before failing.
+//! `grain`, `conf` (read, inferred or assumed), `span` and `gap` (the words a match spans but does
+//! not read) are checked only when given. Every mismatch is listed before failing.
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
-use quickact_time::{Grain, Resolution, Segment, TimeContext, find_all, resolve};
+use quickact_time::{Confidence, Grain, Resolution, Segment, TimeContext, find_all, resolve};
 
 const TABLE: &str = include_str!("data/time_cases.tsv");
 
@@ -33,6 +34,7 @@ struct Exp {
     rrule: Option<String>,
     grain: Option<Grain>,
     gap: Option<(usize, usize)>,
+    confidence: Option<Confidence>,
 }
 
 fn rows() -> Vec<Row<'static>> {
@@ -110,6 +112,14 @@ fn parse_one(s: &str) -> Exp {
                     let (a, b) = v.split_once('-').unwrap();
                     e.span = Some((a.parse().unwrap(), b.parse().unwrap()));
                 }
+                "conf" => {
+                    e.confidence = Some(match v {
+                        "read" => Confidence::Read,
+                        "inferred" => Confidence::Inferred,
+                        "assumed" => Confidence::Assumed,
+                        _ => panic!("bad confidence {v}"),
+                    })
+                }
                 "gap" => {
                     let (a, b) = v.split_once('-').unwrap();
                     e.gap = Some((a.parse().unwrap(), b.parse().unwrap()));
@@ -164,6 +174,11 @@ fn diff(e: &Exp, r: &Resolution) -> Vec<String> {
         && g != r.grain
     {
         d.push(format!("grain {:?} != {:?}", g, r.grain));
+    }
+    if let Some(c) = e.confidence
+        && c != r.confidence
+    {
+        d.push(format!("confidence {:?} != {:?}", c, r.confidence));
     }
     d
 }
@@ -318,6 +333,7 @@ fn resolution_serialises_compactly() {
     assert_eq!(v["start_time"], "15:00");
     assert_eq!(v["end_time"], "16:00");
     assert_eq!(v["grain"], "hour");
+    assert_eq!(v["confidence"], "read");
     assert!(v["end_date"].is_null());
     let m = &find_all("把2月8日的会议改到晚上8点", &ctx)[1];
     let v = serde_json::to_value(m).unwrap();
