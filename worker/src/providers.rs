@@ -1,6 +1,7 @@
 //! Which provider serves a task: the OpenAI-compatible model when one is configured, the local
 //! provider otherwise; and, with a model configured, the local provider still serves the sentences
-//! it reads with full confidence (the zero-token fast path) unless `QUICKACT_FAST_PATH=false`.
+//! it reads with full confidence (the zero-token fast path) unless `QUICKACT_FAST_PATH=false`, and
+//! hands the run over to the model when its search finds nothing or several items.
 
 use std::sync::Arc;
 
@@ -41,5 +42,10 @@ impl ProviderChoice for ConfiguredProviders {
             }
             _ => (self.local.clone(), LOCAL_MODEL.to_owned()),
         }
+    }
+
+    fn hand_over_to(&self, user_model: Option<&str>) -> Option<(Arc<dyn ModelProvider>, String)> {
+        let openai = self.openai.as_ref()?;
+        Some((openai.clone(), user_model.unwrap_or(&self.default_model).to_owned()))
     }
 }

@@ -54,6 +54,12 @@ const DATABASE_PATIENCE: Duration = Duration::from_secs(30);
 pub trait ProviderChoice: Send + Sync {
     /// The provider and the model name for a user whose own choice is `user_model`.
     fn choose(&self, user_model: Option<&str>, input_text: &str) -> (Arc<dyn ModelProvider>, String);
+
+    /// Where a run that `choose` gave to the local fast path hands over when the local reading
+    /// cannot finish the action: the model, when one is configured (see `agent::run`).
+    fn hand_over_to(&self, _user_model: Option<&str>) -> Option<(Arc<dyn ModelProvider>, String)> {
+        None
+    }
 }
 
 /// Everything runs share within one worker process.
@@ -215,6 +221,7 @@ impl Runner {
             Err(err) => return Attempt::Failed(format!("database: {err}")),
         };
         let (provider, model) = self.providers.choose(user_model.as_deref(), &task.input_text);
+        let hand_over_to = if provider.is_local() { self.providers.hand_over_to(user_model.as_deref()) } else { None };
         let time_zone: Tz = task.time_zone.parse().unwrap_or(chrono_tz::UTC);
 
         // The guard keeps the lease alive and stops the run the moment the task is cancelled or
@@ -230,6 +237,7 @@ impl Runner {
             attempt: task.attempts,
             model: &model,
             provider: provider.as_ref(),
+            hand_over_to: hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
             tools: &self.tools,
             prices: &self.model.prices,
             time_zone,

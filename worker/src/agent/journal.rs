@@ -19,6 +19,9 @@ use crate::{
 /// it), so long lists cannot flood the model's context.
 pub const MAX_TOOL_RESULT_BYTES: usize = 4000;
 
+/// The key of the result a hand-over to the model records (see [`super::run`]).
+pub const HANDED_OVER_TO: &str = "handed_over_to";
+
 /// What the journal says about a run so far.
 #[derive(Debug, Default)]
 pub struct Replay {
@@ -39,6 +42,8 @@ pub struct Replay {
     pub tool_calls_in_run: usize,
     /// Every answered tool call, as data (for providers that read the run, not the conversation).
     pub answered: Vec<AnsweredCall>,
+    /// The local reading handed the run over to the model.
+    pub handed_over: bool,
 }
 
 impl Replay {
@@ -79,6 +84,7 @@ impl Replay {
                     (true, result) => Ok(result.clone().unwrap_or_else(|| json!({}))),
                     (false, _) => Err(step.error.clone().unwrap_or_else(|| "the tool failed".into())),
                 };
+                self.handed_over |= step.result.as_ref().is_some_and(|r| r.get(HANDED_OVER_TO).is_some());
                 self.answered.push(AnsweredCall { tool: step.name.clone(), result });
                 let call_id = step.tool_call_id.clone().unwrap_or_default();
                 self.pending_calls.retain(|call| call.id != call_id);
@@ -235,5 +241,19 @@ mod tests {
         let content = replay.messages[1]["content"].as_str().unwrap();
         assert!(content.len() <= MAX_TOOL_RESULT_BYTES + 20);
         assert!(content.ends_with("(truncated)"));
+    }
+
+    #[test]
+    fn a_recorded_hand_over_is_known_after_a_takeover() {
+        let mut steps = vec![
+            step(0, StepKind::ModelTurn, "local", None, assistant_calling(&[("a", "search_items")]), true),
+            step(1, StepKind::ToolCall, "search_items", Some("a"), json!({"items": []}), true),
+            step(2, StepKind::ModelTurn, "local", None, assistant_calling(&[("b", "finish")]), true),
+        ];
+        assert!(!Replay::from_steps(&steps).handed_over);
+        steps.push(step(3, StepKind::ToolCall, "finish", Some("b"), json!({HANDED_OVER_TO: "m", "reason": "r"}), false));
+        let replay = Replay::from_steps(&steps);
+        assert!(replay.handed_over);
+        assert!(replay.pending_calls.is_empty(), "the local finish is answered, not run");
     }
 }

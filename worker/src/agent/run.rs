@@ -11,6 +11,13 @@
 //! database outage the run resumes from the committed journal, so nothing is done twice.
 //! Transient model failures are retried with backoff while the task's time budget lasts; database
 //! outages are waited out the same way.
+//!
+//! Hand-over (the fast path's escalation): a run served by the local provider while a model is
+//! configured hands the rest of the run to the model when the local reading cannot finish the
+//! action because its search found nothing or several items (the model may find what plain text
+//! search missed, or tell the candidates apart). The local turn's `finish` is then answered, not
+//! run, with a step that records the hand-over (`{"handed_over_to", "reason"}`), and every later
+//! turn, after a takeover too, is the model's.
 
 use std::time::Duration;
 
@@ -33,12 +40,12 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    journal::Replay,
+    journal::{HANDED_OVER_TO, Replay},
     prompt::{SYSTEM_PROMPT, user_message},
 };
 use crate::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, RunInput, ToolCall},
-    tools::{FINISH, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
+    tools::{FINISH, SEARCH_ITEMS, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
 };
 
 /// Most model turns of one run.
@@ -62,6 +69,9 @@ pub struct RunContext<'a> {
     pub attempt: i32,
     pub model: &'a str,
     pub provider: &'a dyn ModelProvider,
+    /// With the local fast path and a model configured: the model provider and model name the run
+    /// hands over to (see the module documentation).
+    pub hand_over_to: Option<(&'a dyn ModelProvider, &'a str)>,
     pub tools: &'a ToolRegistry,
     pub prices: &'a PriceTable,
     pub time_zone: Tz,
@@ -96,6 +106,9 @@ pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, 
 
 struct Run<'a> {
     cx: &'a RunContext<'a>,
+    /// Who answers the turns now: the context's provider, or the model after a hand-over.
+    provider: &'a dyn ModelProvider,
+    model: &'a str,
     replay: Replay,
     next_seq: i32,
     /// The open transaction, holding the task's row lock, with the steps not yet committed.
@@ -123,7 +136,12 @@ impl<'a> Run<'a> {
     /// A run that goes on from `journal` (what is committed), with nothing open.
     fn resuming(cx: &'a RunContext<'a>, journal: &[Step]) -> Self {
         let next_seq = journal.last().map_or(0, |s| s.seq + 1);
-        Run { cx, replay: Replay::from_steps(journal), next_seq, tx: None, model_recorded: false }
+        let replay = Replay::from_steps(journal);
+        let (provider, model) = match cx.hand_over_to {
+            Some(to) if replay.handed_over => to,
+            _ => (cx.provider, cx.model),
+        };
+        Run { cx, provider, model, replay, next_seq, tx: None, model_recorded: false }
     }
 
     /// Drives the run; a database outage rolls back what was not committed and the run resumes
@@ -184,7 +202,7 @@ impl<'a> Run<'a> {
                     .await;
             }
 
-            if !self.cx.provider.is_local() {
+            if !self.provider.is_local() {
                 // A remote turn takes seconds: commit first, so no lock is held while we wait.
                 self.checkpoint().await?;
             }
@@ -207,7 +225,13 @@ impl<'a> Run<'a> {
             if let Recorded::NotOurs(check) = self.record_turn(turn).await? {
                 return Ok(RunEnd::Stopped(check));
             }
-            if !self.cx.provider.is_local() {
+            if let Some((call, reason)) = self.hand_over_reason() {
+                if let Recorded::NotOurs(check) = self.hand_over(&call, reason).await? {
+                    return Ok(RunEnd::Stopped(check));
+                }
+                continue;
+            }
+            if !self.provider.is_local() {
                 // The turn's tokens are paid for: record them before acting on the reply.
                 self.checkpoint().await?;
             }
@@ -247,7 +271,7 @@ impl<'a> Run<'a> {
             time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
             answered: self.replay.answered.clone(),
         };
-        ChatRequest { model: self.cx.model.to_owned(), messages, tools: self.cx.tools.definitions(), run }
+        ChatRequest { model: self.model.to_owned(), messages, tools: self.cx.tools.definitions(), run }
     }
 
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
@@ -260,7 +284,7 @@ impl<'a> Run<'a> {
             let started_at = Utc::now();
             let started = Instant::now();
             let result = tokio::select! {
-                result = self.cx.provider.complete(&request) => result,
+                result = self.provider.complete(&request) => result,
                 _ = self.cx.abort.cancelled() => {
                     return Ok(Recorded::Done(Err(ProviderError::Fatal { message: "the run was stopped".into() })));
                 }
@@ -271,7 +295,7 @@ impl<'a> Run<'a> {
                 Err(err) => err,
             };
             tracing::warn!(task_id = %self.cx.task.id, attempt, error = %err, "model request failed");
-            let mut step = self.new_step(StepKind::ModelTurn, self.cx.model, started_at, latency_ms, false);
+            let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
             step.error = Some(err.to_string());
             if let Recorded::NotOurs(check) = self.record(step, None).await? {
                 return Ok(Recorded::NotOurs(check));
@@ -296,7 +320,7 @@ impl<'a> Run<'a> {
     async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
         let Turn { reply, started_at, latency_ms } = turn;
         let usage = reply.usage;
-        let cost = self.cx.prices.cost_nanos(self.cx.model, &reply.model, usage.input, usage.output, usage.cached);
+        let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
         let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
         step.result = Some(reply.to_message());
         step.input_tokens = clamp_i32(usage.input);
@@ -305,7 +329,7 @@ impl<'a> Run<'a> {
         step.cost_nanos = cost;
         // The task records the model it asked for (what the user's configuration names and prices);
         // the turn's step records the one that answered (often a dated snapshot of it).
-        let usage_row = Usage { model: self.cx.model.to_owned(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
+        let usage_row = Usage { model: self.model.to_owned(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
         self.record(step, Some(usage_row)).await
     }
 
@@ -326,6 +350,49 @@ impl<'a> Run<'a> {
         self.next_seq += 1;
         self.replay.apply(&step);
         Ok(Recorded::Done(()))
+    }
+
+    /// The local turn's `finish` call and why the run hands over to the model instead of running it:
+    /// the local reading is about to end without doing the action (clarification or error) right
+    /// after a search that found nothing or several items.
+    fn hand_over_reason(&self) -> Option<(ToolCall, String)> {
+        self.cx.hand_over_to?;
+        if !self.provider.is_local() {
+            return None;
+        }
+        let finish = self.replay.pending_calls.iter().find(|call| call.name == FINISH)?;
+        let arguments = parse_arguments_text(&finish.arguments).ok()?;
+        if arguments["result_type"] == "action_completed" {
+            return None;
+        }
+        let found = self.replay.answered.iter().rev().find(|answered| answered.tool == SEARCH_ITEMS)?;
+        let count = found.result.as_ref().ok()?.get("items")?.as_array()?.len();
+        let reason = match count {
+            0 => "the search found nothing".to_owned(),
+            1 => return None,
+            n => format!("the search found {n} candidates"),
+        };
+        Some((finish.clone(), reason))
+    }
+
+    /// Answers the local turn's `finish` call with the hand-over (not run) and gives the rest of the
+    /// run to the model; the model reads the run so far, the hand-over included.
+    async fn hand_over(&mut self, call: &ToolCall, reason: String) -> Result<Recorded<()>, RunError> {
+        let (provider, model) = self.cx.hand_over_to.expect("a hand-over has a model to go to");
+        tracing::info!(task_id = %self.cx.task.id, %model, %reason, "the local reading hands the run over to the model");
+        let mut step = self.new_step(StepKind::ToolCall, FINISH, Utc::now(), 0, false);
+        step.tool_call_id = Some(call.id.clone());
+        step.arguments = Some(parse_arguments_text(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone())));
+        step.error = Some(format!(
+            "not run: handed over to you ({model}) because {reason}; search again (other words, kind, status or dates) and act, or finish"
+        ));
+        step.result = Some(json!({ HANDED_OVER_TO: model, "reason": reason }));
+        let recorded = self.record(step, None).await?;
+        if matches!(recorded, Recorded::Done(())) {
+            self.provider = provider;
+            self.model = model;
+        }
+        Ok(recorded)
     }
 
     /// Why the next tool call may not run, if a cap on tool calls is reached.

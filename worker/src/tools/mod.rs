@@ -28,6 +28,8 @@ pub use state::RunState;
 
 /// Name of the terminal tool.
 pub const FINISH: &str = quickact_shared::store::steps::FINISH_TOOL;
+/// Name of the search tool.
+pub const SEARCH_ITEMS: &str = <planner::SearchItems as TypedTool>::NAME;
 
 /// What a tool may know about the run it serves. The user comes from the task, never from the
 /// model, so a tool can only see and change the task owner's items.

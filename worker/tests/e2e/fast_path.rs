@@ -1,0 +1,93 @@
+//! The fast path's hand-over: with a model configured, a sentence the local provider reads runs
+//! locally, and when its search finds nothing or several items the run goes on with the model
+//! instead of ending in a clarification or an error.
+
+use quickact_testkit::{Reply, TestApp, TestAppOptions, tool_steps};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+const NOW: &str = "2026-02-07T09:00:00+08:00";
+
+async fn fast_path_app() -> TestApp {
+    TestApp::start_with(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await
+}
+
+/// The hand-over step of a task's journal: the local turn's `finish`, answered and not run.
+fn hand_over(task: &Value) -> &Value {
+    let finishes = tool_steps(task, "finish");
+    finishes.into_iter().find(|step| step["result"].get("handed_over_to").is_some()).unwrap_or_else(|| panic!("no hand-over in {task:#}"))
+}
+
+fn model_turns(task: &Value) -> Vec<&str> {
+    task["steps"].as_array().unwrap().iter().filter(|s| s["kind"] == "model_turn").map(|s| s["name"].as_str().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_local_search_that_finds_nothing_hands_the_run_to_the_model() {
+    let app = fast_path_app().await;
+    let (_, key) = app.create_user("alice").await;
+    // Plain text search cannot connect "周报" to this title; a model can.
+    let report = app.create_item(&key, json!({"kind": "todo", "title": "weekly report", "date": "2026-02-07"})).await;
+    let sentence = "完成周报";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("complete_todo", json!({"id": report["id"]})), Reply::finish("action_completed", "已完成 weekly report")],
+    );
+
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    // The local reading searched, then would have ended; the model took over from there.
+    assert_eq!(model_turns(&task), ["local", "local", "fake-model", "fake-model"], "{task:#}");
+    assert_eq!(task["model_used"], "fake-model");
+    let step = hand_over(&task);
+    assert_eq!((step["ok"].as_bool(), step["result"]["handed_over_to"].as_str()), (Some(false), Some("fake-model")));
+    assert_eq!(step["result"]["reason"], "the search found nothing");
+    let listed = task["result"]["tool_calls"].as_array().unwrap().iter().any(|call| {
+        call["name"] == "finish" && call["error"].as_str().is_some_and(|e| e.contains("handed over to you (fake-model)"))
+    });
+    assert!(listed, "the verdict lists the hand-over");
+
+    // The model read the run so far: the local search and the hand-over.
+    let request = &app.fake.requests_for(sentence)[0];
+    let tool_messages: Vec<&str> =
+        request["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(tool_messages.len(), 2, "{request:#}");
+    assert!(tool_messages[1].contains("handed over to you (fake-model) because the search found nothing"), "{tool_messages:?}");
+    let done = app.call(&key, Method::GET, &format!("/api/items/{}", report["id"].as_str().unwrap()), None).await.body;
+    assert_eq!(done["status"], "completed");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn several_candidates_hand_over_and_one_match_stays_local() {
+    let app = fast_path_app().await;
+    let (_, key) = app.create_user("alice").await;
+    let first = app.create_item(&key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-07", "description": "给老板"})).await;
+    app.create_item(&key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-07", "description": "给客户"})).await;
+    let sentence = "完成报告提交";
+    app.fake.script(sentence, vec![Reply::tool("complete_todo", json!({"id": first["id"]})), Reply::finish("action_completed", "已完成")]);
+
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(hand_over(&task)["result"]["reason"], "the search found 2 candidates");
+    assert_eq!(app.fake.requests_for(sentence).len(), 2);
+
+    // One match: the local reading acts on it, and the model is not asked.
+    app.create_item(&key, json!({"kind": "todo", "title": "交房租", "date": "2026-02-07"})).await;
+    let task = app.act(&key, "完成交房租", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(model_turns(&task).iter().filter(|m| **m != "local").count(), 0, "{task:#}");
+    assert!(app.fake.requests_for("完成交房租").is_empty());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn without_a_model_the_local_reading_answers_itself() {
+    let app = TestApp::start_with(TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let (_, key) = app.create_user("alice").await;
+    let task = app.act(&key, "完成周报", NOW).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    assert!(tool_steps(&task, "finish").iter().all(|s| s["result"].get("handed_over_to").is_none()));
+    assert_eq!(model_turns(&task).iter().filter(|m| **m != "local").count(), 0);
+    app.shutdown().await;
+}
