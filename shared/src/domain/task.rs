@@ -121,9 +121,49 @@ pub struct Verdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<crate::planner::item::ItemView>>)]
     pub items: Option<Vec<Value>>,
+    /// For a sentence that asks for several actions: each action's own outcome, in the sentence's
+    /// order (the verdict's `type` is `action_completed` only when every one was done).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Vec<ActionOutcome>>,
     /// Every tool call of the run, in order (name, arguments, ok, result).
     #[serde(default)]
     pub tool_calls: Vec<Value>,
+}
+
+/// One action of a sentence that asks for several, and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ActionOutcome {
+    /// The action, in a few words of the user's language.
+    pub action: String,
+    #[serde(rename = "type")]
+    pub result_type: ResultType,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// The items this action is about, rendered by the backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<crate::planner::item::ItemView>>)]
+    pub items: Option<Vec<Value>>,
+    /// Candidates of this action's clarification, rendered by the backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<crate::planner::item::ItemView>>)]
+    pub options: Option<Vec<Value>>,
+}
+
+impl ResultType {
+    /// The verdict of several actions: done when every one was done, an error when any failed,
+    /// else a clarification.
+    pub fn of_all(types: impl IntoIterator<Item = ResultType>) -> ResultType {
+        let mut all = ResultType::ActionCompleted;
+        for t in types {
+            match t {
+                ResultType::Error => return ResultType::Error,
+                ResultType::NeedClarification => all = ResultType::NeedClarification,
+                ResultType::ActionCompleted => {}
+            }
+        }
+        all
+    }
 }
 
 impl Verdict {
@@ -134,6 +174,7 @@ impl Verdict {
             suggestion,
             options: None,
             items: None,
+            actions: None,
             tool_calls: Vec::new(),
         }
     }

@@ -6,8 +6,11 @@ use chrono_tz::Tz;
 /// The rules of a quick action, as the model reads them. The same rules are enforced in code (see
 /// `tools::finish`); the prompt only saves the model wasted turns.
 pub const SYSTEM_PROMPT: &str = "\
-You execute ONE quick action on the user's schedule and to-do list, described in one sentence \
-(Chinese or English). You never ask the user anything: there is no conversation, only tools.
+You execute the quick action described in one sentence (Chinese or English) on the user's schedule \
+and to-do list. You never ask the user anything: there is no conversation, only tools. A sentence \
+may ask for several actions (\"明天下午3点开会，6点提醒我去接孩子\", \"cancel yoga and move the dentist \
+to friday\"): then do every one, and call finish once with actions listing each action's outcome in \
+order (its item_ids, or its options when it needs clarification).
 
 Rules:
 1. Use the tools to act. When the sentence refers to existing items (complete, delete, move, change, \

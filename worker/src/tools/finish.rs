@@ -5,7 +5,10 @@
 //! ids from that search, and the lists the user sees are rendered by the backend from what the tools
 //! observed, never retyped by the model.
 
-use quickact_shared::domain::task::{ResultType, Verdict};
+use quickact_shared::{
+    domain::task::{ActionOutcome, ResultType, Verdict},
+    store::ending::remember_changed_item,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -22,7 +25,23 @@ pub struct FinishArguments {
     message: String,
     suggestion: Option<String>,
     options: Option<Vec<String>>,
+    /// A sentence with several actions: each one's outcome.
+    actions: Option<Vec<ActionArguments>>,
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionArguments {
+    action: String,
+    result_type: ResultType,
+    message: String,
+    suggestion: Option<String>,
+    item_ids: Option<Vec<String>>,
+    options: Option<Vec<String>>,
+}
+
+/// Most actions one sentence may list.
+const MAX_ACTIONS: usize = 10;
 
 /// Longest message or suggestion kept, in characters.
 const MAX_MESSAGE_CHARS: usize = 1000;
@@ -34,7 +53,8 @@ impl TypedTool for FinishTool {
          candidates that the sentence cannot tell apart (list their ids in options), or when a tool reported \
          a time that has passed or a conflict the user must decide; say in suggestion how to phrase the next \
          request. error: the request cannot be done; say why, and give a suggestion \
-         for the next request.";
+         for the next request. When the sentence asks for several actions, do each and list every one's \
+         outcome in actions, in the sentence's order; the verdict is action_completed only when all were done.";
     type Arguments = FinishArguments;
 
     fn schema(&self) -> Value {
@@ -43,7 +63,24 @@ impl TypedTool for FinishTool {
                 "result_type": { "type": "string", "enum": ["action_completed", "need_clarification", "error"] },
                 "message": { "type": "string", "description": "One or two sentences for the user, in the user's language." },
                 "suggestion": { "type": "string", "description": "How the user could phrase the next request." },
-                "options": { "type": "array", "items": { "type": "string" }, "description": "Ids of candidate items (need_clarification only)." }
+                "options": { "type": "array", "items": { "type": "string" }, "description": "Ids of candidate items (need_clarification only)." },
+                "actions": {
+                    "type": "array",
+                    "description": "Only for a sentence with several actions: one entry per action, in order.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "action": { "type": "string", "description": "The action in a few words, in the user's language." },
+                            "result_type": { "type": "string", "enum": ["action_completed", "need_clarification", "error"] },
+                            "message": { "type": "string" },
+                            "suggestion": { "type": "string" },
+                            "item_ids": { "type": "array", "items": { "type": "string" }, "description": "Ids of the items this action created, changed or listed." },
+                            "options": { "type": "array", "items": { "type": "string" }, "description": "Ids of candidates (need_clarification only)." }
+                        },
+                        "required": ["action", "result_type", "message"],
+                        "additionalProperties": false
+                    }
+                }
             }),
             &["result_type", "message"],
         )
@@ -54,7 +91,10 @@ impl TypedTool for FinishTool {
     }
 }
 
-fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verdict, ToolError> {
+fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<Verdict, ToolError> {
+    if let Some(actions) = args.actions.take().filter(|actions| !actions.is_empty()) {
+        return verdict_of_actions(context, args, actions);
+    }
     let message = clip(args.message.trim());
     if message.is_empty() {
         return Err(ToolError::InvalidArguments("message must not be empty".into()));
@@ -67,6 +107,7 @@ fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verd
         suggestion,
         options: None,
         items: None,
+        actions: None,
         tool_calls: Vec::new(),
     };
     match args.result_type {
@@ -157,6 +198,85 @@ fn verdict_from(context: &ToolContext<'_>, args: FinishArguments) -> Result<Verd
         }
     }
     Ok(verdict)
+}
+
+/// The verdict of a sentence with several actions. Each action's items and options are ids of
+/// items the run changed or found, rendered by the backend; a clarification needs two candidates
+/// or more, a completed action something it changed or looked up. The verdict's type follows from
+/// the actions' ([`ResultType::of_all`]), whatever the model said.
+fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions: Vec<ActionArguments>) -> Result<Verdict, ToolError> {
+    if actions.len() > MAX_ACTIONS {
+        return Err(ToolError::InvalidArguments(format!("at most {MAX_ACTIONS} actions")));
+    }
+    let state = context.state;
+    let mut known = state.changed_items.clone();
+    for item in &state.found {
+        remember_changed_item(&mut known, item);
+    }
+    let render = |ids: &Option<Vec<String>>, field: &str| -> Result<Option<Vec<Value>>, ToolError> {
+        let Some(ids) = ids.as_ref().filter(|ids| !ids.is_empty()) else { return Ok(None) };
+        let mut items: Vec<Value> = Vec::new();
+        for id in ids {
+            let item = known.iter().find(|item| item.get("id").and_then(Value::as_str) == Some(id.trim())).ok_or_else(|| {
+                ToolError::InvalidArguments(format!("{field}: {id:?} is not an item this run changed or found"))
+            })?;
+            remember_changed_item(&mut items, item);
+        }
+        Ok(Some(items))
+    };
+    let mut outcomes = Vec::new();
+    for action in actions {
+        let message = clip(action.message.trim());
+        if message.is_empty() || action.action.trim().is_empty() {
+            return Err(ToolError::InvalidArguments("each action needs an action and a message".into()));
+        }
+        let items = render(&action.item_ids, "item_ids")?;
+        let options = render(&action.options, "options")?;
+        let mut suggestion = action.suggestion.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(clip);
+        match action.result_type {
+            ResultType::ActionCompleted if items.is_none() && !state.looked_up => {
+                return Err(ToolError::Refused(format!(
+                    "action {:?} is not completed: name the items it created, changed or listed in item_ids",
+                    action.action
+                )));
+            }
+            ResultType::NeedClarification if options.as_ref().is_none_or(|o| o.len() < 2) => {
+                return Err(ToolError::Refused(format!(
+                    "need_clarification for action {:?} needs at least two candidate ids from a search in options; with one, act on it",
+                    action.action
+                )));
+            }
+            ResultType::ActionCompleted => {}
+            _ => {
+                suggestion.get_or_insert_with(|| "Say this action again on its own, with the item's title and an exact time.".into());
+            }
+        }
+        outcomes.push(ActionOutcome {
+            action: clip(action.action.trim()),
+            result_type: action.result_type,
+            message,
+            suggestion,
+            items,
+            options: options.map(|o| o.into_iter().take(MAX_OPTIONS).collect()),
+        });
+    }
+    let result_type = ResultType::of_all(outcomes.iter().map(|o| o.result_type));
+    let mut items = Vec::new();
+    for item in outcomes.iter().filter_map(|o| o.items.as_ref()).flatten() {
+        remember_changed_item(&mut items, item);
+    }
+    let options: Vec<Value> = outcomes.iter().filter_map(|o| o.options.clone()).flatten().take(MAX_OPTIONS).collect();
+    let message = clip(args.message.trim());
+    let summary = outcomes.iter().map(|o| o.message.as_str()).collect::<Vec<_>>().join(" ");
+    Ok(Verdict {
+        result_type,
+        message: if message.is_empty() { clip(&summary) } else { message },
+        suggestion: args.suggestion.or_else(|| outcomes.iter().find_map(|o| o.suggestion.clone())),
+        options: (!options.is_empty()).then_some(options),
+        items: (!items.is_empty()).then_some(items),
+        actions: Some(outcomes),
+        tool_calls: Vec::new(),
+    })
 }
 
 fn clip(text: &str) -> String {

@@ -17,6 +17,9 @@ pub const MAX_OPTIONS: usize = 5;
 pub struct RunState {
     /// Items (as rendered for clients) returned by the most recent search, in order.
     pub last_search: Option<Vec<Value>>,
+    /// Every item any search of the run returned, latest version of each (what the actions of a
+    /// sentence with several may name).
+    pub found: Vec<Value>,
     /// Items created or changed by this run, latest version of each, in order of first change.
     pub changed_items: Vec<Value>,
     /// The latest outcome that needs the user's decision (a time that has passed, a conflict), until
@@ -37,6 +40,9 @@ impl RunState {
         }
         if tool == "search_items" {
             let items = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            for item in &items {
+                remember_changed_item(&mut self.found, item);
+            }
             self.last_search = Some(items);
             self.looked_up = true;
         } else if tool == "resolve_time" {

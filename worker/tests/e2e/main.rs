@@ -8,6 +8,7 @@
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `multi_action`: several actions in one sentence, each with its own outcome.
 //! - `observability`: a worker process's JSON logs and Prometheus metrics.
 //! - `planner`: the planner's tools and rules through a scripted model.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, graceful shutdown.
@@ -18,6 +19,7 @@ mod backbone;
 mod fast_path;
 mod integrity;
 mod local_provider;
+mod multi_action;
 mod observability;
 mod planner;
 mod robustness;
