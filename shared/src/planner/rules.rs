@@ -50,8 +50,13 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
     let offsets: Vec<usize> = sentence.char_indices().map(|(at, _)| at).collect();
     let lower = sentence.to_lowercase();
 
-    // English: "top 5", "first 3", "next 2", "5 most ...", "show me 3 ..." with the number as a word too.
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    // English: "top 5", "first 3", "next 2", "5 most ...", "show me 3 ..." with the number as a word too;
+    // digits glued to a word count as their own word ("top3", "3most").
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .flat_map(split_digits_from_letters)
+        .filter(|w| !w.is_empty())
+        .collect();
     for (i, word) in words.iter().enumerate() {
         if matches!(*word, "top" | "first" | "next" | "latest" | "last")
             && let Some(n) = words.get(i + 1).and_then(|w| english_number(w)) {
@@ -87,6 +92,23 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
     None
 }
 
+/// "top3" -> "top", "3": a run of ASCII digits and a run of anything else are separate words.
+fn split_digits_from_letters(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut previous: Option<bool> = None;
+    for (at, c) in word.char_indices() {
+        let digit = c.is_ascii_digit();
+        if previous.is_some_and(|p| p != digit) {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+        previous = Some(digit);
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
 /// A whole word that is a number from 1 to 100 ("3", "three", "twenty").
 fn english_number(word: &str) -> Option<u32> {
     leading_number(word).filter(|&(n, len)| len == word.chars().count() && (1..=100).contains(&n)).map(|(n, _)| n)
@@ -108,6 +130,11 @@ mod tests {
             ("show me the top 5 tasks", Some(5)),
             ("first three todos", Some(3)),
             ("my 2 most urgent tasks", Some(2)),
+            ("top3 tasks", Some(3)),
+            ("show my top10 todos", Some(10)),
+            ("列出前两个待办", Some(2)),
+            ("最紧急的前5个", Some(5)),
+            ("meet at 3pm", None),
             ("明天下午3点开会", None),
             ("开3个小时的会", None),
             ("明天有什么安排", None),

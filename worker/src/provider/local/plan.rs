@@ -131,6 +131,9 @@ fn create_arguments(item: &NewItem) -> Value {
     if let Some(priority) = item.priority {
         arguments["priority"] = json!(priority);
     }
+    if item.record {
+        arguments["record"] = json!(true);
+    }
     arguments
 }
 

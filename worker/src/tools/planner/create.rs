@@ -26,6 +26,9 @@ pub struct CreateArguments {
     group: Option<String>,
     #[serde(default)]
     allow_conflict: bool,
+    /// The user tells what already happened on an earlier day: write it on that day.
+    #[serde(default)]
+    record: bool,
     #[serde(flatten)]
     time: TimeFields,
 }
@@ -36,7 +39,8 @@ impl TypedTool for CreateItem {
          by a date; reminder: something to be reminded of. Pass the time as the user said it in `when`. \
          Without a date the item is for today; an event without an end lasts the default duration. A time \
          that has passed or a conflict with another event is reported instead of written; set \
-         allow_conflict only when the user said to add it anyway.";
+         allow_conflict only when the user said to add it anyway, and record when the user tells what \
+         already happened on an earlier day (\"昨天上午去了牙医\", \"log yesterday's run\").";
     type Arguments = CreateArguments;
 
     fn schema(&self) -> Value {
@@ -47,7 +51,8 @@ impl TypedTool for CreateItem {
             "description": { "type": "string" },
             "priority": { "type": "integer", "minimum": 1, "maximum": 4, "description": "1 important+urgent, 2 important not urgent, 3 urgent not important, 4 neither." },
             "group": { "type": "string", "description": "A list or project name." },
-            "allow_conflict": { "type": "boolean", "description": "Create even if it overlaps another event (only when the user said so)." }
+            "allow_conflict": { "type": "boolean", "description": "Create even if it overlaps another event (only when the user said so)." },
+            "record": { "type": "boolean", "description": "The user tells what already happened on an earlier day: write it on that past day. A passed time today is still reported." }
             }),
             &["title"],
         )
@@ -77,7 +82,10 @@ impl TypedTool for CreateItem {
         };
         let fields = patch.create(schedule.date, &context.time).map_err(invalid)?;
 
-        if let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
+        // A day before today stated as a record is what happened, not a mistake; a passed time
+        // today keeps the rule (it may be a slip for tomorrow).
+        let recorded = args.record && schedule.date < context.time.today();
+        if !recorded && let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
             return Ok(ToolOutput::Result(outcome));
         }
         // Held until the run's step commits: no other writer can take the slot between the

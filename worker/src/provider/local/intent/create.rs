@@ -1,15 +1,15 @@
 //! New items: "明天下午3点到4点开会", "提醒我吃药", "buy milk", "dentist appointment friday 10am".
 
-use quickact_time::{Grain, TimeContext, find_all};
+use quickact_time::{Grain, TimeContext, TimeMatch, find_all};
 
 use super::{Intent, NewItem, Reading, words::{is_meal_word, is_question, join_cjk, join_times, merge}};
 use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers};
 
-pub(super) const ZH_CREATE_WORDS: [&str; 14] =
-    ["提醒我", "提醒", "帮我", "请", "记得", "添加", "新建", "创建", "安排", "加个", "加一个", "待办事项", "待办", "我要"];
-pub(super) const EN_CREATE_WORDS: [&str; 20] = [
+pub(super) const ZH_CREATE_WORDS: [&str; 16] =
+    ["提醒我", "提醒", "帮我", "请", "记得", "添加", "新建", "创建", "安排", "加个", "加一个", "待办事项", "待办", "我要", "记录一下", "记录"];
+pub(super) const EN_CREATE_WORDS: [&str; 23] = [
     "remind me to", "remind me about", "remind me", "please", "add a", "add an", "add", "create a", "create an", "create", "schedule a",
-    "schedule an", "schedule", "new", "todo", "to-do", "task", "reminder", "event", "i need to",
+    "schedule an", "schedule", "new", "todo", "to-do", "task", "reminder", "event", "i need to", "log", "record", "note",
 ];
 
 pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
@@ -36,7 +36,7 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let create_verb = if chinese {
         ["添加", "新建", "创建", "安排", "加个", "加一个", "记一下", "记下"].iter().any(|w| text.contains(w))
     } else {
-        find_any(&lower, &["add", "create", "schedule", "new", "book"]).is_some_and(|(at, _)| at == 0)
+        find_any(&lower, &["add", "create", "schedule", "new", "book", "log", "record"]).is_some_and(|(at, _)| at == 0)
     };
     if matches.is_empty() && kind_word.is_none() && !create_verb {
         return None;
@@ -44,7 +44,14 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     if is_question(text, chinese) {
         return Some(Reading::NotUnderstood("a question, not a request"));
     }
-    let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !is_meal_word(m)).count();
+    let chars: Vec<char> = text.chars().collect();
+    // "Board lunch friday at 12:30": the resolver reads "lunch friday at 12:30" as one time, but
+    // the meal after a noun is the item's name; the rest of the match is the time.
+    let matches: Vec<TimeMatch> = matches.into_iter().map(|m| without_leading_name(m, &chars)).collect();
+    // "Board lunch", "morning standup notes", "下午茶": a part-of-day word that names the item stays
+    // in the title, and gives the time only when no clock time is stated.
+    let title_word = |m: &TimeMatch| is_meal_word(m) || names_the_item(m, &chars, &matches);
+    let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !title_word(m)).count();
     if clocks > 1 {
         // "明天上午9点到11点，下午2点到4点培训": two times, two items.
         return Some(Reading::NotUnderstood("several times"));
@@ -55,9 +62,8 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let mut duration_minutes = None;
     let mut time_matches = Vec::new();
     let mut spans = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
     for m in &matches {
-        if is_meal_word(m) {
+        if title_word(m) {
             // "lunch with Sarah at 12:30": the meal is the title; alone it also gives the part of day.
             if !has_clock {
                 time_matches.push(m.clone());
@@ -79,7 +85,7 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
         }
         for (start, mut end) in m.pieces() {
             // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
-            for connector in ["的", "之前", "以前", "前", "开始", "起"] {
+            for connector in ["的", "之前", "以前", "前", "开始", "起", "'s", "’s"] {
                 let len = connector.chars().count();
                 if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
                     && (connector == "的" || !is_duration) {
@@ -118,7 +124,64 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let when = join_times(&time_matches, chinese, ctx);
     let timed = time_matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
     let kind = kind_word.or(if timed { Some("event") } else { Some("todo") });
-    Some(Reading::Understood(Intent::Create(NewItem { kind, title, when, duration_minutes, priority })))
+    // "昨天上午去了牙医", "log yesterday's run at 7am": a day before today is a record of what
+    // happened (a passed time today is not: it keeps today's rule).
+    let record = time_matches.iter().any(|m| m.resolution.rrule.is_none() && m.resolution.date < ctx.today());
+    Some(Reading::Understood(Intent::Create(NewItem { kind, title, when, duration_minutes, priority, record })))
+}
+
+/// English words the resolver reads as a part of the day that also name meals and meetings.
+const EN_PART_NAMES: [&str; 7] = ["lunch", "lunchtime", "morning", "afternoon", "evening", "night", "breakfast"];
+
+/// A match that starts with a part-of-day word right after a noun of the title ("Board lunch
+/// friday at 12:30", "team lunch tomorrow at noon"), without that word: it names the item.
+fn without_leading_name(m: TimeMatch, chars: &[char]) -> TimeMatch {
+    let text_chars: Vec<char> = m.text.chars().collect();
+    let first_end = text_chars.iter().position(|c| c.is_whitespace()).unwrap_or(text_chars.len());
+    let first: String = text_chars[..first_end].iter().collect::<String>().to_lowercase();
+    let rest_start = (first_end..text_chars.len()).find(|&i| !text_chars[i].is_whitespace());
+    let Some(rest_start) = rest_start.filter(|_| EN_PART_NAMES.contains(&first.as_str()) && m.gap.is_none()) else { return m };
+    // the word before the match: a noun of the title, not a preposition or command
+    let before: String = chars[..m.span.0].iter().rev().skip_while(|c| c.is_whitespace()).take_while(|c| c.is_ascii_alphabetic()).collect::<Vec<_>>().into_iter().rev().collect();
+    let before = before.to_lowercase();
+    if before.is_empty() || EN_NOT_A_NAME.contains(&before.as_str()) || EN_CREATE_WORDS.contains(&before.as_str()) {
+        return m;
+    }
+    TimeMatch { span: (m.span.0 + rest_start, m.span.1), text: text_chars[rest_start..].iter().collect(), ..m }
+}
+
+/// Part-of-day words that name an item when a noun follows them in Chinese.
+const ZH_NAMED_PARTS: [&str; 2] = ["下午茶", "夜宵"];
+
+/// Words after which an English part-of-day word is still the time, not part of a name
+/// ("morning at 9", "evening with Sam").
+const EN_NOT_A_NAME: [&str; 24] = [
+    "at", "on", "in", "for", "with", "to", "by", "from", "until", "till", "and", "or", "the", "a", "an", "this", "next", "every", "of",
+    "around", "about", "before", "after", "is",
+];
+
+/// A lone part-of-day word used as a modifier of the item's name: "morning standup", "evening
+/// class", "afternoon tea", "下午茶" (the next word is a noun of the title, not a time or a
+/// preposition).
+fn names_the_item(m: &TimeMatch, chars: &[char], matches: &[TimeMatch]) -> bool {
+    let r = &m.resolution;
+    if r.segment.is_none() || r.start_time.is_some() || r.rrule.is_some() || m.text.trim().contains(char::is_whitespace) {
+        return false;
+    }
+    let after: String = chars[m.span.1..].iter().take(2).collect();
+    if ZH_NAMED_PARTS.iter().any(|w| w.starts_with(m.text.as_str()) && format!("{}{after}", m.text).starts_with(w)) {
+        return true;
+    }
+    if !m.text.chars().all(|c| c.is_ascii_alphabetic()) || chars.get(m.span.1) != Some(&' ') {
+        return false;
+    }
+    let start = m.span.1 + 1;
+    let end = (start..chars.len()).find(|&i| !chars[i].is_ascii_alphanumeric()).unwrap_or(chars.len());
+    let word: String = chars[start..end].iter().collect::<String>().to_lowercase();
+    !word.is_empty()
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && !EN_NOT_A_NAME.contains(&word.as_str())
+        && !matches.iter().any(|o| o.span.0 <= start && start < o.span.1)
 }
 
 pub(super) fn clean_title(rest: &str, chinese: bool) -> String {

@@ -20,6 +20,8 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
         starts.iter().any(|w| lower.starts_with(w))
             || find_any(&lower, &["agenda", "my schedule", "do i have"]).is_some()
             || find_any(&lower, &["top"]).is_some_and(|(at, _)| leading_number(lower[at + 3..].trim_start()).is_some())
+            // "top3": the count glued to the word
+            || lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w.strip_prefix("top").is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())))
     };
     if !asks {
         return None;

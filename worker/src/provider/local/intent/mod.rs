@@ -36,6 +36,8 @@ pub struct NewItem {
     pub when: Option<String>,
     pub duration_minutes: Option<u32>,
     pub priority: Option<u8>,
+    /// The sentence puts it on a day before today: a record of what happened.
+    pub record: bool,
 }
 
 /// The item a sentence refers to.
@@ -135,6 +137,38 @@ mod tests {
     }
 
     #[test]
+    fn an_earlier_day_is_a_record_and_a_passed_time_today_is_not() {
+        let Intent::Create(item) = intent("昨天上午去了牙医") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref(), item.record), ("去了牙医", Some("昨天上午"), true));
+        let Intent::Create(item) = intent("log yesterday's run at 7am") else { panic!() };
+        assert_eq!((item.title.as_str(), item.record), ("run", true));
+        let Intent::Create(item) = intent("上周五晚上和老同学吃饭") else { panic!() };
+        assert!(item.record, "{item:?}");
+        // ctx() is 09:00: 7 this morning has passed, but today keeps today's rule
+        let Intent::Create(item) = intent("今天早上7点跑步") else { panic!() };
+        assert!(!item.record, "{item:?}");
+        let Intent::Create(item) = intent("明天上午去牙医") else { panic!() };
+        assert!(!item.record, "{item:?}");
+    }
+
+    #[test]
+    fn words_that_look_like_times_but_name_the_item_stay_in_the_title() {
+        let Intent::Create(item) = intent("Board lunch friday at 12:30") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("Board lunch", Some("friday at 12:30")));
+        let Intent::Create(item) = intent("morning standup notes tomorrow") else { panic!() };
+        assert_eq!(item.title, "morning standup notes");
+        let Intent::Create(item) = intent("evening class on thursday at 7pm") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("evening class", Some("thursday at 7pm")));
+        let Intent::Create(item) = intent("明天喝下午茶") else { panic!() };
+        assert_eq!(item.title, "喝下午茶");
+        // a part of day followed by a time word or a preposition is still the time
+        let Intent::Create(item) = intent("yoga tomorrow morning") else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("yoga", Some("tomorrow morning")));
+        let Intent::Create(item) = intent("run in the evening with Sam") else { panic!() };
+        assert_eq!(item.title, "run with Sam");
+    }
+
+    #[test]
     fn targets_separate_words_from_days() {
         assert_eq!(
             intent("把2月8日的会议改到晚上8点"),
@@ -175,6 +209,8 @@ mod tests {
         assert_eq!(intent("明天有什么安排"), Intent::List(Listing { date: Some("明天".into()), ..Default::default() }));
         assert_eq!(intent("前3个最紧急的任务"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
         assert_eq!(intent("what's on tomorrow"), Intent::List(Listing { date: Some("tomorrow".into()), ..Default::default() }));
+        assert_eq!(intent("top3 most urgent tasks"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
+        assert_eq!(intent("最重要的前两个待办"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
     }
 
     #[test]
