@@ -73,10 +73,13 @@ pub async fn lock_user_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(
 /// Refuses a new item when `user_id` already has `max` live items. Call it under
 /// [`lock_user_items`], so concurrent creations cannot pass the check together.
 pub async fn check_item_quota(db: impl PgExecutor<'_>, user_id: Uuid, max: u32) -> Result<Result<(), ItemError>, sqlx::Error> {
-    let live = sqlx::query_scalar!(r#"SELECT count(*) AS "count!" FROM items WHERE user_id = $1 AND deleted_at IS NULL"#, user_id)
-        .fetch_one(db)
-        .await?;
+    let live = count_live_items(db, user_id).await?;
     Ok(if live >= i64::from(max) { Err(ItemError::TooManyItems(max)) } else { Ok(()) })
+}
+
+/// How many live (not deleted) items `user_id` has: what the item quota counts.
+pub async fn count_live_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar!(r#"SELECT count(*) AS "count!" FROM items WHERE user_id = $1 AND deleted_at IS NULL"#, user_id).fetch_one(db).await
 }
 
 pub async fn insert_item(

@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use super::{
     item::ItemRecord,
-    store::{delete_item, lock_user_items, restore_item},
+    store::{count_live_items, delete_item, lock_user_items, restore_item},
 };
 use crate::{
     domain::{
@@ -109,9 +109,7 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
     }
     let revived = reversals.iter().filter(|r| r.deleted_now && r.before.as_ref().is_some_and(|b| b["deleted_at"].is_null())).count();
     if revived > 0 {
-        let live = sqlx::query_scalar!(r#"SELECT count(*) AS "n!" FROM items WHERE user_id = $1 AND deleted_at IS NULL"#, owner)
-            .fetch_one(&mut *tx)
-            .await?;
+        let live = count_live_items(&mut *tx, owner).await?;
         if live + revived as i64 > i64::from(max_items) {
             return Ok(UndoOutcome::OverQuota(max_items));
         }
