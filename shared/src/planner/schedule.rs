@@ -326,7 +326,13 @@ pub fn read_duration(text: &str, ctx: &TimeContext) -> Option<i64> {
         return Some(if negative { -minutes } else { minutes });
     }
     check_fully_read(body, ctx, "shift").ok()?;
-    let resolution = resolve(body, ctx)?;
+    // "a week", "an hour": alone, "a week" may be "once a week"; as a shift it is a length
+    let lower_body = body.to_lowercase();
+    let resolution = if lower_body.starts_with("a ") || lower_body.starts_with("an ") {
+        resolve(&format!("for {body}"), ctx)?
+    } else {
+        resolve(body, ctx)?
+    };
     let minutes = match resolution.duration_minutes {
         Some(minutes) => i64::from(minutes),
         // "2天" / "3 days" read as offsets: the distance from today.
@@ -474,6 +480,12 @@ mod tests {
         assert_eq!(read_duration("提前1个小时", &ctx()), Some(-60));
         assert_eq!(read_duration("45", &ctx()), Some(45));
         assert_eq!(read_duration("-15", &ctx()), Some(-15));
+        // days and weeks are lengths too: "把周会推迟3天", "postpone it by a week"
+        assert_eq!(read_duration("3天", &ctx()), Some(3 * 24 * 60));
+        assert_eq!(read_duration("提前一周", &ctx()), Some(-7 * 24 * 60));
+        assert_eq!(read_duration("a week", &ctx()), Some(7 * 24 * 60));
+        assert_eq!(read_duration("2 days", &ctx()), Some(2 * 24 * 60));
+        assert_eq!(read_duration("3天12小时", &ctx()), Some(3 * 24 * 60 + 12 * 60));
     }
 
     #[test]

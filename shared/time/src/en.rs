@@ -494,7 +494,10 @@ fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some(x) = t.phrase(i, "the") {
         j = t.skip_ws(x);
     }
-    let n: i8 = if let Some(x) = t.phrase(j, "last").or_else(|| t.phrase(j, "final")) {
+    let n: i8 = if let Some((x, _)) = t.phrase_longest(j, &["second to last", "second-to-last", "penultimate", "next to last"]) {
+        j = x;
+        -2
+    } else if let Some(x) = t.phrase(j, "last").or_else(|| t.phrase(j, "final")) {
         j = x;
         -1
     } else {
@@ -688,6 +691,8 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("the week after next", 2, 0),
         ("the week before last", -2, 0),
         ("this weekend", 0, 1),
+        ("this coming weekend", 0, 1),
+        ("the coming weekend", 0, 1),
         ("next weekend", 1, 1),
         ("last weekend", -1, 1),
         ("this month", 0, 2),
@@ -1020,7 +1025,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             };
             let after_for = t
                 .prev_word(i)
-                .is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"));
+                .is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting") || t.word_eq(w, "by"));
             if amt == 0 || (article && !after_for) {
                 return None;
             }

@@ -61,7 +61,8 @@
 //! * **Ordinals**: day ordinals in digits or words (the 5th, the twenty-second, march second,
 //!   second of june; "the second" in words only after a weekday or "on", or before "of <month>",
 //!   so "the second meeting" is no date). The n-th weekday of a month: "the third Wednesday of next
-//!   month", "first friday in june", "last Friday of this month", 下个月的第三个周三, 本月最后一个周一
+//!   month", "first friday in june", "last Friday of this month", "the second to last friday of
+//!   the month", 下个月的第三个周三, 本月最后一个周一
 //!   (a month is required in English, where "last friday" alone is last week's; in Chinese a bare
 //!   第3个周三 is this month's); a month named without a year whose n-th weekday has passed is next
 //!   year's; a month without that weekday (a fifth Monday) gives no match. "the last/first day of
@@ -107,7 +108,7 @@
 //!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
 //!   `duration_minutes`; days and weeks count 1440 and 10080 minutes (months and years vary and are
 //!   not read as lengths; 第3天, 3日 and 3周年 are not lengths; "a day"/"a week" is one only after
-//!   "for"/"lasting", since "once a day" is not). Durations written next to each other add up
+//!   "for"/"lasting"/"by", since "once a day" is not). Durations written next to each other add up
 //!   (3天12小时, 2 hours 30 minutes, 两个星期又一天, 1小时零5分钟, 3 days and 4 hours).
 //!   A duration belongs to the time expression of its clause: right after it, or after "for",
 //!   "开始", "持续", "历时", "为期", commas or spaces ("下午3点开始，持续2小时", "from 4pm for thirty

@@ -271,16 +271,17 @@ fn weekday_year(m: u32, day: u32, wd: u8, today: NaiveDate) -> Option<NaiveDate>
     best.map(|b| b.1)
 }
 
-/// The n-th (or, for -1, the last) weekday `wd` of month `m` of year `y`.
+/// The n-th weekday `wd` of month `m` of year `y`, counted from the end when n < 0 (-1 = the
+/// last, -2 = the second to last).
 fn nth_weekday_in(y: i32, m: u32, n: i8, wd: u8) -> Option<NaiveDate> {
-    if n > 0 {
-        let d = add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?;
-        (d.month() == m).then_some(d)
+    let d = if n > 0 {
+        add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?
     } else {
         let last = last_of_month(y, m)?;
         let back = (weekday_index(last) as i64 - wd as i64).rem_euclid(7);
-        add_days(last, -back)
-    }
+        add_days(last, -back - 7 * (n.unsigned_abs() as i64 - 1))?
+    };
+    (d.month() == m).then_some(d)
 }
 
 /// "the third Wednesday of next month", "下个月的第三个周三": in the month given (this month when

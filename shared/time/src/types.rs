@@ -84,7 +84,8 @@ pub(crate) struct DateParts {
     pub part: Option<MonthPart>,
     /// 0 = Monday .. 6 = Sunday.
     pub weekday: Option<u8>,
-    /// The n-th weekday of the month (n = 1..=5, or -1 for the last): "the third Wednesday of
+    /// The n-th weekday of the month (n = 1..=5, or -1 for the last, -2 for the second to last):
+    /// "the third Wednesday of
     /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday).
     pub nth: Option<(i8, u8)>,
     /// "friday after next".
