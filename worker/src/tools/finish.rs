@@ -209,8 +209,9 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
         return Err(ToolError::InvalidArguments(format!("at most {MAX_ACTIONS} actions")));
     }
     let state = context.state;
-    let mut known = state.changed_items.clone();
-    for item in &state.found {
+    // What the run found, overlaid with what it changed since (the latest version of each item).
+    let mut known = state.found.clone();
+    for item in &state.changed_items {
         remember_changed_item(&mut known, item);
     }
     let render = |ids: &Option<Vec<String>>, field: &str| -> Result<Option<Vec<Value>>, ToolError> {
@@ -240,9 +241,9 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
                     action.action
                 )));
             }
-            ResultType::NeedClarification if options.as_ref().is_none_or(|o| o.len() < 2) => {
+            ResultType::NeedClarification if !state.decided && options.as_ref().is_none_or(|o| o.len() < 2) => {
                 return Err(ToolError::Refused(format!(
-                    "need_clarification for action {:?} needs at least two candidate ids from a search in options; with one, act on it",
+                    "need_clarification for action {:?} needs at least two candidate ids from a search in options (or a passed time or conflict to decide); with one, act on it",
                     action.action
                 )));
             }

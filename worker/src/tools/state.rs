@@ -25,6 +25,9 @@ pub struct RunState {
     /// The latest outcome that needs the user's decision (a time that has passed, a conflict), until
     /// a later change succeeds. It makes a clarification legitimate.
     pub decision: Option<Value>,
+    /// Whether any outcome of the run needed the user's decision (kept after later changes: an
+    /// action of a sentence with several may still need it).
+    pub decided: bool,
     /// Whether a search or a time lookup succeeded: with a change, what may back `action_completed`
     /// (an answer to "明天有什么安排" or "下周一是几号" changes nothing).
     pub looked_up: bool,
@@ -36,6 +39,7 @@ impl RunState {
     pub fn observe(&mut self, tool: &str, result: &Value) {
         if is_decision(result) {
             self.decision = Some(result.clone());
+            self.decided = true;
             return;
         }
         if tool == "search_items" {

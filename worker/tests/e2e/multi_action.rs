@@ -91,3 +91,39 @@ async fn one_unclear_action_leaves_the_others_done_and_each_outcome_stated() {
     assert!(app.items(&key).await.iter().any(|i| i["title"] == "开会"));
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_local_provider_runs_each_clause_it_reads() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let (_, key) = app.create_user("alice").await;
+    let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "start_time": "19:00"})).await;
+    let weekly = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+
+    let task = app.act(&key, "删除明天的健身，然后把周会推迟半小时", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let done = actions(&task);
+    assert_eq!(done.len(), 2);
+    assert!(done.iter().all(|a| a["type"] == "action_completed"), "{task:#}");
+    assert_eq!((done[0]["action"].as_str(), done[0]["items"][0]["id"].as_str()), (Some("删除明天的健身"), gym["id"].as_str()));
+    assert_eq!(done[1]["items"][0]["start_time"], "10:30");
+    let items = app.items(&key).await;
+    assert!(items.iter().all(|i| i["id"] != gym["id"]), "the gym is deleted");
+    assert!(items.iter().any(|i| i["id"] == weekly["id"] && i["start_time"] == "10:30"));
+
+    // The second clause takes the first one's day and part of day.
+    let task = app.act(&key, "明天下午3点开会，6点提醒我去接孩子", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let created = actions(&task);
+    assert_eq!((created[0]["items"][0]["title"].as_str(), created[0]["items"][0]["start_time"].as_str()), (Some("开会"), Some("15:00")));
+    let reminder = &created[1]["items"][0];
+    assert_eq!((reminder["kind"].as_str(), reminder["title"].as_str()), (Some("reminder"), Some("去接孩子")));
+    assert_eq!((reminder["date"].as_str(), reminder["start_time"].as_str()), (Some("2026-02-08"), Some("18:00")));
+
+    // One clause fails, the other is done: both are stated.
+    let task = app.act(&key, "cancel yoga and move the dentist to friday", NOW).await;
+    assert_eq!(task["status"], "failed", "{task:#}");
+    let mixed = actions(&task);
+    assert_eq!((mixed[0]["type"].as_str(), mixed[1]["type"].as_str()), (Some("error"), Some("error")), "{task:#}");
+    assert!(mixed[0]["suggestion"].as_str().is_some());
+    app.shutdown().await;
+}

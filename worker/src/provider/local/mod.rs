@@ -20,8 +20,8 @@ use quickact_time::{TimeContext, is_chinese};
 use serde_json::json;
 
 use self::{
-    intent::{Reading, read},
-    plan::{Say, next_step},
+    intent::{Clause, Reading, read, read_clauses},
+    plan::{Say, next_step, next_step_of_all},
 };
 use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Usage};
 
@@ -56,9 +56,18 @@ fn answer(request: &ChatRequest) -> Result<ModelReply, ProviderError> {
     // the text written for a model).
     let run = &request.run;
     let chinese = is_chinese(&run.sentence);
-    let (tool, arguments) = match read(&run.sentence, &run.time) {
-        Reading::Understood(intent) => next_step(&intent, &run.answered, chinese),
-        Reading::NotUnderstood(reason) => {
+    let reading = match read_clauses(&run.sentence, &run.time) {
+        Some(Ok(clauses)) => Ok(clauses),
+        Some(Err(reason)) => Err(reason),
+        None => match read(&run.sentence, &run.time) {
+            Reading::Understood(intent) => Ok(vec![Clause { text: run.sentence.clone(), intent }]),
+            Reading::NotUnderstood(reason) => Err(reason),
+        },
+    };
+    let (tool, arguments) = match reading {
+        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, &run.answered, chinese),
+        Ok(clauses) => next_step_of_all(&clauses, &run.answered, chinese),
+        Err(reason) => {
             tracing::info!(reason, "the local provider did not understand the sentence");
             let say = Say { chinese };
             ("finish", json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))

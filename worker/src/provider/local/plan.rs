@@ -8,7 +8,9 @@
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use super::intent::{Change, Intent, Listing, NewItem, Target};
+use quickact_shared::domain::task::ResultType;
+
+use super::intent::{Change, Clause, Intent, Listing, NewItem, Target};
 use crate::provider::AnsweredCall;
 
 /// What the tools answered so far, in order.
@@ -115,6 +117,57 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
             Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
     }
+}
+
+/// The step after `history` for a sentence of several clauses: each clause runs in turn on the
+/// calls made since the one before finished (the plan of one clause is a function of its own
+/// calls), and the run ends with one `finish` that states every clause's outcome in `actions`.
+pub fn next_step_of_all(clauses: &[Clause], history: &History, chinese: bool) -> Step {
+    let mut start = 0;
+    let mut actions = Vec::new();
+    for clause in clauses {
+        let mut made = 0;
+        let (outcome, calls) = loop {
+            let calls = &history[start..start + made];
+            let step = next_step(&clause.intent, calls, chinese);
+            if step.0 == "finish" {
+                break (step.1, calls);
+            }
+            if start + made == history.len() {
+                return step;
+            }
+            made += 1;
+        };
+        start += made;
+        actions.push(action_of(&clause.text, outcome, calls));
+    }
+    let types: Vec<ResultType> = actions.iter().filter_map(|a| serde_json::from_value(a["result_type"].clone()).ok()).collect();
+    let message = actions.iter().filter_map(|a| a["message"].as_str()).collect::<Vec<_>>().join(if chinese { "；" } else { "; " });
+    let mut arguments = finish(ResultType::of_all(types).as_str(), message, None).1;
+    arguments["actions"] = Value::Array(actions);
+    ("finish", arguments)
+}
+
+/// One clause's entry in `actions`: its own finish, plus the ids of the items its calls changed
+/// (or, for a listing, found).
+fn action_of(text: &str, mut outcome: Value, calls: &History) -> Value {
+    let mut ids: Vec<String> = Vec::new();
+    for result in calls.iter().filter_map(|call| call.result.as_ref().ok()) {
+        let changed = read_as::<Changed>(result);
+        if let (None, Some(item)) = (changed.outcome.as_deref(), result.get("item").and_then(|i| i["id"].as_str())) {
+            ids.push(item.to_owned());
+        }
+    }
+    if ids.is_empty() && outcome["result_type"] == "action_completed" {
+        // A listing: what its last search found.
+        let found = calls.iter().rev().find_map(|call| call.result.as_ref().ok());
+        ids = found.map(|r| read_as::<Found>(r).items).unwrap_or_default().into_iter().map(|c| c.id).collect();
+    }
+    outcome["action"] = json!(text);
+    if !ids.is_empty() {
+        outcome["item_ids"] = json!(ids);
+    }
+    outcome
 }
 
 fn create_arguments(item: &NewItem) -> Value {

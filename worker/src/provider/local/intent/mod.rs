@@ -5,6 +5,7 @@
 //! One module per intent (`reschedule`, `delete`, `complete`, `list`, `create`), tried in that
 //! order by [`read`]; `target` reads the item a sentence refers to, `words` holds what they share.
 
+mod clauses;
 mod complete;
 mod create;
 mod delete;
@@ -13,6 +14,7 @@ mod reschedule;
 mod target;
 mod words;
 
+pub use clauses::{Clause, read_clauses};
 use quickact_time::{TimeContext, is_chinese};
 
 use super::text::find_any;
