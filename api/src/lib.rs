@@ -73,6 +73,7 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(quick_action::undo))
         .routes(routes!(quick_action::events))
         .routes(routes!(admin::list_quick_actions))
+        .routes(routes!(stats::stats))
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::list_user_keys))
         .routes(routes!(admin::revoke_key))

@@ -35,6 +35,7 @@ pub struct AdminListParams {
     since: Option<String>,
     until: Option<String>,
     q: Option<String>,
+    model: Option<String>,
     limit: Option<i64>,
     cursor: Option<String>,
 }
@@ -70,12 +71,13 @@ pub async fn list_quick_actions(
         since: non_empty(params.since).map(|s| parse_instant(&s, "since")).transpose()?,
         until: non_empty(params.until).map(|s| parse_instant(&s, "until")).transpose()?,
         text: non_empty(params.q),
+        model: non_empty(params.model),
     };
     list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
 }
 
 /// RFC 3339, or a bare date (its midnight, UTC).
-fn parse_instant(text: &str, name: &str) -> Result<DateTime<Utc>, ApiError> {
+pub fn parse_instant(text: &str, name: &str) -> Result<DateTime<Utc>, ApiError> {
     if let Ok(instant) = DateTime::parse_from_rfc3339(text) {
         return Ok(instant.with_timezone(&Utc));
     }

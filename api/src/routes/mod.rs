@@ -6,6 +6,7 @@ pub mod items;
 pub mod keys;
 pub mod parse_time;
 pub mod quick_action;
+pub mod stats;
 
 use chrono_tz::Tz;
 use uuid::Uuid;

@@ -10,6 +10,7 @@
 //! - `openapi`: the OpenAPI description, served and committed (`api/openapi.json`), without drift.
 //! - `undo`: `POST /api/quick-action/{id}/undo`.
 //! - `events`: the live step stream `GET /api/quick-action/{id}/events` (SSE), and resuming it.
+//! - `stats_api`: `/api/admin/stats`.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
 //!   CORS.
 //!
@@ -23,3 +24,4 @@ mod keys;
 mod openapi;
 mod events;
 mod undo;
+mod stats_api;

@@ -167,6 +167,8 @@ pub struct TaskFilter {
     pub until: Option<DateTime<Utc>>,
     /// Case-insensitive substring of the input text.
     pub text: Option<String>,
+    /// The model that served the task (`model_used`).
+    pub model: Option<String>,
 }
 
 /// One page of tasks, newest first, after `cursor`. Fetches `limit + 1` rows so the caller knows
@@ -188,6 +190,7 @@ pub async fn list_tasks(
              AND ($5::timestamptz IS NULL OR created_at < $5)
              AND ($6::text IS NULL OR input_text ILIKE $6)
              AND ($7::timestamptz IS NULL OR (created_at, id) < ($7, $8::uuid))
+             AND ($10::text IS NULL OR model_used = $10)
            ORDER BY created_at DESC, id DESC
            LIMIT $9",
         filter.user_id,
@@ -199,6 +202,7 @@ pub async fn list_tasks(
         cursor.map(|c| c.created_at),
         cursor.map(|c| c.id),
         limit + 1,
+        filter.model,
     )
     .fetch_all(db)
     .await
@@ -214,13 +218,15 @@ pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result
              AND ($3::text IS NULL OR result_type = $3)
              AND ($4::timestamptz IS NULL OR created_at >= $4)
              AND ($5::timestamptz IS NULL OR created_at < $5)
-             AND ($6::text IS NULL OR input_text ILIKE $6)"#,
+             AND ($6::text IS NULL OR input_text ILIKE $6)
+             AND ($7::text IS NULL OR model_used = $7)"#,
         filter.user_id,
         filter.status as Option<TaskStatus>,
         filter.result_type as Option<ResultType>,
         filter.since,
         filter.until,
         pattern,
+        filter.model,
     )
     .fetch_one(db)
     .await?;

@@ -99,6 +99,13 @@ pub async fn find_user_by_key_hash(db: impl PgExecutor<'_>, hash: &[u8]) -> Resu
     .await
 }
 
+/// Every user, oldest first.
+pub async fn list_users(db: impl PgExecutor<'_>) -> Result<Vec<User>, sqlx::Error> {
+    sqlx::query_as!(User, "SELECT id, name, is_admin, time_zone, model, created_at FROM users ORDER BY created_at, id")
+        .fetch_all(db)
+        .await
+}
+
 pub async fn find_user(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<User>, sqlx::Error> {
     sqlx::query_as!(
         User,

@@ -26,7 +26,7 @@ use self::{
 use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Usage};
 
 /// The name runs served locally record as `model_used`.
-pub const LOCAL_MODEL: &str = "local";
+pub const LOCAL_MODEL: &str = quickact_shared::store::stats::LOCAL_MODEL;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalProvider;
