@@ -79,6 +79,7 @@ impl ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(err: sqlx::Error) -> Self {
+        quickact_shared::metrics::database_error(&err);
         if is_unavailable(&err) { ApiError::Unavailable } else { ApiError::Internal(Box::new(err)) }
     }
 }

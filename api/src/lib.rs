@@ -84,6 +84,7 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(parse_time::parse_time))
         .routes(routes!(health::health))
         .routes(routes!(health::ready))
+        .routes(routes!(health::metrics))
 }
 
 /// The OpenAPI description of the contract, as `GET /api/openapi.json` serves it.
@@ -105,6 +106,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(limits::count_requests))
         .layer(middleware::from_fn_with_state(limits, limits::limit_requests))
         .layer(option_layer(cors))
         // One access line per request at INFO: method, URI, status, latency.
@@ -158,6 +160,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         config: Arc::new(config),
         stopping: CancellationToken::new(),
         long_polls: Arc::new(LongPollSlots::default()),
+        metrics: quickact_shared::metrics::install(),
         submit_rate,
     })
 }

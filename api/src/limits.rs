@@ -19,13 +19,17 @@ use std::{
 };
 
 use axum::{
-    extract::{Request, State},
+    extract::{MatchedPath, Request, State},
     http::Method,
     middleware::Next,
     response::{IntoResponse, Response},
 };
 use governor::{DefaultKeyedRateLimiter, Quota, clock::Clock};
-use quickact_shared::{config::HttpConfig, store::budgets::take_submit_budget};
+use quickact_shared::{
+    config::HttpConfig,
+    metrics::{self, OpenGuard},
+    store::budgets::take_submit_budget,
+};
 use sqlx::PgPool;
 use tokio::sync::Semaphore;
 use uuid::Uuid;
@@ -71,6 +75,18 @@ pub async fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: R
     }
 }
 
+/// The middleware that counts every answered request in `quickact_http_requests_total` and
+/// `quickact_http_request_seconds`, labelled with the route's pattern (never the raw path, so ids
+/// make no new series; unrouted paths count as `unmatched`).
+pub async fn count_requests(request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| path.as_str()).to_owned();
+    let method = request.method().clone();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    metrics::http_request(method.as_str(), &route, response.status().as_u16(), started.elapsed());
+    response
+}
+
 fn may_long_poll(request: &Request) -> bool {
     let path = request.uri().path().trim_end_matches('/');
     match *request.method() {
@@ -83,6 +99,15 @@ fn may_long_poll(request: &Request) -> bool {
     }
 }
 
+/// What a held wait is, for the gauges of open waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitKind {
+    /// A long-poll (`wait=true`).
+    LongPoll,
+    /// A task's event stream (SSE).
+    EventStream,
+}
+
 /// Long-polls held open per user in this process.
 #[derive(Default)]
 pub struct LongPollSlots {
@@ -93,11 +118,13 @@ pub struct LongPollSlots {
 pub struct LongPollSlot {
     slots: Arc<LongPollSlots>,
     user_id: Uuid,
+    /// Counts the wait in `quickact_long_polls_open` or `quickact_sse_streams_open` while it lives.
+    _open: OpenGuard,
 }
 
 impl LongPollSlots {
     /// A slot for one more wait of `user_id`, or 429 when they already hold `max`.
-    pub fn take(self: &Arc<Self>, user_id: Uuid, max: usize) -> Result<LongPollSlot, ApiError> {
+    pub fn take(self: &Arc<Self>, user_id: Uuid, max: usize, kind: WaitKind) -> Result<LongPollSlot, ApiError> {
         let mut held = self.held.lock().expect("long-poll slots lock");
         let count = held.entry(user_id).or_default();
         if *count >= max {
@@ -107,7 +134,11 @@ impl LongPollSlots {
             });
         }
         *count += 1;
-        Ok(LongPollSlot { slots: self.clone(), user_id })
+        let gauge = match kind {
+            WaitKind::LongPoll => metrics::LONG_POLLS_OPEN,
+            WaitKind::EventStream => metrics::SSE_STREAMS_OPEN,
+        };
+        Ok(LongPollSlot { slots: self.clone(), user_id, _open: OpenGuard::new(gauge) })
     }
 }
 
@@ -184,11 +215,11 @@ mod tests {
     fn a_user_holds_at_most_max_slots_and_gets_them_back() {
         let slots = Arc::new(LongPollSlots::default());
         let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
-        let first = slots.take(alice, 2).unwrap();
-        let _second = slots.take(alice, 2).unwrap();
-        assert!(slots.take(alice, 2).is_err());
-        assert!(slots.take(bob, 2).is_ok(), "per user");
+        let first = slots.take(alice, 2, WaitKind::LongPoll).unwrap();
+        let _second = slots.take(alice, 2, WaitKind::LongPoll).unwrap();
+        assert!(slots.take(alice, 2, WaitKind::LongPoll).is_err());
+        assert!(slots.take(bob, 2, WaitKind::LongPoll).is_ok(), "per user");
         drop(first);
-        assert!(slots.take(alice, 2).is_ok());
+        assert!(slots.take(alice, 2, WaitKind::LongPoll).is_ok());
     }
 }

@@ -11,13 +11,13 @@ use quickact_shared::{db::is_unavailable, domain::task::TaskRecord, store::tasks
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::{error::ApiError, state::AppState};
+use crate::{error::ApiError, limits::WaitKind, state::AppState};
 
 /// Returns the task once it is final or `timeout` has passed (then in whatever state it is), or at
 /// once when the server is shutting down. The wait counts against `caller`'s long-poll bound (429
 /// past it).
 pub async fn wait_until_final(state: &AppState, caller: Uuid, id: Uuid, timeout: Duration) -> Result<TaskRecord, ApiError> {
-    let _slot = state.long_polls.take(caller, state.config.http.max_long_polls_per_user)?;
+    let _slot = state.long_polls.take(caller, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?;
     let deadline = Instant::now() + timeout;
     let mut subscription = state.notifications.subscribe_task(id);
     loop {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use quickact_shared::metrics::PrometheusHandle;
 use quickact_shared::{config::Config, notify::Notifications};
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
@@ -20,4 +21,6 @@ pub struct AppState {
     pub long_polls: Arc<LongPollSlots>,
     /// The per-user submit rate (shared across API processes through Postgres).
     pub submit_rate: Arc<SubmitRate>,
+    /// Renders this process's Prometheus metrics (`GET /metrics`).
+    pub metrics: PrometheusHandle,
 }

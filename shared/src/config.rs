@@ -125,6 +125,8 @@ pub struct WorkerConfig {
     pub shutdown_grace: Duration,
     /// `QUICKACT_WORKER_NAME`: prefix of this process's worker names (host name by default).
     pub name_prefix: String,
+    /// `QUICKACT_WORKER_METRICS_BIND`: where the worker serves `GET /metrics` (none by default).
+    pub metrics_bind: Option<SocketAddr>,
 }
 
 impl WorkerConfig {
@@ -178,6 +180,15 @@ impl Config {
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
                 name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
+                metrics_bind: get("QUICKACT_WORKER_METRICS_BIND")
+                    .map(|value| {
+                        value.trim().parse().map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
+                            name: "QUICKACT_WORKER_METRICS_BIND",
+                            value,
+                            reason: e.to_string(),
+                        })
+                    })
+                    .transpose()?,
             },
             http: HttpConfig {
                 request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),

@@ -88,6 +88,7 @@ where
     loop {
         match op().await {
             Err(err) if is_unavailable(&err) && started.elapsed() + delay < patience => {
+                crate::metrics::database_error(&err);
                 tracing::warn!(error = %err, retry_in_ms = delay.as_millis() as u64, "database unavailable, retrying");
                 tokio::time::sleep(delay).await;
                 delay = (delay * 2).min(Duration::from_secs(2));

@@ -11,6 +11,8 @@
 //! - [`planner`]: the items the agent acts on (store, rules).
 //! - [`sweeper`]: overdue and jobless tasks, and retention, swept by every process.
 //! - [`pricing`]: per-model prices and the cost of a turn.
+//! - [`metrics`]: the Prometheus metrics both processes export, and their fixed labels.
+//! - [`telemetry`]: logging (text or JSON) and the shutdown signal.
 //!
 //! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
 //! (`shared/time/`).
@@ -19,6 +21,7 @@ pub mod config;
 pub mod credentials;
 pub mod db;
 pub mod domain;
+pub mod metrics;
 pub mod planner;
 pub mod notify;
 pub mod pricing;

@@ -91,7 +91,8 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
     .fetch_all(pool)
     .await?;
     for task in overdue {
-        if end_task(pool, task.id, None, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await?.is_some() {
+        if let Some(ended) = end_task(pool, task.id, None, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await? {
+            crate::metrics::task_finished(&ended);
             tracing::info!(task_id = %task.id, "task past its deadline ended by the sweeper");
             report.timed_out += 1;
         }

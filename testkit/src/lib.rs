@@ -9,6 +9,7 @@
 //! - [`wait`]: waiting for background work by a condition and a deadline, never a fixed sleep.
 //! - [`held_reads`]: catching a request at the moment it reads a task (e.g. a long-poll before it
 //!   waits), where the code offers no event to wait on.
+//! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
 
 pub mod app;
@@ -16,6 +17,7 @@ pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;
 pub mod postgres;
+pub mod prometheus;
 pub mod wait;
 
 /// One Server-Sent Event as [`sse_events`] parses it.

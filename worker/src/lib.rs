@@ -8,12 +8,14 @@
 //! - [`provider`]: model providers behind one interface (OpenAI-compatible; lenient parsing).
 //! - [`providers`]: which provider serves a task.
 //! - [`tools`]: the tool registry and the tools the model may call.
+//! - [`metrics`]: the worker's `GET /metrics` listener (`QUICKACT_WORKER_METRICS_BIND`).
 //!
 //! [`serve`] runs a worker until a shutdown future completes, so tests start and stop workers in
 //! process; `main` wires it to SIGINT/SIGTERM.
 
 pub mod agent;
 pub mod consumer;
+pub mod metrics;
 pub mod provider;
 pub mod providers;
 pub mod runner;
@@ -59,6 +61,7 @@ pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Run
 /// Builds the runner over an existing pool (tests share theirs).
 pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> Result<Arc<Runner>, StartupError> {
     install_crypto_provider();
+    quickact_shared::metrics::install();
     tokio::spawn(quickact_shared::sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
     let providers = ConfiguredProviders::from_config(&config.model)?;

@@ -11,6 +11,11 @@ async fn main() -> Result<(), quickact_worker::StartupError> {
     let stop = CancellationToken::new();
     let runner = quickact_worker::prepare(&config, stop.clone()).await?;
     tracing::info!(name = %runner.owner, concurrency = config.worker.concurrency, "quickact-worker started");
+    if let Some(bind) = config.worker.metrics_bind {
+        let listener = tokio::net::TcpListener::bind(bind).await?;
+        tracing::info!(address = %listener.local_addr()?, "worker metrics listening");
+        tokio::spawn(quickact_worker::metrics::serve_metrics(listener, runner.clone(), stop.clone().cancelled_owned()));
+    }
     quickact_worker::serve(runner, telemetry::shutdown_signal()).await;
     stop.cancel();
     tracing::info!("quickact-worker stopped");

@@ -250,6 +250,7 @@ impl Runner {
 
         match outcome {
             Ok(Ok(RunEnd::Finished(task))) => {
+                quickact_shared::metrics::task_finished(&task);
                 tracing::info!(task_id = %task_id, status = %task.status, "task finished");
                 Attempt::Settled
             }
@@ -308,6 +309,7 @@ impl Runner {
         let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(&self.owner), ending.clone())).await;
         match ended {
             Ok(Some(task)) => {
+                quickact_shared::metrics::task_finished(&task);
                 tracing::info!(task_id = %task.id, status = %task.status, "task finished");
                 Attempt::Settled
             }

@@ -27,6 +27,7 @@ use crate::{
     events::task_events,
     openapi::ErrorBody,
     extract::{Caller, JsonBody, QueryParams},
+    limits::WaitKind,
     longpoll::wait_until_final,
     routes::{parse_time_zone, parse_uuid_or_404, split_page},
     state::AppState,
@@ -146,6 +147,7 @@ pub async fn create(
         return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text);
     };
     tx.commit().await?;
+    quickact_shared::metrics::task_submitted();
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
     let task = if request.wait { wait_until_final(&state, user.id, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
@@ -306,6 +308,7 @@ pub async fn cancel(
     let id = parse_uuid_or_404(&id)?;
     match cancel_task(&state.pool, id, user.id).await? {
         CancelOutcome::Cancelled(task) => {
+            quickact_shared::metrics::task_finished(&task);
             tracing::info!(task_id = %id, "quick action cancelled");
             Ok(Json(task.into()))
         }
@@ -350,7 +353,7 @@ pub async fn events(
         Some(task) if task.user_id == user.id || user.is_admin => {}
         _ => return Err(ApiError::NotFound("no such task")),
     }
-    let slot = state.long_polls.take(user.id, state.config.http.max_long_polls_per_user)?;
+    let slot = state.long_polls.take(user.id, state.config.http.max_long_polls_per_user, WaitKind::EventStream)?;
     Ok(task_events(state, id, after, slot).into_response())
 }
 
@@ -374,6 +377,8 @@ pub async fn undo(
     let conflict = |code, message: String| Err(ApiError::Conflict { code, message });
     match undo_task(&state.pool, id, &user, state.config.planner.max_items_per_user).await? {
         UndoOutcome::Undone(task) => {
+            quickact_shared::metrics::task_submitted();
+            quickact_shared::metrics::task_finished(&task);
             tracing::info!(task_id = %task.id, undoes = %id, "quick action undone");
             Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(*task))).into_response())
         }

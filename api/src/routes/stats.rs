@@ -26,10 +26,14 @@ const MAX_WINDOW_DAYS: i64 = 400;
 /// Most groups listed (the busiest, for `model` and `user`).
 pub const MAX_GROUPS: usize = 200;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StatsParams {
+    /// Start of the window (RFC 3339 or `YYYY-MM-DD`), default 7 days before `until`.
     pub since: Option<String>,
+    /// End of the window, exclusive (RFC 3339 or `YYYY-MM-DD`), default now.
     pub until: Option<String>,
+    /// `day` (default), `model` or `user`.
     pub group_by: Option<String>,
     /// Zone of the calendar days (`group_by=day` and `usage`), default UTC.
     pub tz: Option<String>,

@@ -150,6 +150,7 @@ impl<'a> Run<'a> {
         loop {
             match self.drive_from_replay().await {
                 Err(RunError::Database(err)) if is_unavailable(&err) && Instant::now() < self.cx.deadline => {
+                    quickact_shared::metrics::database_error(&err);
                     tracing::warn!(task_id = %self.cx.task.id, error = %err, "database unavailable mid-run; resuming from the journal");
                     self.tx = None;
                     let (pool, task_id) = (self.cx.pool, self.cx.task.id);
@@ -290,6 +291,7 @@ impl<'a> Run<'a> {
                 }
             };
             let latency_ms = elapsed_ms(started);
+            quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
             let err = match result {
                 Ok(reply) => return Ok(Recorded::Done(Ok(Turn { reply, started_at, latency_ms }))),
                 Err(err) => err,
@@ -329,6 +331,7 @@ impl<'a> Run<'a> {
         step.cost_nanos = cost;
         // The task records the model it asked for (what the user's configuration names and prices);
         // the turn's step records the one that answered (often a dated snapshot of it).
+        quickact_shared::metrics::model_usage(self.model, usage.input, usage.cached, usage.output, cost, &self.cx.task.currency);
         let usage_row = Usage { model: self.model.to_owned(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
         self.record(step, Some(usage_row)).await
     }
@@ -422,6 +425,9 @@ impl<'a> Run<'a> {
             None => self.execute_tool(&mut tx, call, &arguments).await?,
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
+        // Names outside the registry (a model's invention) share one label: no unbounded series.
+        let tool = self.cx.tools.get(&call.name).map_or("unknown", |tool| tool.name());
+        quickact_shared::metrics::tool_call(tool, step.ok);
         insert_step(&mut *tx, &step).await?;
         self.next_seq += 1;
         self.replay.apply(&step);

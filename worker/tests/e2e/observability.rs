@@ -1,9 +1,10 @@
 //! What an operator sees of a worker process: its JSON logs and its Prometheus metrics.
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
-use quickact_testkit::{LoggedProcess, Reply, TestApp, TestAppOptions, wait_for};
+use quickact_testkit::{LoggedProcess, Reply, TestApp, TestAppOptions, prometheus::scrape, wait_for};
 use serde_json::Value;
+use tokio::sync::Notify;
 
 const WORKER_BINARY: &str = env!("CARGO_BIN_EXE_quickact-worker");
 
@@ -47,5 +48,68 @@ async fn every_json_log_line_of_a_run_names_its_task_user_and_worker() {
     // Nothing the worker logged about this task escaped the run's span.
     let stray: Vec<&Value> = lines.iter().filter(|l| l["fields"]["task_id"] == id.as_str() && l["span"]["name"] != "run").collect();
     assert!(stray.is_empty(), "lines about the task outside its run: {stray:#?}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_process_serves_metrics_of_the_tasks_it_ran() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("process one", vec![Reply::look_up_and_finish("done")]);
+    app.fake.script("process two", vec![Reply::finish("error", "cannot")]);
+    let gate = Arc::new(Notify::new());
+    app.fake.script("process slow", vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("slow but done")))]);
+    let mut process = app.spawn_logged_worker_process(
+        WORKER_BINARY,
+        &[("QUICKACT_LOG_FORMAT", "json"), ("QUICKACT_WORKER_METRICS_BIND", "127.0.0.1:0")],
+    );
+    // Port 0: the worker says in its log where it listens.
+    let address = wait_for("the worker's metrics address", Duration::from_secs(20), || {
+        let lines = json_lines(&process);
+        async move {
+            lines
+                .iter()
+                .find(|l| l["fields"]["message"] == "worker metrics listening")
+                .and_then(|l| l["fields"]["address"].as_str().map(str::to_owned))
+                .ok_or(lines.len())
+        }
+    })
+    .await;
+    let url = format!("http://{address}/metrics");
+
+    for text in ["process one", "process two"] {
+        let id = app.submit_id(&key, text).await;
+        app.wait_final(&key, &id, 30).await;
+    }
+    let slow = app.submit_id(&key, "process slow").await;
+    app.fake.wait_for_requests("process slow", 1, Duration::from_secs(20)).await;
+    let during = scrape(&app.client, &url).await;
+    assert_eq!(during.value("quickact_worker_running_tasks", &[]), 1.0);
+    assert_eq!(during.value("quickact_queue_processing", &[]), 1.0);
+    gate.notify_one();
+    assert_eq!(app.wait_final(&key, &slow, 30).await["status"], "success");
+
+    // The task's verdict commits before the worker counts it: wait for the count, then read it all.
+    let after = wait_for("the third finished task in the worker's metrics", Duration::from_secs(10), || {
+        let (client, url) = (app.client.clone(), url.clone());
+        async move {
+            let scraped = scrape(&client, &url).await;
+            let success = scraped.get("quickact_tasks_finished_total", &[("status", "success"), ("verdict", "action_completed")]);
+            if success == Some(2.0) { Ok(scraped) } else { Err(success) }
+        }
+    })
+    .await;
+    assert_eq!(after.value("quickact_tasks_finished_total", &[("status", "failed"), ("verdict", "error")]), 1.0);
+    assert_eq!(after.value("quickact_task_post_to_verdict_seconds_count", &[("status", "success")]), 2.0);
+    let model = ("model", "fake-model");
+    assert_eq!(after.value("quickact_model_tokens_total", &[model, ("kind", "input")]), 300.0);
+    assert_eq!(after.value("quickact_model_turn_seconds_count", &[model, ("outcome", "ok")]), 3.0);
+    assert_eq!(after.value("quickact_tool_calls_total", &[("tool", "search_items"), ("outcome", "ok")]), 2.0);
+    assert_eq!(after.value("quickact_tool_calls_total", &[("tool", "finish"), ("outcome", "ok")]), 3.0);
+    assert_eq!(after.value("quickact_worker_running_tasks", &[]), 0.0);
+    assert_eq!(after.value("quickact_queue_pending", &[]), 0.0);
+    // A process of its own: what only the API counts is not here.
+    assert!(!after.has("quickact_tasks_submitted_total") && !after.has("quickact_http_requests_total"), "{}", after.text);
+    assert!(process.terminate().success());
     app.shutdown().await;
 }

@@ -1,0 +1,190 @@
+//! Prometheus metrics of an API or worker process, through the `metrics` facade and
+//! `metrics-exporter-prometheus` (rendered by our own `/metrics` routes, no exporter server).
+//!
+//! Every label takes values from a fixed set, so no series is unbounded: routes are the router's
+//! patterns (`/api/quick-action/{id}`, not ids), tools outside the registry count as `unknown`,
+//! statuses and verdicts are the contract's, models are the deployment's configured ones.
+//!
+//! | metric | type | labels | where |
+//! |---|---|---|---|
+//! | `quickact_tasks_submitted_total` | counter | | API |
+//! | `quickact_tasks_finished_total` | counter | `status`, `verdict` | the process that ended the task |
+//! | `quickact_task_post_to_verdict_seconds` | histogram | `status` | same |
+//! | `quickact_task_run_seconds` | histogram | `status` | same (start to verdict) |
+//! | `quickact_model_turn_seconds` | histogram | `model`, `outcome` | worker |
+//! | `quickact_model_tokens_total` | counter | `model`, `kind` (`input`, `cached`, `output`) | worker |
+//! | `quickact_model_cost_nanos_total` | counter | `model`, `currency` | worker (cost in 10^-9 of the currency) |
+//! | `quickact_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `error`) | worker |
+//! | `quickact_queue_pending`, `quickact_queue_processing` | gauge | | both, read at scrape |
+//! | `quickact_queue_oldest_pending_seconds` | gauge | | both, read at scrape |
+//! | `quickact_worker_running_tasks` | gauge | | worker, at scrape |
+//! | `quickact_long_polls_open`, `quickact_sse_streams_open` | gauge | | API |
+//! | `quickact_http_requests_total` | counter | `method`, `route`, `status` | API |
+//! | `quickact_http_request_seconds` | histogram | `method`, `route` | API |
+//! | `quickact_database_errors_total` | counter | `kind` (`unavailable`, `other`) | both |
+
+use std::{sync::OnceLock, time::Duration};
+
+use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
+use metrics_exporter_prometheus::PrometheusBuilder;
+pub use metrics_exporter_prometheus::PrometheusHandle;
+
+use crate::{db::is_unavailable, domain::task::TaskRecord, store::stats};
+
+pub const TASKS_SUBMITTED: &str = "quickact_tasks_submitted_total";
+pub const TASKS_FINISHED: &str = "quickact_tasks_finished_total";
+pub const TASK_POST_TO_VERDICT: &str = "quickact_task_post_to_verdict_seconds";
+pub const TASK_RUN: &str = "quickact_task_run_seconds";
+pub const MODEL_TURN: &str = "quickact_model_turn_seconds";
+pub const MODEL_TOKENS: &str = "quickact_model_tokens_total";
+pub const MODEL_COST: &str = "quickact_model_cost_nanos_total";
+pub const TOOL_CALLS: &str = "quickact_tool_calls_total";
+pub const QUEUE_PENDING: &str = "quickact_queue_pending";
+pub const QUEUE_PROCESSING: &str = "quickact_queue_processing";
+pub const QUEUE_OLDEST_PENDING: &str = "quickact_queue_oldest_pending_seconds";
+pub const WORKER_RUNNING: &str = "quickact_worker_running_tasks";
+pub const LONG_POLLS_OPEN: &str = "quickact_long_polls_open";
+pub const SSE_STREAMS_OPEN: &str = "quickact_sse_streams_open";
+pub const HTTP_REQUESTS: &str = "quickact_http_requests_total";
+pub const HTTP_REQUEST_SECONDS: &str = "quickact_http_request_seconds";
+pub const DATABASE_ERRORS: &str = "quickact_database_errors_total";
+
+/// Histogram buckets in seconds: from a local run's milliseconds to a task's 120 s limit.
+const SECONDS_BUCKETS: &[f64] = &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
+
+/// Installs the process's recorder once (later calls, e.g. several apps in one test process,
+/// return the same handle) and returns the handle `/metrics` renders.
+pub fn install() -> PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let handle = PrometheusBuilder::new()
+                .set_buckets(SECONDS_BUCKETS)
+                .expect("the buckets are not empty")
+                .install_recorder()
+                .expect("no other metrics recorder is installed in this process");
+            describe();
+            // Histograms keep raw samples until upkeep folds them into buckets: bound that memory
+            // between scrapes.
+            let upkeep = handle.clone();
+            std::thread::Builder::new()
+                .name("metrics-upkeep".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(Duration::from_secs(5));
+                        upkeep.run_upkeep();
+                    }
+                })
+                .expect("spawn the metrics upkeep thread");
+            handle
+        })
+        .clone()
+}
+
+fn describe() {
+    describe_counter!(TASKS_SUBMITTED, "Tasks accepted by POST /api/quick-action (idempotent replays aside).");
+    describe_counter!(TASKS_FINISHED, "Tasks that reached a final state in this process, by status and verdict.");
+    describe_histogram!(TASK_POST_TO_VERDICT, metrics::Unit::Seconds, "Submission to final state of the tasks this process ended.");
+    describe_histogram!(TASK_RUN, metrics::Unit::Seconds, "Start to final state of the tasks this process ended (tasks that started).");
+    describe_histogram!(MODEL_TURN, metrics::Unit::Seconds, "Latency of each model request, by model and outcome (ok or error).");
+    describe_counter!(MODEL_TOKENS, "Tokens the model reported for its answers (paid for even when a cancel kept the run from using one), by model and kind (input, cached, output; cached is part of input).");
+    describe_counter!(MODEL_COST, "Cost of the model's answers in billionths of the currency, by model and currency.");
+    describe_counter!(TOOL_CALLS, "Tool calls the agent made, by tool (unknown for names outside the registry) and outcome.");
+    describe_gauge!(QUEUE_PENDING, "Tasks waiting for a worker, read at scrape time.");
+    describe_gauge!(QUEUE_PROCESSING, "Tasks a worker is running, read at scrape time.");
+    describe_gauge!(QUEUE_OLDEST_PENDING, metrics::Unit::Seconds, "Age of the oldest pending task, read at scrape time (0 when none waits).");
+    describe_gauge!(WORKER_RUNNING, "Tasks this worker process is running.");
+    describe_gauge!(LONG_POLLS_OPEN, "Long-polls (wait=true) this API process holds open.");
+    describe_gauge!(SSE_STREAMS_OPEN, "Task event streams (SSE) this API process holds open.");
+    describe_counter!(HTTP_REQUESTS, "HTTP requests answered, by method, route pattern and status.");
+    describe_histogram!(HTTP_REQUEST_SECONDS, metrics::Unit::Seconds, "HTTP request latency, by method and route pattern.");
+    describe_counter!(DATABASE_ERRORS, "Database operations that failed, by kind (unavailable: could not reach it).");
+}
+
+/// A task was accepted.
+pub fn task_submitted() {
+    counter!(TASKS_SUBMITTED).increment(1);
+}
+
+/// `task` reached its final state in this process (call once, after the commit).
+pub fn task_finished(task: &TaskRecord) {
+    let status = task.status.as_str();
+    let verdict = task.result_type.map_or("none", |r| r.as_str());
+    counter!(TASKS_FINISHED, "status" => status, "verdict" => verdict).increment(1);
+    if let Some(completed) = task.completed_at {
+        let seconds = |d: chrono::TimeDelta| d.num_microseconds().unwrap_or(0).max(0) as f64 / 1e6;
+        histogram!(TASK_POST_TO_VERDICT, "status" => status).record(seconds(completed - task.created_at));
+        if let Some(started) = task.started_at {
+            histogram!(TASK_RUN, "status" => status).record(seconds(completed - started));
+        }
+    }
+}
+
+/// One model request of `model` took `latency`.
+pub fn model_turn(model: &str, ok: bool, latency: Duration) {
+    histogram!(MODEL_TURN, "model" => model.to_owned(), "outcome" => if ok { "ok" } else { "error" }).record(latency.as_secs_f64());
+}
+
+/// The usage and cost the model reported for an answer (counted when it arrives, as it is billed).
+pub fn model_usage(model: &str, input: u64, cached: u64, output: u64, cost_nanos: i64, currency: &str) {
+    for (kind, tokens) in [("input", input), ("cached", cached), ("output", output)] {
+        counter!(MODEL_TOKENS, "model" => model.to_owned(), "kind" => kind).increment(tokens);
+    }
+    counter!(MODEL_COST, "model" => model.to_owned(), "currency" => currency.to_owned()).increment(cost_nanos.max(0) as u64);
+}
+
+/// A tool call; `tool` must be a registered tool's name or `unknown`.
+pub fn tool_call(tool: &'static str, ok: bool) {
+    counter!(TOOL_CALLS, "tool" => tool, "outcome" => if ok { "ok" } else { "error" }).increment(1);
+}
+
+/// A database operation failed.
+pub fn database_error(err: &sqlx::Error) {
+    counter!(DATABASE_ERRORS, "kind" => if is_unavailable(err) { "unavailable" } else { "other" }).increment(1);
+}
+
+/// An HTTP request was answered.
+pub fn http_request(method: &str, route: &str, status: u16, latency: Duration) {
+    let (method, route) = (method.to_owned(), route.to_owned());
+    counter!(HTTP_REQUESTS, "method" => method.clone(), "route" => route.clone(), "status" => status.to_string()).increment(1);
+    histogram!(HTTP_REQUEST_SECONDS, "method" => method, "route" => route).record(latency.as_secs_f64());
+}
+
+/// Counts something open (a long-poll, an event stream) in a gauge for as long as it lives.
+#[derive(Debug)]
+#[must_use = "the count drops when the guard does"]
+pub struct OpenGuard(&'static str);
+
+impl OpenGuard {
+    /// Adds one to gauge `name` until the guard drops ([`LONG_POLLS_OPEN`], [`SSE_STREAMS_OPEN`]).
+    pub fn new(name: &'static str) -> Self {
+        gauge!(name).increment(1.0);
+        OpenGuard(name)
+    }
+}
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        gauge!(self.0).decrement(1.0);
+    }
+}
+
+/// Reads the queue's gauges from the database and renders every metric in the Prometheus text
+/// format. A database that cannot be read leaves the gauges as they were (and counts the error).
+pub async fn render(handle: &PrometheusHandle, pool: &sqlx::PgPool) -> String {
+    match stats::queue_now(pool).await {
+        Ok(queue) => {
+            gauge!(QUEUE_PENDING).set(queue.pending as f64);
+            gauge!(QUEUE_PROCESSING).set(queue.processing as f64);
+            gauge!(QUEUE_OLDEST_PENDING).set(queue.oldest_pending_secs);
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "metrics: could not read the queue");
+            database_error(&err);
+        }
+    }
+    handle.render()
+}
+
+/// The content type of the Prometheus text format.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
