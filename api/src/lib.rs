@@ -8,6 +8,7 @@
 //! - [`routes`]: one module per resource of the contract (`quick_action`, `items`, `parse_time`,
 //!   `admin`, `health`).
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
+//! - [`admin_page`]: the admin web page at `/admin` (askama + htmx, assets in the binary).
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
 //! - [`events`]: a task's live step stream (Server-Sent Events) on the same fan-out.
@@ -18,6 +19,7 @@
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
+pub mod admin_page;
 pub mod error;
 pub mod events;
 pub mod extract;
@@ -103,6 +105,7 @@ pub fn router(state: AppState) -> Router {
     let spec: Arc<str> = doc.to_pretty_json().expect("the OpenAPI description serialises").into();
     routes
         .route("/api/openapi.json", get(move || async move { ([(header::CONTENT_TYPE, "application/json")], spec.to_string()) }))
+        .merge(admin_page::routes())
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -9,11 +9,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use quickact_shared::{
     domain::{
         task::{ResultType, TaskStatus},
-        user::generate_api_key,
+        user::{User, generate_api_key},
     },
     store::{tasks::TaskFilter, users},
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -26,18 +26,28 @@ use crate::{
     views::TaskPage,
 };
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+/// The admin listing's query (also the admin page's history filters).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AdminListParams {
-    user_id: Option<String>,
-    status: Option<String>,
-    result_type: Option<String>,
-    since: Option<String>,
-    until: Option<String>,
-    q: Option<String>,
-    model: Option<String>,
-    limit: Option<i64>,
-    cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 /// Everyone's tasks, newest first, filtered.
@@ -51,8 +61,14 @@ pub async fn list_quick_actions(
     Admin(_): Admin,
     QueryParams(params): QueryParams<AdminListParams>,
 ) -> Result<Json<TaskPage>, ApiError> {
+    let filter = task_filter(params.clone())?;
+    list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
+}
+
+/// The task filter the query asks for (400 for a malformed value).
+pub fn task_filter(params: AdminListParams) -> Result<TaskFilter, ApiError> {
     let non_empty = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
-    let filter = TaskFilter {
+    Ok(TaskFilter {
         user_id: non_empty(params.user_id)
             .map(|id| id.parse::<Uuid>().map_err(|_| ApiError::bad_request("invalid_query", "user_id must be a UUID")))
             .transpose()?,
@@ -72,8 +88,7 @@ pub async fn list_quick_actions(
         until: non_empty(params.until).map(|s| parse_instant(&s, "until")).transpose()?,
         text: non_empty(params.q),
         model: non_empty(params.model),
-    };
-    list_page(&state, &filter, params.limit, params.cursor.as_deref()).await.map(Json)
+    })
 }
 
 /// RFC 3339, or a bare date (its midnight, UTC).
@@ -113,22 +128,36 @@ pub async fn create_user(
     Admin(admin): Admin,
     JsonBody(request): JsonBody<CreateUserRequest>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let name = request.name.trim();
+    let (user, key) = create_user_with_key(&state, &admin, &request.name, request.is_admin, request.tz.as_deref(), request.model.as_deref()).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "user": user, "api_key": key }))))
+}
+
+/// Creates a user with a first API key (also the admin page's form); returns both, the key in clear
+/// this once.
+pub async fn create_user_with_key(
+    state: &AppState,
+    admin: &User,
+    name: &str,
+    is_admin: bool,
+    tz: Option<&str>,
+    model: Option<&str>,
+) -> Result<(User, String), ApiError> {
+    let name = name.trim();
     if name.is_empty() || name.chars().count() > 200 {
         return Err(ApiError::bad_request("invalid_input", "name must be 1 to 200 characters"));
     }
-    let tz = match &request.tz {
+    let tz = match tz.map(str::trim).filter(|tz| !tz.is_empty()) {
         Some(tz) => parse_time_zone(tz)?,
         None => state.config.default_tz,
     };
-    let model = request.model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+    let model = model.map(str::trim).filter(|m| !m.is_empty());
     let key = generate_api_key();
     let mut tx = state.pool.begin().await?;
-    let user = users::insert_user(&mut *tx, name, request.is_admin, tz.name(), model).await?;
+    let user = users::insert_user(&mut *tx, name, is_admin, tz.name(), model).await?;
     users::insert_api_key(&mut *tx, user.id, &key).await?;
     tx.commit().await?;
     tracing::info!(user_id = %user.id, created_by = %admin.id, is_admin = user.is_admin, "user created");
-    Ok((StatusCode::CREATED, Json(json!({ "user": user, "api_key": key }))))
+    Ok((user, key))
 }
 
 /// Any user's keys (never the secrets).
@@ -150,9 +179,15 @@ pub async fn list_user_keys(State(state): State<AppState>, Admin(_): Admin, Path
         (status = 404, description = "No such key", body = ErrorBody),
     ))]
 pub async fn revoke_key(State(state): State<AppState>, Admin(admin): Admin, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
-    let id = parse_uuid_or_404(&id)?;
+    revoke_any_key(&state, &admin, parse_uuid_or_404(&id)?).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Revokes anyone's key `id` (also the admin page's button) and tells this process's key cache at
+/// once (other processes hear it over LISTEN). Returns the key's owner.
+pub async fn revoke_any_key(state: &AppState, admin: &User, id: Uuid) -> Result<Uuid, ApiError> {
     let key = users::revoke_api_key(&state.pool, id, None).await?.ok_or(ApiError::NotFound("no such key"))?;
     state.notifications.credentials().invalidate_user(key.user_id);
     tracing::info!(key_id = %id, user_id = %key.user_id, revoked_by = %admin.id, "API key revoked by an admin");
-    Ok(StatusCode::NO_CONTENT)
+    Ok(key.user_id)
 }

@@ -11,12 +11,14 @@
 //! - `undo`: `POST /api/quick-action/{id}/undo`.
 //! - `events`: the live step stream `GET /api/quick-action/{id}/events` (SSE), and resuming it.
 //! - `stats_api`: `/api/admin/stats`.
+//! - `admin_page`: the admin page's login, session cookie, CSRF and origin checks, logout.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
 //!   CORS.
 //!
 //! What happens after a task is queued (the worker, the agent, the planner's rules, failures) is
 //! tested in `worker/tests/e2e`.
 
+mod admin_page;
 mod api_contract;
 mod http_limits;
 mod items_api;

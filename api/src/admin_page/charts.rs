@@ -1,0 +1,169 @@
+//! Small charts drawn on the server as inline SVG: stacked bars and lines over categories (days).
+//! No script and no external asset, so they print, screenshot and pass the page's CSP as they are.
+
+use std::fmt::Write;
+
+/// Colours of successive series (readable on white, distinct for the colour-blind in pairs).
+pub const PALETTE: &[&str] = &["#2f6fed", "#12805c", "#c01048", "#b54708", "#6941c6", "#0e9384", "#667085", "#dd2590"];
+
+/// One series of a chart.
+pub struct Series {
+    pub name: String,
+    pub color: String,
+    pub values: Vec<f64>,
+}
+
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 220.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 12.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 28.0;
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A round upper bound for the axis, at least `max`.
+fn nice_max(max: f64) -> f64 {
+    if max <= 0.0 {
+        return 1.0;
+    }
+    let magnitude = 10f64.powf(max.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|v| *v >= max).unwrap_or(max)
+}
+
+/// The frame: grid lines with their values, and the category labels (every n-th when crowded).
+fn frame(svg: &mut String, categories: &[String], top_value: f64, format: fn(f64) -> String) {
+    let plot_height = HEIGHT - TOP - BOTTOM;
+    for step in 0..=4 {
+        let value = top_value * step as f64 / 4.0;
+        let y = TOP + plot_height - plot_height * step as f64 / 4.0;
+        let _ = write!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e4e7ec"/><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end" fill="#667085">{}</text>"##,
+            WIDTH - RIGHT,
+            LEFT - 6.0,
+            y + 3.0,
+            escape(&format(value))
+        );
+    }
+    let slot = (WIDTH - LEFT - RIGHT) / categories.len().max(1) as f64;
+    let every = (categories.len() as f64 / 10.0).ceil().max(1.0) as usize;
+    for (i, category) in categories.iter().enumerate().filter(|(i, _)| i % every == 0) {
+        let x = LEFT + slot * (i as f64 + 0.5);
+        let _ = write!(svg, r##"<text x="{x:.1}" y="{:.1}" font-size="10" text-anchor="middle" fill="#667085">{}</text>"##, HEIGHT - 10.0, escape(category));
+    }
+}
+
+fn open(label: &str) -> String {
+    format!(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{}">"#, escape(label))
+}
+
+fn empty(label: &str) -> String {
+    let mut svg = open(label);
+    let _ = write!(svg, r##"<text x="{}" y="{}" font-size="12" text-anchor="middle" fill="#667085">no data in this window</text></svg>"##, WIDTH / 2.0, HEIGHT / 2.0);
+    svg
+}
+
+/// Bars per category, the series stacked; each bar segment has a title (shown on hover).
+pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String) -> String {
+    let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0)).sum()).collect();
+    let max = totals.iter().copied().fold(0.0, f64::max);
+    if categories.is_empty() || max <= 0.0 {
+        return empty(label);
+    }
+    let top_value = nice_max(max);
+    let mut svg = open(label);
+    frame(&mut svg, categories, top_value, format);
+    let plot_height = HEIGHT - TOP - BOTTOM;
+    let slot = (WIDTH - LEFT - RIGHT) / categories.len() as f64;
+    let bar = (slot * 0.7).min(48.0);
+    for (i, category) in categories.iter().enumerate() {
+        let x = LEFT + slot * i as f64 + (slot - bar) / 2.0;
+        let mut base = TOP + plot_height;
+        for s in series {
+            let value = s.values.get(i).copied().unwrap_or(0.0);
+            if value <= 0.0 {
+                continue;
+            }
+            let h = plot_height * value / top_value;
+            base -= h;
+            let _ = write!(
+                svg,
+                r#"<rect x="{x:.1}" y="{base:.1}" width="{bar:.1}" height="{h:.1}" fill="{}"><title>{} · {}: {}</title></rect>"#,
+                s.color,
+                escape(category),
+                escape(&s.name),
+                escape(&format(value))
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// One line per series over the categories, with a dot per value.
+pub fn lines(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String) -> String {
+    let max = series.iter().flat_map(|s| s.values.iter().copied()).fold(0.0, f64::max);
+    if categories.is_empty() || max <= 0.0 {
+        return empty(label);
+    }
+    let top_value = nice_max(max);
+    let mut svg = open(label);
+    frame(&mut svg, categories, top_value, format);
+    let plot_height = HEIGHT - TOP - BOTTOM;
+    let slot = (WIDTH - LEFT - RIGHT) / categories.len() as f64;
+    for s in series {
+        let points: Vec<(f64, f64)> = s
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (LEFT + slot * (i as f64 + 0.5), TOP + plot_height - plot_height * v / top_value))
+            .collect();
+        let path: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        let _ = write!(svg, r#"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"#, s.color, path.join(" "));
+        for ((x, y), (value, category)) in points.iter().zip(s.values.iter().zip(categories)) {
+            let _ = write!(
+                svg,
+                r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{}"><title>{} · {}: {}</title></circle>"#,
+                s.color,
+                escape(category),
+                escape(&s.name),
+                escape(&format(*value))
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count(svg: &str, needle: &str) -> usize {
+        svg.matches(needle).count()
+    }
+
+    #[test]
+    fn stacked_bars_draw_one_segment_per_nonzero_value_and_escape_names() {
+        let categories = vec!["11-22".to_owned(), "11-23".to_owned()];
+        let series = vec![
+            Series { name: "ok".into(), color: "#000".into(), values: vec![3.0, 0.0] },
+            Series { name: "<script>".into(), color: "#111".into(), values: vec![1.0, 2.0] },
+        ];
+        let svg = stacked_bars("tasks", &categories, &series, |v| format!("{v:.0}"));
+        assert_eq!(count(&svg, "<rect"), 3);
+        assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"), "{svg}");
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn a_chart_without_data_says_so_and_the_axis_top_is_round() {
+        assert!(lines("x", &[], &[], |v| v.to_string()).contains("no data"));
+        assert_eq!(nice_max(7.0), 10.0);
+        assert_eq!(nice_max(230.0), 250.0);
+        assert_eq!(nice_max(0.0), 1.0);
+    }
+}

@@ -1,0 +1,232 @@
+//! The stats view: the `GET /api/admin/stats` report of a window as tiles, charts and tables.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use axum::{
+    extract::{Query, State, rejection::QueryRejection},
+    http::StatusCode,
+    response::Response,
+};
+
+use super::{
+    charts::{PALETTE, Series, lines, stacked_bars},
+    page::{Chrome, PageError, duration_ms, html, money, percent, time},
+    session::AdminSession,
+};
+use crate::{
+    routes::stats::{OutcomeView, PercentileView, StatsParams, StatsReport, build_report},
+    state::AppState,
+};
+
+/// A figure of the tiles.
+pub struct Tile {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub value: String,
+    pub sub: String,
+}
+
+/// A chart and its legend.
+pub struct Chart {
+    pub title: &'static str,
+    pub svg: String,
+    pub legend: Vec<(String, String)>,
+}
+
+/// A row of the grouped table.
+pub struct GroupRow {
+    pub label: String,
+    pub key: String,
+    pub tasks: i64,
+    pub success: String,
+    pub clarification: String,
+    pub error: String,
+    pub timeout: String,
+    pub latency: String,
+    pub tokens: String,
+    pub cost: String,
+    pub fast_path: String,
+}
+
+pub struct UsageRow {
+    pub day: String,
+    pub model: String,
+    pub tasks: i64,
+    pub tokens: String,
+    pub cost: String,
+}
+
+pub struct WorkerRow {
+    pub name: String,
+    pub last_seen: String,
+    pub running: Vec<(String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "admin/stats.html")]
+struct StatsPage {
+    chrome: Chrome,
+    since: String,
+    until: String,
+    group_by: String,
+    window: String,
+    tiles: Vec<Tile>,
+    charts: Vec<Chart>,
+    groups: Vec<GroupRow>,
+    usage: Vec<UsageRow>,
+    workers: Vec<WorkerRow>,
+}
+
+fn percentiles(p: &Option<PercentileView>) -> String {
+    p.map(|p| format!("{} / {} / {}", duration_ms(p.p50), duration_ms(p.p95), duration_ms(p.p99))).unwrap_or_else(|| "–".into())
+}
+
+fn group_row(g: &OutcomeView, currency: &str) -> GroupRow {
+    GroupRow {
+        label: g.label.clone().or_else(|| g.key.clone()).unwrap_or_default(),
+        key: g.key.clone().unwrap_or_default(),
+        tasks: g.tasks,
+        success: percent(g.rates.success),
+        clarification: percent(g.rates.clarification),
+        error: percent(g.rates.error),
+        timeout: percent(g.rates.timeout),
+        latency: percentiles(&g.latency_ms),
+        tokens: format!("{} / {} / {}", g.tokens.input, g.tokens.cached, g.tokens.output),
+        cost: money(g.cost, currency),
+        fast_path: percent(g.fast_path.share),
+    }
+}
+
+fn tiles(report: &StatsReport) -> Vec<Tile> {
+    let t = &report.totals;
+    let tile = |id, label, value: String, sub: String| Tile { id, label, value, sub };
+    let latency = |pick: fn(&PercentileView) -> f64| t.latency_ms.as_ref().map(|p| duration_ms(pick(p))).unwrap_or_else(|| "–".into());
+    vec![
+        tile("tile-tasks", "tasks", t.tasks.to_string(), format!("{} finished", t.finished)),
+        tile("tile-success", "success", percent(t.rates.success), format!("{} tasks", t.by_status.success)),
+        tile("tile-clarification", "clarification", percent(t.rates.clarification), format!("{} tasks", t.by_status.need_clarification)),
+        tile("tile-error", "error", percent(t.rates.error), format!("{} tasks", t.by_status.error)),
+        tile("tile-timeout", "timeout", percent(t.rates.timeout), format!("{} cancelled", t.by_status.cancelled)),
+        tile("tile-p50", "POST→verdict p50", latency(|p| p.p50), format!("p95 {} · p99 {}", latency(|p| p.p95), latency(|p| p.p99))),
+        tile("tile-tokens", "tokens", t.tokens.total.to_string(), format!("{} in · {} cached · {} out", t.tokens.input, t.tokens.cached, t.tokens.output)),
+        tile("tile-cost", "cost", money(t.cost, &report.currency), String::new()),
+        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} tasks served locally", t.fast_path.tasks)),
+        tile(
+            "tile-queue",
+            "queue now",
+            format!("{} pending", report.queue.pending),
+            format!("{} running · oldest waits {:.1} s", report.queue.processing, report.queue.oldest_pending_age_secs),
+        ),
+        tile("tile-wait", "queue wait p50", report.queue.wait_ms.map(|w| duration_ms(w.p50)).unwrap_or_else(|| "–".into()), report.queue.wait_ms.map(|w| format!("p95 {}", duration_ms(w.p95))).unwrap_or_default()),
+        tile("tile-workers", "workers alive", report.workers.len().to_string(), format!("{} tasks running", report.workers.iter().map(|w| w.running.len()).sum::<usize>())),
+    ]
+}
+
+fn count(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+fn millis(v: f64) -> String {
+    duration_ms(v)
+}
+
+fn amount(v: f64) -> String {
+    if v >= 1.0 { format!("{v:.2}") } else { format!("{v:.4}") }
+}
+
+fn charts(by_day: &StatsReport) -> Vec<Chart> {
+    // Days as MM-DD under the bars; the full date is in each bar's title.
+    let days: Vec<String> = by_day.groups.iter().filter_map(|g| g.key.clone()).collect();
+    let short: Vec<String> = days.iter().map(|d| d.get(5..).unwrap_or(d).to_owned()).collect();
+    let outcome = |name: &str, color: &str, pick: fn(&OutcomeView) -> i64| Series {
+        name: name.to_owned(),
+        color: color.to_owned(),
+        values: by_day.groups.iter().map(|g| pick(g) as f64).collect(),
+    };
+    let outcomes = vec![
+        outcome("success", "#12805c", |g| g.by_status.success),
+        outcome("clarification", "#6941c6", |g| g.by_status.need_clarification),
+        outcome("error", "#c01048", |g| g.by_status.error),
+        outcome("timeout", "#b54708", |g| g.by_status.timeout),
+        outcome("cancelled", "#98a2b3", |g| g.by_status.cancelled),
+        outcome("unfinished", "#2f6fed", |g| g.by_status.pending + g.by_status.processing),
+    ];
+    let latency = |name: &str, color: &str, pick: fn(&PercentileView) -> f64| Series {
+        name: name.to_owned(),
+        color: color.to_owned(),
+        values: by_day.groups.iter().map(|g| g.latency_ms.as_ref().map_or(0.0, pick)).collect(),
+    };
+    let latencies = vec![latency("p50", "#2f6fed", |p| p.p50), latency("p95", "#b54708", |p| p.p95), latency("p99", "#c01048", |p| p.p99)];
+
+    // Per model per day, from `usage`.
+    let mut per_model: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for u in &by_day.usage {
+        let Some(i) = days.iter().position(|d| *d == u.day) else { continue };
+        let entry = per_model.entry(u.model.as_str()).or_insert_with(|| (vec![0.0; days.len()], vec![0.0; days.len()]));
+        entry.0[i] += u.tokens.total as f64;
+        entry.1[i] += u.cost;
+    }
+    let model_series = |pick: fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> Vec<Series> {
+        per_model
+            .iter()
+            .enumerate()
+            .map(|(i, (model, values))| Series { name: (*model).to_owned(), color: PALETTE[i % PALETTE.len()].to_owned(), values: pick(values).clone() })
+            .collect()
+    };
+    let tokens = model_series(|v| &v.0);
+    let costs = model_series(|v| &v.1);
+    let legend = |series: &[Series]| series.iter().map(|s| (s.name.clone(), s.color.clone())).collect();
+    vec![
+        Chart { title: "Tasks per day by outcome", legend: legend(&outcomes), svg: stacked_bars("tasks per day by outcome", &short, &outcomes, count) },
+        Chart { title: "POST-to-verdict latency per day", legend: legend(&latencies), svg: lines("latency per day", &short, &latencies, millis) },
+        Chart { title: "Tokens per model per day", legend: legend(&tokens), svg: stacked_bars("tokens per model per day", &short, &tokens, count) },
+        Chart {
+            title: "Cost per model per day",
+            legend: legend(&costs),
+            svg: stacked_bars(&format!("cost per model per day ({})", by_day.currency), &short, &costs, amount),
+        },
+    ]
+}
+
+/// `GET /admin/stats?since=&until=&group_by=`
+pub async fn stats(State(state): State<AppState>, session: AdminSession, params: Result<Query<StatsParams>, QueryRejection>) -> Result<Response, PageError> {
+    let Query(params) = params.map_err(|rejection| PageError::new(StatusCode::BAD_REQUEST, rejection.body_text()))?;
+    let by_day = build_report(&state, &StatsParams { group_by: Some("day".into()), ..params.clone() }).await?;
+    let grouped = match params.group_by.as_deref().map(str::trim) {
+        None | Some("") | Some("day") => None,
+        Some(_) => Some(build_report(&state, &params).await?),
+    };
+    let table = grouped.as_ref().unwrap_or(&by_day);
+    let page = StatsPage {
+        chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "stats" },
+        since: params.since.clone().unwrap_or_default(),
+        until: params.until.clone().unwrap_or_default(),
+        group_by: table.group_by.to_owned(),
+        window: format!("{} – {} UTC", time(&by_day.since), time(&by_day.until)),
+        tiles: tiles(&by_day),
+        charts: charts(&by_day),
+        groups: table.groups.iter().map(|g| group_row(g, &table.currency)).collect(),
+        usage: by_day
+            .usage
+            .iter()
+            .map(|u| UsageRow {
+                day: u.day.clone(),
+                model: u.model.clone(),
+                tasks: u.tasks,
+                tokens: format!("{} / {} / {}", u.tokens.input, u.tokens.cached, u.tokens.output),
+                cost: money(u.cost, &by_day.currency),
+            })
+            .collect(),
+        workers: by_day
+            .workers
+            .iter()
+            .map(|w| WorkerRow {
+                name: w.name.clone(),
+                last_seen: time(&w.last_seen),
+                running: w.running.iter().map(|t| (t.task_id.to_string(), t.input_text.clone())).collect(),
+            })
+            .collect(),
+    };
+    Ok(html(&page))
+}

@@ -1,0 +1,323 @@
+//! A task's trace: the sentence, the timeline of model turns and tool calls (arguments, results,
+//! errors, attempts, tokens split input / cached / output, latency, cost per step), the verdict with
+//! its items and options (each linking to the item), and the buttons to cancel or undo it. While
+//! the task runs, the trace refreshes itself every second until the verdict is there.
+
+use askama::Template;
+use axum::{
+    Form,
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode, header},
+    response::{IntoResponse, Redirect, Response},
+};
+use quickact_shared::{
+    domain::task::TaskRecord,
+    planner::store as items,
+    pricing::nanos_to_amount,
+    store::{
+        ending::{CancelOutcome, cancel_task},
+        steps::{self, Step, StepKind},
+        tasks, users,
+    },
+};
+use serde::Deserialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::{
+    page::{Chrome, PageError, clip, duration_ms, html, maybe_time, money, pretty_json, time},
+    session::AdminSession,
+};
+use crate::{
+    extract::Caller,
+    routes::{parse_uuid_or_404, quick_action},
+    state::AppState,
+};
+
+/// Longest JSON shown in full for one argument list or result.
+const MAX_JSON_CHARS: usize = 6000;
+
+/// An item the verdict names.
+pub struct ItemLink {
+    pub url: String,
+    pub title: String,
+    pub kind: String,
+    pub when: String,
+    pub status: String,
+}
+
+impl ItemLink {
+    fn from_json(user_id: Uuid, item: &Value) -> Option<Self> {
+        let text = |key: &str| item[key].as_str().unwrap_or_default().to_owned();
+        let id = item["id"].as_str()?;
+        let mut when = text("date");
+        match (item["start_time"].as_str(), item["end_time"].as_str(), item["segment"].as_str()) {
+            (Some(start), Some(end), _) => when.push_str(&format!(" {start}-{end}")),
+            (Some(start), None, _) => when.push_str(&format!(" {start}")),
+            (None, _, Some(segment)) => when.push_str(&format!(" ({segment})")),
+            _ => {}
+        }
+        Some(ItemLink { url: format!("/admin/users/{user_id}/items/{id}"), title: text("title"), kind: text("kind"), when, status: text("status") })
+    }
+}
+
+/// One journal step as the timeline shows it.
+pub struct StepRow {
+    pub seq: i32,
+    pub model_turn: bool,
+    pub name: String,
+    pub ok: bool,
+    pub error: String,
+    pub attempt: i32,
+    /// A failed model request that the run retried (or gave up on).
+    pub retry: bool,
+    pub started_at: String,
+    pub latency: String,
+    pub input_tokens: i32,
+    pub cached_tokens: i32,
+    pub output_tokens: i32,
+    pub cost: String,
+    /// A model turn's words and the calls it asked for, in short.
+    pub said: String,
+    pub arguments: String,
+    pub result: String,
+}
+
+impl StepRow {
+    fn new(step: &Step, currency: &str) -> Self {
+        let model_turn = step.kind == StepKind::ModelTurn;
+        let said = if model_turn { summarize_turn(step.result.as_ref()) } else { String::new() };
+        StepRow {
+            seq: step.seq,
+            model_turn,
+            name: step.name.clone(),
+            ok: step.ok,
+            error: step.error.clone().unwrap_or_default(),
+            attempt: step.attempt,
+            retry: model_turn && !step.ok,
+            started_at: time(&step.started_at),
+            latency: duration_ms(step.latency_ms as f64),
+            input_tokens: step.input_tokens,
+            cached_tokens: step.cached_tokens,
+            output_tokens: step.output_tokens,
+            cost: if model_turn { money(nanos_to_amount(step.cost_nanos), currency) } else { String::new() },
+            said,
+            arguments: step.arguments.as_ref().map(|a| pretty_json(a, MAX_JSON_CHARS)).unwrap_or_default(),
+            result: step.result.as_ref().map(|r| pretty_json(r, MAX_JSON_CHARS)).unwrap_or_default(),
+        }
+    }
+}
+
+/// "calls search_items, finish" and the text of an assistant message.
+fn summarize_turn(message: Option<&Value>) -> String {
+    let Some(message) = message else { return String::new() };
+    let calls: Vec<&str> = message["tool_calls"].as_array().into_iter().flatten().filter_map(|c| c["function"]["name"].as_str()).collect();
+    let mut parts = Vec::new();
+    if let Some(content) = message["content"].as_str().filter(|c| !c.trim().is_empty()) {
+        parts.push(format!("“{}”", clip(content.trim(), 300)));
+    }
+    if !calls.is_empty() {
+        parts.push(format!("calls {}", calls.join(", ")));
+    }
+    parts.join(" · ")
+}
+
+/// Everything of the trace that changes while the task runs.
+#[derive(Template)]
+#[template(path = "admin/trace_body.html")]
+struct TraceBody {
+    id: Uuid,
+    user_id: Uuid,
+    user_name: String,
+    sentence: String,
+    status: &'static str,
+    running: bool,
+    verdict_type: String,
+    message: String,
+    suggestion: String,
+    items: Vec<ItemLink>,
+    options: Vec<ItemLink>,
+    created_at: String,
+    started_at: String,
+    completed_at: String,
+    post_to_verdict: String,
+    run: String,
+    attempts: i32,
+    timeout: i32,
+    model: String,
+    input_tokens: i64,
+    cached_tokens: i64,
+    output_tokens: i64,
+    cost: String,
+    reference_time: String,
+    tz: String,
+    steps: Vec<StepRow>,
+    csrf: String,
+    can_cancel: bool,
+    can_undo: bool,
+}
+
+#[derive(Template)]
+#[template(path = "admin/trace.html")]
+struct TracePage {
+    chrome: Chrome,
+    id: Uuid,
+    /// The rendered [`TraceBody`], which also stands alone as the live fragment.
+    body_html: String,
+}
+
+async fn trace_body(state: &AppState, id: Uuid, csrf: String) -> Result<TraceBody, PageError> {
+    let task = tasks::find_task(&state.pool, id).await?.ok_or_else(|| PageError::new(StatusCode::NOT_FOUND, "no such task"))?;
+    let journal = steps::list_steps(&state.pool, id).await?;
+    let user_name = users::find_user(&state.pool, task.user_id).await?.map(|u| u.name).unwrap_or_default();
+    Ok(body_of(task, &journal, user_name, csrf))
+}
+
+fn body_of(task: TaskRecord, journal: &[Step], user_name: String, csrf: String) -> TraceBody {
+    let result = task.result.clone().unwrap_or(Value::Null);
+    let links = |key: &str| -> Vec<ItemLink> {
+        result[key].as_array().into_iter().flatten().filter_map(|item| ItemLink::from_json(task.user_id, item)).collect()
+    };
+    let ms_between = |a: Option<chrono::DateTime<chrono::Utc>>, b: Option<chrono::DateTime<chrono::Utc>>| match (a, b) {
+        (Some(a), Some(b)) => duration_ms((b - a).num_milliseconds() as f64),
+        _ => String::new(),
+    };
+    TraceBody {
+        id: task.id,
+        user_id: task.user_id,
+        user_name,
+        sentence: task.input_text.clone(),
+        status: task.status.as_str(),
+        running: !task.status.is_final(),
+        verdict_type: result["type"].as_str().unwrap_or_default().to_owned(),
+        message: result["message"].as_str().unwrap_or_default().to_owned(),
+        suggestion: result["suggestion"].as_str().unwrap_or_default().to_owned(),
+        items: links("items"),
+        options: links("options"),
+        created_at: time(&task.created_at),
+        started_at: maybe_time(&task.started_at),
+        completed_at: maybe_time(&task.completed_at),
+        post_to_verdict: ms_between(Some(task.created_at), task.completed_at),
+        run: ms_between(task.started_at, task.completed_at),
+        attempts: task.attempts,
+        timeout: task.timeout_seconds,
+        model: task.model_used.clone().unwrap_or_default(),
+        input_tokens: task.input_tokens,
+        cached_tokens: task.cached_tokens,
+        output_tokens: task.output_tokens,
+        cost: money(nanos_to_amount(task.cost_nanos), &task.currency),
+        reference_time: time(&task.reference_time),
+        tz: task.time_zone.clone(),
+        steps: journal.iter().map(|s| StepRow::new(s, &task.currency)).collect(),
+        csrf,
+        can_cancel: !task.status.is_final(),
+        // The undo route decides what can be undone (and says why not); a finished task that
+        // changed something is the usual case.
+        can_undo: task.status.is_final(),
+    }
+}
+
+/// `GET /admin/tasks/{id}`
+pub async fn trace(State(state): State<AppState>, session: AdminSession, Path(id): Path<String>) -> Result<Response, PageError> {
+    let id = parse_uuid_or_404(&id)?;
+    let body = trace_body(&state, id, session.csrf.clone()).await?;
+    let body_html = body.render().map_err(|err| PageError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the trace could not be shown: {err}")))?;
+    Ok(html(&TracePage { chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "history" }, id, body_html }))
+}
+
+/// `GET /admin/tasks/{id}/timeline`: the changing part of the trace (polled while it runs).
+pub async fn timeline(State(state): State<AppState>, session: AdminSession, Path(id): Path<String>) -> Result<Response, PageError> {
+    let id = parse_uuid_or_404(&id)?;
+    Ok(html(&trace_body(&state, id, session.csrf).await?))
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    csrf: Option<String>,
+}
+
+/// `POST /admin/tasks/{id}/cancel`: cancels a pending or running task of any user.
+pub async fn cancel(
+    State(state): State<AppState>,
+    session: AdminSession,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, PageError> {
+    session.check_form(&headers, form.csrf.as_deref())?;
+    let id = parse_uuid_or_404(&id)?;
+    let task = tasks::find_task(&state.pool, id).await?.ok_or_else(|| PageError::new(StatusCode::NOT_FOUND, "no such task"))?;
+    match cancel_task(&state.pool, id, task.user_id).await? {
+        CancelOutcome::Cancelled(task) => {
+            quickact_shared::metrics::task_finished(&task);
+            tracing::info!(task_id = %id, cancelled_by = %session.user.id, "quick action cancelled from the admin page");
+            Ok(Redirect::to(&format!("/admin/tasks/{id}")).into_response())
+        }
+        CancelOutcome::AlreadyFinal(task) => Err(PageError::new(StatusCode::CONFLICT, format!("the task already finished with status {}", task.status))),
+        CancelOutcome::NotFound => Err(PageError::new(StatusCode::NOT_FOUND, "no such task")),
+    }
+}
+
+/// `POST /admin/tasks/{id}/undo`: reverts what the task changed, through the same code as
+/// `POST /api/quick-action/{id}/undo` (as the admin), and shows the undo task.
+pub async fn undo(
+    State(state): State<AppState>,
+    session: AdminSession,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, PageError> {
+    session.check_form(&headers, form.csrf.as_deref())?;
+    let response = quick_action::undo(State(state), Caller(session.user), Path(id)).await?;
+    // The route answers 201 with the undo task's status URL in `Location`.
+    let undo_id = response
+        .headers()
+        .get(header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .and_then(|l| l.rsplit('/').next())
+        .and_then(|id| id.parse::<Uuid>().ok())
+        .ok_or_else(|| PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "the undo answered without its task"))?;
+    Ok(Redirect::to(&format!("/admin/tasks/{undo_id}")).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "admin/item.html")]
+struct ItemPage {
+    chrome: Chrome,
+    user_id: Uuid,
+    user_name: String,
+    id: Uuid,
+    title: String,
+    fields: Vec<(String, String)>,
+    json: String,
+    deleted: bool,
+}
+
+/// `GET /admin/users/{user_id}/items/{id}`: an item a verdict named, as it is now.
+pub async fn item(State(state): State<AppState>, session: AdminSession, Path((user_id, id)): Path<(String, String)>) -> Result<Response, PageError> {
+    let (user_id, id) = (parse_uuid_or_404(&user_id)?, parse_uuid_or_404(&id)?);
+    let user = users::find_user(&state.pool, user_id).await?.ok_or_else(|| PageError::new(StatusCode::NOT_FOUND, "no such user"))?;
+    let found = items::find_item(&state.pool, user_id, id).await?.map(|item| item.to_json());
+    let (title, fields, json) = match &found {
+        Some(item) => (
+            item["title"].as_str().unwrap_or_default().to_owned(),
+            item.as_object()
+                .into_iter()
+                .flatten()
+                .map(|(key, value)| (key.clone(), value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string())))
+                .collect(),
+            pretty_json(item, MAX_JSON_CHARS),
+        ),
+        None => (String::new(), Vec::new(), String::new()),
+    };
+    Ok(html(&ItemPage {
+        chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "history" },
+        user_id,
+        user_name: user.name,
+        id,
+        title,
+        fields,
+        json,
+        deleted: found.is_none(),
+    }))
+}

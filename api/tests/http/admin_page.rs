@@ -1,0 +1,177 @@
+//! The admin page's session over plain HTTP: who may log in, what the cookie holds, CSRF and
+//! origin checks on forms, logout, and a session that ends with its key. (What the pages show is
+//! tested in a real browser: `api/tests/browser.rs`.)
+
+use quickact_testkit::TestApp;
+use reqwest::{Method, StatusCode, header};
+
+struct Browser {
+    client: reqwest::Client,
+    base: String,
+}
+
+impl Browser {
+    fn new(app: &TestApp) -> Self {
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        Browser { client, base: app.base_url.clone() }
+    }
+
+    fn origin(&self) -> &str {
+        &self.base
+    }
+
+    async fn get(&self, path: &str, cookie: Option<&str>) -> reqwest::Response {
+        let mut request = self.client.get(format!("{}{path}", self.base));
+        if let Some(cookie) = cookie {
+            request = request.header(header::COOKIE, cookie);
+        }
+        request.send().await.unwrap()
+    }
+
+    async fn post(&self, path: &str, cookie: Option<&str>, origin: Option<&str>, form: &[(&str, &str)], extra: &[(&str, &str)]) -> reqwest::Response {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(serde_urlencoded::to_string(form).unwrap());
+        if let Some(cookie) = cookie {
+            request = request.header(header::COOKIE, cookie);
+        }
+        if let Some(origin) = origin {
+            request = request.header(header::ORIGIN, origin);
+        }
+        for (name, value) in extra {
+            request = request.header(*name, *value);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// Logs in with `key`; returns the `Cookie` header to send and the raw `Set-Cookie`.
+    async fn log_in(&self, key: &str, extra: &[(&str, &str)]) -> (String, String) {
+        let response = self.post("/admin/login", None, Some(self.origin()), &[("key", key)], extra).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        assert_eq!(response.headers()[header::LOCATION], "/admin/tasks");
+        let set_cookie = response.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
+        let pair = set_cookie.split(';').next().unwrap().to_owned();
+        (pair, set_cookie)
+    }
+}
+
+/// The CSRF token in a page's forms.
+fn csrf_of(page: &str) -> String {
+    let start = page.find(r#"name="csrf" value=""#).expect("a form with a CSRF token") + r#"name="csrf" value=""#.len();
+    page[start..].split('"').next().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_admin_keys_log_in_and_the_browser_keeps_a_session_cookie_not_the_key() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
+    let (_, user_key) = app.create_user("alice").await;
+    let browser = Browser::new(&app);
+
+    let anonymous = browser.get("/admin/tasks", None).await;
+    assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
+    assert_eq!(anonymous.headers()[header::LOCATION], "/admin/login");
+    let htmx = browser.client.get(format!("{}/admin/tasks/rows", app.base_url)).header("hx-request", "true").send().await.unwrap();
+    assert_eq!(htmx.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(htmx.headers()["hx-redirect"], "/admin/login");
+
+    let origin = Some(browser.origin());
+    for (key, status) in [(user_key.as_str(), StatusCode::FORBIDDEN), ("qa_not_a_key", StatusCode::UNAUTHORIZED), ("", StatusCode::UNAUTHORIZED)] {
+        let refused = browser.post("/admin/login", None, origin, &[("key", key)], &[]).await;
+        assert_eq!(refused.status(), status, "{key}");
+        assert!(refused.headers().get(header::SET_COOKIE).is_none());
+        assert!(refused.text().await.unwrap().contains("login-error"));
+    }
+    let cross_site = browser.post("/admin/login", None, Some("http://evil.example"), &[("key", &app.admin_key)], &[]).await;
+    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN);
+    assert!(cross_site.headers().get(header::SET_COOKIE).is_none());
+
+    let (cookie, set_cookie) = browser.log_in(&app.admin_key, &[]).await;
+    assert!(cookie.starts_with("quickact_admin="), "{set_cookie}");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/admin", "Max-Age="] {
+        assert!(set_cookie.contains(attribute), "{attribute} in {set_cookie}");
+    }
+    assert!(!set_cookie.contains("Secure"), "plain http: no Secure flag ({set_cookie})");
+    assert!(!set_cookie.contains(&app.admin_key), "the key never reaches the browser");
+    // Only the token's hash is stored.
+    let token = cookie.trim_start_matches("quickact_admin=");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_sessions WHERE token_hash = sha256(convert_to($1, 'UTF8'))")
+        .bind(token)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, 1);
+    let (_, behind_tls) = browser.log_in(&app.admin_key, &[("x-forwarded-proto", "https")]).await;
+    assert!(behind_tls.contains("Secure"), "{behind_tls}");
+
+    let page = browser.get("/admin/tasks", Some(&cookie)).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let csp = page.headers()[header::CONTENT_SECURITY_POLICY].to_str().unwrap().to_owned();
+    assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    let page = page.text().await.unwrap();
+    assert!(page.contains("History") && page.contains("/admin/assets/htmx.min.js"));
+    let htmx = browser.get("/admin/assets/htmx.min.js", None).await;
+    assert_eq!(htmx.status(), StatusCode::OK);
+    assert!(htmx.text().await.unwrap().contains("htmx"), "htmx is served from the binary");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn forms_need_the_sessions_csrf_token_and_this_origin_and_logout_ends_the_session() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
+    let browser = Browser::new(&app);
+    let (cookie, _) = browser.log_in(&app.admin_key, &[]).await;
+    let csrf = csrf_of(&browser.get("/admin/users", Some(&cookie)).await.text().await.unwrap());
+    let origin = Some(browser.origin());
+
+    let no_token = browser.post("/admin/users", Some(&cookie), origin, &[("name", "mallory")], &[]).await;
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let wrong_token = browser.post("/admin/users", Some(&cookie), origin, &[("csrf", "forged"), ("name", "mallory")], &[]).await;
+    assert_eq!(wrong_token.status(), StatusCode::FORBIDDEN);
+    let other_site = browser.post("/admin/users", Some(&cookie), Some("http://evil.example"), &[("csrf", &csrf), ("name", "mallory")], &[]).await;
+    assert_eq!(other_site.status(), StatusCode::FORBIDDEN);
+    let no_origin = browser.post("/admin/users", Some(&cookie), None, &[("csrf", &csrf), ("name", "mallory")], &[]).await;
+    assert_eq!(no_origin.status(), StatusCode::FORBIDDEN);
+    let users: i64 = sqlx::query_scalar("SELECT count(*) FROM users WHERE name = 'mallory'").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(users, 0, "no refused form changed anything");
+
+    // The right token from this origin creates the user; their key, shown once, works on the API.
+    let created = browser.post("/admin/users", Some(&cookie), origin, &[("csrf", &csrf), ("name", "carol")], &[]).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let page = created.text().await.unwrap();
+    let start = page.find(r#"id="new-key">"#).unwrap() + r#"id="new-key">"#.len();
+    let key = page[start..].split('<').next().unwrap().trim().to_owned();
+    assert!(key.starts_with("qa_"), "{key}");
+    assert_eq!(app.call(&key, Method::GET, "/api/quick-action", None).await.status, StatusCode::OK);
+    // A bad name is refused with the reason, on the page.
+    let refused = browser.post("/admin/users", Some(&cookie), origin, &[("csrf", &csrf), ("name", "  ")], &[]).await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(refused.text().await.unwrap().contains("create-error"));
+
+    let logout = browser.post("/admin/logout", Some(&cookie), origin, &[("csrf", &csrf)], &[]).await;
+    assert_eq!(logout.status(), StatusCode::SEE_OTHER);
+    let cleared = logout.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
+    assert!(cleared.starts_with("quickact_admin=;") && cleared.contains("Max-Age=0"), "{cleared}");
+    let after = browser.get("/admin/tasks", Some(&cookie)).await;
+    assert_eq!(after.status(), StatusCode::SEE_OTHER, "the old cookie no longer opens the page");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_ends_when_its_key_is_revoked() {
+    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
+    let created = app.call(&app.admin_key, Method::POST, "/api/admin/users", Some(serde_json::json!({"name": "ops", "is_admin": true}))).await;
+    let ops_key = created.body["api_key"].as_str().unwrap().to_owned();
+    let ops_id = created.body["user"]["id"].as_str().unwrap().to_owned();
+    let browser = Browser::new(&app);
+    let (cookie, _) = browser.log_in(&ops_key, &[]).await;
+    assert_eq!(browser.get("/admin/stats", Some(&cookie)).await.status(), StatusCode::OK);
+
+    let keys = app.call(&app.admin_key, Method::GET, &format!("/api/admin/users/{ops_id}/keys"), None).await;
+    let key_id = keys.body["keys"][0]["id"].as_str().unwrap().to_owned();
+    let revoked = app.call(&app.admin_key, Method::DELETE, &format!("/api/admin/keys/{key_id}"), None).await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    assert_eq!(browser.get("/admin/stats", Some(&cookie)).await.status(), StatusCode::SEE_OTHER);
+    app.shutdown().await;
+}
