@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
+source scripts/browser.sh
 
 # Build against the committed .sqlx/ query data: no database is needed (or consulted) at build time.
 export SQLX_OFFLINE=true
@@ -14,6 +15,18 @@ if [ -z "${DATABASE_URL:-}" ]; then
   export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   pg_throwaway quickact-test
   echo "test database server: $DATABASE_URL"
+fi
+
+# The admin page's browser tests (api/tests/browser.rs) drive headless Chromium through chromedriver:
+# installed with apt when missing, started on a free port for this run, stopped when it ends. A
+# machine that cannot install them still runs every other test; the browser tests then fail, saying
+# why.
+if [ -z "${QUICKACT_WEBDRIVER_URL:-}" ]; then
+  if browser_install; then
+    browser_start
+  else
+    echo "warning: no chromium/chromedriver: the browser tests will fail" >&2
+  fi
 fi
 
 cargo test --workspace --locked "$@"

@@ -24,13 +24,17 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// A round upper bound for the axis, at least `max`.
-fn nice_max(max: f64) -> f64 {
+/// The top of the axis: four round steps (1, 2, 2.5 or 5 times a power of ten) that reach `max`;
+/// steps of at least 1 for counts, whose grid values must be whole.
+fn nice_max(max: f64, whole: bool) -> f64 {
     if max <= 0.0 {
-        return 1.0;
+        return if whole { 4.0 } else { 1.0 };
     }
-    let magnitude = 10f64.powf(max.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|v| *v >= max).unwrap_or(max)
+    let raw = max / 4.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0].iter().map(|m| m * magnitude).find(|v| *v >= raw).unwrap_or(raw);
+    let step = if whole { step.max(1.0).ceil() } else { step };
+    step * 4.0
 }
 
 /// The frame: grid lines with their values, and the category labels (every n-th when crowded).
@@ -67,13 +71,13 @@ fn empty(label: &str) -> String {
 }
 
 /// Bars per category, the series stacked; each bar segment has a title (shown on hover).
-pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String) -> String {
+pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
     let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0)).sum()).collect();
     let max = totals.iter().copied().fold(0.0, f64::max);
     if categories.is_empty() || max <= 0.0 {
         return empty(label);
     }
-    let top_value = nice_max(max);
+    let top_value = nice_max(max, whole);
     let mut svg = open(label);
     frame(&mut svg, categories, top_value, format);
     let plot_height = HEIGHT - TOP - BOTTOM;
@@ -104,12 +108,12 @@ pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], forma
 }
 
 /// One line per series over the categories, with a dot per value.
-pub fn lines(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String) -> String {
+pub fn lines(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
     let max = series.iter().flat_map(|s| s.values.iter().copied()).fold(0.0, f64::max);
     if categories.is_empty() || max <= 0.0 {
         return empty(label);
     }
-    let top_value = nice_max(max);
+    let top_value = nice_max(max, whole);
     let mut svg = open(label);
     frame(&mut svg, categories, top_value, format);
     let plot_height = HEIGHT - TOP - BOTTOM;
@@ -153,7 +157,7 @@ mod tests {
             Series { name: "ok".into(), color: "#000".into(), values: vec![3.0, 0.0] },
             Series { name: "<script>".into(), color: "#111".into(), values: vec![1.0, 2.0] },
         ];
-        let svg = stacked_bars("tasks", &categories, &series, |v| format!("{v:.0}"));
+        let svg = stacked_bars("tasks", &categories, &series, |v| format!("{v:.0}"), true);
         assert_eq!(count(&svg, "<rect"), 3);
         assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"), "{svg}");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
@@ -161,9 +165,11 @@ mod tests {
 
     #[test]
     fn a_chart_without_data_says_so_and_the_axis_top_is_round() {
-        assert!(lines("x", &[], &[], |v| v.to_string()).contains("no data"));
-        assert_eq!(nice_max(7.0), 10.0);
-        assert_eq!(nice_max(230.0), 250.0);
-        assert_eq!(nice_max(0.0), 1.0);
+        assert!(lines("x", &[], &[], |v| v.to_string(), false).contains("no data"));
+        assert_eq!(nice_max(3.0, true), 4.0, "counts step by whole numbers");
+        assert_eq!(nice_max(1.0, true), 4.0);
+        assert_eq!(nice_max(690.0, false), 800.0);
+        assert_eq!(nice_max(0.0048, false), 0.008);
+        assert_eq!(nice_max(3970.0, true), 4000.0);
     }
 }

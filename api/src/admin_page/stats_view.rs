@@ -104,14 +104,14 @@ fn tiles(report: &StatsReport) -> Vec<Tile> {
     let latency = |pick: fn(&PercentileView) -> f64| t.latency_ms.as_ref().map(|p| duration_ms(pick(p))).unwrap_or_else(|| "–".into());
     vec![
         tile("tile-tasks", "tasks", t.tasks.to_string(), format!("{} finished", t.finished)),
-        tile("tile-success", "success", percent(t.rates.success), format!("{} tasks", t.by_status.success)),
-        tile("tile-clarification", "clarification", percent(t.rates.clarification), format!("{} tasks", t.by_status.need_clarification)),
-        tile("tile-error", "error", percent(t.rates.error), format!("{} tasks", t.by_status.error)),
-        tile("tile-timeout", "timeout", percent(t.rates.timeout), format!("{} cancelled", t.by_status.cancelled)),
+        tile("tile-success", "success", percent(t.rates.success), format!("{} of {} finished", t.by_status.success, t.finished)),
+        tile("tile-clarification", "clarification", percent(t.rates.clarification), format!("{} of {}", t.by_status.need_clarification, t.finished)),
+        tile("tile-error", "error", percent(t.rates.error), format!("{} of {}", t.by_status.error, t.finished)),
+        tile("tile-timeout", "timeout", percent(t.rates.timeout), format!("{} of {} · {} cancelled", t.by_status.timeout, t.finished, t.by_status.cancelled)),
         tile("tile-p50", "POST→verdict p50", latency(|p| p.p50), format!("p95 {} · p99 {}", latency(|p| p.p95), latency(|p| p.p99))),
         tile("tile-tokens", "tokens", t.tokens.total.to_string(), format!("{} in · {} cached · {} out", t.tokens.input, t.tokens.cached, t.tokens.output)),
         tile("tile-cost", "cost", money(t.cost, &report.currency), String::new()),
-        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} tasks served locally", t.fast_path.tasks)),
+        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} of {} served locally", t.fast_path.tasks, t.finished)),
         tile(
             "tile-queue",
             "queue now",
@@ -119,7 +119,7 @@ fn tiles(report: &StatsReport) -> Vec<Tile> {
             format!("{} running · oldest waits {:.1} s", report.queue.processing, report.queue.oldest_pending_age_secs),
         ),
         tile("tile-wait", "queue wait p50", report.queue.wait_ms.map(|w| duration_ms(w.p50)).unwrap_or_else(|| "–".into()), report.queue.wait_ms.map(|w| format!("p95 {}", duration_ms(w.p95))).unwrap_or_default()),
-        tile("tile-workers", "workers alive", report.workers.len().to_string(), format!("{} tasks running", report.workers.iter().map(|w| w.running.len()).sum::<usize>())),
+        tile("tile-workers", "workers alive", report.workers.len().to_string(), format!("running {} now", report.workers.iter().map(|w| w.running.len()).sum::<usize>())),
     ]
 }
 
@@ -135,14 +135,30 @@ fn amount(v: f64) -> String {
     if v >= 1.0 { format!("{v:.2}") } else { format!("{v:.4}") }
 }
 
+/// One model's tokens and cost on each day of the window.
+struct ModelDays {
+    tokens: Vec<f64>,
+    cost: Vec<f64>,
+}
+
+/// The calendar days (`YYYY-MM-DD`, in the report's zone) the window touches.
+fn window_days(report: &StatsReport) -> Vec<String> {
+    let tz: chrono_tz::Tz = report.tz.parse().unwrap_or(chrono_tz::UTC);
+    let first = report.since.with_timezone(&tz).date_naive();
+    let last = (report.until - chrono::Duration::microseconds(1)).with_timezone(&tz).date_naive();
+    first.iter_days().take_while(|d| *d <= last).map(|d| d.format("%Y-%m-%d").to_string()).collect()
+}
+
 fn charts(by_day: &StatsReport) -> Vec<Chart> {
-    // Days as MM-DD under the bars; the full date is in each bar's title.
-    let days: Vec<String> = by_day.groups.iter().filter_map(|g| g.key.clone()).collect();
+    // Every day of the window, also those without a task (a gap is a zero, not a missing bar), as
+    // MM-DD under the bars; the full date is in each bar's title.
+    let days = window_days(by_day);
     let short: Vec<String> = days.iter().map(|d| d.get(5..).unwrap_or(d).to_owned()).collect();
+    let of_day = |day: &String| by_day.groups.iter().find(|g| g.key.as_ref() == Some(day));
     let outcome = |name: &str, color: &str, pick: fn(&OutcomeView) -> i64| Series {
         name: name.to_owned(),
         color: color.to_owned(),
-        values: by_day.groups.iter().map(|g| pick(g) as f64).collect(),
+        values: days.iter().map(|d| of_day(d).map_or(0.0, |g| pick(g) as f64)).collect(),
     };
     let outcomes = vec![
         outcome("success", "#12805c", |g| g.by_status.success),
@@ -155,36 +171,36 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
     let latency = |name: &str, color: &str, pick: fn(&PercentileView) -> f64| Series {
         name: name.to_owned(),
         color: color.to_owned(),
-        values: by_day.groups.iter().map(|g| g.latency_ms.as_ref().map_or(0.0, pick)).collect(),
+        values: days.iter().map(|d| of_day(d).and_then(|g| g.latency_ms.as_ref()).map_or(0.0, pick)).collect(),
     };
     let latencies = vec![latency("p50", "#2f6fed", |p| p.p50), latency("p95", "#b54708", |p| p.p95), latency("p99", "#c01048", |p| p.p99)];
 
     // Per model per day, from `usage`.
-    let mut per_model: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut per_model: BTreeMap<&str, ModelDays> = BTreeMap::new();
     for u in &by_day.usage {
         let Some(i) = days.iter().position(|d| *d == u.day) else { continue };
-        let entry = per_model.entry(u.model.as_str()).or_insert_with(|| (vec![0.0; days.len()], vec![0.0; days.len()]));
-        entry.0[i] += u.tokens.total as f64;
-        entry.1[i] += u.cost;
+        let entry = per_model.entry(u.model.as_str()).or_insert_with(|| ModelDays { tokens: vec![0.0; days.len()], cost: vec![0.0; days.len()] });
+        entry.tokens[i] += u.tokens.total as f64;
+        entry.cost[i] += u.cost;
     }
-    let model_series = |pick: fn(&(Vec<f64>, Vec<f64>)) -> &Vec<f64>| -> Vec<Series> {
+    let model_series = |pick: fn(&ModelDays) -> &Vec<f64>| -> Vec<Series> {
         per_model
             .iter()
             .enumerate()
             .map(|(i, (model, values))| Series { name: (*model).to_owned(), color: PALETTE[i % PALETTE.len()].to_owned(), values: pick(values).clone() })
             .collect()
     };
-    let tokens = model_series(|v| &v.0);
-    let costs = model_series(|v| &v.1);
+    let tokens = model_series(|m| &m.tokens);
+    let costs = model_series(|m| &m.cost);
     let legend = |series: &[Series]| series.iter().map(|s| (s.name.clone(), s.color.clone())).collect();
     vec![
-        Chart { title: "Tasks per day by outcome", legend: legend(&outcomes), svg: stacked_bars("tasks per day by outcome", &short, &outcomes, count) },
-        Chart { title: "POST-to-verdict latency per day", legend: legend(&latencies), svg: lines("latency per day", &short, &latencies, millis) },
-        Chart { title: "Tokens per model per day", legend: legend(&tokens), svg: stacked_bars("tokens per model per day", &short, &tokens, count) },
+        Chart { title: "Tasks per day by outcome", legend: legend(&outcomes), svg: stacked_bars("tasks per day by outcome", &short, &outcomes, count, true) },
+        Chart { title: "POST-to-verdict latency per day", legend: legend(&latencies), svg: lines("latency per day", &short, &latencies, millis, false) },
+        Chart { title: "Tokens per model per day", legend: legend(&tokens), svg: stacked_bars("tokens per model per day", &short, &tokens, count, true) },
         Chart {
             title: "Cost per model per day",
             legend: legend(&costs),
-            svg: stacked_bars(&format!("cost per model per day ({})", by_day.currency), &short, &costs, amount),
+            svg: stacked_bars(&format!("cost per model per day ({})", by_day.currency), &short, &costs, amount, false),
         },
     ]
 }

@@ -68,7 +68,10 @@ pub struct StepRow {
     pub name: String,
     pub ok: bool,
     pub error: String,
+    /// Which run of the task wrote the step (a task resumed after a crash has several).
     pub attempt: i32,
+    /// For a model turn: which request for this turn it was (1, then 2 after a failed one...).
+    pub request: u32,
     /// A failed model request that the run retried (or gave up on).
     pub retry: bool,
     pub started_at: String,
@@ -84,7 +87,7 @@ pub struct StepRow {
 }
 
 impl StepRow {
-    fn new(step: &Step, currency: &str) -> Self {
+    fn new(step: &Step, currency: &str, request: u32) -> Self {
         let model_turn = step.kind == StepKind::ModelTurn;
         let said = if model_turn { summarize_turn(step.result.as_ref()) } else { String::new() };
         StepRow {
@@ -94,6 +97,7 @@ impl StepRow {
             ok: step.ok,
             error: step.error.clone().unwrap_or_default(),
             attempt: step.attempt,
+            request,
             retry: model_turn && !step.ok,
             started_at: time(&step.started_at),
             latency: duration_ms(step.latency_ms as f64),
@@ -106,6 +110,27 @@ impl StepRow {
             result: step.result.as_ref().map(|r| pretty_json(r, MAX_JSON_CHARS)).unwrap_or_default(),
         }
     }
+}
+
+/// The steps in order, each model request numbered within its turn: failed requests count up until
+/// one answers, so retries read as "request 2", "request 3".
+fn numbered_steps(journal: &[Step], currency: &str) -> Vec<StepRow> {
+    let mut request = 0;
+    journal
+        .iter()
+        .map(|step| {
+            let number = if step.kind == StepKind::ModelTurn {
+                request += 1;
+                request
+            } else {
+                0
+            };
+            if step.kind == StepKind::ModelTurn && step.ok {
+                request = 0;
+            }
+            StepRow::new(step, currency, number)
+        })
+        .collect()
 }
 
 /// "calls search_items, finish" and the text of an assistant message.
@@ -208,7 +233,7 @@ fn body_of(task: TaskRecord, journal: &[Step], user_name: String, csrf: String) 
         cost: money(nanos_to_amount(task.cost_nanos), &task.currency),
         reference_time: time(&task.reference_time),
         tz: task.time_zone.clone(),
-        steps: journal.iter().map(|s| StepRow::new(s, &task.currency)).collect(),
+        steps: numbered_steps(journal, &task.currency),
         csrf,
         can_cancel: !task.status.is_final(),
         // The undo route decides what can be undone (and says why not); a finished task that

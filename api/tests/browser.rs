@@ -1,0 +1,341 @@
+//! The admin page in a real browser: headless Chromium driven through chromedriver (fantoccini),
+//! against the API on port 0 with a worker and the fake model. It logs in, filters the history,
+//! opens traces, watches running tasks finish without a reload, cancels and undoes from a trace,
+//! reads the stats, creates a user and revokes a key.
+//!
+//! `scripts/test.sh` installs Debian's `chromium` and `chromium-driver` when missing, starts
+//! chromedriver on a free port and passes it in `QUICKACT_WEBDRIVER_URL` (the browser binary in
+//! `QUICKACT_CHROMIUM`). Screenshots for a person to look at are written to `target/screenshots/`
+//! of the workspace (names below). Run only these with `scripts/test.sh -p quickact-api --test browser`.
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
+use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, Notify};
+
+/// The moment the seeded sentences were written (Asia/Shanghai), for stable dates.
+const NOW: &str = "2026-02-07T09:00:00+08:00";
+/// Longest a page may take to show what a step waits for.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// One browser at a time: the machine has two cores, and each test drives a full Chromium.
+static ONE_BROWSER: Mutex<()> = Mutex::const_new(());
+
+struct Browser {
+    client: Client,
+    base: String,
+    profile: PathBuf,
+}
+
+impl Browser {
+    /// A new headless Chromium with an empty profile, through the chromedriver of this test run.
+    async fn open(app: &TestApp) -> Self {
+        let webdriver = std::env::var("QUICKACT_WEBDRIVER_URL").expect(
+            "QUICKACT_WEBDRIVER_URL is not set: run the browser tests through scripts/test.sh, which installs chromium and \
+             chromium-driver and starts chromedriver (or start chromedriver yourself and set it)",
+        );
+        let binary = std::env::var("QUICKACT_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let profile = std::env::temp_dir().join(format!("quickact-chromium-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&profile).unwrap();
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": binary,
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    // This machine's network is closed: background connections would be refused.
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--window-size=1400,1200", "--lang=en-US",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector).capabilities(capabilities).connect(&webdriver).await.expect("chromedriver opens a session");
+        client.set_window_size(1400, 1200).await.unwrap();
+        Browser { client, base: app.base_url.clone(), profile }
+    }
+
+    async fn goto(&self, path: &str) {
+        self.client.goto(&format!("{}{path}", self.base)).await.unwrap();
+    }
+
+    /// The element `css` names, once it exists (the page may still be loading or refreshing).
+    async fn find(&self, css: &str) -> Element {
+        self.client.wait().at_most(PATIENCE).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
+    }
+
+    async fn text(&self, css: &str) -> String {
+        self.find(css).await.text().await.unwrap()
+    }
+
+    async fn count(&self, css: &str) -> usize {
+        self.client.find_all(Locator::Css(css)).await.unwrap().len()
+    }
+
+    async fn path(&self) -> String {
+        self.client.current_url().await.unwrap().path().to_owned()
+    }
+
+    /// Waits until `css` matches exactly `n` elements (the live table, a filter's answer).
+    async fn wait_for_count(&self, css: &str, n: usize) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let seen = self.count(css).await;
+            if seen == n {
+                return;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "waited for {n} × {css}, saw {seen}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn log_in(&self, key: &str) {
+        self.goto("/admin/login").await;
+        self.find("#key").await.send_keys(key).await.unwrap();
+        self.find("#login").await.click().await.unwrap();
+        self.find("#tasks").await;
+        assert_eq!(self.path().await, "/admin/tasks");
+    }
+
+    /// Saves a screenshot of the window as `target/screenshots/<name>.png`; returns its path.
+    async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.unwrap();
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, &png).unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a real picture: {} bytes", png.len());
+        path
+    }
+
+    async fn close(self) {
+        let _ = self.client.close().await;
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+async fn start_app() -> TestApp {
+    // The fast path on: a sentence the local reader understands runs locally, at zero tokens.
+    TestApp::start_with(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await
+}
+
+/// A sentence the local reader does not take (no action it knows), so the fake model serves it.
+const DENTIST: &str = "hey, could you deal with that dentist thing for me?";
+
+/// A run with a failed model request that was retried, a created item and a verdict naming it.
+fn script_dentist(app: &TestApp) {
+    app.fake.script(
+        "dentist",
+        vec![
+            Reply::Status(503, "the upstream is busy".into()),
+            Reply::tool("create_item", json!({"kind": "event", "title": "Dentist", "when": "next friday 10am"})).with_usage(1800, 60, 1024),
+            Reply::finish("action_completed", "Booked the dentist for Friday 10:00.").with_usage(1950, 40, 1536),
+        ],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_admin_logs_in_filters_the_history_and_opens_a_trace_and_its_item() {
+    let _one = ONE_BROWSER.lock().await;
+    let app = start_app().await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    script_dentist(&app);
+    app.fake.script("weather", vec![Reply::finish("error", "I can only manage your schedule and to-dos.")]);
+    let dentist = app.act(&alice, DENTIST, NOW).await;
+    assert_eq!((dentist["status"].as_str(), dentist["model_used"].as_str()), (Some("success"), Some("fake-model")), "{dentist:#}");
+    app.act(&alice, "what's the weather like", NOW).await;
+    let local = app.act(&bob, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(local["model_used"], "local");
+
+    let browser = Browser::open(&app).await;
+    // Not logged in: the page sends the browser to the login form.
+    browser.goto("/admin/tasks").await;
+    browser.find("#key").await;
+    assert_eq!(browser.path().await, "/admin/login");
+    // A user's key is refused.
+    browser.find("#key").await.send_keys(&alice).await.unwrap();
+    browser.find("#login").await.click().await.unwrap();
+    assert!(browser.text("#login-error").await.contains("not an admin"));
+    browser.screenshot("01-login-refused").await;
+
+    browser.log_in(&app.admin_key).await;
+    browser.wait_for_count("tr.task-row", 3).await;
+    assert_eq!(browser.text("#total").await, "3 tasks");
+    let first = browser.text("#task-rows tr:first-child").await;
+    assert!(first.contains("bob") && first.contains("明天下午3点到4点开会") && first.contains("local"), "newest first: {first}");
+    browser.screenshot("02-history").await;
+
+    // Filter: alice's failed tasks.
+    browser.find("#f-user").await.select_by_label("alice").await.unwrap();
+    browser.find("#f-status").await.select_by_value("failed").await.unwrap();
+    browser.find("#apply").await.click().await.unwrap();
+    browser.wait_for_count("tr.task-row", 1).await;
+    let row = browser.text("tr.task-row").await;
+    assert!(row.contains("what's the weather like") && row.contains("error"), "{row}");
+    browser.screenshot("03-history-filtered").await;
+
+    // Text search, then the trace.
+    browser.goto("/admin/tasks?q=DENTIST").await;
+    browser.wait_for_count("tr.task-row", 1).await;
+    browser.find("a.task-link").await.click().await.unwrap();
+    assert_eq!(browser.text("#sentence").await, format!("“{DENTIST}”"));
+    assert_eq!(browser.text("#trace-status").await, "success");
+    assert_eq!(browser.text("#trace-tokens").await, "3750 / 2560 / 100");
+    // The failed request (attempt shown), the turn that created the item, its call, the last turn, finish.
+    assert_eq!(browser.count("#timeline li.step").await, 5);
+    assert!(browser.text("#step-0").await.contains("failed request"));
+    assert!(browser.text("#step-1").await.contains("request 2"), "the retry answered");
+    assert!(browser.text("#step-0").await.contains("the upstream is busy") || browser.text("#step-0").await.contains("503"));
+    let create = browser.text("#step-2").await;
+    assert!(create.contains("create_item") && create.contains("next friday 10am"), "{create}");
+    assert!(browser.text("#step-1").await.contains("tokens 1800 in / 1024 cached / 60 out"));
+    assert_eq!(browser.text("#verdict-message").await, "Booked the dentist for Friday 10:00.");
+    browser.screenshot("04-trace").await;
+
+    // The verdict's item links to the item as it is now.
+    browser.find("#verdict-items a").await.click().await.unwrap();
+    assert_eq!(browser.text("#item-title").await, "Dentist");
+    browser.screenshot("05-item").await;
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn running_tasks_finish_live_in_the_history_and_the_trace_and_can_be_cancelled() {
+    let _one = ONE_BROWSER.lock().await;
+    let app = start_app().await;
+    let (_, alice) = app.create_user("alice").await;
+    let first_gate = Arc::new(Notify::new());
+    let second_gate = Arc::new(Notify::new());
+    let never = Arc::new(Notify::new());
+    app.fake.script("first slow", vec![Reply::Gated(first_gate.clone(), Box::new(Reply::look_up_and_finish("First one done.")))]);
+    app.fake.script("second slow", vec![Reply::Gated(second_gate.clone(), Box::new(Reply::look_up_and_finish("Second one done.")))]);
+    app.fake.script("never answered", vec![Reply::Gated(never, Box::new(Reply::finish("error", "unreachable")))]);
+
+    let browser = Browser::open(&app).await;
+    browser.log_in(&app.admin_key).await;
+    // The first page is live: a task submitted now appears without a reload, running...
+    let first = app.submit_id(&alice, "first slow sentence").await;
+    app.fake.wait_for_requests("first slow", 1, PATIENCE).await;
+    let row = format!("#task-{first}");
+    browser.find(&format!("{row}[data-status=processing]")).await;
+    browser.screenshot("06-history-running").await;
+    // ...and finishes there.
+    first_gate.notify_one();
+    browser.find(&format!("{row}[data-status=success]")).await;
+    assert!(browser.text(&row).await.contains("success"));
+
+    // A trace opened while the task runs shows its verdict when it comes, without a reload.
+    let second = app.submit_id(&alice, "second slow sentence").await;
+    app.fake.wait_for_requests("second slow", 1, PATIENCE).await;
+    browser.goto(&format!("/admin/tasks/{second}")).await;
+    browser.find("#trace[data-status=processing]").await;
+    assert!(browser.count("#verdict").await == 0);
+    browser.screenshot("07-trace-running").await;
+    second_gate.notify_one();
+    browser.find("#trace[data-status=success]").await;
+    assert_eq!(browser.text("#verdict-message").await, "Second one done.");
+    assert_eq!(browser.path().await, format!("/admin/tasks/{second}"), "no navigation happened");
+    browser.screenshot("08-trace-finished").await;
+
+    // Cancel from the trace.
+    let stuck = app.submit_id(&alice, "never answered").await;
+    app.fake.wait_for_requests("never answered", 1, PATIENCE).await;
+    browser.goto(&format!("/admin/tasks/{stuck}")).await;
+    browser.find("#cancel").await.click().await.unwrap();
+    browser.find("#trace[data-status=cancelled]").await;
+    let task = app.wait_final(&alice, &stuck, 10).await;
+    assert_eq!(task["status"], "cancelled");
+    assert_eq!(browser.count("#cancel").await, 0, "a finished task has no cancel button");
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn stats_users_keys_undo_and_logout_work_from_the_page() {
+    let _one = ONE_BROWSER.lock().await;
+    let app = start_app().await;
+    let (_, alice) = app.create_user("alice").await;
+    script_dentist(&app);
+    app.fake.script("weather", vec![Reply::finish("error", "I can only manage your schedule and to-dos.")]);
+    let dentist = app.act(&alice, DENTIST, NOW).await;
+    assert_eq!(dentist["model_used"], "fake-model", "{dentist:#}");
+    app.act(&alice, "what's the weather like", NOW).await;
+    app.act(&alice, "明天下午3点到4点开会", NOW).await;
+
+    let browser = Browser::open(&app).await;
+    browser.log_in(&app.admin_key).await;
+
+    browser.goto("/admin/stats").await;
+    assert_eq!(browser.text("#tile-tasks .value").await, "3");
+    assert_eq!(browser.text("#tile-success .value").await, "66.7%");
+    assert_eq!(browser.text("#tile-error .value").await, "33.3%");
+    assert_eq!(browser.text("#tile-fast-path .value").await, "33.3%");
+    // 1800 + 60 and 1950 + 40 for the dentist, 100 + 20 for the weather.
+    assert_eq!(browser.text("#tile-tokens .value").await, "3970");
+    assert!(browser.text("#tile-workers .value").await == "1");
+    assert!(browser.count(".chart svg rect").await >= 2, "the charts have bars");
+    assert!(browser.text("#usage").await.contains("fake-model"));
+    browser.screenshot("09-stats").await;
+    browser.find("#group-by").await.select_by_value("model").await.unwrap();
+    browser.find("#stats-filters button").await.click().await.unwrap();
+    let groups = browser.text("#groups").await;
+    assert!(groups.contains("fake-model") && groups.contains("local"), "{groups}");
+
+    // Undo the dentist booking from its trace: the undo is a task of its own.
+    let id = dentist["task_id"].as_str().unwrap();
+    browser.goto(&format!("/admin/tasks/{id}")).await;
+    browser.find("#undo").await.click().await.unwrap();
+    browser.find("#trace[data-status=success]").await;
+    assert_ne!(browser.path().await, format!("/admin/tasks/{id}"), "the page shows the undo task");
+    assert!(app.items(&alice).await.iter().all(|item| item["title"] != "Dentist"), "the item is gone");
+    browser.screenshot("10-undo").await;
+
+    // Create a user; the key is shown once and works.
+    browser.goto("/admin/users").await;
+    browser.find("#new-name").await.send_keys("dana").await.unwrap();
+    browser.find("#create").await.click().await.unwrap();
+    let key = browser.text("#new-key").await;
+    assert!(key.starts_with("qa_"), "{key}");
+    assert_eq!(app.call(&key, Method::GET, "/api/quick-action", None).await.status, StatusCode::OK);
+    browser.screenshot("11-user-created").await;
+
+    // Revoke it from the user's page.
+    browser.find("#users a[href^='/admin/users/']:not([href$='keys'])").await;
+    let dana_link = browser
+        .client
+        .find_all(Locator::Css("#users td:first-child a"))
+        .await
+        .unwrap();
+    let mut opened = false;
+    for link in dana_link {
+        if link.text().await.unwrap() == "dana" {
+            link.click().await.unwrap();
+            opened = true;
+            break;
+        }
+    }
+    assert!(opened, "dana is listed");
+    assert!(browser.text("#user-name").await.starts_with("dana"));
+    browser.find("button.revoke").await.click().await.unwrap();
+    browser.find("#keys .badge.err").await;
+    assert_eq!(app.call(&key, Method::GET, "/api/quick-action", None).await.status, StatusCode::UNAUTHORIZED);
+    browser.screenshot("12-key-revoked").await;
+
+    // Log out: the page asks for a key again.
+    browser.find("#logout").await.click().await.unwrap();
+    browser.find("#key").await;
+    browser.goto("/admin/stats").await;
+    browser.find("#key").await;
+    assert_eq!(browser.path().await, "/admin/login");
+    let cookies: Value = json!(browser.client.get_all_cookies().await.unwrap().iter().map(|c| c.name().to_owned()).collect::<Vec<_>>());
+    assert!(!cookies.as_array().unwrap().iter().any(|c| c == "quickact_admin"), "{cookies}");
+    browser.close().await;
+    app.shutdown().await;
+}
