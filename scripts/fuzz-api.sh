@@ -30,9 +30,10 @@ admin_key="qa_fuzz_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 # The local provider serves (no model key); the sweeper, long-polls and streams run as deployed.
 export QUICKACT_BIND=127.0.0.1:$port QUICKACT_ADMIN_KEY=$admin_key RUST_LOG=warn
 unset OPENAI_API_KEY
-target/debug/quickact-api >"$work/api.log" 2>&1 &
+bin=${CARGO_TARGET_DIR:-target}/debug
+"$bin/quickact-api" >"$work/api.log" 2>&1 &
 api_pid=$!
-target/debug/quickact-worker >"$work/worker.log" 2>&1 &
+"$bin/quickact-worker" >"$work/worker.log" 2>&1 &
 worker_pid=$!
 stop_services() { kill "$api_pid" "$worker_pid" 2>/dev/null || true; wait "$api_pid" "$worker_pid" 2>/dev/null || true; }
 trap 'stop_services; pg_stop "$work/data"; rm -rf "$work"' EXIT

@@ -146,6 +146,10 @@ pub async fn create_user_with_key(
     if name.is_empty() || name.chars().count() > 200 {
         return Err(ApiError::bad_request("invalid_input", "name must be 1 to 200 characters"));
     }
+    // Postgres text cannot hold NUL: refuse it here rather than fail on the insert.
+    if name.contains('\0') || model.is_some_and(|m| m.contains('\0')) {
+        return Err(ApiError::bad_request("invalid_input", "name and model must not contain NUL characters"));
+    }
     let tz = match tz.map(str::trim).filter(|tz| !tz.is_empty()) {
         Some(tz) => parse_time_zone(tz)?,
         None => state.config.default_tz,

@@ -15,6 +15,7 @@ use uuid::Uuid;
 use crate::{
     error::ApiError,
     extract::{Admin, QueryParams},
+    openapi::ErrorBody,
     routes::{admin::parse_instant, parse_time_zone},
     state::AppState,
 };
@@ -153,7 +154,10 @@ pub struct RunningView {
 /// How the service did over a window: outcome rates, latency percentiles, tokens and cost per
 /// model per day, the fast path's share; the queue and the live workers now.
 #[utoipa::path(get, operation_id = "admin_stats", path = "/api/admin/stats", tag = "admin", params(StatsParams),
-    responses((status = 200, description = "The report of the window", body = StatsReport)))]
+    responses(
+        (status = 200, description = "The report of the window", body = StatsReport),
+        (status = 422, description = "`tz` is not an IANA time zone", body = ErrorBody),
+    ))]
 pub async fn stats(State(state): State<AppState>, Admin(_): Admin, QueryParams(params): QueryParams<StatsParams>) -> Result<Json<StatsReport>, ApiError> {
     build_report(&state, &params).await.map(Json)
 }
