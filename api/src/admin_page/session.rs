@@ -60,6 +60,12 @@ impl FromRequestParts<AppState> for AdminSession {
     }
 }
 
+/// A form with nothing but the session's CSRF token (the buttons that cancel, undo or revoke).
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    pub csrf: Option<String>,
+}
+
 impl AdminSession {
     /// Refuses a form that did not come from this page: its `csrf` field (or `X-CSRF-Token`
     /// header) must be this session's token, and its origin this host.

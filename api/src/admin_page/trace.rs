@@ -20,13 +20,12 @@ use quickact_shared::{
         tasks, users,
     },
 };
-use serde::Deserialize;
 use serde_json::Value;
 use uuid::Uuid;
 
 use super::{
     page::{Chrome, PageError, clip, duration_ms, html, maybe_time, money, pretty_json, time},
-    session::AdminSession,
+    session::{AdminSession, CsrfForm},
 };
 use crate::{
     extract::Caller,
@@ -254,11 +253,6 @@ pub async fn trace(State(state): State<AppState>, session: AdminSession, Path(id
 pub async fn timeline(State(state): State<AppState>, session: AdminSession, Path(id): Path<String>) -> Result<Response, PageError> {
     let id = parse_uuid_or_404(&id)?;
     Ok(html(&trace_body(&state, id, session.csrf).await?))
-}
-
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    csrf: Option<String>,
 }
 
 /// `POST /admin/tasks/{id}/cancel`: cancels a pending or running task of any user.

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::{
     page::{Chrome, PageError, html, html_with_status, maybe_time, time},
-    session::AdminSession,
+    session::{AdminSession, CsrfForm},
 };
 use crate::{
     routes::{
@@ -117,11 +117,6 @@ pub async fn detail(State(state): State<AppState>, session: AdminSession, Path(i
         .map(|k| KeyRow { id: k.id, prefix: k.prefix, created_at: time(&k.created_at), revoked_at: maybe_time(&k.revoked_at) })
         .collect();
     Ok(html(&UserPage { chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "users" }, user: UserRow::from(user), keys }))
-}
-
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    csrf: Option<String>,
 }
 
 /// `POST /admin/keys/{id}/revoke`: revokes a key (at once on every API process) and shows its user.
