@@ -225,6 +225,7 @@ async fn running_tasks_finish_live_in_the_history_and_the_trace_and_can_be_cance
     app.fake.wait_for_requests("first slow", 1, PATIENCE).await;
     let row = format!("#task-{first}");
     browser.find(&format!("{row}[data-status=processing]")).await;
+    assert_eq!(browser.text("#total").await, "1 tasks", "the count refreshes with the rows");
     browser.screenshot("06-history-running").await;
     // ...and finishes there.
     first_gate.notify_one();

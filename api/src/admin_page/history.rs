@@ -1,7 +1,7 @@
 //! The history: every user's tasks, newest first, with the JSON listing's filters (user, status,
-//! verdict, model, time range, text) and cursor paging. The first page's rows refresh every two
-//! seconds (new tasks appear, running ones finish); on later pages each unfinished row refreshes
-//! itself until it is final.
+//! verdict, model, time range, text) and cursor paging. The first page's table and count refresh
+//! every two seconds (htmx fetches the page and swaps that part: new tasks appear, running ones
+//! finish); on later pages each unfinished row refreshes itself until it is final.
 
 use std::collections::HashMap;
 
@@ -102,16 +102,10 @@ struct HistoryPage {
     verdicts: Vec<Choice>,
     rows: Vec<TaskRow>,
     total: i64,
-    /// Where the rows refresh from (the first page only).
+    /// Where the table refreshes from (the first page only: this page itself).
     live_url: Option<String>,
     next_url: Option<String>,
     first_url: Option<String>,
-}
-
-#[derive(Template)]
-#[template(path = "admin/rows.html")]
-struct RowsFragment {
-    rows: Vec<TaskRow>,
 }
 
 #[derive(Template)]
@@ -195,22 +189,11 @@ pub async fn history(
         ),
         rows,
         total,
-        live_url: first_page.then(|| url("/admin/tasks/rows", &without_cursor)),
+        live_url: first_page.then(|| url("/admin/tasks", &without_cursor)),
         next_url: next_cursor.map(|cursor| url("/admin/tasks", &AdminListParams { cursor: Some(cursor), ..without_cursor.clone() })),
         first_url: (!first_page).then(|| url("/admin/tasks", &without_cursor)),
     };
     Ok(html(&page))
-}
-
-/// `GET /admin/tasks/rows`: the first page's rows (the live table refreshes from here).
-pub async fn rows(
-    State(state): State<AppState>,
-    _session: AdminSession,
-    params: Result<Query<AdminListParams>, QueryRejection>,
-) -> Result<Response, PageError> {
-    let params = AdminListParams { cursor: None, ..tidy(params_or_error(params)?) };
-    let (rows, _, _) = load_rows(&state, &params, false).await?;
-    Ok(html(&RowsFragment { rows }))
 }
 
 /// `GET /admin/tasks/{id}/row`: one row, as it is now (an unfinished row polls this).

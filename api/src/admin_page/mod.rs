@@ -40,7 +40,6 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/logout", post(session::logout))
         .route("/admin/assets/{name}", get(assets::asset))
         .route("/admin/tasks", get(history::history))
-        .route("/admin/tasks/rows", get(history::rows))
         .route("/admin/tasks/{id}", get(trace::trace))
         .route("/admin/tasks/{id}/row", get(history::row))
         .route("/admin/tasks/{id}/timeline", get(trace::timeline))

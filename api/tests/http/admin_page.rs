@@ -72,7 +72,7 @@ async fn only_admin_keys_log_in_and_the_browser_keeps_a_session_cookie_not_the_k
     let anonymous = browser.get("/admin/tasks", None).await;
     assert_eq!(anonymous.status(), StatusCode::SEE_OTHER);
     assert_eq!(anonymous.headers()[header::LOCATION], "/admin/login");
-    let htmx = browser.client.get(format!("{}/admin/tasks/rows", app.base_url)).header("hx-request", "true").send().await.unwrap();
+    let htmx = browser.client.get(format!("{}/admin/tasks", app.base_url)).header("hx-request", "true").send().await.unwrap();
     assert_eq!(htmx.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(htmx.headers()["hx-redirect"], "/admin/login");
 
