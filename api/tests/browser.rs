@@ -69,8 +69,18 @@ impl Browser {
         self.client.wait().at_most(PATIENCE).for_element(Locator::Css(css)).await.unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
     }
 
+    /// The text of the element `css` names. The live parts of the page replace their elements as
+    /// they refresh, so an element found a moment ago may be gone: find it again until its text
+    /// is read.
     async fn text(&self, css: &str) -> String {
-        self.find(css).await.text().await.unwrap()
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            match self.find(css).await.text().await {
+                Ok(text) => return text,
+                Err(err) if tokio::time::Instant::now() < deadline => eprintln!("{css}: {err}; finding it again"),
+                Err(err) => panic!("the text of {css}: {err}"),
+            }
+        }
     }
 
     async fn count(&self, css: &str) -> usize {
