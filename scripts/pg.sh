@@ -10,9 +10,9 @@ set -euo pipefail
 pg_bin_dir() {
   local d
   for d in "${PG_BIN_DIR:-}" /usr/lib/postgresql/*/bin; do
-    if [ -n "$d" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; return; fi
+    if [ -n "$d" ] && [ -x "$d/pg_ctl" ]; then echo "$d"; return 0; fi
   done
-  if command -v pg_ctl >/dev/null 2>&1; then dirname "$(command -v pg_ctl)"; return; fi
+  if command -v pg_ctl >/dev/null 2>&1; then dirname "$(command -v pg_ctl)"; return 0; fi
   echo "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found; install PostgreSQL or set DATABASE_URL" >&2
   return 1
 }
