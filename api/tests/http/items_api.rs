@@ -94,21 +94,19 @@ async fn invalid_items_are_refused_with_the_envelope() {
     app.shutdown().await;
 }
 
+/// `POST /api/parse-time` of `text` written at 2026-02-07 09:00 in Shanghai; the answer's body.
+async fn parse_time(app: &TestApp, key: &str, text: &str) -> Value {
+    let body = json!({"text": text, "now": "2026-02-07T09:00:00+08:00", "tz": "Asia/Shanghai"});
+    let answer = app.call(key, Method::POST, "/api/parse-time", Some(body)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
+    answer.body
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn parse_time_reports_spans_in_code_points_and_resolutions() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
-    let parse = |text: &'static str| {
-        let app = &app;
-        let key = key.clone();
-        async move {
-            let answer = app
-                .call(&key, Method::POST, "/api/parse-time", Some(json!({"text": text, "now": "2026-02-07T09:00:00+08:00", "tz": "Asia/Shanghai"})))
-                .await;
-            assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
-            answer.body
-        }
-    };
+    let parse = |text| parse_time(&app, &key, text);
     let body = parse("把2月8日的会议改到晚上8点").await;
     assert_eq!(body["tz"], "Asia/Shanghai");
     let matches = body["matches"].as_array().unwrap();
@@ -141,17 +139,7 @@ async fn parse_time_reports_spans_in_code_points_and_resolutions() {
 async fn parse_time_tells_a_reading_from_a_guess_in_every_match() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, key) = app.create_user("alice").await;
-    let parse = |text: &'static str| {
-        let app = &app;
-        let key = key.clone();
-        async move {
-            let answer = app
-                .call(&key, Method::POST, "/api/parse-time", Some(json!({"text": text, "now": "2026-02-07T09:00:00+08:00", "tz": "Asia/Shanghai"})))
-                .await;
-            assert_eq!(answer.status, StatusCode::OK, "{:?}", answer.body);
-            answer.body["matches"].as_array().cloned().unwrap_or_default()
-        }
-    };
+    let parse = async |text| parse_time(&app, &key, text).await["matches"].as_array().cloned().unwrap_or_default();
     // Everything written: a reading.
     let matches = parse("明天下午3点开会").await;
     assert_eq!(matches.len(), 1, "{matches:?}");
