@@ -70,18 +70,31 @@ fn empty(label: &str) -> String {
     svg
 }
 
-/// Bars per category, the series stacked; each bar segment has a title (shown on hover).
-pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
-    let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0)).sum()).collect();
-    let max = totals.iter().copied().fold(0.0, f64::max);
+/// A chart begun: its frame drawn for values up to `top_value`, and the geometry of its plot.
+struct Plot {
+    svg: String,
+    top_value: f64,
+    plot_height: f64,
+    /// The width given to each category.
+    slot: f64,
+}
+
+/// Begins a chart of `categories` whose largest value is `max`; `None` when there is nothing to plot.
+fn plot(label: &str, categories: &[String], max: f64, format: fn(f64) -> String, whole: bool) -> Option<Plot> {
     if categories.is_empty() || max <= 0.0 {
-        return empty(label);
+        return None;
     }
     let top_value = nice_max(max, whole);
     let mut svg = open(label);
     frame(&mut svg, categories, top_value, format);
-    let plot_height = HEIGHT - TOP - BOTTOM;
-    let slot = (WIDTH - LEFT - RIGHT) / categories.len() as f64;
+    Some(Plot { svg, top_value, plot_height: HEIGHT - TOP - BOTTOM, slot: (WIDTH - LEFT - RIGHT) / categories.len() as f64 })
+}
+
+/// Bars per category, the series stacked; each bar segment has a title (shown on hover).
+pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
+    let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0)).sum()).collect();
+    let max = totals.iter().copied().fold(0.0, f64::max);
+    let Some(Plot { mut svg, top_value, plot_height, slot }) = plot(label, categories, max, format, whole) else { return empty(label) };
     let bar = (slot * 0.7).min(48.0);
     for (i, category) in categories.iter().enumerate() {
         let x = LEFT + slot * i as f64 + (slot - bar) / 2.0;
@@ -110,14 +123,7 @@ pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], forma
 /// One line per series over the categories, with a dot per value.
 pub fn lines(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
     let max = series.iter().flat_map(|s| s.values.iter().copied()).fold(0.0, f64::max);
-    if categories.is_empty() || max <= 0.0 {
-        return empty(label);
-    }
-    let top_value = nice_max(max, whole);
-    let mut svg = open(label);
-    frame(&mut svg, categories, top_value, format);
-    let plot_height = HEIGHT - TOP - BOTTOM;
-    let slot = (WIDTH - LEFT - RIGHT) / categories.len() as f64;
+    let Some(Plot { mut svg, top_value, plot_height, slot }) = plot(label, categories, max, format, whole) else { return empty(label) };
     for s in series {
         let points: Vec<(f64, f64)> = s
             .values
