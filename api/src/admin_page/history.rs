@@ -28,7 +28,7 @@ use super::{
 use crate::{
     routes::{
         admin::{AdminListParams, task_filter},
-        parse_uuid_or_404, split_page,
+        parse_uuid_or_404,
     },
     state::AppState,
 };
@@ -147,12 +147,10 @@ async fn load_rows(state: &AppState, params: &AdminListParams, poll: bool) -> Re
         Some(text) => Some(Cursor::decode(text).ok_or_else(|| PageError::new(StatusCode::BAD_REQUEST, "this page's cursor is not valid"))?),
         None => None,
     };
-    let (page, more) = split_page(tasks::list_tasks(&state.pool, &filter, cursor, PAGE_SIZE).await?, PAGE_SIZE as usize);
-    let total = tasks::count_tasks(&state.pool, &filter).await?;
-    let next_cursor = if more { page.last().map(|last| Cursor::of(last).encode()) } else { None };
+    let listing = tasks::page_of_tasks(&state.pool, &filter, cursor, PAGE_SIZE).await?;
     let names = user_names(state).await?;
-    let rows = page.iter().map(|t| TaskRow::new(t, names.get(&t.user_id).map_or("?", String::as_str), poll)).collect();
-    Ok((rows, total, next_cursor))
+    let rows = listing.tasks.iter().map(|t| TaskRow::new(t, names.get(&t.user_id).map_or("?", String::as_str), poll)).collect();
+    Ok((rows, listing.total, listing.next_cursor))
 }
 
 /// `GET /admin/tasks`

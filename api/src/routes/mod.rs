@@ -24,10 +24,3 @@ pub fn parse_time_zone(name: &str) -> Result<Tz, ApiError> {
         .parse::<Tz>()
         .map_err(|_| ApiError::unprocessable("invalid_tz", format!("{name:?} is not an IANA time zone (e.g. Asia/Shanghai)")))
 }
-
-/// Splits `limit + 1` fetched rows into the page and whether another page follows.
-pub fn split_page<T>(mut rows: Vec<T>, limit: usize) -> (Vec<T>, bool) {
-    let more = rows.len() > limit;
-    rows.truncate(limit);
-    (rows, more)
-}

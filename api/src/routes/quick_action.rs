@@ -29,7 +29,7 @@ use crate::{
     extract::{Caller, JsonBody, QueryParams},
     limits::WaitKind,
     longpoll::wait_until_final,
-    routes::{parse_time_zone, parse_uuid_or_404, split_page},
+    routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
     views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
@@ -284,12 +284,9 @@ pub async fn list_page(
         Some(text) => Some(Cursor::decode(text).ok_or_else(|| ApiError::bad_request("invalid_cursor", "cursor is not valid"))?),
         None => None,
     };
-    let rows = tasks::list_tasks(&state.pool, filter, cursor, limit).await?;
-    let total = tasks::count_tasks(&state.pool, filter).await?;
-    let (page, more) = split_page(rows, limit as usize);
-    let next_cursor = if more { page.last().map(|last| Cursor::of(last).encode()) } else { None };
-    let tasks: Vec<TaskView> = page.into_iter().map(TaskView::from).collect();
-    Ok(TaskPage { count: tasks.len(), total, next_cursor, tasks })
+    let listing = tasks::page_of_tasks(&state.pool, filter, cursor, limit).await?;
+    let tasks: Vec<TaskView> = listing.tasks.into_iter().map(TaskView::from).collect();
+    Ok(TaskPage { count: tasks.len(), total: listing.total, next_cursor: listing.next_cursor, tasks })
 }
 
 /// Cancel a pending or processing task.

@@ -4,7 +4,7 @@
 //! client hears of it the moment it commits.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
 use crate::{
@@ -169,6 +169,27 @@ pub struct TaskFilter {
     pub text: Option<String>,
     /// The model that served the task (`model_used`).
     pub model: Option<String>,
+}
+
+/// One page of a task listing, as the API and the admin page show it.
+#[derive(Debug)]
+pub struct TaskListing {
+    /// The page's tasks, newest first.
+    pub tasks: Vec<TaskRecord>,
+    /// How many tasks match across all pages.
+    pub total: i64,
+    /// Where the next page starts; `None` on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The page of `limit` tasks matching `filter` after `cursor`, with the total and the next cursor.
+pub async fn page_of_tasks(pool: &PgPool, filter: &TaskFilter, cursor: Option<Cursor>, limit: i64) -> Result<TaskListing, sqlx::Error> {
+    let mut tasks = list_tasks(pool, filter, cursor, limit).await?;
+    let total = count_tasks(pool, filter).await?;
+    let more = tasks.len() > limit as usize;
+    tasks.truncate(limit as usize);
+    let next_cursor = if more { tasks.last().map(|last| Cursor::of(last).encode()) } else { None };
+    Ok(TaskListing { tasks, total, next_cursor })
 }
 
 /// One page of tasks, newest first, after `cursor`. Fetches `limit + 1` rows so the caller knows
