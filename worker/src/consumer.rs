@@ -30,6 +30,13 @@ async fn handle_job(job: QuickActionJob, runner: Data<Arc<Runner>>) -> Result<()
     Ok(())
 }
 
+/// Jobs one fetch takes: a quarter of the runs this process may hold (at most 32). A fetch is a
+/// statement and a commit however many jobs it takes, so a busy worker pays it once for many jobs,
+/// while taking only a quarter of its room at once leaves the rest of a backlog to other workers.
+fn fetch_batch(concurrency: usize) -> usize {
+    (concurrency / 4).clamp(1, 32)
+}
+
 /// Consumes the quick-action queue until `draining` fires, then stops taking jobs and returns once
 /// the in-flight ones are done or handed back (the caller bounds that with the grace period).
 pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationToken) {
@@ -40,8 +47,11 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
         let name = format!("{}-g{generation}", runner.owner);
         let config = QueueConfig::default()
             .queue(QUICK_ACTION_QUEUE)
-            // One job per fetch: a worker takes only what it can start now, leaving the rest to others.
-            .batch_size(1)
+            .batch_size(fetch_batch(runner.worker.concurrency))
+            // The job is not marked `Running` in a write of its own: the task's lease says who runs
+            // it, and a job stays `Queued` under this worker until it is acknowledged, which the
+            // queue's orphan recovery covers as well.
+            .lock_tasks(false)
             .heartbeat_interval(runner.worker.heartbeat)
             .missed_heartbeats(runner.worker.missed_heartbeats);
         let storage = PostgresStorage::<QuickActionJob>::new(&runner.pool).with_config(config);

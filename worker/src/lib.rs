@@ -4,6 +4,7 @@
 //! # Layout
 //! - [`consumer`]: the apalis-postgres consumer, and the traps of apalis-postgres it avoids.
 //! - [`runner`]: one task from claim to final state: lease, cancellation, timeout, retries, panics.
+//! - [`groups`]: local runs committed many at a time, in one transaction.
 //! - [`agent`]: the loop of model turns and tool calls, journaled step by step.
 //! - [`provider`]: model providers behind one interface (OpenAI-compatible; lenient parsing).
 //! - [`providers`]: which provider serves a task.
@@ -15,6 +16,7 @@
 
 pub mod agent;
 pub mod consumer;
+pub mod groups;
 pub mod metrics;
 pub mod provider;
 pub mod providers;

@@ -38,7 +38,8 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{RunContext, RunEnd, run_agent},
+    agent::{RunContext, RunEnd, RunError, run_agent},
+    groups::{GroupOutcome, GroupedRun, Groups},
     provider::ModelProvider,
     tools::ToolRegistry,
 };
@@ -78,6 +79,8 @@ pub struct Runner {
     permits: Arc<Semaphore>,
     /// Fired when the shutdown grace period is over: runs stop and hand their tasks back.
     hand_back: CancellationToken,
+    /// Where local runs go to be committed in groups (see [`crate::groups`]).
+    groups: Groups,
 }
 
 /// How one attempt at a task ended.
@@ -101,6 +104,7 @@ impl Runner {
         tools: ToolRegistry,
     ) -> Arc<Self> {
         let permits = Arc::new(Semaphore::new(worker.concurrency));
+        let groups = Groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
         Arc::new(Runner {
             pool,
             notifications,
@@ -112,6 +116,7 @@ impl Runner {
             running: Mutex::new(HashMap::new()),
             permits,
             hand_back: CancellationToken::new(),
+            groups,
         })
     }
 
@@ -244,7 +249,24 @@ impl Runner {
             deadline,
             abort: abort.clone(),
         };
-        let outcome = tokio::time::timeout_at(deadline, run_agent(&context, &journal)).await;
+        // A first try of a local run goes into a group; a retry (after a failure) runs alone.
+        let grouped = provider.is_local() && last_failure.is_none();
+        let outcome = if grouped {
+            let run = GroupedRun {
+                task: task.clone(),
+                journal,
+                model: model.clone(),
+                provider: provider.clone(),
+                hand_over_to: hand_over_to.clone(),
+                time_zone,
+                deadline,
+                abort: abort.clone(),
+                span: tracing::Span::current(),
+            };
+            tokio::time::timeout_at(deadline, self.run_grouped(&context, run)).await
+        } else {
+            tokio::time::timeout_at(deadline, run_agent(&context, &journal)).await
+        };
         guard_stop.cancel();
         let _ = guard.await;
 
@@ -263,6 +285,21 @@ impl Runner {
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
             Ok(Err(err)) => Attempt::Failed(err.to_string()),
             Err(_elapsed) => self.finish(&task, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await,
+        }
+    }
+
+    /// Runs a local run in a group; one that stopped at a checkpoint (a hand-over to the model)
+    /// goes on alone once its group committed.
+    async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
+        let task_id = run.task.id;
+        match self.groups.run(run).await {
+            Some(GroupOutcome::Suspended) => {
+                let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.pool, task_id)).await?;
+                run_agent(context, &journal).await
+            }
+            Some(GroupOutcome::Ended(result)) => result,
+            Some(GroupOutcome::Failed(reason)) => Err(RunError::Group(reason)),
+            None => Err(RunError::Group("the group loop is gone".into())),
         }
     }
 

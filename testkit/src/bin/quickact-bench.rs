@@ -178,7 +178,8 @@ fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
         .env("QUICKACT_SKIP_MIGRATIONS", "1")
         .env("QUICKACT_WORKER_CONCURRENCY", concurrency.to_string())
         .env("QUICKACT_WORKER_NAME", "bench")
-        .env("RUST_LOG", "warn")
+        // QUICKACT_BENCH_WORKER_LOG: the worker's log filter, for looking into a run (default `warn`).
+        .env("RUST_LOG", std::env::var("QUICKACT_BENCH_WORKER_LOG").unwrap_or_else(|_| "warn".into()))
         .env_remove("OPENAI_API_KEY")
         .stdout(Stdio::null())
         .kill_on_drop(true);

@@ -97,11 +97,45 @@ pub enum RunEnd {
 pub enum RunError {
     #[error("database: {0}")]
     Database(#[from] sqlx::Error),
+    /// A grouped run reached a checkpoint (see [`run_agent_grouped`]).
+    #[error("the run must commit before it goes on")]
+    Checkpoint,
+    /// The group a run was part of failed to commit (see [`crate::groups`]).
+    #[error("{0}")]
+    Group(String),
 }
 
 /// Runs (or resumes, from `journal`) the agent for one task.
 pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
     Run::resuming(cx, journal).drive().await
+}
+
+/// Runs the agent for one task inside `tx`, a transaction shared with other runs, without
+/// committing: where a run alone would commit, a grouped run leaves its work in `tx` for the
+/// group's one commit: its verdict, or, at a checkpoint (it must wait on a model, after a
+/// hand-over), what it recorded so far; it then stops (`Ok(None)`) and goes on alone after the
+/// group committed. Meant for local runs, which wait on nothing but the database. Gives `tx` back
+/// unless a failure on the database lost it; the caller rolls back to its savepoint whatever did
+/// not end in `Finished` or a checkpoint.
+pub async fn run_agent_grouped(
+    cx: &RunContext<'_>,
+    journal: &[Step],
+    tx: Transaction<'static, Postgres>,
+) -> (Result<Option<RunEnd>, RunError>, Option<Transaction<'static, Postgres>>) {
+    let mut run = Run::resuming(cx, journal);
+    run.grouped = true;
+    let mut tx = tx;
+    match lock_for_owner(&mut *tx, cx.task.id, cx.owner).await {
+        Ok(OwnerCheck::Owned) => {}
+        Ok(check) => return (Ok(Some(RunEnd::Stopped(check))), Some(tx)),
+        Err(err) => return (Err(err.into()), Some(tx)),
+    }
+    run.tx = Some(tx);
+    let result = match run.drive_from_replay().await {
+        Err(RunError::Checkpoint) => Ok(None),
+        other => other.map(Some),
+    };
+    (result, run.tx.take())
 }
 
 struct Run<'a> {
@@ -116,6 +150,8 @@ struct Run<'a> {
     /// Whether the task's `model_used` is written in this run (in the open transaction or before):
     /// a later turn that costs nothing has nothing to add.
     model_recorded: bool,
+    /// Part of a group ([`run_agent_grouped`]): `tx` is the group's and is never committed here.
+    grouped: bool,
 }
 
 
@@ -141,7 +177,7 @@ impl<'a> Run<'a> {
             Some(to) if replay.handed_over => to,
             _ => (cx.provider, cx.model),
         };
-        Run { cx, provider, model, replay, next_seq, tx: None, model_recorded: false }
+        Run { cx, provider, model, replay, next_seq, tx: None, model_recorded: false, grouped: false }
     }
 
     /// Drives the run; a database outage rolls back what was not committed and the run resumes
@@ -243,6 +279,9 @@ impl<'a> Run<'a> {
     /// locked its row until the transaction ends).
     async fn open(&mut self) -> Result<Recorded<()>, sqlx::Error> {
         if self.tx.is_none() {
+            if self.grouped {
+                return Err(lost_group_transaction());
+            }
             let mut tx = self.cx.pool.begin().await?;
             let check = lock_for_owner(&mut *tx, self.cx.task.id, self.cx.owner).await?;
             if check != OwnerCheck::Owned {
@@ -253,11 +292,25 @@ impl<'a> Run<'a> {
         Ok(Recorded::Done(()))
     }
 
-    /// Commits what the run recorded so far (nothing to do when nothing is open).
-    async fn checkpoint(&mut self) -> Result<(), sqlx::Error> {
+    /// Commits what the run recorded so far (nothing to do when nothing is open). A grouped run
+    /// stops here instead: its group commits.
+    async fn checkpoint(&mut self) -> Result<(), RunError> {
+        if self.grouped {
+            return Err(RunError::Checkpoint);
+        }
         match self.tx.take() {
-            Some(tx) => tx.commit().await,
+            Some(tx) => Ok(tx.commit().await?),
             None => Ok(()),
+        }
+    }
+
+    /// Commits the run's verdict, or, in a group, leaves it to the group's commit.
+    async fn commit_end(&mut self, tx: Transaction<'static, Postgres>) -> Result<(), sqlx::Error> {
+        if self.grouped {
+            self.tx = Some(tx);
+            Ok(())
+        } else {
+            tx.commit().await
         }
     }
 
@@ -436,7 +489,7 @@ impl<'a> Run<'a> {
             return Ok(Recorded::Done(None));
         };
         let end = self.end(&mut tx, Ending::Finished(verdict)).await?;
-        tx.commit().await?;
+        self.commit_end(tx).await?;
         Ok(Recorded::Done(Some(end)))
     }
 
@@ -520,10 +573,11 @@ impl<'a> Run<'a> {
     async fn end_without_finish(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
         let mut tx = match self.tx.take() {
             Some(tx) => tx,
+            None if self.grouped => return Err(lost_group_transaction().into()),
             None => self.cx.pool.begin().await?,
         };
         let end = self.end(&mut tx, ending).await?;
-        tx.commit().await?;
+        self.commit_end(tx).await?;
         Ok(end)
     }
 
@@ -578,6 +632,12 @@ impl Usage {
     fn is_nothing(&self) -> bool {
         self.input == 0 && self.output == 0 && self.cached == 0 && self.cost == 0
     }
+}
+
+/// A grouped run found its group's transaction gone: it went with an earlier failure, which
+/// already ended the run; never expected here.
+fn lost_group_transaction() -> sqlx::Error {
+    sqlx::Error::Protocol("a grouped run lost its group's transaction".into())
 }
 
 fn elapsed_ms(started: Instant) -> i32 {
