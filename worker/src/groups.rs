@@ -21,7 +21,10 @@
 //!
 //! The loop stops when its runner is dropped (its sender goes).
 
-use std::sync::Arc;
+use std::sync::{
+    Arc,
+    atomic::{AtomicUsize, Ordering},
+};
 
 use chrono_tz::Tz;
 use quickact_shared::{domain::task::TaskRecord, pricing::PriceTable, store::steps::Step};
@@ -72,6 +75,8 @@ pub enum GroupOutcome {
 #[derive(Clone)]
 pub struct Groups {
     sender: mpsc::UnboundedSender<(GroupedRun, oneshot::Sender<GroupOutcome>)>,
+    /// Runs handed over and not yet taken into a group.
+    waiting: Arc<AtomicUsize>,
 }
 
 /// What the loop shares with the runner.
@@ -86,19 +91,33 @@ impl Groups {
     /// Starts this process's group loop.
     pub fn start(pool: PgPool, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
         let (sender, receiver) = mpsc::unbounded_channel();
-        tokio::spawn(serve(Shared { pool, owner, tools, prices }, receiver));
-        Groups { sender }
+        let waiting = Arc::new(AtomicUsize::new(0));
+        tokio::spawn(serve(Shared { pool, owner, tools, prices }, receiver, waiting.clone()));
+        Groups { sender, waiting }
+    }
+
+    /// Runs handed over and not yet taken into a group.
+    pub fn waiting(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
     }
 
     /// Runs `run` in the next group and waits for the group's commit. `None`: the loop is gone.
     pub async fn run(&self, run: GroupedRun) -> Option<GroupOutcome> {
         let (reply, outcome) = oneshot::channel();
-        self.sender.send((run, reply)).ok()?;
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        if self.sender.send((run, reply)).is_err() {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
         outcome.await.ok()
     }
 }
 
-async fn serve(shared: Shared, mut receiver: mpsc::UnboundedReceiver<(GroupedRun, oneshot::Sender<GroupOutcome>)>) {
+async fn serve(
+    shared: Shared,
+    mut receiver: mpsc::UnboundedReceiver<(GroupedRun, oneshot::Sender<GroupOutcome>)>,
+    waiting: Arc<AtomicUsize>,
+) {
     while let Some(first) = receiver.recv().await {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -107,6 +126,7 @@ async fn serve(shared: Shared, mut receiver: mpsc::UnboundedReceiver<(GroupedRun
                 Err(_) => break,
             }
         }
+        waiting.fetch_sub(group.len(), Ordering::SeqCst);
         group.sort_by_key(|(run, _)| (run.task.user_id, run.task.id));
         run_group(&shared, group).await;
     }

@@ -125,6 +125,11 @@ impl Runner {
         self.hand_back.cancel();
     }
 
+    /// Local runs waiting to be taken into a group (see [`crate::groups`]).
+    pub fn runs_waiting_for_a_group(&self) -> usize {
+        self.groups.waiting()
+    }
+
     /// Number of runs in progress in this process.
     pub fn running_count(&self) -> usize {
         self.running.lock().expect("running map lock").len()

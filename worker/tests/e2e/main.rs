@@ -17,6 +17,7 @@
 
 mod backbone;
 mod fast_path;
+mod groups;
 mod integrity;
 mod local_provider;
 mod multi_action;

@@ -1,0 +1,120 @@
+//! Local runs committed in groups (`worker/src/groups.rs`): runs that wait together commit
+//! together, each exactly once, and a group whose commit fails loses nothing and does nothing twice.
+//!
+//! Both tests line the runs up deterministically: the first task's run is held in Postgres on a
+//! write to `items` (testkit's `HeldWrites`) while it is a group of its own, the others are claimed
+//! and wait for the group loop (the runner counts them), and only then is the write let go: the
+//! waiting runs make up the second group, all of them.
+
+use std::{sync::Arc, time::Duration};
+
+use quickact_testkit::{TestApp, TestAppOptions, tool_steps, wait_until};
+use quickact_worker::runner::Runner;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// Tasks per test: one alone in the first group, the rest together in the second.
+const TASKS: usize = 12;
+
+/// An app whose one worker serves every sentence with the local provider, with room for all the
+/// tasks at once; and that worker's runner.
+async fn local_app() -> (TestApp, Arc<Runner>, String) {
+    let mut app = TestApp::start_with(
+        TestAppOptions::default().workers(0).env("OPENAI_API_KEY", "").env("QUICKACT_WORKER_CONCURRENCY", "16"),
+    )
+    .await;
+    let (_, key) = app.create_user("alice").await;
+    let stop = CancellationToken::new();
+    let runner = quickact_worker::build_runner(&app.config(), app.pool.clone(), stop.clone()).expect("build a runner");
+    app.start_worker_with(runner.clone(), stop).await;
+    (app, runner, key)
+}
+
+/// Submits the tasks so that the first runs alone (held on its write to `items`) and all the
+/// others wait for the next group; then lets them go and returns every task's verdict.
+async fn submit_in_two_groups(app: &TestApp, runner: &Runner, key: &str) -> Vec<Value> {
+    let gate = app.hold_writes("items").await;
+    let mut ids = vec![app.submit_id(key, "add todo buy milk 0").await];
+    gate.wait_for_blocked(1).await;
+    for i in 1..TASKS {
+        ids.push(app.submit_id(key, &format!("add todo buy milk {i}")).await);
+    }
+    wait_until("every other run waits for the next group", Duration::from_secs(20), || async {
+        runner.runs_waiting_for_a_group() == TASKS - 1
+    })
+    .await;
+    gate.release().await;
+    let mut verdicts = Vec::with_capacity(TASKS);
+    for id in &ids {
+        verdicts.push(app.wait_final(key, id, 30).await);
+    }
+    verdicts
+}
+
+/// Each task created its own to-do, once: every verdict names one item, the items are exactly
+/// the twelve to-dos, and each journal holds one successful `create_item`.
+async fn assert_each_done_once(app: &TestApp, key: &str, verdicts: &[Value]) {
+    for (i, task) in verdicts.iter().enumerate() {
+        assert_eq!(task["status"], "success", "{task:#}");
+        assert_eq!(task["model_used"], "local", "{task:#}");
+        let items = task["result"]["items"].as_array().expect("the verdict's items");
+        assert_eq!(items.len(), 1, "{task:#}");
+        assert_eq!(items[0]["title"], format!("buy milk {i}"), "{task:#}");
+        let creates = tool_steps(task, "create_item");
+        assert_eq!(creates.len(), 1, "one create_item in the journal: {task:#}");
+        assert_eq!(creates[0]["ok"], true, "{task:#}");
+    }
+    let mut titles: Vec<String> = app.items(key).await.iter().map(|item| item["title"].as_str().unwrap().to_owned()).collect();
+    titles.sort();
+    let mut expected: Vec<String> = (0..TASKS).map(|i| format!("buy milk {i}")).collect();
+    expected.sort();
+    assert_eq!(titles, expected, "every to-do exactly once");
+}
+
+/// The transactions that ended the tasks: `completed_at` is `now()`, the start of the transaction
+/// that wrote the verdict (not of the run's savepoint), the same for every run of a group.
+async fn commits_of(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(DISTINCT completed_at) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn local_runs_that_wait_together_commit_together_each_exactly_once() {
+    let (app, runner, key) = local_app().await;
+    let verdicts = submit_in_two_groups(&app, &runner, &key).await;
+    assert_each_done_once(&app, &key, &verdicts).await;
+    assert_eq!(commits_of(&app).await, 2, "the first run committed alone, the other eleven in one commit");
+    let attempts: Vec<i64> = verdicts.iter().map(|task| task["attempts"].as_i64().unwrap()).collect();
+    assert_eq!(attempts, vec![1; TASKS]);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_group_whose_commit_fails_loses_nothing_and_does_nothing_twice() {
+    let (app, runner, key) = local_app().await;
+    // The second commit that carries a new item fails, at commit time (a deferred trigger): that is
+    // the second group's, with eleven runs in it. A sequence counts, as it is not rolled back.
+    for statement in [
+        "CREATE SEQUENCE item_commits",
+        "CREATE FUNCTION fail_the_second_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF nextval('item_commits') = 2 THEN RAISE EXCEPTION 'injected: this commit fails'; END IF;
+           RETURN NULL;
+         END $$",
+        "CREATE CONSTRAINT TRIGGER fail_the_second_commit AFTER INSERT ON items
+         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_the_second_commit()",
+    ] {
+        sqlx::query(statement).execute(&app.pool).await.unwrap();
+    }
+
+    let verdicts = submit_in_two_groups(&app, &runner, &key).await;
+    assert_each_done_once(&app, &key, &verdicts).await;
+    // The first task committed at its first attempt; the eleven of the failed group each tried
+    // again alone, from a journal holding nothing of the attempt that failed.
+    assert_eq!(verdicts[0]["attempts"], 1, "{:#}", verdicts[0]);
+    for task in &verdicts[1..] {
+        assert_eq!(task["attempts"], 2, "{task:#}");
+        let steps = task["steps"].as_array().expect("the journal");
+        assert!(steps.iter().all(|step| step["attempt"] == 2), "only the second attempt's steps are kept: {task:#}");
+    }
+    app.shutdown().await;
+}
