@@ -13,8 +13,7 @@ use tokio::sync::Notify;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_api_exports_what_tasks_did_cost_and_waited_with_fixed_labels() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let metrics_url = format!("{}/metrics", app.base_url);
     app.fake.script("metric one", vec![Reply::tool("no_such_tool", json!({})), Reply::look_up_and_finish("done")]);
     app.fake.script("metric two", vec![Reply::finish("error", "cannot")]);

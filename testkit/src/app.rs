@@ -135,6 +135,18 @@ impl TestApp {
         Self::start_with(TestAppOptions::default()).await
     }
 
+    /// A fresh deployment with one user on it (most tests' start): the app and the user's key.
+    pub async fn start_with_user(name: &str) -> (Self, String) {
+        Self::start_with_options_and_user(TestAppOptions::default(), name).await
+    }
+
+    /// [`TestApp::start_with_user`] on a deployment with these options.
+    pub async fn start_with_options_and_user(options: TestAppOptions, name: &str) -> (Self, String) {
+        let app = Self::start_with(options).await;
+        let (_, key) = app.create_user(name).await;
+        (app, key)
+    }
+
     pub async fn start_with(options: TestAppOptions) -> Self {
         init_logging();
         quickact_worker::install_crypto_provider();

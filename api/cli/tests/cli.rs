@@ -24,8 +24,7 @@ fn stdout(output: &Output) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script(
         "明天下午3点开会",
         vec![
@@ -73,8 +72,7 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_exit_code_and_json_tell_the_verdict_to_scripts() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script("做那个东西", vec![Reply::finish("error", "不知道要做什么")]);
 
     let run = quickact(&app, Some(&key), &["--json", "submit", "做那个东西"]).await;
@@ -96,8 +94,7 @@ async fn the_exit_code_and_json_tell_the_verdict_to_scripts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_task_that_runs_out_of_time_exits_5() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "1")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "1"), "alice").await;
     // No worker runs it: the sweeper ends it at its deadline, and the stream brings the verdict.
     let run = quickact(&app, Some(&key), &["submit", "--timeout", "1", "明天下午3点开会"]).await;
     assert_eq!(run.status.code(), Some(5), "{}", stdout(&run));

@@ -65,8 +65,7 @@ fn csrf_of(page: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn only_admin_keys_log_in_and_the_browser_keeps_a_session_cookie_not_the_key() {
-    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
-    let (_, user_key) = app.create_user("alice").await;
+    let (app, user_key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "alice").await;
     let browser = Browser::new(&app);
 
     let anonymous = browser.get("/admin/tasks", None).await;

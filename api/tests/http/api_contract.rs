@@ -12,8 +12,7 @@ fn assert_envelope(body: &Value, code: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn requests_without_a_valid_key_get_401_and_non_admins_get_403() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
 
     let no_key = app.client.get(format!("{}/api/quick-action", app.base_url)).send().await.unwrap();
     assert_eq!(no_key.status(), StatusCode::UNAUTHORIZED);
@@ -35,8 +34,7 @@ async fn requests_without_a_valid_key_get_401_and_non_admins_get_403() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn another_users_task_is_404_like_an_unknown_one() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let (_, bob) = app.create_user("bob").await;
     let id = app.submit_id(&alice, "alice's secret plan").await;
 
@@ -62,8 +60,7 @@ async fn another_users_task_is_404_like_an_unknown_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn bad_input_gets_a_clear_error_and_creates_nothing() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let post_raw = |body: &'static str, content_type: &'static str| {
         let app = &app;
         let key = key.clone();
@@ -128,8 +125,7 @@ async fn bad_input_gets_a_clear_error_and_creates_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_reference_time_and_zone_are_kept_for_the_worker() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script("tz check", vec![Reply::look_up_and_finish("ok")]);
     let answer = app
         .call(&key, Method::POST, "/api/quick-action/", Some(json!({"text": "tz check", "now": "2026-02-07T09:30:00+08:00", "tz": "Europe/Berlin"})))
@@ -147,8 +143,7 @@ async fn the_reference_time_and_zone_are_kept_for_the_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn idempotency_keys_return_the_same_task() {
-    let app = TestApp::start().await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
     app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
     let post = |key: String, text: &'static str, idem: &'static str| {
@@ -194,8 +189,7 @@ async fn idempotency_keys_return_the_same_task() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn history_is_newest_first_with_cursor_paging() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let (_, bob) = app.create_user("bob").await;
     let mut ids = Vec::new();
     for i in 0..7 {
@@ -302,8 +296,7 @@ async fn admins_create_users_whose_key_is_shown_once_and_stored_hashed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn too_many_unfinished_tasks_get_429_with_retry_after() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2"), "alice").await;
     app.submit_id(&key, "one").await;
     app.submit_id(&key, "two").await;
     let third = app.submit(&key, "three").await;
@@ -328,8 +321,7 @@ async fn health_and_readiness_answer_without_a_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_graceful_shutdown_answers_waiting_long_polls_at_once() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let id = app.submit_id(&key, "nobody will run this").await;
     // The shutdown begins only once the waiter is surely in the server.
     let waiter = app.long_poll_in_server(&key, &id).await;

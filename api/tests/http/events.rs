@@ -50,8 +50,7 @@ fn step_seqs(events: &[SseEvent]) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_stream_shows_each_step_as_it_commits_then_the_verdict_and_ends() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     script_slow_task(&app, "明天下午2点评审");
     let id = submit(&app, &key, "明天下午2点评审").await;
 
@@ -87,8 +86,7 @@ async fn the_stream_shows_each_step_as_it_commits_then_the_verdict_and_ends() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stream_resumed_with_last_event_id_loses_and_repeats_nothing() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     script_slow_task(&app, "明天下午2点评审");
     let id = submit(&app, &key, "明天下午2点评审").await;
 
@@ -112,8 +110,7 @@ async fn a_stream_resumed_with_last_event_id_loses_and_repeats_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_stream_follows_the_rules_of_get_and_ends_at_shutdown() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let (_, bob) = app.create_user("bob").await;
     let id = submit(&app, &alice, "明天下午2点评审").await;
 

@@ -191,8 +191,7 @@ async fn a_submission_time_far_from_the_server_clock_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_unfinished_task_cap_holds_under_concurrent_submissions() {
     let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2").env("QUICKACT_SWEEP_SECS", "3600");
-    let app = TestApp::start_with(options).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(options, "alice").await;
     // Six submissions get as far as they can while task inserts are held, then go together.
     let gate = app.hold_writes("quick_action_tasks").await;
     let submissions = futures::future::join_all((0..6).map(|n| app.submit(&key, if n % 2 == 0 { "开会" } else { "写报告" })));

@@ -6,8 +6,7 @@ use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn items_can_be_created_listed_edited_and_deleted() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let (_, bob) = app.create_user("bob").await;
 
     let created = app
@@ -66,8 +65,7 @@ async fn items_can_be_created_listed_edited_and_deleted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn invalid_items_are_refused_with_the_envelope() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let cases = [
         (json!({"title": "no kind"}), StatusCode::BAD_REQUEST),
         (json!({"kind": "meeting", "title": "x"}), StatusCode::UNPROCESSABLE_ENTITY),
@@ -104,8 +102,7 @@ async fn parse_time(app: &TestApp, key: &str, text: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn parse_time_reports_spans_in_code_points_and_resolutions() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let parse = |text| parse_time(&app, &key, text);
     let body = parse("把2月8日的会议改到晚上8点").await;
     assert_eq!(body["tz"], "Asia/Shanghai");
@@ -137,8 +134,7 @@ async fn parse_time_reports_spans_in_code_points_and_resolutions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn parse_time_tells_a_reading_from_a_guess_in_every_match() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let parse = async |text| parse_time(&app, &key, text).await["matches"].as_array().cloned().unwrap_or_default();
     // Everything written: a reading.
     let matches = parse("明天下午3点开会").await;

@@ -20,8 +20,7 @@ async fn status_with(app: &TestApp, key: &str) -> StatusCode {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_revoked_key_is_refused_at_once_by_every_api_process() {
-    let app = TestApp::start().await;
-    let (_, first) = app.create_user("alice").await;
+    let (app, first) = TestApp::start_with_user("alice").await;
     let listed = keys(&app, &first).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["current"], true);
@@ -119,8 +118,7 @@ async fn key_and_user_changes_made_anywhere_reach_the_cached_keys() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn rotating_replaces_the_calling_key_in_one_request() {
-    let app = TestApp::start().await;
-    let (_, old) = app.create_user("alice").await;
+    let (app, old) = TestApp::start_with_user("alice").await;
     let rotated = app.call(&old, Method::POST, "/api/keys", Some(json!({ "rotate": true }))).await;
     assert_eq!(rotated.status, StatusCode::CREATED, "{:?}", rotated.body);
     let new = rotated.body["api_key"].as_str().unwrap();

@@ -21,8 +21,7 @@ fn close(a: &Value, b: f64) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stats_count_what_tasks_did_and_cost_by_model_user_and_day_and_show_running_work() {
     // The fast path on: a sentence the local reader understands runs locally at zero tokens.
-    let app = TestApp::start_with(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true"), "alice").await;
     let (_, bob) = app.create_user("bob").await;
     app.fake.script("stats one", vec![Reply::look_up_and_finish("done")]);
     app.fake.script("stats two", vec![Reply::finish("error", "cannot")]);
@@ -122,8 +121,7 @@ async fn stats_count_what_tasks_did_and_cost_by_model_user_and_day_and_show_runn
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stats_refuse_bad_windows_and_groupings_and_non_admins() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     for query in ["?group_by=week", "?since=2026-02-02&until=2026-02-01", "?since=yesterday", "?since=2020-01-01&until=2026-01-01", "?tz=Mars/Base"] {
         let answer = app.call(&app.admin_key, Method::GET, &format!("/api/admin/stats{query}"), None).await;
         let expected = if query.starts_with("?tz") { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::BAD_REQUEST };

@@ -21,8 +21,7 @@ fn by_title<'a>(items: &'a [Value], title: &str) -> Option<&'a Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn undo_reverts_a_creation_a_change_a_completion_and_a_deletion() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
     let report = app.create_item(&key, json!({"kind": "todo", "title": "交报告", "date": "2026-02-08", "priority": 2})).await;
     let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
@@ -89,8 +88,7 @@ async fn undo_reverts_a_creation_a_change_a_completion_and_a_deletion() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn undo_is_refused_when_an_item_changed_again_and_for_tasks_it_cannot_undo() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
     let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00"})).await;
 

@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_verdict_reaches_a_long_polling_client() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script("开会", vec![Reply::look_up_and_finish("已创建会议").delayed(Duration::from_millis(300))]);
 
     let created = app.submit(&key, "明天下午3点到4点开会").await;
@@ -32,8 +31,7 @@ async fn a_verdict_reaches_a_long_polling_client() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wait_true_answers_with_the_verdict() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("bob").await;
+    let (app, key) = TestApp::start_with_user("bob").await;
     app.fake.script("buy milk", vec![Reply::finish("error", "nothing to do")]);
     let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "buy milk", "wait": true}))).await;
     assert_eq!(answer.status, StatusCode::CREATED);
@@ -45,8 +43,7 @@ async fn wait_true_answers_with_the_verdict() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn tokens_cost_and_steps_are_recorded() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("carol").await;
+    let (app, key) = TestApp::start_with_user("carol").await;
     app.fake.script(
         "record me",
         vec![
@@ -89,8 +86,7 @@ async fn tokens_cost_and_steps_are_recorded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("dave").await;
+    let (app, key) = TestApp::start_with_user("dave").await;
     app.fake.script(
         "malformed",
         vec![
@@ -125,8 +121,7 @@ async fn unknown_tools_and_malformed_arguments_go_back_to_the_model() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_plain_text_answer_gets_one_corrective_turn() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("erin").await;
+    let (app, key) = TestApp::start_with_user("erin").await;
     app.fake.script("corrected", vec![Reply::Text("Sure, done!".into()), Reply::look_up_and_finish("ok")]);
     app.fake.script("stubborn", vec![Reply::Text("Sure, done!".into()), Reply::Text("Really done.".into())]);
 
@@ -147,8 +142,7 @@ async fn a_plain_text_answer_gets_one_corrective_turn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_model_500_is_retried_with_backoff_then_succeeds() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("frank").await;
+    let (app, key) = TestApp::start_with_user("frank").await;
     app.fake.script(
         "flaky",
         vec![
@@ -178,8 +172,7 @@ async fn a_model_500_is_retried_with_backoff_then_succeeds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_model_that_keeps_failing_ends_with_an_error_verdict() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("gina").await;
+    let (app, key) = TestApp::start_with_user("gina").await;
     app.fake.script("rejected", vec![Reply::Status(401, "invalid api key".into())]);
     let id = app.submit_id(&key, "rejected request").await;
     let task = app.wait_final(&key, &id, 20).await;
@@ -195,8 +188,7 @@ async fn a_model_that_keeps_failing_ends_with_an_error_verdict() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ten_turns_without_finish_end_the_run() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("hank").await;
+    let (app, key) = TestApp::start_with_user("hank").await;
     app.fake.script("endless", (0..12).map(|_| Reply::tool("nothing", json!({}))).collect());
     let id = app.submit_id(&key, "endless loop").await;
     let task = app.wait_final(&key, &id, 30).await;
@@ -208,8 +200,7 @@ async fn ten_turns_without_finish_end_the_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_task_past_its_timeout_ends_as_timeout() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("ivy").await;
+    let (app, key) = TestApp::start_with_user("ivy").await;
     app.fake.script("slow", vec![Reply::look_up_and_finish("too late").delayed(Duration::from_secs(5))]);
     let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "slow model", "timeout": 1}))).await;
     let id = answer.body["task_id"].as_str().unwrap().to_owned();
@@ -224,8 +215,7 @@ async fn a_task_past_its_timeout_ends_as_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("jack").await;
+    let (app, key) = TestApp::start_with_user("jack").await;
     let gate = std::sync::Arc::new(tokio::sync::Notify::new());
     app.fake.script("cancel me", vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("should not happen")))]);
     let id = app.submit_id(&key, "cancel me").await;
@@ -250,8 +240,7 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
-    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("kim").await;
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "kim").await;
     let id = app.submit_id(&key, "never mind").await;
     let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel/"), None).await;
     assert_eq!(cancelled.status, StatusCode::OK);

@@ -83,8 +83,7 @@ async fn several_candidates_hand_over_and_one_match_stays_local() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn without_a_model_the_local_reading_answers_itself() {
-    let app = TestApp::start_with(TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
     let task = app.act(&key, "完成周报", NOW).await;
     assert_eq!(task["status"], "failed", "{task:#}");
     assert!(tool_steps(&task, "finish").iter().all(|s| s["result"].get("handed_over_to").is_none()));

@@ -12,8 +12,7 @@ fn actions(task: &Value) -> &Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn each_action_of_a_sentence_is_done_and_stated() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let yoga = app.create_item(&key, json!({"kind": "event", "title": "yoga", "date": "2026-02-08", "start_time": "18:00"})).await;
     let dentist = app.create_item(&key, json!({"kind": "event", "title": "dentist", "date": "2026-02-09", "start_time": "10:00"})).await;
     let sentence = "cancel yoga and move the dentist to friday";
@@ -61,8 +60,7 @@ fn finish_both(request: &Value, created: Option<&str>) -> Reply {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn one_unclear_action_leaves_the_others_done_and_each_outcome_stated() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00"})).await;
     app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-10", "start_time": "10:00"})).await;
     let sentence = "明天下午3点开会，周会推迟半小时";
@@ -94,8 +92,7 @@ async fn one_unclear_action_leaves_the_others_done_and_each_outcome_stated() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_local_provider_runs_each_clause_it_reads() {
-    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
     let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "start_time": "19:00"})).await;
     let weekly = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
 

@@ -53,8 +53,7 @@ async fn every_json_log_line_of_a_run_names_its_task_user_and_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_worker_process_serves_metrics_of_the_tasks_it_ran() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     app.fake.script("process one", vec![Reply::look_up_and_finish("done")]);
     app.fake.script("process two", vec![Reply::finish("error", "cannot")]);
     let gate = Arc::new(Notify::new());

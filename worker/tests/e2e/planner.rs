@@ -26,8 +26,7 @@ fn act_on_first_found(tool: &'static str, extra: Value) -> Reply {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_scripted_model_creates_an_event_from_a_range() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script(
         "明天下午3点到4点开会",
         vec![
@@ -50,8 +49,7 @@ async fn a_scripted_model_creates_an_event_from_a_range() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script(
         "明天下午3点开会",
         vec![
@@ -73,8 +71,7 @@ async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_scripted_model_moves_completes_and_deletes_items() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let meeting = app.create_item(&key, json!({"kind": "event", "title": "项目会议", "date": "2026-02-08", "start_time": "14:00", "end_time": "15:30"})).await;
     let report = app.create_item(&key, json!({"kind": "todo", "title": "报告提交", "date": "2026-02-09"})).await;
     let gym = app.create_item(&key, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "segment": "evening"})).await;
@@ -136,8 +133,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.create_item(&key, json!({"kind": "event", "title": "早会", "date": "2026-02-08", "start_time": "09:00", "end_time": "09:30"})).await;
     app.create_item(&key, json!({"kind": "todo", "title": "买菜", "date": "2026-02-08"})).await;
     app.create_item(&key, json!({"kind": "todo", "title": "周一的事", "date": "2026-02-09"})).await;
@@ -181,8 +177,7 @@ async fn listing_shows_backend_rendered_items_and_keeps_the_stated_count() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn clarification_is_refused_when_search_found_one_match() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let meeting = app.create_item(&key, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
     app.fake.script(
         "把周会改到下午3点",
@@ -212,8 +207,7 @@ async fn clarification_is_refused_when_search_found_one_match() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn several_indistinguishable_candidates_give_a_clarification_with_options() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.create_item(&key, json!({"kind": "event", "title": "客户会议", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
     app.create_item(&key, json!({"kind": "event", "title": "部门会议", "date": "2026-02-10", "start_time": "10:00", "end_time": "11:00"})).await;
     app.fake.script(
@@ -239,8 +233,7 @@ async fn several_indistinguishable_candidates_give_a_clarification_with_options(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_suggested() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script(
         "今天下午3点开会",
         vec![
@@ -265,8 +258,7 @@ async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_so() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     let existing = app.create_item(&key, json!({"kind": "event", "title": "面试", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
     app.fake.script(
         "明天下午3点半开会",
@@ -302,8 +294,7 @@ async fn a_conflicting_event_is_reported_and_only_written_when_the_request_says_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn tools_only_see_the_task_owners_items() {
-    let app = TestApp::start().await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = TestApp::start_with_user("alice").await;
     let (_, bob) = app.create_user("bob").await;
     let secret = app.create_item(&bob, json!({"kind": "todo", "title": "bob's secret", "date": "2026-02-09"})).await;
     let bob_id = secret["id"].as_str().unwrap().to_owned();
@@ -331,8 +322,7 @@ async fn tools_only_see_the_task_owners_items() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script(
         "大后天晚上8点半",
         vec![
@@ -351,8 +341,7 @@ async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path() {
-    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().env("QUICKACT_FAST_PATH", "true"), "alice").await;
     let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["model_used"], "local");
@@ -373,8 +362,7 @@ async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_fast_path_can_be_switched_off() {
-    let app = TestApp::start().await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_user("alice").await;
     app.fake.script("明天下午3点到4点开会", vec![Reply::look_up_and_finish("ok")]);
     let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["model_used"], "fake-model");
@@ -384,8 +372,7 @@ async fn the_fast_path_can_be_switched_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_search_without_exact_words_falls_back_to_shared_characters() {
-    let app = TestApp::start_with(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
     let meeting = app.create_item(&key, json!({"kind": "event", "title": "开会", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00"})).await;
     app.create_item(&key, json!({"kind": "todo", "title": "健身", "date": "2026-02-08"})).await;
     // "会议" is not in "开会", but most of its characters are: the relaxed search finds it.

@@ -33,8 +33,7 @@ async fn attempts_of(app: &TestApp, id: &str) -> i32 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_workers_never_run_one_task_at_once() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(2)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(2), "alice").await;
     app.fake.fallback(|_| Reply::look_up_and_finish("ok").delayed(Duration::from_millis(50)));
     let mut ids = Vec::new();
     for i in 0..40 {
@@ -197,8 +196,7 @@ async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_task_that_keeps_killing_its_worker_is_given_up() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let never = Arc::new(Notify::new());
     app.fake.script("poison", (0..5).map(|_| Reply::Gated(never.clone(), Box::new(Reply::finish("error", "x")))).collect());
     let id = app.submit_id(&key, "poison pill").await;
@@ -224,8 +222,7 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     let mut admin = PgConnection::connect(&cluster.url("postgres")).await.unwrap();
     sqlx::query("CREATE DATABASE restart_test").execute(&mut admin).await.unwrap();
     admin.close().await.unwrap();
-    let app = TestApp::start_with(TestAppOptions::default().database_url(cluster.url("restart_test"))).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().database_url(cluster.url("restart_test")), "alice").await;
     let gate = Arc::new(Notify::new());
     app.fake.script("restart test", vec![Reply::Gated(gate.clone(), Box::new(Reply::look_up_and_finish("survived the restart")))]);
     let id = app.submit_id(&key, "restart test").await;
