@@ -206,8 +206,13 @@ pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
         }
     }
     // longest unit word first ("seventeen" before "seven")
+    longest_whole_word(t, i, &EN_UNITS)
+}
+
+/// The longest of `words` standing as a whole word at `i`: (value, end).
+fn longest_whole_word(t: &Text, i: usize, words: &[(&str, u32)]) -> Option<(u32, usize)> {
     let mut best: Option<(u32, usize)> = None;
-    for (w, v) in EN_UNITS {
+    for &(w, v) in words {
         if let Some(e) = t.lit(i, w)
             && !t.is_alnum(e)
             && best.is_none_or(|(_, be)| e > be)
@@ -255,18 +260,7 @@ pub(crate) fn en_ordinal(t: &Text, i: usize) -> Option<(u32, usize)> {
         let (e2, _) = t.lit_longest(e, &["st", "nd", "rd", "th"])?;
         return (!t.is_alnum(e2)).then_some((v, e2));
     }
-    let single = |k: usize| -> Option<(u32, usize)> {
-        let mut best: Option<(u32, usize)> = None;
-        for (w, v) in EN_ORDINALS {
-            if let Some(e) = t.lit(k, w)
-                && !t.is_alnum(e)
-                && best.is_none_or(|(_, be)| e > be)
-            {
-                best = Some((v, e));
-            }
-        }
-        best
-    };
+    let single = |k: usize| longest_whole_word(t, k, &EN_ORDINALS);
     for (w, v, whole) in [("twenty", 20, "twentieth"), ("thirty", 30, "thirtieth")] {
         if let Some(e) = t.lit(i, whole)
             && !t.is_alnum(e)

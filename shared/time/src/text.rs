@@ -44,15 +44,7 @@ impl Text {
 
     /// Longest of several literals at `i`: (end, index in `pats`).
     pub(crate) fn lit_longest(&self, i: usize, pats: &[&str]) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize)> = None;
-        for (k, p) in pats.iter().enumerate() {
-            if let Some(e) = self.lit(i, p)
-                && best.is_none_or(|(be, _)| e > be)
-            {
-                best = Some((e, k));
-            }
-        }
-        best
+        self.lit_longest_in(i, pats, |p: &&str| *p)
     }
 
     #[inline]
@@ -178,15 +170,7 @@ impl Text {
 
     /// First matching phrase among `pats` (longest wins): (end, index).
     pub(crate) fn phrase_longest(&self, i: usize, pats: &[&str]) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize)> = None;
-        for (k, p) in pats.iter().enumerate() {
-            if let Some(e) = self.phrase(i, p)
-                && best.is_none_or(|(be, _)| e > be)
-            {
-                best = Some((e, k));
-            }
-        }
-        best
+        self.phrase_longest_in(i, pats, |p: &&str| *p)
     }
 
     pub(crate) fn skip_ws(&self, i: usize) -> usize {
