@@ -14,7 +14,7 @@
 use askama::Template;
 use axum::{
     Form,
-    extract::{FromRequestParts, State},
+    extract::{FromRequest, FromRequestParts, Request, State},
     http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
     response::{IntoResponse, Redirect, Response},
 };
@@ -60,10 +60,27 @@ impl FromRequestParts<AppState> for AdminSession {
     }
 }
 
-/// A form with nothing but the session's CSRF token (the buttons that cancel, undo or revoke).
+/// A form with nothing but the session's CSRF token (the buttons that cancel, undo, revoke or log out).
 #[derive(Deserialize)]
 pub struct CsrfForm {
     pub csrf: Option<String>,
+}
+
+/// A button pressed on the admin page (a [`CsrfForm`] posted by a logged-in admin), accepted only
+/// once [`AdminSession::check_form`] found it came from this page: the session that pressed it.
+pub struct ButtonPress(pub AdminSession);
+
+impl FromRequest<AppState> for ButtonPress {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let (mut parts, body) = request.into_parts();
+        let session = AdminSession::from_request_parts(&mut parts, state).await?;
+        let headers = parts.headers.clone();
+        let Form(form) = Form::<CsrfForm>::from_request(Request::from_parts(parts, body), state).await.map_err(IntoResponse::into_response)?;
+        session.check_form(&headers, form.csrf.as_deref()).map_err(IntoResponse::into_response)?;
+        Ok(ButtonPress(session))
+    }
 }
 
 impl AdminSession {
@@ -188,14 +205,8 @@ pub async fn login(State(state): State<AppState>, headers: HeaderMap, Form(form)
     Ok(with_cookie(Redirect::to("/admin/tasks").into_response(), &cookie))
 }
 
-#[derive(Deserialize)]
-pub struct CsrfOnly {
-    csrf: Option<String>,
-}
-
 /// `POST /admin/logout`: ends the session and clears the cookie.
-pub async fn logout(State(state): State<AppState>, session: AdminSession, headers: HeaderMap, Form(form): Form<CsrfOnly>) -> Result<Response, PageError> {
-    session.check_form(&headers, form.csrf.as_deref())?;
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap, _: ButtonPress) -> Result<Response, PageError> {
     if let Some(token) = session_token(&headers) {
         admin_sessions::close_session(&state.pool, &token_hash(&token)).await?;
     }

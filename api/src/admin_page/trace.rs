@@ -5,9 +5,8 @@
 
 use askama::Template;
 use axum::{
-    Form,
     extract::{Path, State},
-    http::{HeaderMap, StatusCode, header},
+    http::{StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
 use quickact_shared::{
@@ -25,7 +24,7 @@ use uuid::Uuid;
 
 use super::{
     page::{Chrome, PageError, clip, duration_ms, html, maybe_time, money, pretty_json, time},
-    session::{AdminSession, CsrfForm},
+    session::{AdminSession, ButtonPress},
 };
 use crate::{
     extract::Caller,
@@ -256,14 +255,7 @@ pub async fn timeline(State(state): State<AppState>, session: AdminSession, Path
 }
 
 /// `POST /admin/tasks/{id}/cancel`: cancels a pending or running task of any user.
-pub async fn cancel(
-    State(state): State<AppState>,
-    session: AdminSession,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(form): Form<CsrfForm>,
-) -> Result<Response, PageError> {
-    session.check_form(&headers, form.csrf.as_deref())?;
+pub async fn cancel(State(state): State<AppState>, Path(id): Path<String>, ButtonPress(session): ButtonPress) -> Result<Response, PageError> {
     let id = parse_uuid_or_404(&id)?;
     let task = tasks::find_task(&state.pool, id).await?.ok_or_else(|| PageError::new(StatusCode::NOT_FOUND, "no such task"))?;
     match cancel_task(&state.pool, id, task.user_id).await? {
@@ -279,14 +271,7 @@ pub async fn cancel(
 
 /// `POST /admin/tasks/{id}/undo`: reverts what the task changed, through the same code as
 /// `POST /api/quick-action/{id}/undo` (as the admin), and shows the undo task.
-pub async fn undo(
-    State(state): State<AppState>,
-    session: AdminSession,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(form): Form<CsrfForm>,
-) -> Result<Response, PageError> {
-    session.check_form(&headers, form.csrf.as_deref())?;
+pub async fn undo(State(state): State<AppState>, Path(id): Path<String>, ButtonPress(session): ButtonPress) -> Result<Response, PageError> {
     let response = quick_action::undo(State(state), Caller(session.user), Path(id)).await?;
     // The route answers 201 with the undo task's status URL in `Location`.
     let undo_id = response

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use super::{
     page::{Chrome, PageError, html, html_with_status, maybe_time, time},
-    session::{AdminSession, CsrfForm},
+    session::{AdminSession, ButtonPress},
 };
 use crate::{
     routes::{
@@ -120,14 +120,7 @@ pub async fn detail(State(state): State<AppState>, session: AdminSession, Path(i
 }
 
 /// `POST /admin/keys/{id}/revoke`: revokes a key (at once on every API process) and shows its user.
-pub async fn revoke(
-    State(state): State<AppState>,
-    session: AdminSession,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(form): Form<CsrfForm>,
-) -> Result<Response, PageError> {
-    session.check_form(&headers, form.csrf.as_deref())?;
+pub async fn revoke(State(state): State<AppState>, Path(id): Path<String>, ButtonPress(session): ButtonPress) -> Result<Response, PageError> {
     let owner = revoke_any_key(&state, &session.user, parse_uuid_or_404(&id)?).await?;
     Ok(Redirect::to(&format!("/admin/users/{owner}")).into_response())
 }
