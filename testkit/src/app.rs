@@ -288,9 +288,14 @@ impl TestApp {
         (answer.body["user"].clone(), key)
     }
 
+    /// A request to the API with a bearer key, for the caller to finish (headers, a raw body) and send.
+    pub fn request(&self, key: &str, method: Method, path: &str) -> reqwest::RequestBuilder {
+        self.client.request(method, format!("{}{path}", self.base_url)).bearer_auth(key)
+    }
+
     /// Calls the API with a bearer key and an optional JSON body.
     pub async fn call(&self, key: &str, method: Method, path: &str, body: Option<Value>) -> Answer {
-        let mut request = self.client.request(method, format!("{}{path}", self.base_url)).bearer_auth(key);
+        let mut request = self.request(key, method, path);
         if let Some(body) = body {
             request = request.json(&body);
         }

@@ -66,9 +66,7 @@ async fn bad_input_gets_a_clear_error_and_creates_nothing() {
         let key = key.clone();
         async move {
             let response = app
-                .client
-                .post(format!("{}/api/quick-action", app.base_url))
-                .bearer_auth(key)
+                .request(&key, Method::POST, "/api/quick-action")
                 .header("content-type", content_type)
                 .body(body)
                 .send()
@@ -150,9 +148,7 @@ async fn idempotency_keys_return_the_same_task() {
         let app = &app;
         async move {
             let response = app
-                .client
-                .post(format!("{}/api/quick-action", app.base_url))
-                .bearer_auth(key)
+                .request(&key, Method::POST, "/api/quick-action")
                 .header("Idempotency-Key", idem)
                 .json(&json!({ "text": text }))
                 .send()

@@ -8,9 +8,10 @@ use reqwest::{Method, StatusCode, header};
 use serde_json::json;
 use tokio::sync::Notify;
 
-async fn app_with(vars: &[(&str, &str)]) -> TestApp {
+/// A deployment with these variables set, and alice on it: the app and her key.
+async fn app_with_alice(vars: &[(&str, &str)]) -> (TestApp, String) {
     let options = vars.iter().fold(TestAppOptions::default(), |options, (name, value)| options.env(name, value));
-    TestApp::start_with(options).await
+    TestApp::start_with_options_and_user(options, "alice").await
 }
 
 async fn new_item(app: &TestApp, key: &str) -> String {
@@ -21,8 +22,7 @@ async fn new_item(app: &TestApp, key: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_request_past_its_time_limit_is_answered_503_and_changes_nothing() {
-    let app = app_with(&[("QUICKACT_REQUEST_TIMEOUT_SECS", "1")]).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = app_with_alice(&[("QUICKACT_REQUEST_TIMEOUT_SECS", "1")]).await;
     let id = new_item(&app, &key).await;
 
     let gate = app.hold_writes("items").await;
@@ -39,8 +39,7 @@ async fn a_request_past_its_time_limit_is_answered_503_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn requests_past_the_in_flight_bound_are_shed_at_once_not_queued() {
-    let app = app_with(&[("QUICKACT_MAX_CONCURRENT_REQUESTS", "1")]).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = app_with_alice(&[("QUICKACT_MAX_CONCURRENT_REQUESTS", "1")]).await;
     let id = new_item(&app, &key).await;
 
     let gate = app.hold_writes("items").await;
@@ -63,8 +62,7 @@ async fn requests_past_the_in_flight_bound_are_shed_at_once_not_queued() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn long_polls_are_bounded_per_user() {
-    let app = app_with(&[("QUICKACT_MAX_LONG_POLLS_PER_USER", "1")]).await;
-    let (_, alice) = app.create_user("alice").await;
+    let (app, alice) = app_with_alice(&[("QUICKACT_MAX_LONG_POLLS_PER_USER", "1")]).await;
     let (_, bob) = app.create_user("bob").await;
     let gate = Arc::new(Notify::new());
     app.fake.script("slow one", vec![Reply::Gated(gate.clone(), Box::new(Reply::finish("error", "done")))]);
@@ -99,8 +97,7 @@ async fn long_polls_are_bounded_per_user() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn cors_answers_only_the_configured_origins() {
-    let app = app_with(&[("QUICKACT_CORS_ORIGINS", "https://planner.example, https://other.example/")]).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = app_with_alice(&[("QUICKACT_CORS_ORIGINS", "https://planner.example, https://other.example/")]).await;
     let preflight = |origin: &'static str| {
         app.client
             .request(Method::OPTIONS, format!("{}/api/quick-action", app.base_url))
@@ -117,7 +114,7 @@ async fn cors_answers_only_the_configured_origins() {
     let refused = preflight("https://evil.example").await.unwrap();
     assert!(refused.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).is_none());
 
-    let simple = app.client.get(format!("{}/api/items", app.base_url)).bearer_auth(&key).header(header::ORIGIN, "https://other.example").send().await.unwrap();
+    let simple = app.request(&key, Method::GET, "/api/items").header(header::ORIGIN, "https://other.example").send().await.unwrap();
     assert_eq!(simple.status(), StatusCode::OK);
     assert_eq!(simple.headers().get(header::ACCESS_CONTROL_ALLOW_ORIGIN).unwrap(), "https://other.example");
     app.shutdown().await;
@@ -175,8 +172,7 @@ async fn the_api_binary_writes_one_access_line_per_request_at_the_default_level(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_submission_time_far_from_the_server_clock_is_refused() {
-    let app = app_with(&[("QUICKACT_REFERENCE_TIME_WINDOW_SECS", "600")]).await;
-    let (_, key) = app.create_user("alice").await;
+    let (app, key) = app_with_alice(&[("QUICKACT_REFERENCE_TIME_WINDOW_SECS", "600")]).await;
     let submit = |now: chrono::DateTime<chrono::Utc>| {
         app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "明天下午3点开会", "now": now.to_rfc3339() })))
     };
@@ -225,7 +221,7 @@ async fn a_task_gives_its_room_under_the_cap_back_when_it_ends() {
     let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{first}/cancel"), None).await;
     assert_eq!(cancelled.status, StatusCode::OK, "{:?}", cancelled.body);
     let keyed = |text: &'static str| {
-        let request = app.client.post(format!("{}/api/quick-action", app.base_url)).bearer_auth(&key).header("Idempotency-Key", "k-1").json(&json!({ "text": text }));
+        let request = app.request(&key, Method::POST, "/api/quick-action").header("Idempotency-Key", "k-1").json(&json!({ "text": text }));
         async move { request.send().await.unwrap().status() }
     };
     assert_eq!(keyed("买牛奶").await, StatusCode::CREATED, "a cancelled task's room is free again");
