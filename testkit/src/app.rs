@@ -374,6 +374,12 @@ impl TestApp {
         self.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
     }
 
+    /// An item as it is now (`GET /api/items/{id}` of an item as an earlier answer showed it).
+    pub async fn item_now(&self, key: &str, item: &Value) -> Value {
+        let id = item["id"].as_str().expect("an item with an id");
+        self.call(key, Method::GET, &format!("/api/items/{id}"), None).await.body
+    }
+
     /// Creates an item through `POST /api/items`; returns it.
     pub async fn create_item(&self, key: &str, item: Value) -> Value {
         let answer = self.call(key, Method::POST, "/api/items", Some(item)).await;
@@ -442,4 +448,10 @@ pub fn tool_steps<'a>(task: &'a Value, name: &str) -> Vec<&'a Value> {
 /// The first call of tool `name` in a task's journal.
 pub fn tool_step<'a>(task: &'a Value, name: &str) -> &'a Value {
     tool_steps(task, name).into_iter().next().unwrap_or_else(|| panic!("no {name} call in {task:#}"))
+}
+
+/// Checks that a journal step failed, with an error that says `words`.
+pub fn assert_step_refused(step: &Value, words: &str) {
+    assert_eq!(step["ok"], false, "{step:#}");
+    assert!(step["error"].as_str().unwrap().contains(words), "{step:#}");
 }

@@ -102,6 +102,11 @@ impl Reply {
     pub fn dynamic(responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) -> Self {
         Reply::Dynamic(Arc::new(responder))
     }
+
+    /// A reply computed from what the model last read from a tool (see [`last_tool_result`]).
+    pub fn on_tool_result(responder: impl Fn(Value) -> Reply + Send + Sync + 'static) -> Self {
+        Reply::dynamic(move |request| responder(last_tool_result(request)))
+    }
 }
 
 /// The JSON the model last read from a tool in `request` (the content of the last tool message).

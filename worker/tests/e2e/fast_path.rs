@@ -3,7 +3,6 @@
 //! instead of ending in a clarification or an error.
 
 use quickact_testkit::{Reply, TestApp, TestAppOptions, tool_steps};
-use reqwest::Method;
 use serde_json::{Value, json};
 
 const NOW: &str = "2026-02-07T09:00:00+08:00";
@@ -53,7 +52,7 @@ async fn a_local_search_that_finds_nothing_hands_the_run_to_the_model() {
         request["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| m["content"].as_str().unwrap()).collect();
     assert_eq!(tool_messages.len(), 2, "{request:#}");
     assert!(tool_messages[1].contains("handed over to you (fake-model) because the search found nothing"), "{tool_messages:?}");
-    let done = app.call(&key, Method::GET, &format!("/api/items/{}", report["id"].as_str().unwrap()), None).await.body;
+    let done = app.item_now(&key, &report).await;
     assert_eq!(done["status"], "completed");
     app.shutdown().await;
 }

@@ -6,7 +6,7 @@
 //! are held, both writers get as far as they can, and only once both are blocked in Postgres are
 //! they let go together.
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions, last_tool_result, tool_step, wait_until};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, assert_step_refused, tool_step, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -19,6 +19,12 @@ async fn submit(app: &TestApp, key: &str, text: &str) -> String {
     answer.body["task_id"].as_str().unwrap().to_owned()
 }
 
+/// [`submit`], then waits up to `timeout_secs` for the verdict: the task with its journal.
+async fn submit_and_wait(app: &TestApp, key: &str, text: &str, timeout_secs: u64) -> Value {
+    let id = submit(app, key, text).await;
+    app.wait_final(key, &id, timeout_secs).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_concurrent_actions_cannot_book_the_same_slot() {
     let (app, key) = TestApp::start_with_user("alice").await;
@@ -28,8 +34,8 @@ async fn two_concurrent_actions_cannot_book_the_same_slot() {
             sentence,
             vec![
                 Reply::tool("create_item", json!({ "kind": "event", "title": title, "when": when })),
-                Reply::dynamic(|request| {
-                    if last_tool_result(request)["outcome"] == "conflict" {
+                Reply::on_tool_result(|result| {
+                    if result["outcome"] == "conflict" {
                         Reply::finish("need_clarification", "that time is taken")
                     } else {
                         Reply::finish("action_completed", "done")
@@ -115,21 +121,19 @@ async fn a_shift_out_of_range_is_refused_at_the_first_attempt() {
         sentence,
         vec![
             Reply::tool("search_items", json!({ "query": "周会" })),
-            Reply::dynamic(|request| {
-                let id = last_tool_result(request)["items"][0]["id"].as_str().unwrap_or_default().to_owned();
+            Reply::on_tool_result(|result| {
+                let id = result["items"][0]["id"].as_str().unwrap_or_default().to_owned();
                 Reply::tool("update_item", json!({ "id": id, "shift": "99999999999999" }))
             }),
             Reply::finish("error", "推迟的时间超出范围"),
         ],
     );
-    let task = submit(&app, &key, sentence).await;
-    let task: Value = app.wait_final(&key, &task, 30).await;
+    let task = submit_and_wait(&app, &key, sentence, 30).await;
 
     assert_eq!((task["status"].as_str(), task["attempts"].as_i64()), (Some("failed"), Some(1)), "{task:#}");
     let update = tool_step(&task, "update_item");
-    assert_eq!(update["ok"], false);
-    assert!(update["error"].as_str().unwrap().contains("out of range"), "{update:#}");
-    let after = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    assert_step_refused(update, "out of range");
+    let after = app.item_now(&key, &meeting).await;
     assert_eq!((after["date"].as_str(), after["start_time"].as_str()), (Some("2026-02-09"), Some("10:00")));
     app.shutdown().await;
 }
@@ -148,8 +152,7 @@ async fn a_search_for_part_of_a_day_finds_only_items_in_that_part() {
         sentence,
         vec![Reply::tool("search_items", json!({ "date": "明天下午" })), Reply::finish("action_completed", "明天下午：复盘")],
     );
-    let task = submit(&app, &key, sentence).await;
-    let task = app.wait_final(&key, &task, 30).await;
+    let task = submit_and_wait(&app, &key, sentence, 30).await;
     let search = tool_step(&task, "search_items");
     let titles: Vec<&str> = search["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["复盘"], "{search:#}");
@@ -199,8 +202,7 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
 
     let listing = "下周一有什么安排";
     app.fake.script(listing, vec![Reply::tool("search_items", json!({ "date": "下周一" })), Reply::finish("action_completed", "下周一：周会")]);
-    let task = submit(&app, &key, listing).await;
-    let task = app.wait_final(&key, &task, 30).await;
+    let task = submit_and_wait(&app, &key, listing, 30).await;
     let search = tool_step(&task, "search_items");
     let found = &search["result"]["items"];
     assert_eq!((found[0]["title"].as_str(), found[0]["occurrence"].as_str()), (Some("周会"), Some("2026-02-09")), "{search:#}");
@@ -213,8 +215,7 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
             Reply::finish("need_clarification", "下周一10点半和周会冲突"),
         ],
     );
-    let task = submit(&app, &key, booking).await;
-    let task = app.wait_final(&key, &task, 30).await;
+    let task = submit_and_wait(&app, &key, booking, 30).await;
     let create = tool_step(&task, "create_item");
     assert_eq!(create["result"]["outcome"], "conflict", "{create:#}");
     assert_eq!(create["result"]["conflicts"][0]["occurrence"], "2026-02-09");
@@ -247,11 +248,9 @@ async fn a_user_cannot_have_more_items_than_the_quota() {
         sentence,
         vec![Reply::tool("create_item", json!({ "kind": "todo", "title": "买牛奶", "date": "明天" })), Reply::finish("error", "已达到上限")],
     );
-    let task = submit(&app, &key, sentence).await;
-    let task = app.wait_final(&key, &task, 30).await;
+    let task = submit_and_wait(&app, &key, sentence, 30).await;
     let step = tool_step(&task, "create_item");
-    assert_eq!(step["ok"], false);
-    assert!(step["error"].as_str().unwrap().contains("limit of 2 items"), "{step:#}");
+    assert_step_refused(step, "limit of 2 items");
 
     // Deleted items do not count.
     let id = second.body["id"].as_str().unwrap();
@@ -385,8 +384,7 @@ async fn a_turn_answered_by_a_dated_snapshot_is_priced_by_the_requested_model() 
             Reply::finish("action_completed", "nothing today").with_usage(500, 50, 0).answered_as(snapshot),
         ],
     );
-    let id = submit(&app, &key, "what is on today").await;
-    let task = app.wait_final(&key, &id, 20).await;
+    let task = submit_and_wait(&app, &key, "what is on today", 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let expected = (1000.0 * 2.0 + 100.0 * 8.0 + 500.0 * 2.0 + 50.0 * 8.0) / 1e6;
     assert!((task["cost"]["amount"].as_f64().unwrap() - expected).abs() < 1e-9, "{}", task["cost"]);
@@ -442,8 +440,7 @@ async fn tool_calls_are_capped_per_turn_and_per_run_and_every_call_is_answered()
     let burst = |n: usize| Reply::Tools((0..n).map(|i| ("search_items".to_owned(), json!({ "query": format!("q{i}") }))).collect());
     // Ten calls in one turn, then four turns of eight: 42 searches asked for.
     app.fake.script("a busy model", vec![burst(10), burst(8), burst(8), burst(8), burst(8), Reply::finish("action_completed", "done")]);
-    let id = submit(&app, &key, "a busy model").await;
-    let task = app.wait_final(&key, &id, 30).await;
+    let task = submit_and_wait(&app, &key, "a busy model", 30).await;
     assert_eq!(task["status"], "success", "{}", task["result"]);
 
     let searches: Vec<&Value> = task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == "search_items").collect();
@@ -462,12 +459,10 @@ async fn a_completed_action_must_be_backed_by_a_change_or_a_lookup() {
     let (app, key) = TestApp::start_with_user("alice").await;
     // A model that claims success without doing anything is told so, and must say what happened.
     app.fake.script("pretend", vec![Reply::finish("action_completed", "已完成"), Reply::finish("error", "无法完成")]);
-    let id = submit(&app, &key, "pretend it is done").await;
-    let task = app.wait_final(&key, &id, 20).await;
+    let task = submit_and_wait(&app, &key, "pretend it is done", 20).await;
     assert_eq!((task["status"].as_str(), task["result"]["type"].as_str()), (Some("failed"), Some("error")), "{task:#}");
     let finishes: Vec<&Value> = task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == "finish").collect();
-    assert_eq!(finishes[0]["ok"], false);
-    assert!(finishes[0]["error"].as_str().unwrap().contains("nothing was changed or looked up"), "{:#}", finishes[0]);
+    assert_step_refused(finishes[0], "nothing was changed or looked up");
     app.shutdown().await;
 }
 
@@ -511,11 +506,10 @@ async fn a_date_out_of_range_is_refused_not_replaced_by_the_part_that_was_read()
         .call(&key, Method::POST, "/api/items", Some(json!({ "kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00" })))
         .await
         .body;
-    let id = submit(&app, &key, "周会改到99999年1月1日").await;
-    let task = app.wait_final(&key, &id, 20).await;
+    let task = submit_and_wait(&app, &key, "周会改到99999年1月1日", 20).await;
     assert_eq!((task["status"].as_str(), task["attempts"].as_i64()), (Some("failed"), Some(1)), "{task:#}");
     assert!(task["result"]["message"].as_str().unwrap().contains("99999年"), "the verdict names what was out of range: {}", task["result"]);
-    let after = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    let after = app.item_now(&key, &meeting).await;
     assert_eq!(after["date"], "2026-02-09", "the meeting did not move to another year");
     app.shutdown().await;
 }
@@ -528,11 +522,9 @@ async fn a_model_passing_only_the_readable_part_of_a_date_is_refused() {
         sentence,
         vec![Reply::tool("create_item", json!({ "kind": "todo", "title": "交报告", "date": "2026年" })), Reply::finish("error", "日期无法识别")],
     );
-    let id = submit(&app, &key, sentence).await;
-    let task = app.wait_final(&key, &id, 20).await;
+    let task = submit_and_wait(&app, &key, sentence, 20).await;
     let create = tool_step(&task, "create_item");
-    assert_eq!(create["ok"], false);
-    assert!(create["error"].as_str().unwrap().contains("13月"), "{create:#}");
+    assert_step_refused(create, "13月");
     assert!(app.items(&key).await.is_empty());
     app.shutdown().await;
 }

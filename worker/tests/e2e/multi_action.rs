@@ -1,7 +1,6 @@
 //! Several actions in one sentence: the agent runs each, and the verdict states each one's outcome.
 
 use quickact_testkit::{Reply, TestApp};
-use reqwest::Method;
 use serde_json::{Value, json};
 
 const NOW: &str = "2026-02-07T09:00:00+08:00";
@@ -39,7 +38,7 @@ async fn each_action_of_a_sentence_is_done_and_stated() {
     // Each action's items are the backend's rendering, as they are now.
     assert_eq!(actions[1]["items"][0]["date"], "2026-02-13");
     assert_eq!(task["result"]["items"].as_array().unwrap().len(), 2);
-    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", dentist["id"].as_str().unwrap()), None).await.body;
+    let moved = app.item_now(&key, &dentist).await;
     assert_eq!(moved["date"], "2026-02-13");
     app.shutdown().await;
 }

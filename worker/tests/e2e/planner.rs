@@ -2,7 +2,7 @@
 //! items; the rules (clarification only between candidates, passed times, conflicts, locked counts,
 //! tool scope) hold in code whatever the model does.
 
-use quickact_testkit::{Reply, TestApp, last_tool_result, tool_step, tool_steps};
+use quickact_testkit::{Reply, TestApp, assert_step_refused, tool_step, tool_steps};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -15,8 +15,7 @@ const NOW: &str = "2026-02-07T09:00:00+08:00";
 
 /// A reply that calls `tool` on the first item the last search returned.
 fn act_on_first_found(tool: &'static str, extra: Value) -> Reply {
-    Reply::dynamic(move |request| {
-        let found = last_tool_result(request);
+    Reply::on_tool_result(move |found| {
         let id = found["items"][0]["id"].as_str().unwrap_or("no-item-found").to_owned();
         let mut arguments = extra.clone();
         arguments["id"] = json!(id);
@@ -54,8 +53,7 @@ async fn a_start_without_an_end_gets_the_default_hour_and_says_so() {
         "明天下午3点开会",
         vec![
             Reply::tool("create_item", json!({"title": "开会", "when": "明天下午3点"})),
-            Reply::dynamic(|request| {
-                let result = last_tool_result(request);
+            Reply::on_tool_result(|result| {
                 assert!(result["notes"][0].as_str().unwrap().contains("default duration"), "{result}");
                 Reply::finish("action_completed", "ok")
             }),
@@ -86,7 +84,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
     );
     let task = app.act(&key, "把2月8日的会议改到晚上8点", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    let moved = app.item_now(&key, &meeting).await;
     // The day is kept, the 90-minute length too.
     assert_eq!((moved["date"].as_str(), moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("2026-02-08"), Some("20:00"), Some("21:30")));
 
@@ -100,7 +98,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
     );
     let task = app.act(&key, "项目会议推迟半小时", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    let moved = app.item_now(&key, &meeting).await;
     assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:30"), Some("22:00")));
 
     app.fake.script(
@@ -109,7 +107,7 @@ async fn a_scripted_model_moves_completes_and_deletes_items() {
     );
     let task = app.act(&key, "完成报告提交", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let done = app.call(&key, Method::GET, &format!("/api/items/{}", report["id"].as_str().unwrap()), None).await.body;
+    let done = app.item_now(&key, &report).await;
     assert_eq!(done["status"], "completed");
     assert!(done["completed_at"].is_string());
     assert_eq!(task["result"]["items"][0]["status"], "completed");
@@ -199,7 +197,7 @@ async fn clarification_is_refused_when_search_found_one_match() {
     let finishes = tool_steps(&task, "finish");
     assert_eq!(finishes.len(), 2);
     assert_eq!(finishes[0]["ok"], false);
-    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    let moved = app.item_now(&key, &meeting).await;
     assert_eq!(moved["start_time"], "15:00");
     assert_eq!(moved["date"], "2026-02-09");
     app.shutdown().await;
@@ -214,8 +212,7 @@ async fn several_indistinguishable_candidates_give_a_clarification_with_options(
         "取消会议",
         vec![
             Reply::tool("search_items", json!({"query": "会议"})),
-            Reply::dynamic(|request| {
-                let found = last_tool_result(request);
+            Reply::on_tool_result(|found| {
                 let ids: Vec<Value> = found["items"].as_array().unwrap().iter().map(|i| i["id"].clone()).collect();
                 Reply::tool("finish", json!({"result_type": "need_clarification", "message": "有两个会议", "options": ids, "suggestion": "说明是哪天的会议"}))
             }),
@@ -238,8 +235,7 @@ async fn a_time_that_has_passed_today_is_not_created_and_the_next_occurrence_is_
         "今天下午3点开会",
         vec![
             Reply::tool("create_item", json!({"title": "开会", "when": "今天下午3点"})),
-            Reply::dynamic(|request| {
-                let result = last_tool_result(request);
+            Reply::on_tool_result(|result| {
                 assert_eq!(result["outcome"], "time_passed", "{result}");
                 Reply::tool("finish", json!({"result_type": "need_clarification", "message": "今天下午3点已经过了"}))
             }),
@@ -312,8 +308,7 @@ async fn tools_only_see_the_task_owners_items() {
     assert_eq!(search["count"], 0, "{search}");
     for name in ["delete_item", "update_item"] {
         let step = tool_step(&task, name);
-        assert_eq!(step["ok"], false);
-        assert!(step["error"].as_str().unwrap().contains("no item with id"), "{step}");
+        assert_step_refused(step, "no item with id");
     }
     let untouched = app.call(&bob, Method::GET, &format!("/api/items/{bob_id}"), None).await.body;
     assert_eq!(untouched["title"], "bob's secret");
@@ -327,8 +322,7 @@ async fn resolve_time_answers_from_the_reference_moment_in_the_users_zone() {
         "大后天晚上8点半",
         vec![
             Reply::tool("resolve_time", json!({"text": "大后天晚上8点半"})),
-            Reply::dynamic(|request| {
-                let result = last_tool_result(request);
+            Reply::on_tool_result(|result| {
                 assert_eq!(result["matches"][0]["resolution"]["date"], "2026-02-10", "{result}");
                 assert_eq!(result["matches"][0]["resolution"]["start_time"], "20:30", "{result}");
                 Reply::finish("action_completed", "ok")
@@ -380,7 +374,7 @@ async fn a_search_without_exact_words_falls_back_to_shared_characters() {
     assert_eq!(task["status"], "success", "{task:#}");
     let search = &tool_step(&task, "search_items")["result"];
     assert_eq!(search["filters"]["relaxed"], true);
-    let moved = app.call(&key, Method::GET, &format!("/api/items/{}", meeting["id"].as_str().unwrap()), None).await.body;
+    let moved = app.item_now(&key, &meeting).await;
     assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:00"), Some("21:00")));
     app.shutdown().await;
 }
