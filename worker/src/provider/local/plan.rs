@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use quickact_shared::domain::task::ResultType;
 
-use super::intent::{Change, Clause, Intent, Listing, NewItem, Target};
+use super::intent::{Change, Clause, Intent, Listing, Target};
 use crate::provider::AnsweredCall;
 
 /// What the tools answered so far, in order.
@@ -90,7 +90,7 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
     let say = Say { chinese };
     match intent {
         Intent::Create(item) => match history.last() {
-            None => ("create_item", create_arguments(item)),
+            None => ("create_item", json!(item)),
             Some(call) => finish_after_change(&call.result, say.created(), &say),
         },
         Intent::Complete(target) => act_on_target(target, history, &say, |id| ("complete_todo", json!({ "id": id })), say.completed()),
@@ -168,26 +168,6 @@ fn action_of(text: &str, mut outcome: Value, calls: &History) -> Value {
         outcome["item_ids"] = json!(ids);
     }
     outcome
-}
-
-fn create_arguments(item: &NewItem) -> Value {
-    let mut arguments = json!({ "title": item.title });
-    if let Some(kind) = item.kind {
-        arguments["kind"] = json!(kind);
-    }
-    if let Some(when) = &item.when {
-        arguments["when"] = json!(when);
-    }
-    if let Some(minutes) = item.duration_minutes {
-        arguments["duration_minutes"] = json!(minutes);
-    }
-    if let Some(priority) = item.priority {
-        arguments["priority"] = json!(priority);
-    }
-    if item.record {
-        arguments["record"] = json!(true);
-    }
-    arguments
 }
 
 fn list_arguments(listing: &Listing) -> Value {

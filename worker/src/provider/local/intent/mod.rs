@@ -16,6 +16,7 @@ mod words;
 
 pub use clauses::{Clause, read_clauses};
 use quickact_time::{TimeContext, is_chinese};
+use serde::Serialize;
 
 use super::text::find_any;
 
@@ -29,16 +30,21 @@ pub enum Intent {
     List(Listing),
 }
 
-/// An item to create.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// An item to create; it serializes as the arguments of `create_item` (what it does not say is left out).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct NewItem {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
     pub title: String,
     /// The time as written (several expressions joined), for the tool to resolve.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_minutes: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<u8>,
     /// The sentence puts it on a day before today: a record of what happened.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub record: bool,
 }
 
