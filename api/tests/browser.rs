@@ -14,7 +14,7 @@ use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
 use quickact_testkit::{Reply, TestApp, TestAppOptions};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Mutex, MutexGuard, Notify};
 
 /// The moment the seeded sentences were written (Asia/Shanghai), for stable dates.
 const NOW: &str = "2026-02-07T09:00:00+08:00";
@@ -129,9 +129,13 @@ impl Browser {
     }
 }
 
-async fn start_app() -> TestApp {
+/// What every browser test starts with: its turn at the one browser (held until the guard drops),
+/// and the deployment it drives with alice on it (the app and her key).
+async fn start_browser_test() -> (MutexGuard<'static, ()>, TestApp, String) {
+    let turn = ONE_BROWSER.lock().await;
     // The fast path on: a sentence the local reader understands runs locally, at zero tokens.
-    TestApp::start_with(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await
+    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true"), "alice").await;
+    (turn, app, alice)
 }
 
 /// A sentence the local reader does not take (no action it knows), so the fake model serves it.
@@ -151,9 +155,7 @@ fn script_dentist(app: &TestApp) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_admin_logs_in_filters_the_history_and_opens_a_trace_and_its_item() {
-    let _one = ONE_BROWSER.lock().await;
-    let app = start_app().await;
-    let (_, alice) = app.create_user("alice").await;
+    let (_one, app, alice) = start_browser_test().await;
     let (_, bob) = app.create_user("bob").await;
     script_dentist(&app);
     app.fake.script("weather", vec![Reply::finish("error", "I can only manage your schedule and to-dos.")]);
@@ -218,9 +220,7 @@ async fn an_admin_logs_in_filters_the_history_and_opens_a_trace_and_its_item() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn running_tasks_finish_live_in_the_history_and_the_trace_and_can_be_cancelled() {
-    let _one = ONE_BROWSER.lock().await;
-    let app = start_app().await;
-    let (_, alice) = app.create_user("alice").await;
+    let (_one, app, alice) = start_browser_test().await;
     let first_gate = Arc::new(Notify::new());
     let second_gate = Arc::new(Notify::new());
     let never = Arc::new(Notify::new());
@@ -270,9 +270,7 @@ async fn running_tasks_finish_live_in_the_history_and_the_trace_and_can_be_cance
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stats_users_keys_undo_and_logout_work_from_the_page() {
-    let _one = ONE_BROWSER.lock().await;
-    let app = start_app().await;
-    let (_, alice) = app.create_user("alice").await;
+    let (_one, app, alice) = start_browser_test().await;
     script_dentist(&app);
     app.fake.script("weather", vec![Reply::finish("error", "I can only manage your schedule and to-dos.")]);
     let dentist = app.act(&alice, DENTIST, NOW).await;
