@@ -304,8 +304,7 @@ async fn a_task_past_its_deadline_ends_as_timeout_even_when_no_worker_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_unfinished_task_whose_job_was_acknowledged_gets_a_fresh_job() {
-    let mut app = TestApp::start_with(sweeping_every_second().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (mut app, key) = TestApp::start_with_options_and_user(sweeping_every_second().workers(0), "alice").await;
     app.fake.script("lost job", vec![Reply::tool("search_items", json!({})), Reply::finish("action_completed", "done at last")]);
     let submitted = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "lost job", "timeout": 60 }))).await;
     let id = submitted.body["task_id"].as_str().unwrap().to_owned();

@@ -57,8 +57,7 @@ async fn two_workers_never_run_one_task_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
-    let mut app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (mut app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let never = Arc::new(Notify::new());
     app.fake.script(
         "crash test",
@@ -96,8 +95,7 @@ async fn a_killed_worker_process_leaves_its_task_to_another_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_lets_a_short_task_finish_and_hands_a_long_one_back() {
-    let mut app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_SHUTDOWN_GRACE_SECS", "1")).await;
-    let (_, key) = app.create_user("alice").await;
+    let (mut app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0).env("QUICKACT_SHUTDOWN_GRACE_SECS", "1"), "alice").await;
     let gate = Arc::new(Notify::new());
     app.fake.script("short one", vec![Reply::look_up_and_finish("done in time").delayed(Duration::from_millis(300))]);
     app.fake.script(
@@ -164,8 +162,7 @@ impl ProviderChoice for Fixed {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_panicking_run_is_a_failed_attempt_not_a_dead_worker() {
-    let mut app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
-    let (_, key) = app.create_user("alice").await;
+    let (mut app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     app.fake.script("panic test", vec![Reply::look_up_and_finish("survived")]);
     let config = app.config();
     quickact_worker::install_crypto_provider();

@@ -50,38 +50,23 @@ pub fn trim_fillers(text: &str, fillers: &[&str]) -> String {
 
 /// `text` without `word` at its start; for ASCII words only at a word boundary, case-insensitive.
 pub fn strip_prefix_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
-    if word.is_empty() || text.len() < word.len() || !text.is_char_boundary(word.len()) {
-        return None;
-    }
-    let (head, rest) = text.split_at(word.len());
-    if !head.eq_ignore_ascii_case(word) {
-        return None;
-    }
-    let ascii_word = word.chars().last().is_some_and(|c| c.is_ascii_alphanumeric());
-    if ascii_word && rest.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()) {
-        return None;
-    }
-    Some(rest)
+    let (head, rest) = text.split_at_checked(word.len())?;
+    let found = !word.is_empty() && head.eq_ignore_ascii_case(word);
+    (found && at_word_boundary(word.chars().last(), rest.chars().next())).then_some(rest)
 }
 
 /// `text` without `word` at its end; for ASCII words only at a word boundary, case-insensitive.
 pub fn strip_suffix_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
-    if word.is_empty() || text.len() < word.len() {
-        return None;
-    }
-    let cut = text.len() - word.len();
-    if !text.is_char_boundary(cut) {
-        return None;
-    }
-    let (rest, tail) = text.split_at(cut);
-    if !tail.eq_ignore_ascii_case(word) {
-        return None;
-    }
-    let ascii_word = word.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
-    if ascii_word && rest.chars().last().is_some_and(|c| c.is_ascii_alphanumeric()) {
-        return None;
-    }
-    Some(rest)
+    let (rest, tail) = text.split_at_checked(text.len().checked_sub(word.len())?)?;
+    let found = !word.is_empty() && tail.eq_ignore_ascii_case(word);
+    (found && at_word_boundary(word.chars().next(), rest.chars().last())).then_some(rest)
+}
+
+/// Whether a word whose outer letter is `edge` may stand against `neighbour`: an ASCII word must
+/// not run on into another ASCII letter or digit (a Chinese word may).
+fn at_word_boundary(edge: Option<char>, neighbour: Option<char>) -> bool {
+    let alphanumeric = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    !(alphanumeric(edge) && alphanumeric(neighbour))
 }
 
 pub fn is_punctuation(c: char) -> bool {
@@ -132,6 +117,20 @@ mod tests {
         assert_eq!(trim_fillers("  提醒我 吃药。", &["提醒我"]), "吃药");
         assert_eq!(trim_fillers("todo: buy milk", &["todo"]), "buy milk");
         assert_eq!(trim_fillers("toddler party", &["to"]), "toddler party");
+    }
+
+    #[test]
+    fn words_are_stripped_only_whole_and_at_character_boundaries() {
+        assert_eq!(strip_prefix_word("Todo: buy milk", "todo"), Some(": buy milk"));
+        assert_eq!(strip_prefix_word("toddler party", "to"), None);
+        assert_eq!(strip_prefix_word("提醒我吃药", "提醒我"), Some("吃药"), "a Chinese word needs no boundary");
+        assert_eq!(strip_prefix_word("提醒", "ab"), None, "two bytes into 提 is inside a character");
+        assert_eq!(strip_prefix_word("anything", ""), None);
+        assert_eq!(strip_suffix_word("call mom Please", "please"), Some("call mom "));
+        assert_eq!(strip_suffix_word("displease", "please"), None);
+        assert_eq!(strip_suffix_word("吃药吧", "吧"), Some("吃药"));
+        assert_eq!(strip_suffix_word("吃药", "ab"), None, "two bytes before the end is inside a character");
+        assert_eq!(strip_suffix_word("to", "todo"), None);
     }
 
     #[test]
