@@ -201,3 +201,15 @@ pub async fn row(State(state): State<AppState>, _session: AdminSession, Path(id)
     let user = users::find_user(&state.pool, task.user_id).await?.map(|u| u.name).unwrap_or_default();
     Ok(html(&RowFragment { row: TaskRow::new(&task, &user, true) }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_carry_only_the_filters_that_are_set() {
+        assert_eq!(url("/admin/tasks", &AdminListParams::default()), "/admin/tasks");
+        let params = AdminListParams { status: Some("failed".into()), q: Some("开会 today".into()), ..AdminListParams::default() };
+        assert_eq!(url("/admin/tasks", &params), "/admin/tasks?status=failed&q=%E5%BC%80%E4%BC%9A+today");
+    }
+}
