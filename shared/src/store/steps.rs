@@ -101,6 +101,48 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
     Ok(())
 }
 
+/// Appends several steps (of one task or several) in one statement: what a run recorded since its
+/// last write, at the point it must be in the database (a commit, or the verdict read from it).
+pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(), sqlx::Error> {
+    if steps.is_empty() {
+        return Ok(());
+    }
+    fn column<'s, T>(steps: &'s [Step], field: impl Fn(&'s Step) -> T) -> Vec<T> {
+        steps.iter().map(field).collect()
+    }
+    sqlx::query!(
+        "INSERT INTO quick_action_steps
+           (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+            input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+         SELECT * FROM UNNEST($1::uuid[], $2::int4[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[],
+                              $8::bool[], $9::text[], $10::int4[], $11::int4[], $12::int4[], $13::int8[], $14::int4[],
+                              $15::timestamptz[], $16::timestamptz[], $17::int4[])",
+        &column(steps, |s| s.task_id) as &[Uuid],
+        &column(steps, |s| s.seq) as &[i32],
+        &column(steps, |s| match s.kind {
+            StepKind::ModelTurn => "model_turn",
+            StepKind::ToolCall => "tool_call",
+        }) as &[&str],
+        &column(steps, |s| s.name.as_str()) as &[&str],
+        &column(steps, |s| s.tool_call_id.as_deref()) as &[Option<&str>],
+        &column(steps, |s| s.arguments.clone()) as &[Option<Value>],
+        &column(steps, |s| s.result.clone()) as &[Option<Value>],
+        &column(steps, |s| s.ok) as &[bool],
+        &column(steps, |s| s.error.as_deref()) as &[Option<&str>],
+        &column(steps, |s| s.input_tokens) as &[i32],
+        &column(steps, |s| s.output_tokens) as &[i32],
+        &column(steps, |s| s.cached_tokens) as &[i32],
+        &column(steps, |s| s.cost_nanos) as &[i64],
+        &column(steps, |s| s.latency_ms) as &[i32],
+        &column(steps, |s| s.started_at) as &[DateTime<Utc>],
+        &column(steps, |s| s.finished_at) as &[DateTime<Utc>],
+        &column(steps, |s| s.attempt) as &[i32],
+    )
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
 /// The whole journal of a task, in order.
 pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
     list_steps_after(db, task_id, -1).await

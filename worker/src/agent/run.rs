@@ -28,8 +28,8 @@ use quickact_shared::{
     domain::task::{TaskRecord, Verdict},
     pricing::PriceTable,
     store::{
-        ending::{Ending, end_task},
-        steps::{Step, StepKind, insert_step, list_steps},
+        ending::{Ending, end_task_with_journal},
+        steps::{Step, StepKind, insert_steps, list_steps},
         tasks::{OwnerCheck, add_usage, lock_for_owner},
     },
 };
@@ -145,6 +145,11 @@ struct Run<'a> {
     model: &'a str,
     replay: Replay,
     next_seq: i32,
+    /// The whole journal: what was committed before this run began and every step since.
+    journal: Vec<Step>,
+    /// How many steps of `journal` are written (committed, or in the open transaction). The rest
+    /// are written together, in one statement, before the transaction commits.
+    written: usize,
     /// The open transaction, holding the task's row lock, with the steps not yet committed.
     tx: Option<Transaction<'static, Postgres>>,
     /// Whether the task's `model_used` is written in this run (in the open transaction or before):
@@ -177,7 +182,18 @@ impl<'a> Run<'a> {
             Some(to) if replay.handed_over => to,
             _ => (cx.provider, cx.model),
         };
-        Run { cx, provider, model, replay, next_seq, tx: None, model_recorded: false, grouped: false }
+        Run {
+            cx,
+            provider,
+            model,
+            replay,
+            next_seq,
+            journal: journal.to_vec(),
+            written: journal.len(),
+            tx: None,
+            model_recorded: false,
+            grouped: false,
+        }
     }
 
     /// Drives the run; a database outage rolls back what was not committed and the run resumes
@@ -295,23 +311,40 @@ impl<'a> Run<'a> {
     /// Commits what the run recorded so far (nothing to do when nothing is open). A grouped run
     /// stops here instead: its group commits.
     async fn checkpoint(&mut self) -> Result<(), RunError> {
+        let Some(mut tx) = self.tx.take() else {
+            return if self.grouped { Err(RunError::Checkpoint) } else { Ok(()) };
+        };
+        self.write_steps(&mut tx).await?;
         if self.grouped {
+            self.tx = Some(tx);
             return Err(RunError::Checkpoint);
         }
-        match self.tx.take() {
-            Some(tx) => Ok(tx.commit().await?),
-            None => Ok(()),
-        }
+        Ok(tx.commit().await?)
     }
 
     /// Commits the run's verdict, or, in a group, leaves it to the group's commit.
-    async fn commit_end(&mut self, tx: Transaction<'static, Postgres>) -> Result<(), sqlx::Error> {
+    async fn commit_end(&mut self, mut tx: Transaction<'static, Postgres>) -> Result<(), sqlx::Error> {
+        self.write_steps(&mut tx).await?;
         if self.grouped {
             self.tx = Some(tx);
             Ok(())
         } else {
             tx.commit().await
         }
+    }
+
+    /// Writes the steps recorded since the last write, in one statement.
+    async fn write_steps(&mut self, tx: &mut PgConnection) -> Result<(), sqlx::Error> {
+        insert_steps(&mut *tx, &self.journal[self.written..]).await?;
+        self.written = self.journal.len();
+        Ok(())
+    }
+
+    /// Takes in a step recorded in the open transaction (written with the next batch).
+    fn remember(&mut self, step: Step) {
+        self.next_seq += 1;
+        self.replay.apply(&step);
+        self.journal.push(step);
     }
 
     fn request(&self) -> ChatRequest {
@@ -396,15 +429,13 @@ impl<'a> Run<'a> {
             return Ok(Recorded::NotOurs(check));
         }
         let tx = self.tx.as_deref_mut().expect("opened");
-        insert_step(&mut *tx, &step).await?;
         if let Some(u) = &usage
             && !(self.model_recorded && u.is_nothing())
         {
             add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
             self.model_recorded = true;
         }
-        self.next_seq += 1;
-        self.replay.apply(&step);
+        self.remember(step);
         Ok(Recorded::Done(()))
     }
 
@@ -481,9 +512,7 @@ impl<'a> Run<'a> {
         // Names outside the registry (a model's invention) share one label: no unbounded series.
         let tool = self.cx.tools.get(&call.name).map_or("unknown", |tool| tool.name());
         quickact_shared::metrics::tool_call(tool, step.ok);
-        insert_step(&mut *tx, &step).await?;
-        self.next_seq += 1;
-        self.replay.apply(&step);
+        self.remember(step);
         let Some(verdict) = verdict else {
             self.tx = Some(tx);
             return Ok(Recorded::Done(None));
@@ -571,20 +600,20 @@ impl<'a> Run<'a> {
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
     /// finished).
     async fn end_without_finish(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
-        let mut tx = match self.tx.take() {
-            Some(tx) => tx,
-            None if self.grouped => return Err(lost_group_transaction().into()),
-            None => self.cx.pool.begin().await?,
-        };
+        if let Recorded::NotOurs(check) = self.open().await? {
+            return Ok(RunEnd::Stopped(check));
+        }
+        let mut tx = self.tx.take().expect("opened");
         let end = self.end(&mut tx, ending).await?;
         self.commit_end(tx).await?;
         Ok(end)
     }
 
-    /// Ends the task on `conn` (see [`end_task`]) if it is still ours, else says whose it is now.
+    /// Ends the task on `conn`, the open transaction that holds its row lock (see
+    /// [`end_task_with_journal`]), if it is still ours, else says whose it is now.
     async fn end(&self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
         let (task_id, owner) = (self.cx.task.id, self.cx.owner);
-        Ok(match end_task(&mut *conn, task_id, Some(owner), ending).await? {
+        Ok(match end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal).await? {
             Some(task) => RunEnd::Finished(Box::new(task)),
             None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
         })
