@@ -8,6 +8,8 @@
 //!   or inside a transaction).
 //! - [`queue`]: the apalis-postgres job that carries a task to a worker.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
+//! - [`batch`]: many callers' writes served together, one commit for all (submissions, claims,
+//!   local runs).
 //! - [`planner`]: the items the agent acts on (store, rules).
 //! - [`sweeper`]: overdue and jobless tasks, and retention, swept by every process.
 //! - [`pricing`]: per-model prices and the cost of a turn.
@@ -17,6 +19,7 @@
 //! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
 //! (`shared/time/`).
 
+pub mod batch;
 pub mod config;
 pub mod credentials;
 pub mod db;

@@ -21,18 +21,12 @@
 //!
 //! The loop stops when its runner is dropped (its sender goes).
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicUsize, Ordering},
-};
+use std::sync::Arc;
 
 use chrono_tz::Tz;
-use quickact_shared::{domain::task::TaskRecord, pricing::PriceTable, store::steps::Step};
+use quickact_shared::{batch::Batcher, domain::task::TaskRecord, pricing::PriceTable, store::steps::Step};
 use sqlx::{PgPool, Postgres, Transaction};
-use tokio::{
-    sync::{mpsc, oneshot},
-    time::Instant,
-};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -71,13 +65,8 @@ pub enum GroupOutcome {
     Failed(String),
 }
 
-/// The sending side of the group loop, held by the runner.
-#[derive(Clone)]
-pub struct Groups {
-    sender: mpsc::UnboundedSender<(GroupedRun, oneshot::Sender<GroupOutcome>)>,
-    /// Runs handed over and not yet taken into a group.
-    waiting: Arc<AtomicUsize>,
-}
+/// This process's group loop (see [`Batcher`]).
+pub type Groups = Batcher<GroupedRun, GroupOutcome>;
 
 /// What the loop shares with the runner.
 struct Shared {
@@ -87,90 +76,50 @@ struct Shared {
     prices: PriceTable,
 }
 
-impl Groups {
-    /// Starts this process's group loop.
-    pub fn start(pool: PgPool, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
-        let (sender, receiver) = mpsc::unbounded_channel();
-        let waiting = Arc::new(AtomicUsize::new(0));
-        tokio::spawn(serve(Shared { pool, owner, tools, prices }, receiver, waiting.clone()));
-        Groups { sender, waiting }
-    }
-
-    /// Runs handed over and not yet taken into a group.
-    pub fn waiting(&self) -> usize {
-        self.waiting.load(Ordering::SeqCst)
-    }
-
-    /// Runs `run` in the next group and waits for the group's commit. `None`: the loop is gone.
-    pub async fn run(&self, run: GroupedRun) -> Option<GroupOutcome> {
-        let (reply, outcome) = oneshot::channel();
-        self.waiting.fetch_add(1, Ordering::SeqCst);
-        if self.sender.send((run, reply)).is_err() {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        outcome.await.ok()
-    }
+/// Starts this process's group loop.
+pub fn start(pool: PgPool, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
+    let shared = Arc::new(Shared { pool, owner, tools, prices });
+    Batcher::start(MAX_GROUP, move |runs| {
+        let shared = shared.clone();
+        async move { run_group(&shared, runs).await }
+    })
 }
 
-async fn serve(
-    shared: Shared,
-    mut receiver: mpsc::UnboundedReceiver<(GroupedRun, oneshot::Sender<GroupOutcome>)>,
-    waiting: Arc<AtomicUsize>,
-) {
-    while let Some(first) = receiver.recv().await {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            match receiver.try_recv() {
-                Ok(next) => group.push(next),
-                Err(_) => break,
-            }
-        }
-        waiting.fetch_sub(group.len(), Ordering::SeqCst);
-        group.sort_by_key(|(run, _)| (run.task.user_id, run.task.id));
-        run_group(&shared, group).await;
-    }
-}
-
-/// Runs one group and tells each run how it came out, once the group's fate is known.
-async fn run_group(shared: &Shared, group: Vec<(GroupedRun, oneshot::Sender<GroupOutcome>)>) {
-    let size = group.len();
+/// Runs one group, in user order, and says how each run (in the order given) came out once the
+/// group's fate is known.
+async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> {
+    let size = runs.len();
     let started = Instant::now();
+    let mut order: Vec<usize> = (0..size).collect();
+    order.sort_by_key(|&i| (runs[i].task.user_id, runs[i].task.id));
     let mut tx = match shared.pool.begin().await {
         Ok(tx) => Some(tx),
-        Err(err) => return fail_all(group.into_iter().map(|(_, reply)| reply), &format!("database: {err}")),
+        Err(err) => return failed(size, &format!("database: {err}")),
     };
-    let mut outcomes = Vec::with_capacity(size);
-    for (run, reply) in group {
-        let outcome = match tx.take() {
-            Some(open) => {
-                let (result, back) = run_one(shared, &run, open).await;
-                tx = back;
-                Some(result)
-            }
-            // An earlier run lost the group's transaction: nothing of this group will commit.
-            None => None,
-        };
-        outcomes.push((reply, outcome));
+    let mut results: Vec<Option<Result<Option<RunEnd>, RunError>>> = (0..size).map(|_| None).collect();
+    for i in order {
+        // An earlier run lost the group's transaction: nothing of this group will commit.
+        let Some(open) = tx.take() else { break };
+        let (result, back) = run_one(shared, &runs[i], open).await;
+        tx = back;
+        results[i] = Some(result);
     }
     let committed = match tx {
         Some(tx) => tx.commit().await.map_err(|err| format!("database: {err}")),
         None => Err("database: the group's transaction failed".to_owned()),
     };
-    match committed {
-        Ok(()) => {
-            tracing::debug!(size, took_ms = started.elapsed().as_millis() as u64, "group committed");
-            for (reply, outcome) in outcomes {
-                let outcome = match outcome.expect("a committed group ran every run") {
-                    Ok(None) => GroupOutcome::Suspended,
-                    Ok(Some(end)) => GroupOutcome::Ended(Ok(end)),
-                    Err(err) => GroupOutcome::Ended(Err(err)),
-                };
-                let _ = reply.send(outcome);
-            }
-        }
-        Err(reason) => fail_all(outcomes.into_iter().map(|(reply, _)| reply), &reason),
+    if let Err(reason) = committed {
+        return failed(size, &reason);
     }
+    tracing::debug!(size, took_ms = started.elapsed().as_millis() as u64, "group committed");
+    results
+        .into_iter()
+        .map(|result| match result.expect("a committed group ran every run") {
+            Ok(None) => GroupOutcome::Suspended,
+            Ok(Some(end)) => GroupOutcome::Ended(Ok(end)),
+            Err(err) => GroupOutcome::Ended(Err(err)),
+        })
+        .collect()
 }
 
 /// One run of a group, inside its own savepoint of `tx`; gives `tx` back unless it was lost.
@@ -208,9 +157,7 @@ async fn run_one(
     }
 }
 
-fn fail_all(replies: impl Iterator<Item = oneshot::Sender<GroupOutcome>>, reason: &str) {
-    tracing::warn!(reason, "a group of local runs failed; its runs retry alone");
-    for reply in replies {
-        let _ = reply.send(GroupOutcome::Failed(reason.to_owned()));
-    }
+fn failed(size: usize, reason: &str) -> Vec<GroupOutcome> {
+    tracing::warn!(reason, size, "a group of local runs failed; its runs retry alone");
+    (0..size).map(|_| GroupOutcome::Failed(reason.to_owned())).collect()
 }

@@ -19,6 +19,7 @@ use futures::{
     future::{BoxFuture, Shared},
 };
 use quickact_shared::{
+    batch::Batcher,
     config::{ModelConfig, WorkerConfig},
     db::retry_unavailable,
     domain::task::{TaskRecord, TaskStatus},
@@ -27,7 +28,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, end_task},
         steps::list_steps,
-        tasks::{claim_task, find_task, lease_of, release_lease, renew_lease},
+        tasks::{claim_task, claim_tasks, find_task, lease_of, release_lease, renew_lease},
         users::find_user,
     },
 };
@@ -39,7 +40,7 @@ use uuid::Uuid;
 
 use crate::{
     agent::{RunContext, RunEnd, RunError, run_agent},
-    groups::{GroupOutcome, GroupedRun, Groups},
+    groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::ModelProvider,
     tools::ToolRegistry,
 };
@@ -47,6 +48,9 @@ use crate::{
 /// Most times a task is started before it is given up (each crash, panic or lost database counts
 /// one). Bounds a task that keeps killing its worker, which the queue alone would retry forever.
 pub const MAX_TASK_ATTEMPTS: i32 = 3;
+
+/// Most tasks one claim statement takes (see [`Runner::claim`]).
+const MAX_CLAIMS: usize = 64;
 
 /// How long a run may wait for the database to come back before it hands its task back.
 const DATABASE_PATIENCE: Duration = Duration::from_secs(30);
@@ -81,6 +85,9 @@ pub struct Runner {
     hand_back: CancellationToken,
     /// Where local runs go to be committed in groups (see [`crate::groups`]).
     groups: Groups,
+    /// Claims waiting together go in one statement: a claim notifies, and Postgres commits
+    /// notifying transactions one at a time. `None`: that batch failed (claim alone).
+    claims: Batcher<Uuid, Option<Option<TaskRecord>>>,
 }
 
 /// How one attempt at a task ended.
@@ -104,7 +111,8 @@ impl Runner {
         tools: ToolRegistry,
     ) -> Arc<Self> {
         let permits = Arc::new(Semaphore::new(worker.concurrency));
-        let groups = Groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
+        let groups = groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
+        let claims = claim_batches(pool.clone(), owner.clone(), worker.lease().as_secs_f64());
         Arc::new(Runner {
             pool,
             notifications,
@@ -117,6 +125,7 @@ impl Runner {
             permits,
             hand_back: CancellationToken::new(),
             groups,
+            claims,
         })
     }
 
@@ -297,7 +306,7 @@ impl Runner {
     /// goes on alone once its group committed.
     async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
         let task_id = run.task.id;
-        match self.groups.run(run).await {
+        match self.groups.call(run).await {
             Some(GroupOutcome::Suspended) => {
                 let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.pool, task_id)).await?;
                 run_agent(context, &journal).await
@@ -313,12 +322,11 @@ impl Runner {
     /// task to finish or the lease to lapse rather than dropping the job: a job is only let go once
     /// its task is final. `Ok(None)`: nothing left to do.
     async fn claim_when_free(self: &Arc<Self>, task_id: Uuid) -> Result<Option<TaskRecord>, Attempt> {
-        let lease_secs = self.worker.lease().as_secs_f64();
-        let (pool, owner) = (&self.pool, self.owner.as_str());
+        let pool = &self.pool;
         // Registered before the first look, so a change in between is not missed.
         let mut changes = self.notifications.subscribe_task(task_id);
         loop {
-            let claimed = retry_unavailable(DATABASE_PATIENCE, || claim_task(pool, task_id, owner, lease_secs)).await;
+            let claimed = retry_unavailable(DATABASE_PATIENCE, || self.claim(task_id)).await;
             match claimed {
                 Ok(Some(task)) => return Ok(Some(task)),
                 Ok(None) => {}
@@ -342,6 +350,15 @@ impl Runner {
                 _ = tokio::time::sleep(lapses_in.min(Duration::from_secs(5))) => {}
                 _ = self.hand_back.cancelled() => return Err(self.give_back(task_id).await),
             }
+        }
+    }
+
+    /// Claims the task in the next batch of claims; alone when that batch failed, so the error
+    /// reported is the task's own.
+    async fn claim(&self, task_id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
+        match self.claims.call(task_id).await {
+            Some(Some(claimed)) => Ok(claimed),
+            _ => claim_task(&self.pool, task_id, &self.owner, self.worker.lease().as_secs_f64()).await,
         }
     }
 
@@ -422,4 +439,23 @@ impl Runner {
             }
         }
     }
+}
+
+/// The loop that claims the tasks waiting together in one statement (see [`Runner::claim`]).
+fn claim_batches(pool: PgPool, owner: String, lease_secs: f64) -> Batcher<Uuid, Option<Option<TaskRecord>>> {
+    Batcher::start(MAX_CLAIMS, move |ids: Vec<Uuid>| {
+        let (pool, owner) = (pool.clone(), owner.clone());
+        async move {
+            match claim_tasks(&pool, &ids, &owner, lease_secs).await {
+                Ok(claimed) => {
+                    let mut claimed: HashMap<Uuid, TaskRecord> = claimed.into_iter().map(|task| (task.id, task)).collect();
+                    ids.iter().map(|id| Some(claimed.remove(id))).collect()
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, tasks = ids.len(), "a batch of claims failed; each is tried alone");
+                    ids.iter().map(|_| None).collect()
+                }
+            }
+        }
+    })
 }

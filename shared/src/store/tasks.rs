@@ -264,26 +264,40 @@ pub async fn claim_task(
     owner: &str,
     lease_secs: f64,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
-    // One statement claims and notifies: `notified` is volatile, so Postgres evaluates it for the
-    // claimed row (and for nothing when the claim failed), and NOTIFY is delivered at commit.
+    Ok(claim_tasks(db, &[id], owner, lease_secs).await?.pop())
+}
+
+/// [`claim_task`] for several tasks in one statement (one commit): the ones it could take.
+pub async fn claim_tasks(
+    db: impl PgExecutor<'_>,
+    ids: &[Uuid],
+    owner: &str,
+    lease_secs: f64,
+) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    // One statement claims and notifies: `notified` is volatile, so Postgres evaluates it for each
+    // claimed row (and for nothing when a claim failed), and NOTIFY is delivered at commit. Rows are
+    // locked in id order, so two claims of overlapping sets cannot deadlock.
     query_tasks!(
-        "WITH claimed AS (
-             UPDATE quick_action_tasks
+        "WITH locked AS (
+             SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY id FOR UPDATE
+           ), claimed AS (
+             UPDATE quick_action_tasks t
              SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1,
                  lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
-             WHERE id = $1 AND status IN ('pending', 'processing')
-               AND (lease_owner IS NULL OR lease_owner = $2 OR lease_expires_at < now())
-             RETURNING *
+             FROM locked
+             WHERE t.id = locked.id AND t.status IN ('pending', 'processing')
+               AND (t.lease_owner IS NULL OR t.lease_owner = $2 OR t.lease_expires_at < now())
+             RETURNING t.*
            ), notified AS (
              SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
            )
            SELECT ",
         " FROM claimed CROSS JOIN notified",
-        id,
+        ids,
         owner,
         lease_secs,
     )
-    .fetch_optional(db)
+    .fetch_all(db)
     .await
 }
 
