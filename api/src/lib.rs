@@ -11,6 +11,7 @@
 //! - [`admin_page`]: the admin web page at `/admin` (askama + htmx, assets in the binary).
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
+//! - [`submit`]: submissions written in batches, one commit for many.
 //! - [`events`]: a task's live step stream (Server-Sent Events) on the same fan-out.
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
@@ -28,6 +29,7 @@ pub mod longpoll;
 pub mod openapi;
 pub mod routes;
 pub mod state;
+pub mod submit;
 pub mod views;
 
 use std::{sync::Arc, time::Duration};
@@ -157,7 +159,9 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
     let submit_rate = SubmitRate::new(&config.http);
+    let submissions = submit::start(pool.clone());
     Ok(AppState {
+        submissions,
         pool,
         notifications,
         config: Arc::new(config),

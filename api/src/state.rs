@@ -7,7 +7,10 @@ use quickact_shared::{config::Config, notify::Notifications};
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
-use crate::limits::{LongPollSlots, SubmitRate};
+use crate::{
+    limits::{LongPollSlots, SubmitRate},
+    submit::Submissions,
+};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -21,6 +24,8 @@ pub struct AppState {
     pub long_polls: Arc<LongPollSlots>,
     /// The per-user submit rate (shared across API processes through Postgres).
     pub submit_rate: Arc<SubmitRate>,
+    /// Submissions are written in batches (see [`crate::submit`]).
+    pub submissions: Submissions,
     /// Renders this process's Prometheus metrics (`GET /metrics`).
     pub metrics: PrometheusHandle,
 }

@@ -116,6 +116,8 @@ pub struct TestApp {
     pub admin_key: String,
     pub client: reqwest::Client,
     pub workers: Vec<TestWorker>,
+    /// The API's batching loop for submissions (to see how many wait for the next batch).
+    pub submissions: quickact_api::submit::Submissions,
     env: HashMap<String, String>,
     api_shutdown: Option<oneshot::Sender<()>>,
     api_handle: Option<JoinHandle<()>>,
@@ -184,6 +186,7 @@ impl TestApp {
         let api_stop = CancellationToken::new();
         let state = quickact_api::prepare(config.clone(), api_stop.clone()).await.expect("prepare the API");
         let pool = state.pool.clone();
+        let submissions = state.submissions.clone();
         assert!(state.notifications.wait_connected(Duration::from_secs(10)).await, "the API's listener connects");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
@@ -203,6 +206,7 @@ impl TestApp {
             fake,
             admin_key,
             client: reqwest::Client::builder().timeout(Duration::from_secs(150)).build().unwrap(),
+            submissions,
             workers: Vec::new(),
             env,
             api_shutdown: Some(api_shutdown),

@@ -12,15 +12,13 @@ use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::task::TaskRecord,
     planner::undo::{UndoOutcome, undo_task},
-    queue::push_quick_action_job,
     store::{
         ending::{CancelOutcome, cancel_task},
         steps,
-        tasks::{self, Cursor, NewTask, TaskFilter},
+        tasks::{self, Cursor, TaskFilter},
     },
 };
 use serde::Deserialize;
-use uuid::Uuid;
 
 use crate::{
     error::ApiError,
@@ -31,6 +29,7 @@ use crate::{
     longpoll::wait_until_final,
     routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
+    submit::{Submission, Submitted, submit},
     views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
 
@@ -115,38 +114,33 @@ pub async fn create(
             return replay(existing, text);
         }
     state.submit_rate.take(&state.pool, user.id).await?;
-    // The row and its job commit together: a task is never stored without a job, nor the reverse.
-    // Its room under the user's cap is taken in the same transaction (and given back if it rolls back).
-    let mut tx = state.pool.begin().await?;
-    let Some(slot) = tasks::take_task_slot(&mut tx, user.id, state.config.max_active_tasks_per_user).await? else {
-        tx.rollback().await?;
-        let active = tasks::count_active(&state.pool, user.id).await?;
-        return Err(ApiError::TooManyRequests {
-            message: format!("you already have {active} unfinished tasks; wait for some to finish"),
-            retry_after_secs: 5,
-        });
-    };
-    let id = Uuid::now_v7();
-    push_quick_action_job(&mut tx, id).await?;
-    let new_task = NewTask {
-        id,
+    // The row, its job and its room under the user's cap commit together (see `crate::submit`).
+    let submission = Submission {
         user_id: user.id,
-        input_text: text,
+        input_text: text.to_owned(),
         timeout_seconds: timeout as i32,
-        idempotency_key,
+        idempotency_key: idempotency_key.map(str::to_owned),
         reference_time,
-        time_zone: &time_zone,
-        currency: &state.config.model.currency,
-        slot,
+        time_zone,
+        currency: state.config.model.currency.clone(),
+        cap: state.config.max_active_tasks_per_user,
     };
-    let Some(task) = tasks::insert_task(&mut *tx, &new_task).await? else {
-        // A concurrent request with the same key won the race: drop our job, answer with its task.
-        tx.rollback().await?;
-        let key = idempotency_key.unwrap_or_default();
-        let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
-        return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text);
+    let task = match submit(&state.submissions, &state.pool, submission).await? {
+        Submitted::Created(task) => task,
+        Submitted::AtCap => {
+            let active = tasks::count_active(&state.pool, user.id).await?;
+            return Err(ApiError::TooManyRequests {
+                message: format!("you already have {active} unfinished tasks; wait for some to finish"),
+                retry_after_secs: 5,
+            });
+        }
+        Submitted::KeyTaken => {
+            // A concurrent request with the same key won the race: answer with its task.
+            let key = idempotency_key.unwrap_or_default();
+            let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
+            return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text);
+        }
     };
-    tx.commit().await?;
     quickact_shared::metrics::task_submitted();
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 

@@ -1,11 +1,11 @@
 //! HTTP hardening: a request past its time limit and a request past the in-flight bound get a quick
 //! 503 with `Retry-After`; long-polls are bounded per user; CORS answers only configured origins.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, wait_until};
 use reqwest::{Method, StatusCode, header};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 /// A deployment with these variables set, and alice on it: the app and her key.
@@ -188,19 +188,79 @@ async fn a_submission_time_far_from_the_server_clock_is_refused() {
 async fn the_unfinished_task_cap_holds_under_concurrent_submissions() {
     let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "2").env("QUICKACT_SWEEP_SECS", "3600");
     let (app, key) = TestApp::start_with_options_and_user(options, "alice").await;
-    // Six submissions get as far as they can while task inserts are held, then go together.
+    // Six submissions, three to each of two API processes (each process writes the submissions
+    // waiting together in one transaction), get as far as they can while task inserts are held:
+    // each process's first transaction is blocked in Postgres, on the held insert or on the room the
+    // other one took. Then they go together.
+    let stop = tokio_util::sync::CancellationToken::new();
+    let other_api = app.start_another_api(stop.clone()).await;
     let gate = app.hold_writes("quick_action_tasks").await;
-    let submissions = futures::future::join_all((0..6).map(|n| app.submit(&key, if n % 2 == 0 { "开会" } else { "写报告" })));
+    let submissions = futures::future::join_all((0..6).map(|n| {
+        let base = if n % 2 == 0 { app.base_url.clone() } else { other_api.clone() };
+        let request = app.client.post(format!("{base}/api/quick-action")).bearer_auth(&key).json(&json!({ "text": format!("开会 {n}") }));
+        async move { request.send().await.unwrap().status() }
+    }));
     let release = async {
-        gate.wait_for_blocked(6).await;
+        gate.wait_for_blocked(2).await;
         gate.release().await;
     };
     let (answers, ()) = tokio::join!(submissions, release);
-    let created = answers.iter().filter(|a| a.status == StatusCode::CREATED).count();
-    let refused = answers.iter().filter(|a| a.status == StatusCode::TOO_MANY_REQUESTS).count();
-    assert_eq!((created, refused), (2, 4), "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    stop.cancel();
+    let created = answers.iter().filter(|status| **status == StatusCode::CREATED).count();
+    let refused = answers.iter().filter(|status| **status == StatusCode::TOO_MANY_REQUESTS).count();
+    assert_eq!((created, refused), (2, 4), "{answers:?}");
     let unfinished: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status IN ('pending', 'processing')").fetch_one(&app.pool).await.unwrap();
     assert_eq!(unfinished, 2);
+    app.shutdown().await;
+}
+
+/// Submissions that wait together are written in one transaction (`api/src/submit.rs`), each
+/// with its own answer: the first is held on its task insert, alone in its batch, while five more
+/// queue behind it, two of them with one idempotency key; let go, the five commit together, the
+/// repeated key names one task (the second answer is its replay) and gives its room back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn submissions_that_wait_together_commit_together_each_with_its_own_answer() {
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "3600");
+    let (app, key) = TestApp::start_with_options_and_user(options, "alice").await;
+    let submit = |text: &'static str, idempotency: Option<&'static str>| {
+        let mut request = app.request(&key, Method::POST, "/api/quick-action").json(&json!({ "text": text }));
+        if let Some(idempotency) = idempotency {
+            request = request.header("Idempotency-Key", idempotency);
+        }
+        tokio::spawn(async move {
+            let response = request.send().await.unwrap();
+            let replayed = response.headers().contains_key("idempotent-replayed");
+            (response.status(), replayed, response.json::<Value>().await.unwrap())
+        })
+    };
+    let gate = app.hold_writes("quick_action_tasks").await;
+    let first = submit("开会", None);
+    gate.wait_for_blocked(1).await;
+    let rest = [submit("写报告", None), submit("买牛奶", Some("k-1")), submit("买牛奶", Some("k-1")), submit("交房租", None), submit("打电话", None)];
+    wait_until("five submissions wait for the next batch", Duration::from_secs(20), || async { app.submissions.waiting() == 5 }).await;
+    gate.release().await;
+
+    let (status, replayed, alone) = first.await.unwrap();
+    assert_eq!((status, replayed), (StatusCode::CREATED, false), "{alone}");
+    let mut answers = Vec::new();
+    for handle in rest {
+        answers.push(handle.await.unwrap());
+    }
+    assert!(answers.iter().all(|(status, _, _)| *status == StatusCode::CREATED), "{answers:?}");
+    let keyed: Vec<&(StatusCode, bool, Value)> = answers.iter().filter(|(_, _, body)| body["input_text"] == "买牛奶").collect();
+    assert_eq!(keyed.len(), 2);
+    assert_eq!(keyed[0].2["task_id"], keyed[1].2["task_id"], "one key, one task: {keyed:?}");
+    assert_eq!(keyed.iter().filter(|(_, replayed, _)| *replayed).count(), 1, "the second is a replay: {keyed:?}");
+
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(stored, 5, "six submissions, two with one key");
+    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(jobs, 5, "a job for each stored task, none for the replay");
+    let room: i64 = sqlx::query_scalar("SELECT sum(used)::bigint FROM task_slots").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(room, 5, "the replay's room was given back");
+    // `created_at` is the inserting transaction's start: one for the first, one for the other four.
+    let commits: i64 = sqlx::query_scalar("SELECT count(DISTINCT created_at) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(commits, 2);
     app.shutdown().await;
 }
 

@@ -43,26 +43,31 @@ pub struct NewTask<'a> {
     pub slot: i16,
 }
 
-/// Inserts a task; `None` when the user already has a task with this idempotency key.
-pub async fn insert_task(db: impl PgExecutor<'_>, task: &NewTask<'_>) -> Result<Option<TaskRecord>, sqlx::Error> {
+/// Inserts tasks, in one statement: the ones inserted (a task whose user already has a task with
+/// its idempotency key is left out).
+pub async fn insert_tasks(db: impl PgExecutor<'_>, tasks: &[NewTask<'_>]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    fn column<'t, T>(tasks: &'t [NewTask<'_>], field: impl Fn(&'t NewTask<'_>) -> T) -> Vec<T> {
+        tasks.iter().map(field).collect()
+    }
     query_tasks!(
         "INSERT INTO quick_action_tasks
            (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::int4[], $5::text[], $6::timestamptz[],
+                              $7::text[], $8::text[], $9::int2[])
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING ",
         "",
-        task.id,
-        task.user_id,
-        task.input_text,
-        task.timeout_seconds,
-        task.idempotency_key,
-        task.reference_time,
-        task.time_zone,
-        task.currency,
-        task.slot,
+        &column(tasks, |t| t.id) as &[Uuid],
+        &column(tasks, |t| t.user_id) as &[Uuid],
+        &column(tasks, |t| t.input_text) as &[&str],
+        &column(tasks, |t| t.timeout_seconds) as &[i32],
+        &column(tasks, |t| t.idempotency_key) as &[Option<&str>],
+        &column(tasks, |t| t.reference_time) as &[DateTime<Utc>],
+        &column(tasks, |t| t.time_zone) as &[&str],
+        &column(tasks, |t| t.currency) as &[&str],
+        &column(tasks, |t| t.slot) as &[i16],
     )
-    .fetch_optional(db)
+    .fetch_all(db)
     .await
 }
 
@@ -112,6 +117,13 @@ pub async fn take_task_slot(conn: &mut PgConnection, user_id: Uuid, cap: i64) ->
         Some(slot) => Ok(Some(slot)),
         None => take_slot!("ORDER BY used LIMIT 1 FOR UPDATE"),
     }
+}
+
+/// Gives back room taken with [`take_task_slot`] in the same transaction for a task that was not
+/// stored after all (its idempotency key was taken meanwhile).
+pub async fn give_back_task_slot(conn: &mut PgConnection, user_id: Uuid, slot: i16) -> Result<(), sqlx::Error> {
+    sqlx::query!("UPDATE task_slots SET used = used - 1 WHERE user_id = $1 AND slot = $2", user_id, slot).execute(conn).await?;
+    Ok(())
 }
 
 /// Tasks of a user that are not finished yet, as the slots count them (for the 429 message).

@@ -1,0 +1,125 @@
+//! Submissions written in batches: what `POST /api/quick-action` stores.
+//!
+//! A submission is a task row, its job and room under its user's cap, in one transaction, so a
+//! task is never stored without its job nor the reverse. Every job insert notifies the workers,
+//! and Postgres commits notifying transactions one at a time, each with its own WAL flush: one
+//! transaction per submission capped the API at about one submission per flush. So submissions
+//! arriving together are written together (see [`quickact_shared::batch`]): one transaction takes
+//! each one's room (in user order), inserts all their tasks in one statement and all their jobs in
+//! another, and commits once; each request answers when that commit is done, so an accepted task
+//! is a committed one. When a batch fails, each of its submissions is written again alone, so the
+//! error a request reports is its own.
+
+use chrono::{DateTime, Utc};
+use quickact_shared::{
+    batch::Batcher,
+    domain::task::TaskRecord,
+    queue::push_quick_action_jobs,
+    store::tasks::{NewTask, give_back_task_slot, insert_tasks, take_task_slot},
+};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Most submissions one batch writes.
+const MAX_BATCH: usize = 64;
+
+/// A sentence to store as a task, checked and ready.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub user_id: Uuid,
+    pub input_text: String,
+    pub timeout_seconds: i32,
+    pub idempotency_key: Option<String>,
+    pub reference_time: DateTime<Utc>,
+    pub time_zone: String,
+    pub currency: String,
+    /// The user's cap on unfinished tasks.
+    pub cap: i64,
+}
+
+/// What became of a submission.
+#[derive(Debug)]
+pub enum Submitted {
+    /// Stored, with its job.
+    Created(TaskRecord),
+    /// The user is at the cap: nothing stored.
+    AtCap,
+    /// The user's idempotency key was taken by a submission that committed first: nothing stored.
+    KeyTaken,
+}
+
+/// This process's batching loop. `None` in an answer: that batch failed (write it alone).
+pub type Submissions = Batcher<Submission, Option<Submitted>>;
+
+pub fn start(pool: PgPool) -> Submissions {
+    Batcher::start(MAX_BATCH, move |batch: Vec<Submission>| {
+        let pool = pool.clone();
+        async move {
+            match write(&pool, &batch).await {
+                Ok(written) => written.into_iter().map(Some).collect(),
+                Err(err) => {
+                    tracing::warn!(error = %err, submissions = batch.len(), "a batch of submissions failed; each is written alone");
+                    batch.iter().map(|_| None).collect()
+                }
+            }
+        }
+    })
+}
+
+/// Stores `submission` in the next batch (or alone, when that batch failed).
+pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submission) -> Result<Submitted, sqlx::Error> {
+    if let Some(Some(submitted)) = submissions.call(submission.clone()).await {
+        return Ok(submitted);
+    }
+    let mut alone = write(pool, std::slice::from_ref(&submission)).await?;
+    Ok(alone.pop().expect("one answer for one submission"))
+}
+
+/// Writes `batch` in one transaction; one answer per submission, in order.
+async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    // Room is taken in user order, so batches (of several API processes) lock slots in one order.
+    let mut order: Vec<usize> = (0..batch.len()).collect();
+    order.sort_by_key(|&i| batch[i].user_id);
+    let mut slots = vec![None; batch.len()];
+    for &i in &order {
+        slots[i] = take_task_slot(&mut tx, batch[i].user_id, batch[i].cap).await?;
+    }
+    let new: Vec<(usize, NewTask<'_>)> = batch
+        .iter()
+        .zip(&slots)
+        .enumerate()
+        .filter_map(|(i, (s, slot))| {
+            Some((i, NewTask {
+                id: Uuid::now_v7(),
+                user_id: s.user_id,
+                input_text: &s.input_text,
+                timeout_seconds: s.timeout_seconds,
+                idempotency_key: s.idempotency_key.as_deref(),
+                reference_time: s.reference_time,
+                time_zone: &s.time_zone,
+                currency: &s.currency,
+                slot: (*slot)?,
+            }))
+        })
+        .collect();
+    let tasks: Vec<NewTask<'_>> = new.iter().map(|(_, task)| task.clone()).collect();
+    let mut stored = insert_tasks(&mut *tx, &tasks).await?;
+    // A task missing from what was stored lost its idempotency key to another submission: its
+    // room goes back (the same transaction, so nobody saw it taken).
+    for (_, task) in &new {
+        if !stored.iter().any(|t| t.id == task.id) {
+            give_back_task_slot(&mut tx, task.user_id, task.slot).await?;
+        }
+    }
+    push_quick_action_jobs(&mut tx, &stored.iter().map(|t| t.id).collect::<Vec<_>>()).await?;
+    tx.commit().await?;
+
+    let mut answers: Vec<Submitted> = slots.iter().map(|slot| if slot.is_some() { Submitted::KeyTaken } else { Submitted::AtCap }).collect();
+    for (i, task) in &new {
+        if let Some(at) = stored.iter().position(|t| t.id == task.id) {
+            answers[*i] = Submitted::Created(stored.swap_remove(at));
+        }
+    }
+    Ok(answers)
+}
