@@ -12,9 +12,16 @@
 //! - a job that keeps killing its worker would loop forever: the task counts its attempts
 //!   (see [`crate::runner::MAX_TASK_ATTEMPTS`]);
 //! - a backend error (the database went away) ends an apalis worker: we build a new one, under a new
-//!   unique name, and running tasks are unaffected because runs do not belong to the apalis worker.
+//!   unique name, and running tasks are unaffected because runs do not belong to the apalis worker;
+//! - `PollWith` takes the wake-up stream's item at every poll but ignores it: a notification that
+//!   arrives while a fetch is in flight is used up, and if that fetch began before the job
+//!   committed it comes back empty and the worker parks until its next heartbeat (5 s; the p99 of
+//!   POST-to-verdict showed it). Every run of wake-ups is therefore followed by one more
+//!   ([`FOLLOW_UP`] later, [`with_follow_up`]), which starts a fetch after the one in flight.
 
 use std::{sync::Arc, time::Duration};
+
+use futures::Stream;
 
 use apalis::prelude::{BoxDynError, Data, PollWith, StreamStrategy, WorkerBuilder, WorkerBuilderExt, WorkerContext};
 use apalis_postgres::{Config as QueueConfig, PostgresStorage};
@@ -28,6 +35,23 @@ use crate::runner::Runner;
 async fn handle_job(job: QuickActionJob, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
     runner.run_task(job.task_id).await;
     Ok(())
+}
+
+/// How long after the last of a run of job wake-ups the consumer is woken once more.
+const FOLLOW_UP: Duration = Duration::from_millis(50);
+
+/// Every wake-up of `wakeups`, and one more [`FOLLOW_UP`] after the last of each run of them.
+fn with_follow_up(wakeups: impl Stream<Item = ()> + Send + Unpin + 'static) -> impl Stream<Item = ()> + Send + Unpin + 'static {
+    Box::pin(futures::stream::unfold((wakeups, false), |(mut wakeups, armed)| async move {
+        if armed {
+            tokio::select! {
+                next = wakeups.next() => next.map(|()| ((), (wakeups, true))),
+                _ = tokio::time::sleep(FOLLOW_UP) => Some(((), (wakeups, false))),
+            }
+        } else {
+            wakeups.next().await.map(|()| ((), (wakeups, true)))
+        }
+    }))
 }
 
 /// Jobs one fetch takes: a quarter of the runs this process may hold (at most 32). A fetch is a
@@ -55,7 +79,8 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
             .heartbeat_interval(runner.worker.heartbeat)
             .missed_heartbeats(runner.worker.missed_heartbeats);
         let storage = PostgresStorage::<QuickActionJob>::new(&runner.pool).with_config(config);
-        let backend = PollWith::new(storage, StreamStrategy::new(runner.notifications.job_wakeups(QUICK_ACTION_QUEUE.to_owned())));
+        let wakeups = with_follow_up(runner.notifications.job_wakeups(QUICK_ACTION_QUEUE.to_owned()));
+        let backend = PollWith::new(storage, StreamStrategy::new(wakeups));
         let context = WorkerContext::new(&name);
         let worker = WorkerBuilder::new(&context)
             .backend(backend)
@@ -96,5 +121,35 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
             _ = draining.cancelled() => return,
         }
         backoff = (backoff * 2).min(Duration::from_secs(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::{StreamExt, channel::mpsc};
+
+    use super::*;
+
+    /// The stream's next item, if it comes within `within_ms`.
+    async fn next(wakeups: &mut (impl Stream<Item = ()> + Unpin), within_ms: u64) -> Result<Option<()>, tokio::time::error::Elapsed> {
+        tokio::time::timeout(Duration::from_millis(within_ms), wakeups.next()).await
+    }
+
+    #[tokio::test]
+    async fn each_run_of_wake_ups_is_followed_by_one_more_then_nothing() {
+        let (sender, receiver) = mpsc::unbounded();
+        let mut wakeups = with_follow_up(receiver);
+        sender.unbounded_send(()).unwrap();
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(Some(())), "the wake-up itself");
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(Some(())), "one more after it");
+        assert!(next(&mut wakeups, 300).await.is_err(), "and then nothing until the next wake-up");
+        sender.unbounded_send(()).unwrap();
+        sender.unbounded_send(()).unwrap();
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(Some(())));
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(Some(())));
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(Some(())), "the run's follow-up");
+        assert!(next(&mut wakeups, 300).await.is_err());
+        drop(sender);
+        assert_eq!(next(&mut wakeups, 1000).await, Ok(None), "the stream ends with its source");
     }
 }

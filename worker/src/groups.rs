@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::{
-    agent::{RunContext, RunEnd, RunError, run_agent_grouped},
+    agent::{Grouped, RunContext, RunEnd, RunError, run_agent_grouped},
     provider::ModelProvider,
     tools::ToolRegistry,
 };
@@ -61,6 +61,9 @@ pub enum GroupOutcome {
     /// The run stopped at a checkpoint (it must wait on a model): what it recorded is committed,
     /// and it goes on alone from its journal.
     Suspended,
+    /// The run did nothing (its task's row was held elsewhere, or its time was up before its turn):
+    /// it runs alone.
+    Busy,
     /// The group's transaction failed: nothing of this run was kept.
     Failed(String),
 }
@@ -96,7 +99,7 @@ async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> 
         Ok(tx) => Some(tx),
         Err(err) => return failed(size, &format!("database: {err}")),
     };
-    let mut results: Vec<Option<Result<Option<RunEnd>, RunError>>> = (0..size).map(|_| None).collect();
+    let mut results: Vec<Option<Result<Grouped, RunError>>> = (0..size).map(|_| None).collect();
     for i in order {
         // An earlier run lost the group's transaction: nothing of this group will commit.
         let Some(open) = tx.take() else { break };
@@ -115,8 +118,9 @@ async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> 
     results
         .into_iter()
         .map(|result| match result.expect("a committed group ran every run") {
-            Ok(None) => GroupOutcome::Suspended,
-            Ok(Some(end)) => GroupOutcome::Ended(Ok(end)),
+            Ok(Grouped::Checkpoint) => GroupOutcome::Suspended,
+            Ok(Grouped::Busy) => GroupOutcome::Busy,
+            Ok(Grouped::Ended(end)) => GroupOutcome::Ended(Ok(end)),
             Err(err) => GroupOutcome::Ended(Err(err)),
         })
         .collect()
@@ -127,7 +131,10 @@ async fn run_one(
     shared: &Shared,
     run: &GroupedRun,
     mut tx: Transaction<'static, Postgres>,
-) -> (Result<Option<RunEnd>, RunError>, Option<Transaction<'static, Postgres>>) {
+) -> (Result<Grouped, RunError>, Option<Transaction<'static, Postgres>>) {
+    if Instant::now() >= run.deadline {
+        return (Ok(Grouped::Busy), Some(tx));
+    }
     if let Err(err) = sqlx::query("SAVEPOINT grouped_run").execute(&mut *tx).await {
         return (Err(err.into()), None);
     }
@@ -149,12 +156,20 @@ async fn run_one(
     let Some(mut tx) = back else {
         return (result, None);
     };
-    let keep = matches!(result, Ok(None | Some(RunEnd::Finished(_))));
-    let settle = if keep { "RELEASE SAVEPOINT grouped_run" } else { "ROLLBACK TO SAVEPOINT grouped_run" };
-    match sqlx::query(settle).execute(&mut *tx).await {
-        Ok(_) => (result, Some(tx)),
-        Err(err) => (Err(err.into()), None),
+    let keep = matches!(result, Ok(Grouped::Checkpoint | Grouped::Ended(RunEnd::Finished(_))));
+    // What is not kept is rolled back; either way the savepoint goes, so the next run's is the
+    // only one of its name.
+    let settle: &[&'static str] = if keep {
+        &["RELEASE SAVEPOINT grouped_run"]
+    } else {
+        &["ROLLBACK TO SAVEPOINT grouped_run", "RELEASE SAVEPOINT grouped_run"]
+    };
+    for &statement in settle {
+        if let Err(err) = sqlx::query(statement).execute(&mut *tx).await {
+            return (Err(err.into()), None);
+        }
     }
+    (result, Some(tx))
 }
 
 fn failed(size: usize, reason: &str) -> Vec<GroupOutcome> {

@@ -303,11 +303,11 @@ impl Runner {
     }
 
     /// Runs a local run in a group; one that stopped at a checkpoint (a hand-over to the model)
-    /// goes on alone once its group committed.
+    /// goes on alone once its group committed, and so does one the group could not run.
     async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
         let task_id = run.task.id;
         match self.groups.call(run).await {
-            Some(GroupOutcome::Suspended) => {
+            Some(GroupOutcome::Suspended | GroupOutcome::Busy) => {
                 let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.pool, task_id)).await?;
                 run_agent(context, &journal).await
             }

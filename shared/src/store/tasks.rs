@@ -367,6 +367,31 @@ pub async fn lock_for_owner(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> R
     })
 }
 
+/// [`lock_for_owner`] without waiting: `None` when another transaction holds the task's row (an
+/// ending, a cancel, a lease renewal), and then the caller's transaction (or savepoint) has failed
+/// and must be rolled back. For a transaction that already holds locks others may wait on while
+/// holding this row (see `worker/src/groups.rs`), so it never waits in a cycle.
+pub async fn try_lock_for_owner(conn: &mut PgConnection, id: Uuid, owner: &str) -> Result<Option<OwnerCheck>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT status AS "status: TaskStatus", lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE NOWAIT"#,
+        id
+    )
+    .fetch_optional(conn)
+    .await;
+    let row = match row {
+        Ok(row) => row,
+        // lock_not_available
+        Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("55P03") => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    Ok(Some(match row {
+        None => OwnerCheck::Gone,
+        Some(row) if row.status != TaskStatus::Processing => OwnerCheck::Finished(row.status),
+        Some(row) if row.lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
+        Some(_) => OwnerCheck::Owned,
+    }))
+}
+
 /// Whether a worker may still act for a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OwnerCheck {

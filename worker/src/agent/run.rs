@@ -30,7 +30,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, end_task_with_journal},
         steps::{Step, StepKind, insert_steps, list_steps},
-        tasks::{OwnerCheck, add_usage, lock_for_owner},
+        tasks::{OwnerCheck, add_usage, lock_for_owner, try_lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
@@ -110,30 +110,44 @@ pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, 
     Run::resuming(cx, journal).drive().await
 }
 
+/// How a grouped run ([`run_agent_grouped`]) stopped.
+#[derive(Debug)]
+pub enum Grouped {
+    /// As a run alone would have ended; only `Finished` is kept.
+    Ended(RunEnd),
+    /// At a checkpoint (it must wait on a model, after a hand-over): what it recorded is kept, and
+    /// it goes on alone once the group committed.
+    Checkpoint,
+    /// Its task's row was held by another transaction: nothing was done; it runs alone.
+    Busy,
+}
+
 /// Runs the agent for one task inside `tx`, a transaction shared with other runs, without
 /// committing: where a run alone would commit, a grouped run leaves its work in `tx` for the
-/// group's one commit: its verdict, or, at a checkpoint (it must wait on a model, after a
-/// hand-over), what it recorded so far; it then stops (`Ok(None)`) and goes on alone after the
-/// group committed. Meant for local runs, which wait on nothing but the database. Gives `tx` back
-/// unless a failure on the database lost it; the caller rolls back to its savepoint whatever did
-/// not end in `Finished` or a checkpoint.
+/// group's one commit. Meant for local runs, which wait on nothing but the database. The task's
+/// row is locked without waiting: the group holds locks of the runs before (their rows, their
+/// users' room under the cap, which a task's ending takes), and whoever holds this row (the
+/// runner ending it at its deadline, a cancel) may be waiting on one of them. Gives `tx` back
+/// unless a failure on the database lost it; the caller rolls back to its savepoint whatever
+/// did not end in `Finished` or a checkpoint.
 pub async fn run_agent_grouped(
     cx: &RunContext<'_>,
     journal: &[Step],
     tx: Transaction<'static, Postgres>,
-) -> (Result<Option<RunEnd>, RunError>, Option<Transaction<'static, Postgres>>) {
+) -> (Result<Grouped, RunError>, Option<Transaction<'static, Postgres>>) {
     let mut run = Run::resuming(cx, journal);
     run.grouped = true;
     let mut tx = tx;
-    match lock_for_owner(&mut *tx, cx.task.id, cx.owner).await {
-        Ok(OwnerCheck::Owned) => {}
-        Ok(check) => return (Ok(Some(RunEnd::Stopped(check))), Some(tx)),
+    match try_lock_for_owner(&mut tx, cx.task.id, cx.owner).await {
+        Ok(Some(OwnerCheck::Owned)) => {}
+        Ok(Some(check)) => return (Ok(Grouped::Ended(RunEnd::Stopped(check))), Some(tx)),
+        Ok(None) => return (Ok(Grouped::Busy), Some(tx)),
         Err(err) => return (Err(err.into()), Some(tx)),
     }
     run.tx = Some(tx);
     let result = match run.drive_from_replay().await {
-        Err(RunError::Checkpoint) => Ok(None),
-        other => other.map(Some),
+        Err(RunError::Checkpoint) => Ok(Grouped::Checkpoint),
+        other => other.map(Grouped::Ended),
     };
     (result, run.tx.take())
 }

@@ -118,3 +118,36 @@ async fn a_group_whose_commit_fails_loses_nothing_and_does_nothing_twice() {
     }
     app.shutdown().await;
 }
+
+/// A group never waits on a task's row: that row's holder (the runner ending the task at its
+/// deadline, a cancel) may itself wait on room under the cap that the group's earlier runs hold,
+/// which deadlocked under load. The run whose row is held leaves the group untouched and runs
+/// alone once the row is free; the rest of its group commits meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_whose_task_row_is_held_leaves_its_group_and_runs_alone() {
+    let (app, runner, key) = local_app().await;
+    let gate = app.hold_writes("items").await;
+    let first = app.submit_id(&key, "add todo buy milk 0").await;
+    gate.wait_for_blocked(1).await;
+    let second = app.submit_id(&key, "add todo buy milk 1").await;
+    let third = app.submit_id(&key, "add todo buy milk 2").await;
+    wait_until("two runs wait for the next group", Duration::from_secs(20), || async { runner.runs_waiting_for_a_group() == 2 }).await;
+    // Someone else holds the third task's row.
+    let mut holder = app.pool.begin().await.unwrap();
+    sqlx::query("SELECT id FROM quick_action_tasks WHERE id = $1::uuid FOR UPDATE").bind(&third).execute(&mut *holder).await.unwrap();
+    gate.release().await;
+
+    // The first and second tasks finish while the third's row is still held.
+    for id in [&first, &second] {
+        assert_eq!(app.wait_final(&key, id, 30).await["status"], "success");
+    }
+    let third_now: String = sqlx::query_scalar("SELECT status FROM quick_action_tasks WHERE id = $1::uuid").bind(&third).fetch_one(&app.pool).await.unwrap();
+    assert_eq!(third_now, "processing", "the third waits for its row, outside the group");
+    holder.commit().await.unwrap();
+    let task = app.wait_final(&key, &third, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["attempts"], 1, "running alone is not another attempt: {task:#}");
+    assert_eq!(tool_steps(&task, "create_item").len(), 1, "{task:#}");
+    assert_eq!(app.items(&key).await.len(), 3);
+    app.shutdown().await;
+}
