@@ -17,7 +17,10 @@
 //! - a run that must wait on a model (after a hand-over) stops at that checkpoint: what it recorded
 //!   commits with the group and it goes on alone afterwards;
 //! - runs are taken in user order, so groups (in several processes) take users' item locks in the
-//!   same order and cannot deadlock on them; a group holds its users' locks for one commit.
+//!   same order and cannot deadlock on them; a group holds its users' locks for one commit;
+//! - a group never waits on a task's row: a run whose row another transaction holds (the runner
+//!   ending it at its deadline, a cancel; either may be waiting on what the group holds) does
+//!   nothing in the group and runs alone, as does a run whose time is up before its turn.
 //!
 //! The loop stops when its runner is dropped (its sender goes).
 
