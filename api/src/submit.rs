@@ -41,7 +41,7 @@ pub struct Submission {
 #[derive(Debug)]
 pub enum Submitted {
     /// Stored, with its job.
-    Created(TaskRecord),
+    Created(Box<TaskRecord>),
     /// The user is at the cap: nothing stored.
     AtCap,
     /// The user's idempotency key was taken by a submission that committed first: nothing stored.
@@ -118,7 +118,7 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
     let mut answers: Vec<Submitted> = slots.iter().map(|slot| if slot.is_some() { Submitted::KeyTaken } else { Submitted::AtCap }).collect();
     for (i, task) in &new {
         if let Some(at) = stored.iter().position(|t| t.id == task.id) {
-            answers[*i] = Submitted::Created(stored.swap_remove(at));
+            answers[*i] = Submitted::Created(Box::new(stored.swap_remove(at)));
         }
     }
     Ok(answers)

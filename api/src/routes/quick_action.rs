@@ -126,7 +126,7 @@ pub async fn create(
         cap: state.config.max_active_tasks_per_user,
     };
     let task = match submit(&state.submissions, &state.pool, submission).await? {
-        Submitted::Created(task) => task,
+        Submitted::Created(task) => *task,
         Submitted::AtCap => {
             let active = tasks::count_active(&state.pool, user.id).await?;
             return Err(ApiError::TooManyRequests {
