@@ -73,32 +73,7 @@ pub const FINISH_TOOL: &str = "finish";
 /// Appends a step. The primary key (task, seq) makes a second writer of the same position fail
 /// instead of silently forking the journal.
 pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "INSERT INTO quick_action_steps
-           (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-            input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-        step.task_id,
-        step.seq,
-        step.kind as StepKind,
-        step.name,
-        step.tool_call_id,
-        step.arguments,
-        step.result,
-        step.ok,
-        step.error,
-        step.input_tokens,
-        step.output_tokens,
-        step.cached_tokens,
-        step.cost_nanos,
-        step.latency_ms,
-        step.started_at,
-        step.finished_at,
-        step.attempt,
-    )
-    .execute(db)
-    .await?;
-    Ok(())
+    insert_steps(db, std::slice::from_ref(step)).await
 }
 
 /// Appends several steps (of one task or several) in one statement: what a run recorded since its

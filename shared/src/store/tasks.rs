@@ -359,12 +359,7 @@ pub async fn lock_for_owner(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> R
     )
     .fetch_optional(db)
     .await?;
-    Ok(match row {
-        None => OwnerCheck::Gone,
-        Some(row) if row.status != TaskStatus::Processing => OwnerCheck::Finished(row.status),
-        Some(row) if row.lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
-        Some(_) => OwnerCheck::Owned,
-    })
+    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
 }
 
 /// [`lock_for_owner`] without waiting: `None` when another transaction holds the task's row (an
@@ -384,12 +379,7 @@ pub async fn try_lock_for_owner(conn: &mut PgConnection, id: Uuid, owner: &str) 
         Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("55P03") => return Ok(None),
         Err(err) => return Err(err),
     };
-    Ok(Some(match row {
-        None => OwnerCheck::Gone,
-        Some(row) if row.status != TaskStatus::Processing => OwnerCheck::Finished(row.status),
-        Some(row) if row.lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
-        Some(_) => OwnerCheck::Owned,
-    }))
+    Ok(Some(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner)))
 }
 
 /// Whether a worker may still act for a task.
@@ -401,6 +391,18 @@ pub enum OwnerCheck {
     /// Our lease lapsed and another worker claimed the task.
     TakenOver,
     Gone,
+}
+
+impl OwnerCheck {
+    /// What a locked task row (its status and lease owner; `None`: no such task) says `owner` may do.
+    fn of(row: Option<(TaskStatus, Option<String>)>, owner: &str) -> OwnerCheck {
+        match row {
+            None => OwnerCheck::Gone,
+            Some((status, _)) if status != TaskStatus::Processing => OwnerCheck::Finished(status),
+            Some((_, lease_owner)) if lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
+            Some(_) => OwnerCheck::Owned,
+        }
+    }
 }
 
 /// Adds a model turn's usage to the task's totals and records the model used.
