@@ -12,6 +12,7 @@
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
 //! - [`submit`]: submissions written in batches, one commit for many.
+//! - [`reads`]: task and journal reads in batches, one statement for many.
 //! - [`events`]: a task's live step stream (Server-Sent Events) on the same fan-out.
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
 //! - [`state`]: what handlers share.
@@ -27,6 +28,7 @@ pub mod extract;
 pub mod limits;
 pub mod longpoll;
 pub mod openapi;
+pub mod reads;
 pub mod routes;
 pub mod state;
 pub mod submit;
@@ -160,8 +162,10 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     let notifications = Notifications::start(pool.clone(), stop);
     let submit_rate = SubmitRate::new(&config.http);
     let submissions = submit::start(pool.clone());
+    let reads = reads::Reads::start(pool.clone());
     Ok(AppState {
         submissions,
+        reads,
         pool,
         notifications,
         config: Arc::new(config),

@@ -2,39 +2,68 @@
 //!
 //! The waiter registers interest in the task *before* reading it, then sleeps on the process's
 //! notification fan-out (see `quickact_shared::notify`): it holds no connection while it waits and
-//! wakes within milliseconds of the worker's commit. After the listener reconnects (e.g. the
+//! wakes within milliseconds of the worker's commit. It reads the task when it begins and when the
+//! verdict is heard, not at each change on the way, and reads in batches with every other waiter
+//! reading at that moment (see [`crate::reads`]). After the listener reconnects (e.g. the
 //! database restarted) every waiter wakes and re-reads, since notifications may have been lost.
 
 use std::time::Duration;
 
-use quickact_shared::{db::is_unavailable, domain::task::TaskRecord, store::tasks};
+use quickact_shared::{
+    domain::{task::TaskRecord, user::User},
+    notify::TaskSubscription,
+};
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::{error::ApiError, limits::WaitKind, state::AppState};
 
-/// Returns the task once it is final or `timeout` has passed (then in whatever state it is), or at
-/// once when the server is shutting down. The wait counts against `caller`'s long-poll bound (429
-/// past it).
-pub async fn wait_until_final(state: &AppState, caller: Uuid, id: Uuid, timeout: Duration) -> Result<TaskRecord, ApiError> {
-    let _slot = state.long_polls.take(caller, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?;
+/// Whether `caller` may read `task`: their own, or anyone's for an admin.
+pub fn visible_to(task: &TaskRecord, caller: &User) -> bool {
+    task.user_id == caller.id || caller.is_admin
+}
+
+/// Returns task `id` once it is final or `timeout` has passed (then in whatever state it is), or at
+/// once when the server is shutting down; 404 when it is not the caller's. A wait counts against
+/// the caller's long-poll bound (429 past it).
+pub async fn wait_until_final(state: &AppState, caller: &User, id: Uuid, timeout: Duration) -> Result<TaskRecord, ApiError> {
+    wait_from(state, caller, state.notifications.subscribe_task(id), timeout, None).await
+}
+
+/// [`wait_until_final`] with the subscription taken earlier: `known` is the task as read or written
+/// after `subscription` was taken (so no change since is missed), `None` to read it first.
+pub async fn wait_from(
+    state: &AppState,
+    caller: &User,
+    mut subscription: TaskSubscription,
+    timeout: Duration,
+    mut known: Option<TaskRecord>,
+) -> Result<TaskRecord, ApiError> {
     let deadline = Instant::now() + timeout;
-    let mut subscription = state.notifications.subscribe_task(id);
+    let mut slot = None;
     loop {
         let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
-        match tasks::find_task(&state.pool, id).await {
+        let read = match known.take() {
+            Some(task) => Ok(Some(task)),
+            None => state.reads.task(subscription.id()).await,
+        };
+        match read {
+            Ok(Some(task)) if !visible_to(&task, caller) => return Err(ApiError::NotFound("no such task")),
             Ok(Some(task)) if task.status.is_final() || timed_out => return Ok(task),
             Ok(Some(_)) => {}
             Ok(None) => return Err(ApiError::NotFound("no such task")),
             // The database is away: keep waiting for the listener to come back (it wakes us), and
             // only give up at the deadline.
-            Err(err) if is_unavailable(&err) && !timed_out => {
-                tracing::warn!(task_id = %id, error = %err, "long-poll read failed, waiting for the database");
+            Err(ApiError::Unavailable) if !timed_out => {
+                tracing::warn!(task_id = %subscription.id(), "long-poll read failed, waiting for the database");
             }
-            Err(err) => return Err(err.into()),
+            Err(err) => return Err(err),
+        }
+        if slot.is_none() {
+            slot = Some(state.long_polls.take(caller.id, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?);
         }
         tokio::select! {
-            _ = subscription.changed() => {}
+            _ = subscription.finished() => {}
             _ = tokio::time::sleep_until(deadline) => {}
             _ = state.stopping.cancelled() => {}
         }

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     limits::{LongPollSlots, SubmitRate},
+    reads::Reads,
     submit::Submissions,
 };
 
@@ -26,6 +27,8 @@ pub struct AppState {
     pub submit_rate: Arc<SubmitRate>,
     /// Submissions are written in batches (see [`crate::submit`]).
     pub submissions: Submissions,
+    /// Tasks and journals are read in batches (see [`crate::reads`]).
+    pub reads: Reads,
     /// Renders this process's Prometheus metrics (`GET /metrics`).
     pub metrics: PrometheusHandle,
 }

@@ -26,6 +26,8 @@ const MAX_BATCH: usize = 64;
 /// A sentence to store as a task, checked and ready.
 #[derive(Debug, Clone)]
 pub struct Submission {
+    /// The task's id, chosen before it is stored (so a waiter can subscribe to it first).
+    pub id: Uuid,
     pub user_id: Uuid,
     pub input_text: String,
     pub timeout_seconds: i32,
@@ -91,7 +93,7 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
         .enumerate()
         .filter_map(|(i, (s, slot))| {
             Some((i, NewTask {
-                id: Uuid::now_v7(),
+                id: s.id,
                 user_id: s.user_id,
                 input_text: &s.input_text,
                 timeout_seconds: s.timeout_seconds,

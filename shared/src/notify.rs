@@ -21,7 +21,7 @@ use std::{
 };
 
 use futures::Stream;
-use sqlx::{PgExecutor, PgPool, postgres::PgListener};
+use sqlx::{PgPool, postgres::PgListener};
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -31,17 +31,11 @@ use crate::{
     domain::user::User,
 };
 
-/// Channel carrying the id of a task whose row changed (its state), or `"<id> step"` when a step
-/// of its journal committed.
+/// Channel carrying the id of a task whose row changed (its state), `"<id> final"` when that change
+/// made it final, or `"<id> step"` when a step of its journal committed.
 pub const TASK_EVENTS_CHANNEL: &str = "quickact_task_events";
 /// Channel apalis-postgres notifies on when a job is inserted (payload: JSON with `job_type`).
 pub const JOB_INSERT_CHANNEL: &str = "apalis::job::insert";
-
-/// Tells waiters that task `id` changed; delivered when the surrounding transaction commits.
-pub async fn notify_task_changed(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query!("SELECT pg_notify($1, $2)", TASK_EVENTS_CHANNEL, id.to_string()).execute(db).await?;
-    Ok(())
-}
 
 /// The process's listening connection and everyone waiting on it.
 #[derive(Clone)]
@@ -118,8 +112,16 @@ impl Notifications {
     pub fn subscribe_task(&self, id: Uuid) -> TaskSubscription {
         let mut tasks = self.inner.tasks.lock().expect("task map lock");
         let changes = tasks.entry(id).or_insert_with(|| watch::Sender::new(TaskChanges::default())).subscribe();
-        let seen_state = changes.borrow().state;
-        TaskSubscription { id, changes, epoch: self.inner.epoch.subscribe(), epoch_moved: false, seen_state, inner: self.inner.clone() }
+        let TaskChanges { state: seen_state, finals: seen_finals, .. } = *changes.borrow();
+        TaskSubscription {
+            id,
+            changes,
+            epoch: self.inner.epoch.subscribe(),
+            epoch_moved: false,
+            seen_state,
+            seen_finals,
+            inner: self.inner.clone(),
+        }
     }
 
     /// A stream that yields whenever a job of `job_type` may be waiting: on each insert
@@ -143,6 +145,8 @@ impl Notifications {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct TaskChanges {
     state: u64,
+    /// Of the state changes, those to a final state.
+    finals: u64,
     steps: u64,
 }
 
@@ -155,10 +159,17 @@ pub struct TaskSubscription {
     epoch_moved: bool,
     /// The state count `changed` last returned at (at first, the count when subscribing).
     seen_state: u64,
+    /// The same for `finished`.
+    seen_finals: u64,
     inner: Arc<Inner>,
 }
 
 impl TaskSubscription {
+    /// The task it follows.
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
     /// Returns once the task's state changed or the listener reconnected (either way: re-read the
     /// task). Steps of its journal do not wake it.
     pub async fn changed(&mut self) {
@@ -167,6 +178,21 @@ impl TaskSubscription {
             let state = self.changes.borrow().state;
             if self.epoch_moved || state != self.seen_state {
                 self.seen_state = state;
+                self.epoch_moved = false;
+                return;
+            }
+            self.changed_or_stepped().await;
+        }
+    }
+
+    /// Returns once the task reached a final state or the listener reconnected (either way: re-read
+    /// the task). Other state changes (a claim) and steps do not wake it: a long-poll waiting for a
+    /// verdict reads the task once when it arrives, not at every change on the way.
+    pub async fn finished(&mut self) {
+        loop {
+            let finals = self.changes.borrow().finals;
+            if self.epoch_moved || finals != self.seen_finals {
+                self.seen_finals = finals;
                 self.epoch_moved = false;
                 return;
             }
@@ -246,13 +272,17 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
 
 fn dispatch(inner: &Inner, channel: &str, payload: &str) {
     if channel == TASK_EVENTS_CHANNEL {
-        let (id, step) = match payload.split_once(' ') {
-            Some((id, "step")) => (id, true),
-            _ => (payload, false),
-        };
+        let (id, what) = payload.split_once(' ').unwrap_or((payload, ""));
         let Ok(id) = id.parse::<Uuid>() else { return };
         if let Some(sender) = inner.tasks.lock().expect("task map lock").get(&id) {
-            sender.send_modify(|n| if step { n.steps += 1 } else { n.state += 1 });
+            sender.send_modify(|n| match what {
+                "step" => n.steps += 1,
+                "final" => {
+                    n.state += 1;
+                    n.finals += 1;
+                }
+                _ => n.state += 1,
+            });
         }
     } else if channel == CREDENTIAL_EVENTS_CHANNEL {
         match payload.parse::<Uuid>() {
@@ -298,5 +328,28 @@ mod tests {
         assert!(waiter.changed().now_or_never().is_some());
         dispatch(inner, TASK_EVENTS_CHANNEL, &Uuid::now_v7().to_string());
         assert!(waiter.changed().now_or_never().is_none(), "another task's change");
+    }
+
+    #[test]
+    fn a_verdict_wakes_a_waiter_for_the_verdict_and_a_claim_does_not() {
+        let notifications = Notifications::unconnected();
+        let id = Uuid::now_v7();
+        let mut verdict = notifications.subscribe_task(id);
+        let mut state = notifications.subscribe_task(id);
+        let inner = &notifications.inner;
+
+        dispatch(inner, TASK_EVENTS_CHANNEL, &id.to_string());
+        dispatch(inner, TASK_EVENTS_CHANNEL, &format!("{id} step"));
+        assert!(verdict.finished().now_or_never().is_none(), "a claim and a step are not a verdict");
+        assert!(state.changed().now_or_never().is_some(), "a claim is a change of state");
+
+        dispatch(inner, TASK_EVENTS_CHANNEL, &format!("{id} final"));
+        assert!(verdict.finished().now_or_never().is_some());
+        assert!(verdict.finished().now_or_never().is_none(), "each verdict wakes once");
+        assert!(state.changed().now_or_never().is_some(), "a verdict is a change of state too");
+
+        // A reconnect wakes it (the verdict's notification may have been lost meanwhile).
+        inner.epoch.send_modify(|e| *e += 1);
+        assert!(verdict.finished().now_or_never().is_some());
     }
 }

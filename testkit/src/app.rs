@@ -118,6 +118,8 @@ pub struct TestApp {
     pub workers: Vec<TestWorker>,
     /// The API's batching loop for submissions (to see how many wait for the next batch).
     pub submissions: quickact_api::submit::Submissions,
+    /// The API's batching loops for task reads (to see how many wait for the next batch).
+    pub reads: quickact_api::reads::Reads,
     env: HashMap<String, String>,
     api_shutdown: Option<oneshot::Sender<()>>,
     api_handle: Option<JoinHandle<()>>,
@@ -187,6 +189,7 @@ impl TestApp {
         let state = quickact_api::prepare(config.clone(), api_stop.clone()).await.expect("prepare the API");
         let pool = state.pool.clone();
         let submissions = state.submissions.clone();
+        let reads = state.reads.clone();
         assert!(state.notifications.wait_connected(Duration::from_secs(10)).await, "the API's listener connects");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
@@ -207,6 +210,7 @@ impl TestApp {
             admin_key,
             client: reqwest::Client::builder().timeout(Duration::from_secs(150)).build().unwrap(),
             submissions,
+            reads,
             workers: Vec::new(),
             env,
             api_shutdown: Some(api_shutdown),

@@ -6,7 +6,7 @@
 //! [`HeldTaskReads::release_after_a_read`] waits until `pg_locks` shows a read queued behind the
 //! lock, lets it through and returns once that read is done. By then the request has passed
 //! authentication and read the task: it is past everything that could refuse it, and what it does
-//! before it waits (register in memory, read the task once more) holds up when the server stops or
+//! before it waits (take its long-poll slot, register in memory) holds up when the server stops or
 //! the database goes away, so whatever the test does next happens while the client waits.
 //!
 //! Only reads are counted: a worker renewing its lease writes (another lock mode) and is merely
@@ -41,14 +41,20 @@ impl HeldTaskReads {
         HeldTaskReads { lock, pool: pool.clone() }
     }
 
+    /// Waits until a read of the table waits behind the lock (panics after `timeout`): the pid of
+    /// its backend.
+    pub async fn wait_for_a_read(&self, timeout: Duration) -> i32 {
+        wait_for("a read of quick_action_tasks waiting behind the test's lock", timeout, || async {
+            sqlx::query_scalar(WAITING_READER).fetch_optional(&self.pool).await.expect("read pg_locks").ok_or("no reader waiting")
+        })
+        .await
+    }
+
     /// Waits until a read of the table waits behind the lock, lets every read through, and returns
     /// once that read has finished. Panics after `timeout` at either step.
     pub async fn release_after_a_read(self, timeout: Duration) {
+        let reader = self.wait_for_a_read(timeout).await;
         let HeldTaskReads { lock, pool } = self;
-        let reader: i32 = wait_for("a read of quick_action_tasks waiting behind the test's lock", timeout, || async {
-            sqlx::query_scalar(WAITING_READER).fetch_optional(&pool).await.expect("read pg_locks").ok_or("no reader waiting")
-        })
-        .await;
         lock.commit().await.expect("release quick_action_tasks");
         // The backend is `active` until its query has answered; then `idle` until the pool uses it again.
         wait_until("the held read of quick_action_tasks to finish", timeout, || async {

@@ -14,11 +14,11 @@ use quickact_shared::{
     planner::undo::{UndoOutcome, undo_task},
     store::{
         ending::{CancelOutcome, cancel_task},
-        steps,
         tasks::{self, Cursor, TaskFilter},
     },
 };
 use serde::Deserialize;
+use uuid::Uuid;
 
 use crate::{
     error::ApiError,
@@ -26,7 +26,7 @@ use crate::{
     openapi::ErrorBody,
     extract::{Caller, JsonBody, QueryParams},
     limits::WaitKind,
-    longpoll::wait_until_final,
+    longpoll::{visible_to, wait_from, wait_until_final},
     routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
     submit::{Submission, Submitted, submit},
@@ -116,6 +116,7 @@ pub async fn create(
     state.submit_rate.take(&state.pool, user.id).await?;
     // The row, its job and its room under the user's cap commit together (see `crate::submit`).
     let submission = Submission {
+        id: Uuid::now_v7(),
         user_id: user.id,
         input_text: text.to_owned(),
         timeout_seconds: timeout as i32,
@@ -125,6 +126,8 @@ pub async fn create(
         currency: state.config.model.currency.clone(),
         cap: state.config.max_active_tasks_per_user,
     };
+    // A waiting client hears every change after the commit: it subscribes before.
+    let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));
     let task = match submit(&state.submissions, &state.pool, submission).await? {
         Submitted::Created(task) => *task,
         Submitted::AtCap => {
@@ -144,7 +147,10 @@ pub async fn create(
     quickact_shared::metrics::task_submitted();
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
-    let task = if request.wait { wait_until_final(&state, user.id, task.id, Duration::from_secs(timeout as u64)).await? } else { task };
+    let task = match subscription {
+        Some(subscription) => wait_from(&state, &user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?,
+        None => task,
+    };
     Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
 }
 
@@ -219,23 +225,21 @@ pub async fn get(
     QueryParams(params): QueryParams<GetParams>,
 ) -> Result<Json<TaskWithSteps>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
-    let task = tasks::find_task(&state.pool, id).await?;
-    let task = match task {
-        Some(task) if task.user_id == user.id || user.is_admin => task,
-        _ => return Err(ApiError::NotFound("no such task")),
-    };
     let wait = match params.wait.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        None | Some("false") | Some("0") | Some("no") => false,
-        Some("true") | Some("1") | Some("yes") | Some("") => true,
-        Some(other) => return Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
+        None | Some("false") | Some("0") | Some("no") => Ok(false),
+        Some("true") | Some("1") | Some("yes") | Some("") => Ok(true),
+        Some(other) => Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
     };
-    let task = if wait && !task.status.is_final() {
+    let task = if let Ok(true) = wait {
         let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
-        wait_until_final(&state, user.id, id, Duration::from_secs(seconds)).await?
+        wait_until_final(&state, &user, id, Duration::from_secs(seconds)).await?
     } else {
+        // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
+        let task = state.reads.task(id).await?.filter(|task| visible_to(task, &user)).ok_or(ApiError::NotFound("no such task"))?;
+        wait?;
         task
     };
-    let journal = steps::list_steps(&state.pool, id).await?;
+    let journal = state.reads.journal(id).await?;
     Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
 }
 

@@ -165,7 +165,7 @@ pub async fn end_task_with_journal(
            WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
            RETURNING *
          ), notified AS (
-           SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM finished
+           SELECT count(pg_notify('quickact_task_events', id::text || ' final')) AS n FROM finished
          )
          SELECT ",
         " FROM finished CROSS JOIN notified",

@@ -118,21 +118,31 @@ pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(),
     Ok(())
 }
 
+/// `query_as!` into [`Step`]: every column of the journal, then `$rest` (the query macros take a
+/// concatenation of literals, so the column list lives here once).
+macro_rules! select_steps {
+    ($rest:literal $(, $arg:expr)* $(,)?) => {
+        sqlx::query_as!(
+            Step,
+            r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+               FROM quick_action_steps "# + $rest
+            $(, $arg)*
+        )
+    };
+}
+
 /// The whole journal of a task, in order.
 pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<Step>, sqlx::Error> {
     list_steps_after(db, task_id, -1).await
 }
 
+/// The whole journals of several tasks in one statement: their steps by task, each in order.
+pub async fn list_steps_of(db: impl PgExecutor<'_>, task_ids: &[Uuid]) -> Result<Vec<Step>, sqlx::Error> {
+    select_steps!("WHERE task_id = ANY($1) ORDER BY task_id, seq", task_ids).fetch_all(db).await
+}
+
 /// The steps of a task after position `after`, in order (a stream resuming where it left off).
 pub async fn list_steps_after(db: impl PgExecutor<'_>, task_id: Uuid, after: i32) -> Result<Vec<Step>, sqlx::Error> {
-    sqlx::query_as!(
-        Step,
-        r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
-                input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-         FROM quick_action_steps WHERE task_id = $1 AND seq > $2 ORDER BY seq"#,
-        task_id,
-        after
-    )
-    .fetch_all(db)
-    .await
+    select_steps!("WHERE task_id = $1 AND seq > $2 ORDER BY seq", task_id, after).fetch_all(db).await
 }

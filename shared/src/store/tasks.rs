@@ -141,6 +141,11 @@ pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskR
     .await
 }
 
+/// [`find_task`] for several tasks in one statement: the ones that exist, in no particular order.
+pub async fn find_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    query_tasks!("SELECT ", " FROM quick_action_tasks WHERE id = ANY($1)", ids).fetch_all(db).await
+}
+
 /// A position in a newest-first listing: the last row of the previous page.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cursor {

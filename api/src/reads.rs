@@ -1,0 +1,109 @@
+//! Task reads batched: what task pages and long-polls read.
+//!
+//! A burst of long-polls reads its tasks all at once, and the verdicts of a worker's group commit
+//! wake their waiters all at once. Read one by one, each such read takes a pool connection of its
+//! own (10,000 waiters arriving together queued on the pool until acquires timed out) and commits
+//! on its own. Reads waiting at the same moment are served together instead (see
+//! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, one for every
+//! journal. With one read waiting a batch is that read alone, so nothing waits for company.
+
+use std::collections::HashMap;
+
+use quickact_shared::{
+    batch::Batcher,
+    db::is_unavailable,
+    domain::task::TaskRecord,
+    store::{
+        steps::{self, Step},
+        tasks,
+    },
+};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// Most reads one statement serves.
+const MAX_BATCH: usize = 256;
+
+/// What became of one read in a batch.
+enum Read<T> {
+    Done(T),
+    /// The database is away: every read of the batch would fail alike, so none is tried again.
+    Unavailable,
+    /// The batch failed otherwise: the read is made again alone, so it reports its own error.
+    Failed,
+}
+
+/// This process's read loops (cheap to clone).
+#[derive(Clone)]
+pub struct Reads {
+    pool: PgPool,
+    tasks: Batcher<Uuid, Read<Option<TaskRecord>>>,
+    journals: Batcher<Uuid, Read<Vec<Step>>>,
+}
+
+impl Reads {
+    pub fn start(pool: PgPool) -> Self {
+        // An id may come twice in a batch (two waiters on one task): each gets its own copy.
+        let tasks = batched(pool.clone(), |pool, ids| async move {
+            let found: HashMap<Uuid, TaskRecord> = tasks::find_tasks(&pool, &ids).await?.into_iter().map(|t| (t.id, t)).collect();
+            Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+        });
+        let journals = batched(pool.clone(), |pool, ids| async move {
+            let mut found: HashMap<Uuid, Vec<Step>> = HashMap::new();
+            for step in steps::list_steps_of(&pool, &ids).await? {
+                found.entry(step.task_id).or_default().push(step);
+            }
+            Ok(ids.iter().map(|id| found.get(id).cloned().unwrap_or_default()).collect())
+        });
+        Reads { pool, tasks, journals }
+    }
+
+    /// Reads handed over and not yet taken into a batch.
+    pub fn waiting(&self) -> usize {
+        self.tasks.waiting() + self.journals.waiting()
+    }
+
+    /// The task, if it exists (anyone's: the caller checks whose it is).
+    pub async fn task(&self, id: Uuid) -> Result<Option<TaskRecord>, ApiError> {
+        match self.tasks.call(id).await {
+            Some(Read::Done(task)) => Ok(task),
+            Some(Read::Unavailable) => Err(ApiError::Unavailable),
+            Some(Read::Failed) | None => Ok(tasks::find_task(&self.pool, id).await?),
+        }
+    }
+
+    /// The task's whole journal, in order.
+    pub async fn journal(&self, id: Uuid) -> Result<Vec<Step>, ApiError> {
+        match self.journals.call(id).await {
+            Some(Read::Done(journal)) => Ok(journal),
+            Some(Read::Unavailable) => Err(ApiError::Unavailable),
+            Some(Read::Failed) | None => Ok(steps::list_steps(&self.pool, id).await?),
+        }
+    }
+}
+
+/// A loop answering each batch of ids with `read`'s answers, one per id in order.
+fn batched<T, F, Fut>(pool: PgPool, read: F) -> Batcher<Uuid, Read<T>>
+where
+    T: Send + 'static,
+    F: Fn(PgPool, Vec<Uuid>) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Vec<T>, sqlx::Error>> + Send,
+{
+    Batcher::start(MAX_BATCH, move |ids: Vec<Uuid>| {
+        let count = ids.len();
+        let answers = read(pool.clone(), ids);
+        async move {
+            match answers.await {
+                Ok(answers) => answers.into_iter().map(Read::Done).collect(),
+                Err(err) => {
+                    quickact_shared::metrics::database_error(&err);
+                    tracing::warn!(error = %err, reads = count, "a batch of reads failed");
+                    let unavailable = is_unavailable(&err);
+                    (0..count).map(|_| if unavailable { Read::Unavailable } else { Read::Failed }).collect()
+                }
+            }
+        }
+    })
+}
