@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::{
     steps::{Step, StepKind, list_steps},
-    tasks::{find_task, query_tasks},
+    tasks::{Usage, find_task, query_tasks},
 };
 use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
 
@@ -139,20 +139,22 @@ pub async fn end_task(
     let mut tx = db.begin().await?;
     sqlx::query!("SELECT id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id).fetch_optional(&mut *tx).await?;
     let journal = list_steps(&mut *tx, id).await?;
-    let ended = end_task_with_journal(&mut *tx, id, owner, ending, &journal).await?;
+    let ended = end_task_with_journal(&mut *tx, id, owner, ending, &journal, None).await?;
     tx.commit().await?;
     Ok(ended)
 }
 
 /// [`end_task`] for a run that holds the task's row lock in `db` (its transaction) and knows the
 /// whole journal, committed or written in that transaction: one statement instead of a savepoint,
-/// a lock and a read.
+/// a lock and a read. `usage` (the run's turns not yet added to the task's totals) is added by the
+/// same statement.
 pub async fn end_task_with_journal(
     db: impl PgExecutor<'_>,
     id: Uuid,
     owner: Option<&str>,
     ending: Ending,
     journal: &[Step],
+    usage: Option<&Usage>,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     let (status, verdict) = ending.verdict(journal);
     let result: Value = serde_json::to_value(&verdict).expect("a verdict serialises");
@@ -161,7 +163,9 @@ pub async fn end_task_with_journal(
         "WITH finished AS (
            UPDATE quick_action_tasks
            SET status = $3, result_type = $4, result = $5, completed_at = now(),
-               lease_owner = NULL, lease_expires_at = NULL
+               lease_owner = NULL, lease_expires_at = NULL,
+               input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
+               cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
            WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
            RETURNING *
          ), notified AS (
@@ -174,6 +178,11 @@ pub async fn end_task_with_journal(
         status as TaskStatus,
         verdict.result_type as ResultType,
         result,
+        usage.map_or(0, |u| u.input),
+        usage.map_or(0, |u| u.output),
+        usage.map_or(0, |u| u.cached),
+        usage.map_or(0, |u| u.cost_nanos),
+        usage.map(|u| u.model.as_str()),
     )
     .fetch_optional(db)
     .await

@@ -410,37 +410,50 @@ impl OwnerCheck {
     }
 }
 
-/// Adds a model turn's usage to the task's totals and records the model used.
-pub async fn add_usage(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    model: &str,
-    input: i64,
-    output: i64,
-    cached: i64,
-    cost_nanos: i64,
-) -> Result<(), sqlx::Error> {
+/// Model usage to add to a task's totals: one turn's, or several turns' summed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Usage {
+    /// The model the task asked for (the last one, when turns are summed).
+    pub model: String,
+    pub input: i64,
+    pub output: i64,
+    pub cached: i64,
+    pub cost_nanos: i64,
+}
+
+impl Usage {
+    /// A turn that used no tokens and cost nothing (the local provider's).
+    pub fn is_nothing(&self) -> bool {
+        self.input == 0 && self.output == 0 && self.cached == 0 && self.cost_nanos == 0
+    }
+
+    /// This usage and a later turn's: the sums, and the later turn's model.
+    pub fn then(self, later: Usage) -> Usage {
+        Usage {
+            model: later.model,
+            input: self.input + later.input,
+            output: self.output + later.output,
+            cached: self.cached + later.cached,
+            cost_nanos: self.cost_nanos + later.cost_nanos,
+        }
+    }
+}
+
+/// Adds `usage` to the task's totals and records its model as the one used.
+pub async fn add_usage(db: impl PgExecutor<'_>, id: Uuid, usage: &Usage) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "UPDATE quick_action_tasks
          SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
              cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
          WHERE id = $1",
         id,
-        input,
-        output,
-        cached,
-        cost_nanos,
-        model,
+        usage.input,
+        usage.output,
+        usage.cached,
+        usage.cost_nanos,
+        usage.model,
     )
     .execute(db)
     .await?;
-    Ok(())
-}
-
-/// Records that `model` served the task even when a turn cost no tokens (the local provider).
-pub async fn set_model_used(db: impl PgExecutor<'_>, id: Uuid, model: &str) -> Result<(), sqlx::Error> {
-    sqlx::query!("UPDATE quick_action_tasks SET model_used = $2 WHERE id = $1 AND model_used IS NULL", id, model)
-        .execute(db)
-        .await?;
     Ok(())
 }

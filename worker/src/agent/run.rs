@@ -30,7 +30,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, end_task_with_journal},
         steps::{Step, StepKind, insert_steps, list_steps},
-        tasks::{OwnerCheck, add_usage, lock_for_owner, try_lock_for_owner},
+        tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, try_lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
@@ -166,9 +166,12 @@ struct Run<'a> {
     written: usize,
     /// The open transaction, holding the task's row lock, with the steps not yet committed.
     tx: Option<Transaction<'static, Postgres>>,
-    /// Whether the task's `model_used` is written in this run (in the open transaction or before):
-    /// a later turn that costs nothing has nothing to add.
+    /// Whether the task's `model_used` is recorded in this run (written, or in `usage`): a later
+    /// turn that costs nothing has nothing to add.
     model_recorded: bool,
+    /// Usage of turns recorded and not yet added to the task's totals: added with the next write of
+    /// the steps, or by the statement that ends the task.
+    usage: Option<Usage>,
     /// Part of a group ([`run_agent_grouped`]): `tx` is the group's and is never committed here.
     grouped: bool,
 }
@@ -206,6 +209,7 @@ impl<'a> Run<'a> {
             written: journal.len(),
             tx: None,
             model_recorded: false,
+            usage: None,
             grouped: false,
         }
     }
@@ -347,8 +351,11 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Writes the steps recorded since the last write, in one statement.
+    /// Writes the steps recorded since the last write, in one statement, and the usage of their turns.
     async fn write_steps(&mut self, tx: &mut PgConnection) -> Result<(), sqlx::Error> {
+        if let Some(usage) = self.usage.take() {
+            add_usage(&mut *tx, self.cx.task.id, &usage).await?;
+        }
         insert_steps(&mut *tx, &self.journal[self.written..]).await?;
         self.written = self.journal.len();
         Ok(())
@@ -432,21 +439,28 @@ impl<'a> Run<'a> {
         // The task records the model it asked for (what the user's configuration names and prices);
         // the turn's step records the one that answered (often a dated snapshot of it).
         quickact_shared::metrics::model_usage(self.model, usage.input, usage.cached, usage.output, cost, &self.cx.task.currency);
-        let usage_row = Usage { model: self.model.to_owned(), input: usage.input as i64, output: usage.output as i64, cached: usage.cached as i64, cost };
+        let usage_row = Usage {
+            model: self.model.to_owned(),
+            input: usage.input as i64,
+            output: usage.output as i64,
+            cached: usage.cached as i64,
+            cost_nanos: cost,
+        };
         self.record(step, Some(usage_row)).await
     }
 
-    /// Writes a journal step (and a turn's usage) in the open transaction, if the task is still ours.
+    /// Records a journal step (and a turn's usage) in the open transaction, if the task is still ours.
     async fn record(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
-        let task_id = self.cx.task.id;
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
         }
-        let tx = self.tx.as_deref_mut().expect("opened");
-        if let Some(u) = &usage
+        if let Some(u) = usage
             && !(self.model_recorded && u.is_nothing())
         {
-            add_usage(&mut *tx, task_id, &u.model, u.input, u.output, u.cached, u.cost).await?;
+            self.usage = Some(match self.usage.take() {
+                Some(earlier) => earlier.then(u),
+                None => u,
+            });
             self.model_recorded = true;
         }
         self.remember(step);
@@ -625,9 +639,10 @@ impl<'a> Run<'a> {
 
     /// Ends the task on `conn`, the open transaction that holds its row lock (see
     /// [`end_task_with_journal`]), if it is still ours, else says whose it is now.
-    async fn end(&self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
+    async fn end(&mut self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
         let (task_id, owner) = (self.cx.task.id, self.cx.owner);
-        Ok(match end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal).await? {
+        let usage = self.usage.take();
+        Ok(match end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal, usage.as_ref()).await? {
             Some(task) => RunEnd::Finished(Box::new(task)),
             None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
         })
@@ -658,22 +673,6 @@ impl<'a> Run<'a> {
     /// How long to wait out a database outage: until the task's deadline, and at least a little.
     fn patience(&self) -> Duration {
         self.cx.deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(2))
-    }
-}
-
-/// Usage of one turn, added to the task's totals.
-struct Usage {
-    model: String,
-    input: i64,
-    output: i64,
-    cached: i64,
-    cost: i64,
-}
-
-impl Usage {
-    /// A turn that used no tokens and cost nothing (the local provider's).
-    fn is_nothing(&self) -> bool {
-        self.input == 0 && self.output == 0 && self.cached == 0 && self.cost == 0
     }
 }
 
