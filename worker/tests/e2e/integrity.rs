@@ -256,6 +256,23 @@ async fn a_user_cannot_have_more_items_than_the_quota() {
     let id = second.body["id"].as_str().unwrap();
     assert_eq!(app.call(&key, Method::DELETE, &format!("/api/items/{id}"), None).await.status, StatusCode::NO_CONTENT);
     assert_eq!(create(&key, "three").await.status, StatusCode::CREATED);
+
+    // The count the quota reads follows every way an item comes back or goes, by any writer: a
+    // deleted item restored (as an undo does), items removed outright.
+    let id: uuid::Uuid = id.parse().unwrap();
+    sqlx::query("UPDATE items SET deleted_at = NULL WHERE id = $1").bind(id).execute(&app.pool).await.unwrap();
+    assert_eq!(create(&key, "four").await.status, StatusCode::UNPROCESSABLE_ENTITY, "three live items");
+    sqlx::query("DELETE FROM items WHERE id = $1 OR title = 'one'").bind(id).execute(&app.pool).await.unwrap();
+    assert_eq!(create(&key, "four").await.status, StatusCode::CREATED, "one live item left");
+    let off: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM users u
+         WHERE coalesce((SELECT live FROM live_item_counts c WHERE c.user_id = u.id), 0)
+            <> (SELECT count(*) FROM items i WHERE i.user_id = u.id AND i.deleted_at IS NULL)",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(off, 0, "every user's count is their live items");
     app.shutdown().await;
 }
 
