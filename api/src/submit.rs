@@ -10,12 +10,14 @@
 //! is a committed one. When a batch fails, each of its submissions is written again alone, so the
 //! error a request reports is its own.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
     domain::task::TaskRecord,
     queue::push_quick_action_jobs,
-    store::tasks::{NewTask, give_back_task_slot, insert_tasks, take_task_slot},
+    store::tasks::{NewTask, give_back_task_slot, insert_tasks, take_task_slot, take_task_slots},
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -80,12 +82,22 @@ pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submis
 /// Writes `batch` in one transaction; one answer per submission, in order.
 async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    // Room is taken in user order, so batches (of several API processes) lock slots in one order.
-    let mut order: Vec<usize> = (0..batch.len()).collect();
-    order.sort_by_key(|&i| batch[i].user_id);
+    // Room is taken in user order, so batches (of several API processes) lock slots in one order:
+    // for each user, as much as one statement can take without waiting, then one by one.
+    let mut by_user: BTreeMap<Uuid, Vec<usize>> = BTreeMap::new();
+    for (i, submission) in batch.iter().enumerate() {
+        by_user.entry(submission.user_id).or_default().push(i);
+    }
     let mut slots = vec![None; batch.len()];
-    for &i in &order {
-        slots[i] = take_task_slot(&mut tx, batch[i].user_id, batch[i].cap).await?;
+    for (user_id, submissions) in by_user {
+        let cap = batch[submissions[0]].cap;
+        let mut taken = take_task_slots(&mut tx, user_id, cap, submissions.len() as i64).await?.into_iter();
+        for i in submissions {
+            slots[i] = match taken.next() {
+                Some(slot) => Some(slot),
+                None => take_task_slot(&mut tx, user_id, cap).await?,
+            };
+        }
     }
     let new: Vec<(usize, NewTask<'_>)> = batch
         .iter()

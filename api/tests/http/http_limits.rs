@@ -264,6 +264,47 @@ async fn submissions_that_wait_together_commit_together_each_with_its_own_answer
     app.shutdown().await;
 }
 
+/// A batch takes its users' room under the cap together: one user's five submissions in one batch
+/// under a cap of three get three tasks and two 429s, while another user's go through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_takes_room_under_the_cap_for_each_user_and_no_more() {
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "3").env("QUICKACT_SWEEP_SECS", "3600");
+    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    let submit = |key: &str, text: String| {
+        let request = app.request(key, Method::POST, "/api/quick-action").json(&json!({ "text": text }));
+        tokio::spawn(async move { request.send().await.unwrap().status() })
+    };
+    let gate = app.hold_writes("quick_action_tasks").await;
+    let first = submit(&bob, "bob 0".into());
+    gate.wait_for_blocked(1).await;
+    let alices: Vec<_> = (0..5).map(|i| submit(&alice, format!("alice {i}"))).collect();
+    let bobs: Vec<_> = (1..3).map(|i| submit(&bob, format!("bob {i}"))).collect();
+    wait_until("seven submissions wait for the next batch", Duration::from_secs(20), || async { app.submissions.waiting() == 7 }).await;
+    gate.release().await;
+
+    assert_eq!(first.await.unwrap(), StatusCode::CREATED);
+    let mut statuses = Vec::new();
+    for handle in alices {
+        statuses.push(handle.await.unwrap());
+    }
+    statuses.sort();
+    assert_eq!(statuses, [StatusCode::CREATED, StatusCode::CREATED, StatusCode::CREATED, StatusCode::TOO_MANY_REQUESTS, StatusCode::TOO_MANY_REQUESTS]);
+    for handle in bobs {
+        assert_eq!(handle.await.unwrap(), StatusCode::CREATED, "bob's room is his own");
+    }
+    let held: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT u.name, (SELECT sum(used) FROM task_slots s WHERE s.user_id = u.id)::bigint,
+                (SELECT count(*) FROM quick_action_tasks t WHERE t.user_id = u.id)
+         FROM users u WHERE u.name IN ('alice', 'bob') ORDER BY u.name",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(held, [("alice".to_owned(), 3, 3), ("bob".to_owned(), 3, 3)], "the slots count exactly the tasks");
+    app.shutdown().await;
+}
+
 /// Task reads waiting together are served by one statement, each with its own answer: a plain
 /// read, the same task read twice, a long-poll on a task already final (it answers at once), a
 /// long-poll that times out, another user's task and an unknown id (404 both).

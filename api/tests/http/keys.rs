@@ -96,7 +96,8 @@ async fn key_and_user_changes_made_anywhere_reach_the_cached_keys() {
     // Carol's key is revoked in the transaction that cuts the listeners off, so its notification
     // reaches no one. Once a listener is back, only forgetting every cached key on reconnect keeps
     // the revoked key out (it was cached a moment ago).
-    let listeners = "SELECT pid FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()";
+    // This test's listeners only: the tests running beside it share the server, not the database.
+    let listeners = "SELECT pid FROM pg_stat_activity WHERE query ILIKE 'LISTEN%' AND pid <> pg_backend_pid() AND datname = current_database()";
     let cut: Vec<i32> = sqlx::query_scalar(listeners).fetch_all(&app.pool).await.unwrap();
     assert!(!cut.is_empty());
     let mut tx = app.pool.begin().await.unwrap();

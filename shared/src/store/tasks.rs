@@ -119,6 +119,34 @@ pub async fn take_task_slot(conn: &mut PgConnection, user_id: Uuid, cap: i64) ->
     }
 }
 
+/// Takes room for up to `count` more unfinished tasks of `user_id` in one statement: what
+/// [`take_task_slot`]'s first try does, for a batch of submissions. Only slots no other submission
+/// is writing are used, so it never waits; it may take less than `count` (the user is near the
+/// cap, or the other slots are busy): the slot of each unit of room taken, in no particular order.
+pub async fn take_task_slots(conn: &mut PgConnection, user_id: Uuid, cap: i64, count: i64) -> Result<Vec<i16>, sqlx::Error> {
+    let taken = sqlx::query!(
+        r#"WITH free AS (
+             SELECT slot, $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END - used AS room
+             FROM task_slots
+             WHERE user_id = $1 AND used < $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END
+             FOR UPDATE SKIP LOCKED
+           ), units AS (
+             SELECT slot FROM free CROSS JOIN LATERAL generate_series(1, least(room, $3)) ORDER BY random() LIMIT $3
+           ), take AS (
+             SELECT slot, count(*) AS n FROM units GROUP BY slot
+           )
+           UPDATE task_slots s SET used = s.used + take.n
+           FROM take WHERE s.user_id = $1 AND s.slot = take.slot
+           RETURNING s.slot, take.n AS "n!""#,
+        user_id,
+        cap,
+        count,
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(taken.into_iter().flat_map(|row| std::iter::repeat_n(row.slot, row.n as usize)).collect())
+}
+
 /// Gives back room taken with [`take_task_slot`] in the same transaction for a task that was not
 /// stored after all (its idempotency key was taken meanwhile).
 pub async fn give_back_task_slot(conn: &mut PgConnection, user_id: Uuid, slot: i16) -> Result<(), sqlx::Error> {
