@@ -99,7 +99,7 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
             };
         }
     }
-    let new: Vec<(usize, NewTask<'_>)> = batch
+    let mut new: Vec<(usize, NewTask<'_>)> = batch
         .iter()
         .zip(&slots)
         .enumerate()
@@ -117,6 +117,9 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
             }))
         })
         .collect();
+    // Inserted in one order (user, then key) in every batch: two batches written side by side (by
+    // two API processes) that share keys wait on each other's inserts in one order, never in a cycle.
+    new.sort_by(|(_, a), (_, b)| (a.user_id, a.idempotency_key).cmp(&(b.user_id, b.idempotency_key)));
     let tasks: Vec<NewTask<'_>> = new.iter().map(|(_, task)| task.clone()).collect();
     let mut stored = insert_tasks(&mut *tx, &tasks).await?;
     // A task missing from what was stored lost its idempotency key to another submission: its

@@ -124,11 +124,15 @@ pub async fn take_task_slot(conn: &mut PgConnection, user_id: Uuid, cap: i64) ->
 /// is writing are used, so it never waits; it may take less than `count` (the user is near the
 /// cap, or the other slots are busy): the slot of each unit of room taken, in no particular order.
 pub async fn take_task_slots(conn: &mut PgConnection, user_id: Uuid, cap: i64, count: i64) -> Result<Vec<i16>, sqlx::Error> {
+    // Lock only as many slots as the room needs (a slot holds about cap/16): each slot locked is one
+    // that another batch of the same user cannot use until this one commits.
+    let slots_needed = (count + (cap / 16).max(1) - 1) / (cap / 16).max(1);
     let taken = sqlx::query!(
         r#"WITH free AS (
              SELECT slot, $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END - used AS room
              FROM task_slots
              WHERE user_id = $1 AND used < $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END
+             ORDER BY random() LIMIT $4
              FOR UPDATE SKIP LOCKED
            ), units AS (
              SELECT slot FROM free CROSS JOIN LATERAL generate_series(1, least(room, $3)) ORDER BY random() LIMIT $3
@@ -141,6 +145,7 @@ pub async fn take_task_slots(conn: &mut PgConnection, user_id: Uuid, cap: i64, c
         user_id,
         cap,
         count,
+        slots_needed,
     )
     .fetch_all(conn)
     .await?;
