@@ -173,26 +173,24 @@ impl TaskSubscription {
     /// Returns once the task's state changed or the listener reconnected (either way: re-read the
     /// task). Steps of its journal do not wake it.
     pub async fn changed(&mut self) {
-        loop {
-            // Counts every state change heard since subscribing, including ones before this call.
-            let state = self.changes.borrow().state;
-            if self.epoch_moved || state != self.seen_state {
-                self.seen_state = state;
-                self.epoch_moved = false;
-                return;
-            }
-            self.changed_or_stepped().await;
-        }
+        self.next_change(|changes| changes.state, |subscription| &mut subscription.seen_state).await
     }
 
     /// Returns once the task reached a final state or the listener reconnected (either way: re-read
     /// the task). Other state changes (a claim) and steps do not wake it: a long-poll waiting for a
     /// verdict reads the task once when it arrives, not at every change on the way.
     pub async fn finished(&mut self) {
+        self.next_change(|changes| changes.finals, |subscription| &mut subscription.seen_finals).await
+    }
+
+    /// Returns once the count `count` picks differs from the one `seen` keeps (then keeps it), or
+    /// the listener reconnected. Counts every change heard since subscribing, including ones
+    /// before this call.
+    async fn next_change(&mut self, count: impl Fn(&TaskChanges) -> u64, seen: impl Fn(&mut Self) -> &mut u64) {
         loop {
-            let finals = self.changes.borrow().finals;
-            if self.epoch_moved || finals != self.seen_finals {
-                self.seen_finals = finals;
+            let now = count(&self.changes.borrow());
+            if self.epoch_moved || now != *seen(self) {
+                *seen(self) = now;
                 self.epoch_moved = false;
                 return;
             }
