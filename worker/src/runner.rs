@@ -428,7 +428,14 @@ impl Runner {
                     match renew_lease(&self.pool, task_id, &self.owner, lease_secs).await {
                         Ok(true) => {}
                         Ok(false) => {
-                            tracing::warn!(task_id = %task_id, "lease lost, stopping the run");
+                            // A renewal waits on the row lock of the run's own writes, so it often
+                            // finds the run's verdict just committed: an ended task, not a lost lease.
+                            match find_task(&self.pool, task_id).await {
+                                Ok(Some(task)) if task.status.is_final() => {
+                                    tracing::debug!(task_id = %task_id, status = %task.status, "task ended; its lease is not renewed");
+                                }
+                                _ => tracing::warn!(task_id = %task_id, "lease lost, stopping the run"),
+                            }
                             abort.cancel();
                             return;
                         }
