@@ -10,7 +10,7 @@
 //! is a committed one. When a batch fails, each of its submissions is written again alone, so the
 //! error a request reports is its own.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{
@@ -99,12 +99,11 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
             };
         }
     }
-    let mut new: Vec<(usize, NewTask<'_>)> = batch
+    let mut tasks: Vec<NewTask<'_>> = batch
         .iter()
         .zip(&slots)
-        .enumerate()
-        .filter_map(|(i, (s, slot))| {
-            Some((i, NewTask {
+        .filter_map(|(s, slot)| {
+            Some(NewTask {
                 id: s.id,
                 user_id: s.user_id,
                 input_text: &s.input_text,
@@ -114,29 +113,30 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
                 time_zone: &s.time_zone,
                 currency: &s.currency,
                 slot: (*slot)?,
-            }))
+            })
         })
         .collect();
     // Inserted in one order (user, then key) in every batch: two batches written side by side (by
     // two API processes) that share keys wait on each other's inserts in one order, never in a cycle.
-    new.sort_by(|(_, a), (_, b)| (a.user_id, a.idempotency_key).cmp(&(b.user_id, b.idempotency_key)));
-    let tasks: Vec<NewTask<'_>> = new.iter().map(|(_, task)| task.clone()).collect();
-    let mut stored = insert_tasks(&mut *tx, &tasks).await?;
+    tasks.sort_by(|a, b| (a.user_id, a.idempotency_key).cmp(&(b.user_id, b.idempotency_key)));
+    let mut stored: HashMap<Uuid, TaskRecord> = insert_tasks(&mut *tx, &tasks).await?.into_iter().map(|t| (t.id, t)).collect();
     // A task missing from what was stored lost its idempotency key to another submission: its
     // room goes back (the same transaction, so nobody saw it taken).
-    for (_, task) in &new {
-        if !stored.iter().any(|t| t.id == task.id) {
-            give_back_task_slot(&mut tx, task.user_id, task.slot).await?;
-        }
+    let (kept, lost): (Vec<&NewTask<'_>>, Vec<&NewTask<'_>>) = tasks.iter().partition(|task| stored.contains_key(&task.id));
+    for task in lost {
+        give_back_task_slot(&mut tx, task.user_id, task.slot).await?;
     }
-    push_quick_action_jobs(&mut tx, &stored.iter().map(|t| t.id).collect::<Vec<_>>()).await?;
+    push_quick_action_jobs(&mut tx, &kept.iter().map(|task| task.id).collect::<Vec<_>>()).await?;
     tx.commit().await?;
 
-    let mut answers: Vec<Submitted> = slots.iter().map(|slot| if slot.is_some() { Submitted::KeyTaken } else { Submitted::AtCap }).collect();
-    for (i, task) in &new {
-        if let Some(at) = stored.iter().position(|t| t.id == task.id) {
-            answers[*i] = Submitted::Created(Box::new(stored.swap_remove(at)));
-        }
-    }
+    let answers = batch
+        .iter()
+        .zip(&slots)
+        .map(|(s, slot)| match stored.remove(&s.id) {
+            Some(task) => Submitted::Created(Box::new(task)),
+            None if slot.is_some() => Submitted::KeyTaken,
+            None => Submitted::AtCap,
+        })
+        .collect();
     Ok(answers)
 }

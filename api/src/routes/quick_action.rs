@@ -345,7 +345,7 @@ pub async fn events(
             .ok_or_else(|| ApiError::bad_request("invalid_last_event_id", "Last-Event-ID must be a step's seq (a whole number)"))?,
     };
     match tasks::find_task(&state.pool, id).await? {
-        Some(task) if task.user_id == user.id || user.is_admin => {}
+        Some(task) if visible_to(&task, &user) => {}
         _ => return Err(ApiError::NotFound("no such task")),
     }
     let slot = state.long_polls.take(user.id, state.config.http.max_long_polls_per_user, WaitKind::EventStream)?;

@@ -6,6 +6,8 @@ use serde_json::{Value, json};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
+use super::column;
+
 /// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -81,9 +83,6 @@ pub async fn insert_step(db: impl PgExecutor<'_>, step: &Step) -> Result<(), sql
 pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(), sqlx::Error> {
     if steps.is_empty() {
         return Ok(());
-    }
-    fn column<'s, T>(steps: &'s [Step], field: impl Fn(&'s Step) -> T) -> Vec<T> {
-        steps.iter().map(field).collect()
     }
     sqlx::query!(
         "INSERT INTO quick_action_steps

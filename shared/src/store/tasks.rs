@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
+use super::column;
 use crate::{
     db::like_pattern,
     domain::task::{ResultType, TaskRecord, TaskStatus},
@@ -46,9 +47,6 @@ pub struct NewTask<'a> {
 /// Inserts tasks, in one statement: the ones inserted (a task whose user already has a task with
 /// its idempotency key is left out).
 pub async fn insert_tasks(db: impl PgExecutor<'_>, tasks: &[NewTask<'_>]) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    fn column<'t, T>(tasks: &'t [NewTask<'_>], field: impl Fn(&'t NewTask<'_>) -> T) -> Vec<T> {
-        tasks.iter().map(field).collect()
-    }
     query_tasks!(
         "INSERT INTO quick_action_tasks
            (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot)

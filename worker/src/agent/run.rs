@@ -329,19 +329,15 @@ impl<'a> Run<'a> {
     /// Commits what the run recorded so far (nothing to do when nothing is open). A grouped run
     /// stops here instead: its group commits.
     async fn checkpoint(&mut self) -> Result<(), RunError> {
-        let Some(mut tx) = self.tx.take() else {
-            return if self.grouped { Err(RunError::Checkpoint) } else { Ok(()) };
-        };
-        self.write_steps(&mut tx).await?;
-        if self.grouped {
-            self.tx = Some(tx);
-            return Err(RunError::Checkpoint);
+        if let Some(tx) = self.tx.take() {
+            self.commit(tx).await?;
         }
-        Ok(tx.commit().await?)
+        if self.grouped { Err(RunError::Checkpoint) } else { Ok(()) }
     }
 
-    /// Commits the run's verdict, or, in a group, leaves it to the group's commit.
-    async fn commit_end(&mut self, mut tx: Transaction<'static, Postgres>) -> Result<(), sqlx::Error> {
+    /// Writes what the run recorded into `tx` and commits it, or, in a group, leaves it open for the
+    /// group's commit.
+    async fn commit(&mut self, mut tx: Transaction<'static, Postgres>) -> Result<(), sqlx::Error> {
         self.write_steps(&mut tx).await?;
         if self.grouped {
             self.tx = Some(tx);
@@ -546,7 +542,7 @@ impl<'a> Run<'a> {
             return Ok(Recorded::Done(None));
         };
         let end = self.end(&mut tx, Ending::Finished(verdict)).await?;
-        self.commit_end(tx).await?;
+        self.commit(tx).await?;
         Ok(Recorded::Done(Some(end)))
     }
 
@@ -633,7 +629,7 @@ impl<'a> Run<'a> {
         }
         let mut tx = self.tx.take().expect("opened");
         let end = self.end(&mut tx, ending).await?;
-        self.commit_end(tx).await?;
+        self.commit(tx).await?;
         Ok(end)
     }
 
