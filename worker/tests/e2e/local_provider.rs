@@ -585,47 +585,33 @@ fn refusal_cases() -> Vec<Case> {
 // The tests
 // ---------------------------------------------------------------------------------------------
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_creates_events_todos_and_reminders_from_one_sentence() {
-    run_table("create", create_cases()).await;
+/// One test per table, each on an app of its own, and [`TABLES`] naming every table once.
+macro_rules! table_tests {
+    ($($test:ident: $category:literal => $cases:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $test() {
+                run_table($category, $cases()).await;
+            }
+        )*
+        /// Every table, by category.
+        const TABLES: &[(&str, fn() -> Vec<Case>)] = &[$(($category, $cases)),*];
+    };
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_completes_exactly_the_item_a_sentence_names() {
-    run_table("complete", complete_cases()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_deletes_exactly_the_item_a_sentence_names() {
-    run_table("delete", delete_cases()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_moves_exactly_the_item_a_sentence_names() {
-    run_table("reschedule", reschedule_cases()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_lists_exactly_the_open_items_asked_for() {
-    run_table("list", list_cases()).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_local_provider_refuses_what_it_cannot_read_and_writes_nothing() {
-    run_table("refusal", refusal_cases()).await;
+table_tests! {
+    the_local_provider_creates_events_todos_and_reminders_from_one_sentence: "create" => create_cases,
+    the_local_provider_completes_exactly_the_item_a_sentence_names: "complete" => complete_cases,
+    the_local_provider_deletes_exactly_the_item_a_sentence_names: "delete" => delete_cases,
+    the_local_provider_moves_exactly_the_item_a_sentence_names: "reschedule" => reschedule_cases,
+    the_local_provider_lists_exactly_the_open_items_asked_for: "list" => list_cases,
+    the_local_provider_refuses_what_it_cannot_read_and_writes_nothing: "refusal" => refusal_cases,
 }
 
 /// The table itself is well formed: indexes point into the setup, and both languages are covered.
 #[test]
 fn the_sentence_table_is_well_formed() {
-    let tables = [
-        ("create", create_cases()),
-        ("complete", complete_cases()),
-        ("delete", delete_cases()),
-        ("reschedule", reschedule_cases()),
-        ("list", list_cases()),
-        ("refusal", refusal_cases()),
-    ];
+    let tables: Vec<(&str, Vec<Case>)> = TABLES.iter().map(|(category, cases)| (*category, cases())).collect();
     let mut total = 0;
     for (category, cases) in &tables {
         let zh = cases.iter().filter(|c| matches!(c.lang, Lang::Zh)).count();
