@@ -256,6 +256,53 @@ async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
     app.shutdown().await;
 }
 
+/// A worker's fetch (`apalis.get_jobs`) finds the jobs it takes through indexes, however many jobs
+/// the queue holds: with a backlog, apalis-postgres's own version hashed the whole table on every
+/// fetch (see `quickact_shared::queue::GET_JOBS_BODY`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "kim").await;
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        ids.push(app.submit_id(&key, &format!("fetch me {i}")).await);
+    }
+    let mut tx = app.pool.begin().await.unwrap();
+    sqlx::query(
+        // A backlog behind the three tasks (a lower priority: they are taken first).
+        "INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority)
+         SELECT 'backlog-' || n, 'quickact::quick_action', convert_to('{}', 'UTF8'), 'Pending', 0, 3, now() - interval '1 minute', -1
+         FROM generate_series(1, 5000) n",
+    )
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE apalis.jobs").execute(&mut *tx).await.unwrap();
+    sqlx::query("INSERT INTO apalis.workers (id, worker_type, storage_name) VALUES ('fetch-test', 'quickact::quick_action', 'test')")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    let taken: Vec<String> = sqlx::query_scalar(
+        "SELECT convert_from(job, 'UTF8')::jsonb ->> 'task_id' FROM apalis.get_jobs('fetch-test', 'quickact::quick_action', 3)",
+    )
+    .fetch_all(&mut *tx)
+    .await
+    .unwrap();
+    let (sequential, read): (i64, i64) = sqlx::query_as(
+        "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'apalis.jobs'::regclass",
+    )
+    .fetch_one(&mut *tx)
+    .await
+    .unwrap();
+    tx.rollback().await.unwrap();
+
+    let mut taken = taken;
+    taken.sort();
+    ids.sort();
+    assert_eq!(taken, ids, "the fetch takes the three tasks' jobs first");
+    assert_eq!((sequential, read), (0, 0), "the fetch scanned apalis.jobs sequentially");
+    app.shutdown().await;
+}
+
 /// Polls (test-side only) until the task shows `status`.
 pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
     let path = format!("/api/quick-action/{id}");
