@@ -17,7 +17,9 @@
 //!   arrives while a fetch is in flight is used up, and if that fetch began before the job
 //!   committed it comes back empty and the worker parks until its next heartbeat (5 s; the p99 of
 //!   POST-to-verdict showed it). Every run of wake-ups is therefore followed by one more
-//!   ([`FOLLOW_UP`] later, [`with_follow_up`]), which starts a fetch after the one in flight.
+//!   ([`FOLLOW_UP`] later, [`with_follow_up`]), which starts a fetch after the one in flight;
+//! - its fetch (`apalis.get_jobs`) hashes the whole jobs table whenever there is a backlog: quickact
+//!   installs its own at every start ([`quickact_shared::queue::install_get_jobs`]).
 
 use std::{sync::Arc, time::Duration};
 
