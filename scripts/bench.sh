@@ -184,6 +184,11 @@ for run in $(seq 1 "$runs"); do
 
   say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
   scenario slow --concurrency "$slow_concurrency" --window "$window"
+
+  # The next run starts on a cluster with nothing of this one left: no tables for autovacuum to
+  # work through while it measures, and a checkpoint behind it.
+  psql_db postgres -c "DROP DATABASE $db WITH (FORCE)"
+  psql_db postgres -c "CHECKPOINT"
 done
 
 say "results: median of $runs run(s)"
