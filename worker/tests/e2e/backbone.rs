@@ -281,7 +281,7 @@ async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
         .execute(&mut *tx)
         .await
         .unwrap();
-    let taken: Vec<String> = sqlx::query_scalar(
+    let mut taken: Vec<String> = sqlx::query_scalar(
         "SELECT convert_from(job, 'UTF8')::jsonb ->> 'task_id' FROM apalis.get_jobs('fetch-test', 'quickact::quick_action', 3)",
     )
     .fetch_all(&mut *tx)
@@ -295,7 +295,6 @@ async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
     .unwrap();
     tx.rollback().await.unwrap();
 
-    let mut taken = taken;
     taken.sort();
     ids.sort();
     assert_eq!(taken, ids, "the fetch takes the three tasks' jobs first");

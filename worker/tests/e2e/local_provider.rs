@@ -611,13 +611,13 @@ table_tests! {
 /// The table itself is well formed: indexes point into the setup, and both languages are covered.
 #[test]
 fn the_sentence_table_is_well_formed() {
-    let tables: Vec<(&str, Vec<Case>)> = TABLES.iter().map(|(category, cases)| (*category, cases())).collect();
     let mut total = 0;
-    for (category, cases) in &tables {
+    for (category, cases) in TABLES {
+        let cases = cases();
         let zh = cases.iter().filter(|c| matches!(c.lang, Lang::Zh)).count();
         let en = cases.len() - zh;
         assert!(zh >= 5 && en >= 5, "{category}: {zh} Chinese and {en} English cases");
-        for case in cases {
+        for case in &cases {
             let indexes: Vec<usize> = match &case.expect {
                 Expect::Completes(i) | Expect::Deletes(i) | Expect::Moves(i, _) => vec![*i],
                 Expect::Lists(v) | Expect::ListsInOrder(v) | Expect::AsksWhich(v) | Expect::Conflicts(v) => v.clone(),
