@@ -44,7 +44,7 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
 pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
     MIGRATOR.run(pool).await?;
     apalis_postgres::PostgresStorage::setup(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
-    crate::queue::install_get_jobs(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
+    crate::queue::adapt_queue_schema(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
     Ok(())
 }
 

@@ -89,11 +89,44 @@ const CREATE_GET_JOBS: &str = concat!(
     "$$"
 );
 
-/// Installs [`GET_JOBS_BODY`] as `apalis.get_jobs`, after the queue's own migrations (which define
-/// it, and would define it again if a new apalis-postgres migration did). Run at every start; it
-/// changes nothing when the function is already ours, and takes an advisory lock so processes
-/// starting together do not replace it at once.
-pub async fn install_get_jobs(pool: &PgPool) -> Result<(), sqlx::Error> {
+/// A finished job lets go of its worker: `lock_by` is cleared when a job ends (`Done`, `Failed`,
+/// `Killed`).
+///
+/// apalis-postgres acknowledges a run with `handle_result.sql`, whose `locked` step finds the job
+/// by `lock_by = <this worker>`. Finished jobs kept their `lock_by`, so the planner (whose
+/// statistics lag a burst) walked the `lock_by` index over every job the worker had ever finished:
+/// 4-7 ms an acknowledgement after a few thousand tasks, growing with the jobs kept. Nothing reads
+/// the `lock_by` of a finished job: re-enqueueing (orphaned or abandoned) and heartbeats look only
+/// at `Queued` and `Running` jobs, and a failed job that is fetched again is locked afresh by
+/// [`GET_JOBS_BODY`].
+const CREATE_RELEASE_LOCK: &str = "
+    CREATE OR REPLACE FUNCTION quickact_release_job_lock() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        NEW.lock_by := NULL;
+        RETURN NEW;
+    END $$;
+    CREATE OR REPLACE TRIGGER quickact_release_job_lock BEFORE UPDATE OF status ON apalis.jobs
+        FOR EACH ROW WHEN (NEW.status IN ('Done', 'Failed', 'Killed') AND NEW.lock_by IS NOT NULL)
+        EXECUTE FUNCTION quickact_release_job_lock();";
+
+/// apalis-postgres's migrations leave two indexes on `apalis.jobs` that repeat others exactly:
+/// `unique_job_id` (the primary key's column) and `lidx` (`idx_apalis_jobs_lock_by`'s). Every
+/// change of a job's status writes an entry into each index, so they cost two index insertions and
+/// their WAL on each of a job's three writes, and no query gains from them. No constraint uses
+/// either.
+macro_rules! duplicate_job_indexes {
+    () => {
+        "apalis.unique_job_id, apalis.lidx"
+    };
+}
+
+/// Adapts apalis-postgres's schema after its own migrations (which would restore the originals if
+/// a new one redefined them), so it is run at every start: installs [`GET_JOBS_BODY`] as
+/// `apalis.get_jobs`, the trigger of [`CREATE_RELEASE_LOCK`], and drops the duplicate
+/// indexes (`duplicate_job_indexes!`). Each step first checks whether it is needed, so a start with everything in place changes
+/// nothing and locks no table; an advisory lock keeps processes starting together from doing it at
+/// once.
+pub async fn adapt_queue_schema(pool: &PgPool) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('quickact.get_jobs', 0))").execute(&mut *tx).await?;
     let current: Option<String> =
@@ -102,6 +135,22 @@ pub async fn install_get_jobs(pool: &PgPool) -> Result<(), sqlx::Error> {
             .await?;
     if current.as_deref() != Some(GET_JOBS_BODY) {
         sqlx::raw_sql(CREATE_GET_JOBS).execute(&mut *tx).await?;
+    }
+    let has_trigger: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if !has_trigger {
+        sqlx::raw_sql(CREATE_RELEASE_LOCK).execute(&mut *tx).await?;
+    }
+    let duplicates: bool = sqlx::query_scalar(
+        "SELECT to_regclass('apalis.unique_job_id') IS NOT NULL OR to_regclass('apalis.lidx') IS NOT NULL",
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if duplicates {
+        sqlx::raw_sql(concat!("DROP INDEX IF EXISTS ", duplicate_job_indexes!())).execute(&mut *tx).await?;
     }
     tx.commit().await
 }

@@ -19,7 +19,9 @@
 //!   POST-to-verdict showed it). Every run of wake-ups is therefore followed by one more
 //!   ([`FOLLOW_UP`] later, [`with_follow_up`]), which starts a fetch after the one in flight;
 //! - its fetch (`apalis.get_jobs`) hashes the whole jobs table whenever there is a backlog: quickact
-//!   installs its own at every start ([`quickact_shared::queue::install_get_jobs`]).
+//!   installs its own at every start ([`quickact_shared::queue::adapt_queue_schema`]);
+//! - its acknowledgement finds the worker's jobs by `lock_by`, which finished jobs kept: the same
+//!   start-up step clears it when a job finishes.
 
 use std::{sync::Arc, time::Duration};
 

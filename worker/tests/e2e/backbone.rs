@@ -302,6 +302,44 @@ async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
     app.shutdown().await;
 }
 
+/// A finished job keeps no worker: apalis's acknowledgement finds a worker's jobs by `lock_by`, and
+/// every job a worker ever finished was in its way (see `quickact_shared::queue::adapt_queue_schema`).
+/// Nor does the table carry apalis's two duplicate indexes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn finished_jobs_let_go_of_their_worker() {
+    let (app, key) = TestApp::start_with_user("lee").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(app.submit_id(&key, &format!("let go {i}")).await);
+    }
+    for id in &ids {
+        assert_eq!(app.wait_final(&key, id, 30).await["status"], "success");
+    }
+    wait_until("the five jobs to be acknowledged", Duration::from_secs(10), || async {
+        let mut done = 0;
+        for id in &ids {
+            done += usize::from(job_status(&app, id).await == "Done");
+        }
+        done == ids.len()
+    })
+    .await;
+    let (finished, locked): (i64, i64) =
+        sqlx::query_as("SELECT count(*), count(lock_by) FROM apalis.jobs WHERE status IN ('Done', 'Failed', 'Killed')")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((finished, locked), (5, 0), "finished jobs still name their worker");
+    let duplicates: Vec<String> = sqlx::query_scalar(
+        "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'apalis' AND indexname IN ('unique_job_id', 'lidx')",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert!(duplicates.is_empty(), "duplicate indexes left on apalis.jobs: {duplicates:?}");
+    app.shutdown().await;
+}
+
 /// Polls (test-side only) until the task shows `status`.
 pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
     let path = format!("/api/quick-action/{id}");
