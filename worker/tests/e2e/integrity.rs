@@ -343,8 +343,13 @@ async fn an_unfinished_task_whose_job_was_acknowledged_gets_a_fresh_job() {
 async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
     let (app, key) = TestApp::start_with_options_and_user(sweeping_every_second(), "alice").await;
     let mut tasks = Vec::new();
+    // The old task created an item, which outlives it.
+    app.fake.script(
+        "old task",
+        vec![Reply::tool("create_item", json!({ "kind": "todo", "title": "outlives its task" })), Reply::finish("action_completed", "ok")],
+    );
+    app.fake.script("recent task", vec![Reply::finish("error", "nothing to do")]);
     for sentence in ["old task", "recent task"] {
-        app.fake.script(sentence, vec![Reply::finish("error", "nothing to do")]);
         let submitted = app.submit(&key, sentence).await;
         let id = submitted.body["task_id"].as_str().unwrap().to_owned();
         app.wait_final(&key, &id, 20).await;
@@ -385,6 +390,13 @@ async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
     assert_eq!((count(task_count, tasks[1].clone()).await, count(step_count, tasks[1].clone()).await), (1, recent_steps), "recent tasks are kept");
     assert_eq!(count(job_count, tasks[1].clone()).await, 1);
     assert_eq!(count(item_count, items[1].clone()).await, 1, "recently deleted items are kept");
+    let kept: (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(created_by_task) FROM items WHERE title = 'outlives its task' AND deleted_at IS NULL",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(kept, (1, 0), "the item the removed task created is kept, no longer linked to it");
     app.shutdown().await;
 }
 
