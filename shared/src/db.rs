@@ -39,6 +39,28 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
     }
 }
 
+/// A pool beside `pool`, to the same database, whose commits do not wait for the disk
+/// (`synchronous_commit = off`): for writes that a database crash may lose without losing anything.
+///
+/// A worker's queue bookkeeping (apalis's fetch, acknowledgement and heartbeat) and its claim of a
+/// task go through it; each of them otherwise waits for a flush of the write-ahead log, two of the
+/// five on a task's way to its verdict. What a crash can lose is the last fraction of a second of
+/// them, never anything after them: Postgres replays the log in order, and every later durable
+/// commit (the run's journal, its tools, its ending) flushes them first. Lost, they are redone:
+/// a fetch lost leaves its job `Pending` to be fetched again; an acknowledgement lost leaves the
+/// job to the queue's orphan recovery, whose run finds its task already final; a claim lost means
+/// the run's next commit, which checks the lease in the same transaction, finds the task not
+/// its own and stops, and the sweeper gives the task a new job (or its timeout verdict).
+pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
+    let options = (*pool.connect_options()).clone().options([("synchronous_commit", "off")]);
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .min_connections(0)
+        .acquire_timeout(Duration::from_secs(5))
+        .test_before_acquire(true)
+        .connect_lazy_with(options)
+}
+
 /// Applies our migrations and the queue's. Safe to run from several processes at once: both
 /// migrators take an advisory lock.
 pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {

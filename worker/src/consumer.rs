@@ -82,7 +82,7 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
             .lock_tasks(false)
             .heartbeat_interval(runner.worker.heartbeat)
             .missed_heartbeats(runner.worker.missed_heartbeats);
-        let storage = PostgresStorage::<QuickActionJob>::new(&runner.pool).with_config(config);
+        let storage = PostgresStorage::<QuickActionJob>::new(&runner.bookkeeping).with_config(config);
         let wakeups = with_follow_up(runner.notifications.job_wakeups(QUICK_ACTION_QUEUE.to_owned()));
         let backend = PollWith::new(storage, StreamStrategy::new(wakeups));
         let context = WorkerContext::new(&name);

@@ -49,6 +49,10 @@ use crate::{
 /// one). Bounds a task that keeps killing its worker, which the queue alone would retry forever.
 pub const MAX_TASK_ATTEMPTS: i32 = 3;
 
+/// Connections of [`Runner::bookkeeping`]: one claim statement at a time, and apalis's fetch,
+/// acknowledgement and heartbeat.
+const BOOKKEEPING_CONNECTIONS: u32 = 4;
+
 /// Most tasks one claim statement takes (see [`Runner::claim`]).
 const MAX_CLAIMS: usize = 64;
 
@@ -70,6 +74,9 @@ pub trait ProviderChoice: Send + Sync {
 /// Everything runs share within one worker process.
 pub struct Runner {
     pub pool: PgPool,
+    /// Commits that a database crash may lose without losing anything: the queue's bookkeeping and
+    /// claims (see [`quickact_shared::db::bookkeeping_pool`]).
+    pub bookkeeping: PgPool,
     pub notifications: Notifications,
     /// This process's name as a lease owner: unique per process.
     pub owner: String,
@@ -112,9 +119,11 @@ impl Runner {
     ) -> Arc<Self> {
         let permits = Arc::new(Semaphore::new(worker.concurrency));
         let groups = groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
-        let claims = claim_batches(pool.clone(), owner.clone(), worker.lease().as_secs_f64());
+        let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
+        let claims = claim_batches(bookkeeping.clone(), owner.clone(), worker.lease().as_secs_f64());
         Arc::new(Runner {
             pool,
+            bookkeeping,
             notifications,
             owner,
             worker,
@@ -358,7 +367,7 @@ impl Runner {
     async fn claim(&self, task_id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
         match self.claims.call(task_id).await {
             Some(Some(claimed)) => Ok(claimed),
-            _ => claim_task(&self.pool, task_id, &self.owner, self.worker.lease().as_secs_f64()).await,
+            _ => claim_task(&self.bookkeeping, task_id, &self.owner, self.worker.lease().as_secs_f64()).await,
         }
     }
 

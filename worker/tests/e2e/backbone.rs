@@ -340,6 +340,30 @@ async fn finished_jobs_let_go_of_their_worker() {
     app.shutdown().await;
 }
 
+/// A worker's queue bookkeeping and claims commit without waiting for the disk; its journal, tools
+/// and endings (the main pool) wait (see `quickact_shared::db::bookkeeping_pool`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_the_bookkeeping_pool_commits_without_waiting_for_the_disk() {
+    let (app, key) = TestApp::start_with_user("noor").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
+    let id = app.submit_id(&key, "bookkeeping").await;
+    assert_eq!(app.wait_final(&key, &id, 30).await["status"], "success");
+    let runner = &app.workers[0].runner;
+    // The test server may itself run without synchronous commits; what matters is who asked.
+    let setting = |pool: &sqlx::PgPool| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_as::<_, (String, String)>("SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'")
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(setting(&runner.bookkeeping).await, ("off".to_owned(), "client".to_owned()));
+    assert_ne!(setting(&runner.pool).await.1, "client", "the main pool keeps the server's durable commits");
+    app.shutdown().await;
+}
+
 /// Polls (test-side only) until the task shows `status`.
 pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
     let path = format!("/api/quick-action/{id}");
