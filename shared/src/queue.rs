@@ -114,18 +114,37 @@ const CREATE_RELEASE_LOCK: &str = "
 /// change of a job's status writes an entry into each index, so they cost two index insertions and
 /// their WAL on each of a job's three writes, and no query gains from them. No constraint uses
 /// either.
-macro_rules! duplicate_job_indexes {
-    () => {
-        "apalis.unique_job_id, apalis.lidx"
-    };
-}
+const DROP_DUPLICATE_INDEXES: &str = "DROP INDEX IF EXISTS apalis.unique_job_id, apalis.lidx";
+
+/// apalis's idempotency keys stay unique per queue, but only jobs that have one are indexed.
+/// quickact enforces its own idempotency keys on its tasks and never gives a job one, so the
+/// full index held a `NULL` entry for every job, written on each of the job's three writes (a
+/// quarter of a job's index WAL). `NULL` keys never conflicted, so uniqueness is unchanged, and
+/// apalis's insert names no conflict target that the partial index could fail to match.
+const PARTIAL_IDEMPOTENCY_INDEX: &str = "
+    DROP INDEX apalis.idx_jobs_idempotency_key;
+    CREATE UNIQUE INDEX idx_jobs_idempotency_key ON apalis.jobs (job_type, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;";
+
+/// The changes [`adapt_queue_schema`] makes besides [`GET_JOBS_BODY`]: each a query saying whether
+/// it is still needed, and the statements that make it.
+const SCHEMA_CHANGES: [(&str, &str); 3] = [
+    (
+        "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
+        CREATE_RELEASE_LOCK,
+    ),
+    ("SELECT to_regclass('apalis.unique_job_id') IS NOT NULL OR to_regclass('apalis.lidx') IS NOT NULL", DROP_DUPLICATE_INDEXES),
+    (
+        "SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('apalis.idx_jobs_idempotency_key') AND indpred IS NULL)",
+        PARTIAL_IDEMPOTENCY_INDEX,
+    ),
+];
 
 /// Adapts apalis-postgres's schema after its own migrations (which would restore the originals if
 /// a new one redefined them), so it is run at every start: installs [`GET_JOBS_BODY`] as
-/// `apalis.get_jobs`, the trigger of [`CREATE_RELEASE_LOCK`], and drops the duplicate
-/// indexes (`duplicate_job_indexes!`). Each step first checks whether it is needed, so a start with everything in place changes
-/// nothing and locks no table; an advisory lock keeps processes starting together from doing it at
-/// once.
+/// `apalis.get_jobs` and makes the [`SCHEMA_CHANGES`]. Each change is first checked, so a start
+/// with everything in place changes nothing and locks no table; an advisory lock keeps processes
+/// starting together from doing it at once.
 pub async fn adapt_queue_schema(pool: &PgPool) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('quickact.get_jobs', 0))").execute(&mut *tx).await?;
@@ -136,21 +155,10 @@ pub async fn adapt_queue_schema(pool: &PgPool) -> Result<(), sqlx::Error> {
     if current.as_deref() != Some(GET_JOBS_BODY) {
         sqlx::raw_sql(CREATE_GET_JOBS).execute(&mut *tx).await?;
     }
-    let has_trigger: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if !has_trigger {
-        sqlx::raw_sql(CREATE_RELEASE_LOCK).execute(&mut *tx).await?;
-    }
-    let duplicates: bool = sqlx::query_scalar(
-        "SELECT to_regclass('apalis.unique_job_id') IS NOT NULL OR to_regclass('apalis.lidx') IS NOT NULL",
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if duplicates {
-        sqlx::raw_sql(concat!("DROP INDEX IF EXISTS ", duplicate_job_indexes!())).execute(&mut *tx).await?;
+    for (needed, change) in SCHEMA_CHANGES {
+        if sqlx::query_scalar::<_, bool>(needed).fetch_one(&mut *tx).await? {
+            sqlx::raw_sql(change).execute(&mut *tx).await?;
+        }
     }
     tx.commit().await
 }

@@ -304,9 +304,10 @@ async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
 
 /// A finished job keeps no worker: apalis's acknowledgement finds a worker's jobs by `lock_by`, and
 /// every job a worker ever finished was in its way (see `quickact_shared::queue::adapt_queue_schema`).
-/// Nor does the table carry apalis's two duplicate indexes.
+/// Nor does the table carry apalis's two duplicate indexes, and only jobs with an idempotency key
+/// (none of quickact's) are in that key's index, still unique.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn finished_jobs_let_go_of_their_worker() {
+async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
     let (app, key) = TestApp::start_with_user("lee").await;
     app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
     let mut ids = Vec::new();
@@ -337,6 +338,17 @@ async fn finished_jobs_let_go_of_their_worker() {
     .await
     .unwrap();
     assert!(duplicates.is_empty(), "duplicate indexes left on apalis.jobs: {duplicates:?}");
+    let (unique, partial): (bool, bool) = sqlx::query_as(
+        "SELECT indisunique, indpred IS NOT NULL FROM pg_index WHERE indexrelid = 'apalis.idx_jobs_idempotency_key'::regclass",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((unique, partial), (true, true));
+    let keyed = "INSERT INTO apalis.jobs (id, job_type, job, idempotency_key) VALUES ($1, 'test::keyed', '\\x7b7d', 'same key')";
+    sqlx::query(keyed).bind("keyed-1").execute(&app.pool).await.unwrap();
+    let again = sqlx::query(keyed).bind("keyed-2").execute(&app.pool).await.unwrap_err();
+    assert_eq!(again.as_database_error().and_then(|e| e.code()).as_deref(), Some("23505"), "{again}");
     app.shutdown().await;
 }
 
