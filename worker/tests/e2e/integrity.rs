@@ -339,6 +339,48 @@ async fn an_unfinished_task_whose_job_was_acknowledged_gets_a_fresh_job() {
     app.shutdown().await;
 }
 
+/// A claim commits without waiting for the disk (`quickact_shared::db::bookkeeping_pool`), so a
+/// database crash may lose it while its run goes on. The run's next commit finds the task not its
+/// own and writes nothing; the sweeper gives the task a fresh job, and the task ends once, with
+/// its tools' effects once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lost_claim_costs_a_rerun_never_a_second_effect() {
+    let (app, key) = TestApp::start_with_options_and_user(sweeping_every_second(), "alice").await;
+    let gate = std::sync::Arc::new(tokio::sync::Notify::new());
+    let create = || Reply::tool("create_item", json!({ "kind": "todo", "title": "written once" }));
+    app.fake.script(
+        "lost claim",
+        vec![Reply::Gated(gate.clone(), Box::new(create())), create(), Reply::finish("action_completed", "done on the rerun")],
+    );
+    let id = submit(&app, &key, "lost claim").await;
+    app.fake.wait_for_requests("lost claim", 1, std::time::Duration::from_secs(20)).await;
+    // What a crash that lost the claim leaves behind: the task as it was before it.
+    let lost = sqlx::query(
+        "UPDATE quick_action_tasks SET status = 'pending', started_at = NULL, attempts = 0, lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = $1::uuid AND status = 'processing'",
+    )
+    .bind(&id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(lost.rows_affected(), 1);
+    // The run's turn arrives; its commit finds the task not its own.
+    let opener = tokio::spawn(async move {
+        loop {
+            gate.notify_waiters();
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    });
+    let task = app.wait_final(&key, &id, 40).await;
+    opener.abort();
+    assert_eq!((task["status"].as_str(), task["result"]["message"].as_str()), (Some("success"), Some("done on the rerun")), "{task:#}");
+    let created: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE title = 'written once'").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(created, 1, "the lost run's tool call was not written");
+    let turns = task["steps"].as_array().unwrap().iter().filter(|s| s["kind"] == "model_turn").count();
+    assert_eq!(turns, 2, "only the rerun's two turns are in the journal: {task:#}");
+    app.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
     let (app, key) = TestApp::start_with_options_and_user(sweeping_every_second(), "alice").await;
