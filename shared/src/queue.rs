@@ -51,7 +51,16 @@ pub async fn push_quick_action_jobs(conn: &mut PgConnection, task_ids: &[Uuid]) 
     Ok(())
 }
 
-/// [`GET_JOBS_BODY`], as a literal for `concat!`.
+/// The body of `apalis.get_jobs` (how a worker takes its next jobs) as quickact installs it, as a
+/// literal for `concat!` (sqlx takes only `&'static str` statements).
+///
+/// apalis-postgres 1.0.0's own version marks the jobs it picks with `UPDATE ... FROM jobs WHERE
+/// j.id = jobs.id`, a join with its `LIMIT v_job_count` CTE. A SQL function's statement is planned
+/// without its arguments' values, so the planner guesses the CTE at 1,000 rows and joins by hashing
+/// the WHOLE `apalis.jobs` table: every fetch read every job kept (finished ones too, for
+/// `QUICKACT_KEEP_JOBS_HOURS`), 10 ms a fetch at 10,000 jobs and growing with the table. Here the
+/// picked ids are an array the UPDATE finds by primary key, whatever the table holds. Same jobs,
+/// same order, same locks (`FOR UPDATE SKIP LOCKED`), same result.
 macro_rules! get_jobs_body {
     () => {
         "
@@ -70,18 +79,16 @@ macro_rules! get_jobs_body {
 "
     };
 }
-/// The body of `apalis.get_jobs` (how a worker takes its next jobs) as quickact installs it.
-///
-/// apalis-postgres 1.0.0's own version marks the jobs it picks with `UPDATE ... FROM jobs WHERE
-/// j.id = jobs.id`, a join with its `LIMIT v_job_count` CTE. A SQL function's statement is planned
-/// without its arguments' values, so the planner guesses the CTE at 1,000 rows and joins by hashing
-/// the WHOLE `apalis.jobs` table: every fetch read every job kept (finished ones too, for
-/// `QUICKACT_KEEP_JOBS_HOURS`), 10 ms a fetch at 10,000 jobs and growing with the table. Here the
-/// picked ids are an array the UPDATE finds by primary key, whatever the table holds. Same jobs,
-/// same order, same locks (`FOR UPDATE SKIP LOCKED`), same result.
-pub const GET_JOBS_BODY: &str = get_jobs_body!();
 
-/// The statement that installs [`GET_JOBS_BODY`].
+/// Whether `apalis.get_jobs` is missing or not quickact's ([`get_jobs_body`]).
+const GET_JOBS_DIFFERS: &str = concat!(
+    "SELECT (SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('apalis.get_jobs(text, text, integer)'))
+     IS DISTINCT FROM $body$",
+    get_jobs_body!(),
+    "$body$"
+);
+
+/// Installs [`get_jobs_body`] as `apalis.get_jobs`.
 const CREATE_GET_JOBS: &str = concat!(
     "CREATE OR REPLACE FUNCTION apalis.get_jobs(worker_id TEXT, v_job_type TEXT, v_job_count INTEGER DEFAULT 5)
      RETURNS SETOF apalis.jobs LANGUAGE sql VOLATILE AS $$",
@@ -98,7 +105,7 @@ const CREATE_GET_JOBS: &str = concat!(
 /// 4-7 ms an acknowledgement after a few thousand tasks, growing with the jobs kept. Nothing reads
 /// the `lock_by` of a finished job: re-enqueueing (orphaned or abandoned) and heartbeats look only
 /// at `Queued` and `Running` jobs, and a failed job that is fetched again is locked afresh by
-/// [`GET_JOBS_BODY`].
+/// [`get_jobs_body`].
 const CREATE_RELEASE_LOCK: &str = "
     CREATE OR REPLACE FUNCTION quickact_release_job_lock() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -126,9 +133,10 @@ const PARTIAL_IDEMPOTENCY_INDEX: &str = "
     CREATE UNIQUE INDEX idx_jobs_idempotency_key ON apalis.jobs (job_type, idempotency_key)
         WHERE idempotency_key IS NOT NULL;";
 
-/// The changes [`adapt_queue_schema`] makes besides [`GET_JOBS_BODY`]: each a query saying whether
-/// it is still needed, and the statements that make it.
-const SCHEMA_CHANGES: [(&str, &str); 3] = [
+/// The changes [`adapt_queue_schema`] makes: each a query saying whether it is still needed, and
+/// the statements that make it.
+const SCHEMA_CHANGES: [(&str, &str); 4] = [
+    (GET_JOBS_DIFFERS, CREATE_GET_JOBS),
     (
         "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
         CREATE_RELEASE_LOCK,
@@ -141,20 +149,13 @@ const SCHEMA_CHANGES: [(&str, &str); 3] = [
 ];
 
 /// Adapts apalis-postgres's schema after its own migrations (which would restore the originals if
-/// a new one redefined them), so it is run at every start: installs [`GET_JOBS_BODY`] as
-/// `apalis.get_jobs` and makes the [`SCHEMA_CHANGES`]. Each change is first checked, so a start
-/// with everything in place changes nothing and locks no table; an advisory lock keeps processes
-/// starting together from doing it at once.
+/// a new one redefined them), so it is run at every start: makes the changes of `SCHEMA_CHANGES`.
+/// Each change is first checked, so a start with everything in place changes nothing and locks no
+/// table; an advisory lock keeps processes starting together from doing it at once (its key is
+/// still the one from when `get_jobs` was the only change, so older processes share it).
 pub async fn adapt_queue_schema(pool: &PgPool) -> Result<(), sqlx::Error> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('quickact.get_jobs', 0))").execute(&mut *tx).await?;
-    let current: Option<String> =
-        sqlx::query_scalar("SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure('apalis.get_jobs(text, text, integer)')")
-            .fetch_optional(&mut *tx)
-            .await?;
-    if current.as_deref() != Some(GET_JOBS_BODY) {
-        sqlx::raw_sql(CREATE_GET_JOBS).execute(&mut *tx).await?;
-    }
     for (needed, change) in SCHEMA_CHANGES {
         if sqlx::query_scalar::<_, bool>(needed).fetch_one(&mut *tx).await? {
             sqlx::raw_sql(change).execute(&mut *tx).await?;

@@ -258,7 +258,7 @@ async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
 
 /// A worker's fetch (`apalis.get_jobs`) finds the jobs it takes through indexes, however many jobs
 /// the queue holds: with a backlog, apalis-postgres's own version hashed the whole table on every
-/// fetch (see `quickact_shared::queue::GET_JOBS_BODY`).
+/// fetch (see `get_jobs_body` in `quickact_shared::queue`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
     let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "kim").await;
