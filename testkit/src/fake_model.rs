@@ -50,6 +50,27 @@ pub enum Reply {
     Dynamic(Responder),
 }
 
+/// Holds a [`Reply::Gated`] gate open, for the turns waiting at it and those still to come, until
+/// dropped. `notify_waiters` reaches only the turns already waiting, so it is repeated.
+pub struct GateHeldOpen(tokio::task::JoinHandle<()>);
+
+impl GateHeldOpen {
+    pub fn new(gate: Arc<Notify>) -> Self {
+        GateHeldOpen(tokio::spawn(async move {
+            loop {
+                gate.notify_waiters();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }))
+    }
+}
+
+impl Drop for GateHeldOpen {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Reported token usage.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Usage {

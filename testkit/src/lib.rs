@@ -23,7 +23,7 @@ pub mod wait;
 /// One Server-Sent Event as [`sse_events`] parses it.
 pub use eventsource_stream::Event as SseEvent;
 pub use app::{LoggedProcess, TestApp, TestAppOptions, assert_step_refused, sse_events, tool_step, tool_steps};
-pub use fake_model::{FakeModel, Reply, last_tool_result};
+pub use fake_model::{FakeModel, GateHeldOpen, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
 pub use wait::{wait_for, wait_until};

@@ -6,7 +6,7 @@
 //! are held, both writers get as far as they can, and only once both are blocked in Postgres are
 //! they let go together.
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions, assert_step_refused, tool_step, wait_until};
+use quickact_testkit::{GateHeldOpen, Reply, TestApp, TestAppOptions, assert_step_refused, tool_step, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -365,14 +365,9 @@ async fn a_lost_claim_costs_a_rerun_never_a_second_effect() {
     .unwrap();
     assert_eq!(lost.rows_affected(), 1);
     // The run's turn arrives; its commit finds the task not its own.
-    let opener = tokio::spawn(async move {
-        loop {
-            gate.notify_waiters();
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-    });
+    let opened = GateHeldOpen::new(gate);
     let task = app.wait_final(&key, &id, 40).await;
-    opener.abort();
+    drop(opened);
     assert_eq!((task["status"].as_str(), task["result"]["message"].as_str()), (Some("success"), Some("done on the rerun")), "{task:#}");
     let created: i64 = sqlx::query_scalar("SELECT count(*) FROM items WHERE title = 'written once'").fetch_one(&app.pool).await.unwrap();
     assert_eq!(created, 1, "the lost run's tool call was not written");

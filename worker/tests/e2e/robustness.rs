@@ -11,7 +11,7 @@ use std::{
 };
 
 use futures::future::BoxFuture;
-use quickact_testkit::{Reply, TestApp, TestAppOptions, postgres::PgCluster};
+use quickact_testkit::{GateHeldOpen, Reply, TestApp, TestAppOptions, postgres::PgCluster};
 use quickact_worker::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, openai::OpenAiProvider},
     runner::{ProviderChoice, Runner},
@@ -57,12 +57,7 @@ async fn two_workers_never_run_one_task_at_once() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Open the gate for every turn, those waiting and those still to come.
-    let opener = tokio::spawn(async move {
-        loop {
-            gate.notify_waiters();
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    });
+    let opened = GateHeldOpen::new(gate);
     for id in &ids {
         let task = app.wait_final(&key, id, 60).await;
         assert_eq!(task["status"], "success", "{task:#}");
@@ -73,7 +68,7 @@ async fn two_workers_never_run_one_task_at_once() {
     for i in 0..40 {
         assert_eq!(app.fake.requests_for(&format!("concurrent task {i}.")).len(), 1, "task {i} asked the model twice");
     }
-    opener.abort();
+    drop(opened);
     app.shutdown().await;
 }
 
