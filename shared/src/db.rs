@@ -19,14 +19,7 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
     let started = tokio::time::Instant::now();
     let mut delay = Duration::from_millis(100);
     loop {
-        let attempt = PgPoolOptions::new()
-            .max_connections(max_connections)
-            .min_connections(0)
-            .acquire_timeout(Duration::from_secs(5))
-            // A connection broken by a server restart is found out before a query uses it.
-            .test_before_acquire(true)
-            .connect_with(options.clone())
-            .await;
+        let attempt = pool_options(max_connections).connect_with(options.clone()).await;
         match attempt {
             Ok(pool) => return Ok(pool),
             Err(err) if is_unavailable(&err) && started.elapsed() < patience => {
@@ -53,12 +46,17 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
 /// its own and stops, and the sweeper gives the task a new job (or its timeout verdict).
 pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
     let options = (*pool.connect_options()).clone().options([("synchronous_commit", "off")]);
+    pool_options(max_connections).connect_lazy_with(options)
+}
+
+/// How every pool of ours behaves, whatever it connects to.
+fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(0)
         .acquire_timeout(Duration::from_secs(5))
+        // A connection broken by a server restart is found out before a query uses it.
         .test_before_acquire(true)
-        .connect_lazy_with(options)
 }
 
 /// Applies our migrations and the queue's. Safe to run from several processes at once: both
