@@ -7,7 +7,10 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
-use super::column;
+use super::{
+    column,
+    steps::{Step, steps_insert},
+};
 use crate::{
     db::like_pattern,
     domain::task::{ResultType, TaskRecord, TaskStatus},
@@ -416,6 +419,47 @@ pub async fn try_lock_for_owner(conn: &mut PgConnection, id: Uuid, owner: &str) 
         Err(err) => return Err(err),
     };
     Ok(Some(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner)))
+}
+
+/// Appends `steps` to task `id`'s journal and adds `usage` to its totals if `owner` still runs the
+/// task, in one statement: on a connection of its own, one round trip and one commit where a
+/// transaction that locks the row first ([`lock_for_owner`]), then writes, takes five. Says who
+/// runs the task; when that is not `owner`, nothing is written.
+pub async fn record_if_owner(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    owner: &str,
+    steps: &[Step],
+    usage: Option<&Usage>,
+) -> Result<OwnerCheck, sqlx::Error> {
+    // The main query reads `task`, which locks the row (as `lock_for_owner` does); the writes,
+    // which nothing reads, run after it, each only when `owned` holds a row.
+    let row = steps_insert!(
+        r#"WITH task AS (
+             SELECT status, lease_owner FROM quick_action_tasks WHERE id = $18 FOR UPDATE
+           ), owned AS (
+             SELECT FROM task WHERE status = 'processing' AND lease_owner = $19
+           ), usage AS (
+             UPDATE quick_action_tasks
+             SET input_tokens = input_tokens + $20, output_tokens = output_tokens + $21,
+                 cached_tokens = cached_tokens + $22, cost_nanos = cost_nanos + $23, model_used = $24
+             WHERE id = $18 AND $24::text IS NOT NULL AND EXISTS (SELECT FROM owned)
+           ), journal AS ("#,
+        r#" WHERE EXISTS (SELECT FROM owned)
+           )
+           SELECT status AS "status: TaskStatus", lease_owner FROM task"#,
+        steps,
+        id,
+        owner,
+        usage.map_or(0, |u| u.input),
+        usage.map_or(0, |u| u.output),
+        usage.map_or(0, |u| u.cached),
+        usage.map_or(0, |u| u.cost_nanos),
+        usage.map(|u| u.model.as_str()),
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
 }
 
 /// Whether a worker may still act for a task.

@@ -30,7 +30,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, end_task_with_journal},
         steps::{Step, StepKind, insert_steps, list_steps},
-        tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, try_lock_for_owner},
+        tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, record_if_owner, try_lock_for_owner},
     },
 };
 use quickact_time::TimeContext;
@@ -293,7 +293,11 @@ impl<'a> Run<'a> {
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
-            if let Recorded::NotOurs(check) = self.record_turn(turn).await? {
+            // A model's turn is paid for: it is committed before the run acts on the reply. A local
+            // turn costs nothing and is committed with what the run does next.
+            let (step, usage) = self.turn_step(turn);
+            let recorded = if self.provider.is_local() { self.record(step, usage).await? } else { self.record_now(step, usage).await? };
+            if let Recorded::NotOurs(check) = recorded {
                 return Ok(RunEnd::Stopped(check));
             }
             if let Some((call, reason)) = self.hand_over_reason() {
@@ -301,10 +305,6 @@ impl<'a> Run<'a> {
                     return Ok(RunEnd::Stopped(check));
                 }
                 continue;
-            }
-            if !self.provider.is_local() {
-                // The turn's tokens are paid for: record them before acting on the reply.
-                self.checkpoint().await?;
             }
         }
     }
@@ -402,10 +402,9 @@ impl<'a> Run<'a> {
             tracing::warn!(task_id = %self.cx.task.id, attempt, error = %err, "model request failed");
             let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
             step.error = Some(err.to_string());
-            if let Recorded::NotOurs(check) = self.record(step, None).await? {
+            if let Recorded::NotOurs(check) = self.record_now(step, None).await? {
                 return Ok(Recorded::NotOurs(check));
             }
-            self.checkpoint().await?;
             let wait = match &err {
                 ProviderError::Transient { retry_after, .. } => retry_after.unwrap_or(delay),
                 ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
@@ -421,8 +420,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Journals a successful turn with its usage and cost, adding them to the task's totals.
-    async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
+    /// The journal step of a successful turn, with its usage and cost (to add to the task's totals).
+    fn turn_step(&self, turn: Turn) -> (Step, Option<Usage>) {
         let Turn { reply, started_at, latency_ms } = turn;
         let usage = reply.usage;
         let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
@@ -442,7 +441,7 @@ impl<'a> Run<'a> {
             cached: usage.cached as i64,
             cost_nanos: cost,
         };
-        self.record(step, Some(usage_row)).await
+        (step, Some(usage_row))
     }
 
     /// Records a journal step (and a turn's usage) in the open transaction, if the task is still ours.
@@ -450,6 +449,45 @@ impl<'a> Run<'a> {
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
         }
+        self.count_usage(usage);
+        self.remember(step);
+        Ok(Recorded::Done(()))
+    }
+
+    /// Records a journal step (and a turn's usage) and commits it with whatever the run recorded
+    /// before, if the task is still ours. With nothing open that is one statement (see
+    /// [`record_if_owner`]); otherwise, or in a group, the open transaction takes it and commits.
+    async fn record_now(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
+        if self.tx.is_some() || self.grouped {
+            let recorded = self.record(step, usage).await?;
+            if let Recorded::Done(()) = recorded {
+                self.checkpoint().await?;
+            }
+            return Ok(recorded);
+        }
+        let (pending_usage, model_recorded) = (self.usage.clone(), self.model_recorded);
+        self.count_usage(usage);
+        let mut unwritten = self.journal[self.written..].to_vec();
+        unwritten.push(step.clone());
+        let check = record_if_owner(self.cx.pool, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        match check {
+            Ok(OwnerCheck::Owned) => {
+                self.usage = None;
+                self.remember(step);
+                self.written = self.journal.len();
+                Ok(Recorded::Done(()))
+            }
+            // Nothing was written: the run is as it was.
+            outcome => {
+                (self.usage, self.model_recorded) = (pending_usage, model_recorded);
+                Ok(Recorded::NotOurs(outcome?))
+            }
+        }
+    }
+
+    /// Adds a turn's usage to what the next write adds to the task's totals (a turn that cost
+    /// nothing adds nothing once the task's model is recorded).
+    fn count_usage(&mut self, usage: Option<Usage>) {
         if let Some(u) = usage
             && !(self.model_recorded && u.is_nothing())
         {
@@ -459,8 +497,6 @@ impl<'a> Run<'a> {
             });
             self.model_recorded = true;
         }
-        self.remember(step);
-        Ok(Recorded::Done(()))
     }
 
     /// The local turn's `finish` call and why the run hands over to the model instead of running it:

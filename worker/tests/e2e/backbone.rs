@@ -232,6 +232,9 @@ async fn cancel_stops_a_processing_task_and_refuses_a_finished_one() {
     wait_until("the worker to end its run of the cancelled task", Duration::from_secs(10), || async move { worker.running_count() == 0 }).await;
     let task = app.wait_final(&key, &id, 5).await;
     assert_eq!(task["status"], "cancelled");
+    // The turn that answered after the cancel was not recorded, nor were its tokens counted.
+    assert_eq!(task["steps"].as_array().map(Vec::len), Some(0), "{task:#}");
+    assert_eq!(task["tokens_used"]["total"], 0, "{task:#}");
     let again = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel"), None).await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert_eq!(again.body["error"]["code"], "task_finished");
