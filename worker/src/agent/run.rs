@@ -643,6 +643,12 @@ impl<'a> Run<'a> {
             time: TimeContext::new(cx.task.reference_time, cx.time_zone),
             state: &self.replay.state,
         };
+        if !tool.uses_database() {
+            return match tool.execute(&context, tx, arguments).await {
+                Err(ToolError::Database(err)) => Err(err),
+                output => Ok(output),
+            };
+        }
         let mut savepoint = tx.begin().await?;
         match tool.execute(&context, &mut savepoint, arguments).await {
             Ok(output) => {

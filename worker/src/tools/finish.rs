@@ -56,6 +56,8 @@ impl TypedTool for FinishTool {
          for the next request. When the sentence asks for several actions, do each and list every one's \
          outcome in actions, in the sentence's order; the verdict is action_completed only when all were done.";
     type Arguments = FinishArguments;
+    // The verdict is checked against the run's own record, never the database.
+    const USES_DATABASE: bool = false;
 
     fn schema(&self) -> Value {
         object_schema(

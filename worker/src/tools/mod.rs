@@ -75,6 +75,9 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &'static str;
     /// JSON schema of the arguments.
     fn parameters(&self) -> Value;
+    /// Whether the tool sends statements on the connection it gets: one that does runs inside a
+    /// savepoint of its own, so a failure leaves neither a partial change nor a failed transaction.
+    fn uses_database(&self) -> bool;
     /// Runs the tool inside the caller's transaction.
     fn execute<'a>(
         &'a self,
@@ -92,6 +95,8 @@ pub trait TypedTool: Send + Sync {
     /// What the model reads about the tool.
     const DESCRIPTION: &'static str;
     type Arguments: DeserializeOwned + Send;
+    /// See [`Tool::uses_database`].
+    const USES_DATABASE: bool = true;
     /// JSON schema of the arguments.
     fn schema(&self) -> Value;
     /// Runs the tool inside the caller's transaction.
@@ -109,6 +114,10 @@ impl<T: TypedTool> Tool for T {
 
     fn parameters(&self) -> Value {
         self.schema()
+    }
+
+    fn uses_database(&self) -> bool {
+        T::USES_DATABASE
     }
 
     fn execute<'a>(

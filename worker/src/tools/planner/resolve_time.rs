@@ -20,6 +20,8 @@ impl TypedTool for ResolveTime {
     const DESCRIPTION: &'static str = "Resolve time expressions (\"大后天晚上8点半\", \"next monday 3pm\") into exact dates and times in the \
          user's time zone, relative to when the sentence was written. Never compute dates yourself.";
     type Arguments = ResolveArguments;
+    // The resolver is a pure function of the text and the run's time context.
+    const USES_DATABASE: bool = false;
 
     fn schema(&self) -> Value {
         object_schema(json!({ "text": { "type": "string" } }), &["text"])
