@@ -22,7 +22,12 @@
 //!   ending it at its deadline, a cancel; either may be waiting on what the group holds) does
 //!   nothing in the group and runs alone, as does a run whose time is up before its turn.
 //!
-//! The loop stops when its runner is dropped (its sender goes).
+//! A group runs its runs one after another, so one loop is bounded by round trips, not by the
+//! machine: a process keeps [`LOOPS`] of them, and a user's runs always go to the same one. Runs
+//! of different users then commit side by side, while one user's runs, which take that user's
+//! item lock and hold it until their group commits, never wait on a group of another loop.
+//!
+//! The loops stop when their runner is dropped (their senders go).
 
 use std::sync::Arc;
 
@@ -41,6 +46,10 @@ use crate::{
 
 /// Most runs one group commits together.
 pub const MAX_GROUP: usize = 64;
+
+/// Group loops in a process. A 10,000-task burst of 100 users, drained by one worker on 2 cores:
+/// 1 loop 412 tasks/s, 2 loops 469, 3 loops 505 (the machine's CPU is then nearly all used).
+pub const LOOPS: usize = 3;
 
 /// A local run handed to the group loop, with everything it needs owned.
 pub struct GroupedRun {
@@ -71,8 +80,23 @@ pub enum GroupOutcome {
     Failed(String),
 }
 
-/// This process's group loop (see [`Batcher`]).
-pub type Groups = Batcher<GroupedRun, GroupOutcome>;
+/// This process's group loops (each a [`Batcher`]).
+pub struct Groups {
+    loops: Vec<Batcher<GroupedRun, GroupOutcome>>,
+}
+
+impl Groups {
+    /// Runs `run` in a group of its user's loop; `None` when the loop is gone.
+    pub async fn call(&self, run: GroupedRun) -> Option<GroupOutcome> {
+        let user = run.task.user_id.as_u128();
+        self.loops[(user % self.loops.len() as u128) as usize].call(run).await
+    }
+
+    /// Runs waiting to be taken into a group, in every loop.
+    pub fn waiting(&self) -> usize {
+        self.loops.iter().map(Batcher::waiting).sum()
+    }
+}
 
 /// What the loop shares with the runner.
 struct Shared {
@@ -82,13 +106,19 @@ struct Shared {
     prices: PriceTable,
 }
 
-/// Starts this process's group loop.
+/// Starts this process's group loops.
 pub fn start(pool: PgPool, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
     let shared = Arc::new(Shared { pool, owner, tools, prices });
-    Batcher::start(MAX_GROUP, move |runs| {
-        let shared = shared.clone();
-        async move { run_group(&shared, runs).await }
-    })
+    let loops = (0..LOOPS)
+        .map(|_| {
+            let shared = shared.clone();
+            Batcher::start(MAX_GROUP, move |runs| {
+                let shared = shared.clone();
+                async move { run_group(&shared, runs).await }
+            })
+        })
+        .collect();
+    Groups { loops }
 }
 
 /// Runs one group, in user order, and says how each run (in the order given) came out once the

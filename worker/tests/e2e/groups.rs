@@ -9,7 +9,7 @@
 use std::{sync::Arc, time::Duration};
 
 use quickact_testkit::{TestApp, TestAppOptions, tool_steps, wait_until};
-use quickact_worker::runner::Runner;
+use quickact_worker::{groups::LOOPS, runner::Runner};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -149,5 +149,54 @@ async fn a_run_whose_task_row_is_held_leaves_its_group_and_runs_alone() {
     assert_eq!(task["attempts"], 1, "running alone is not another attempt: {task:#}");
     assert_eq!(tool_steps(&task, "create_item").len(), 1, "{task:#}");
     assert_eq!(app.items(&key).await.len(), 3);
+    app.shutdown().await;
+}
+
+/// A user's runs take that user's item lock and hold it until their group commits, and a group
+/// runs its runs one after another. Each user's runs go to one of the process's group loops, so a
+/// group held up on one user's lock holds up nobody of another loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_group_held_on_one_users_lock_holds_up_no_other_loop() {
+    let (app, _runner, alice_key) = local_app().await;
+    let loop_of = |user: &Value| (user["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap().as_u128() % LOOPS as u128) as usize;
+    let alice_id: uuid::Uuid = sqlx::query_scalar("SELECT id FROM users WHERE name = 'alice'").fetch_one(&app.pool).await.unwrap();
+    let alice = serde_json::json!({ "id": alice_id.to_string() });
+    let mut bob = app.create_user("bob").await;
+    for n in 0..64 {
+        if loop_of(&bob.0) != loop_of(&alice) {
+            break;
+        }
+        assert!(n < 63, "no user of another loop in 64 tries");
+        bob = app.create_user(&format!("bob{n}")).await;
+    }
+    let (_, bob_key) = bob;
+
+    // Someone else holds Alice's item lock: her run waits on it inside its group.
+    let mut holder = app.pool.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended('quickact.items:' || $1::uuid::text, 0))")
+        .bind(alice["id"].as_str().unwrap())
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    let held = app.submit_id(&alice_key, "add todo buy milk").await;
+    wait_until("Alice's run waits on her item lock", Duration::from_secs(20), || async {
+        let waiting: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        waiting == 1
+    })
+    .await;
+
+    let free = app.submit_id(&bob_key, "add todo buy bread").await;
+    let bobs = app.wait_final(&bob_key, &free, 20).await;
+    assert_eq!(bobs["status"], "success", "Bob's run finished while Alice's waited: {bobs:#}");
+    let alices = app.call(&alice_key, reqwest::Method::GET, &format!("/api/quick-action/{held}"), None).await.body;
+    assert_eq!(alices["status"], "processing", "{alices:#}");
+
+    holder.rollback().await.unwrap();
+    let alices = app.wait_final(&alice_key, &held, 20).await;
+    assert_eq!(alices["status"], "success", "{alices:#}");
+    assert_eq!(tool_steps(&alices, "create_item").len(), 1, "{alices:#}");
     app.shutdown().await;
 }
