@@ -10,7 +10,7 @@ use sqlx::{Acquire, PgExecutor, PgPool, Postgres};
 use uuid::Uuid;
 
 use super::{
-    steps::{Step, StepKind, list_steps},
+    steps::{Step, StepKind, list_steps, rows_json},
     tasks::{Usage, find_task, query_tasks},
 };
 use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
@@ -139,21 +139,24 @@ pub async fn end_task(
     let mut tx = db.begin().await?;
     sqlx::query!("SELECT id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id).fetch_optional(&mut *tx).await?;
     let journal = list_steps(&mut *tx, id).await?;
-    let ended = end_task_with_journal(&mut *tx, id, owner, ending, &journal, None).await?;
+    let ended = end_task_with_journal(&mut *tx, id, owner, ending, &journal, &[], None).await?;
     tx.commit().await?;
     Ok(ended)
 }
 
-/// [`end_task`] for a run that holds the task's row lock in `db` (its transaction) and knows the
-/// whole journal, committed or written in that transaction: one statement instead of a savepoint,
-/// a lock and a read. `usage` (the run's turns not yet added to the task's totals) is added by the
-/// same statement.
+/// [`end_task`] for a run that knows the whole journal: one statement instead of a savepoint, a
+/// lock and a read. `journal` is every step, and `unwritten` its last steps that are not in the
+/// database yet: the statement appends them, and adds `usage` (the run's turns not yet added to
+/// the task's totals), only if it ends the task. So a run whose journal is whole in its
+/// transaction (that holds the row lock) ends in it; a run with nothing open ends in this one
+/// statement, its last steps and its verdict committed together or not at all.
 pub async fn end_task_with_journal(
     db: impl PgExecutor<'_>,
     id: Uuid,
     owner: Option<&str>,
     ending: Ending,
     journal: &[Step],
+    unwritten: &[Step],
     usage: Option<&Usage>,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     let (status, verdict) = ending.verdict(journal);
@@ -170,6 +173,14 @@ pub async fn end_task_with_journal(
            RETURNING *
          ), notified AS (
            SELECT count(pg_notify('quickact_task_events', id::text || ' final')) AS n FROM finished
+         ), journal AS (
+           INSERT INTO quick_action_steps
+             (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+              input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+           SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+           FROM jsonb_populate_recordset(NULL::quick_action_steps, $11)
+           WHERE EXISTS (SELECT FROM finished)
          )
          SELECT ",
         " FROM finished CROSS JOIN notified",
@@ -183,6 +194,7 @@ pub async fn end_task_with_journal(
         usage.map_or(0, |u| u.cached),
         usage.map_or(0, |u| u.cost_nanos),
         usage.map(|u| u.model.as_str()),
+        rows_json(unwritten),
     )
     .fetch_optional(db)
     .await

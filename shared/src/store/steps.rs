@@ -16,6 +16,16 @@ pub enum StepKind {
     ToolCall,
 }
 
+impl StepKind {
+    /// The name stored in the journal's `kind` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::ModelTurn => "model_turn",
+            StepKind::ToolCall => "tool_call",
+        }
+    }
+}
+
 /// A journal row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
@@ -83,10 +93,7 @@ macro_rules! steps_insert {
                                   $15::timestamptz[], $16::timestamptz[], $17::int4[])" + $after,
             &$crate::store::column(steps, |s| s.task_id) as &[uuid::Uuid],
             &$crate::store::column(steps, |s| s.seq) as &[i32],
-            &$crate::store::column(steps, |s| match s.kind {
-                $crate::store::steps::StepKind::ModelTurn => "model_turn",
-                $crate::store::steps::StepKind::ToolCall => "tool_call",
-            }) as &[&str],
+            &$crate::store::column(steps, |s| s.kind.as_str()) as &[&str],
             &$crate::store::column(steps, |s| s.name.as_str()) as &[&str],
             &$crate::store::column(steps, |s| s.tool_call_id.as_deref()) as &[Option<&str>],
             &$crate::store::column(steps, |s| s.arguments.clone()) as &[Option<serde_json::Value>],
@@ -124,6 +131,38 @@ pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(),
     }
     steps_insert!("", "", steps).execute(db).await?;
     Ok(())
+}
+
+/// `steps` as a JSON array of journal rows, keyed by column, for a statement that inserts them
+/// from one parameter (`jsonb_populate_recordset`). Times keep microseconds, as Postgres does.
+pub fn rows_json(steps: &[Step]) -> Value {
+    let micros = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    Value::Array(
+        steps
+            .iter()
+            .map(|s| {
+                json!({
+                    "task_id": s.task_id,
+                    "seq": s.seq,
+                    "kind": s.kind.as_str(),
+                    "name": s.name,
+                    "tool_call_id": s.tool_call_id,
+                    "arguments": s.arguments,
+                    "result": s.result,
+                    "ok": s.ok,
+                    "error": s.error,
+                    "input_tokens": s.input_tokens,
+                    "output_tokens": s.output_tokens,
+                    "cached_tokens": s.cached_tokens,
+                    "cost_nanos": s.cost_nanos,
+                    "latency_ms": s.latency_ms,
+                    "started_at": micros(&s.started_at),
+                    "finished_at": micros(&s.finished_at),
+                    "attempt": s.attempt,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// `query_as!` into [`Step`]: every column of the journal, then `$rest` (the query macros take a

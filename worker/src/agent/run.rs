@@ -560,6 +560,10 @@ impl<'a> Run<'a> {
         let arguments = parse_arguments_text(&call.arguments);
         let started_at = Utc::now();
         let started = Instant::now();
+        let without_database = refusal.is_none() && self.cx.tools.get(&call.name).is_some_and(|tool| !tool.uses_database());
+        if without_database && self.tx.is_none() && !self.grouped {
+            return self.call_tool_alone(call, arguments, started_at, started).await;
+        }
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
         }
@@ -569,9 +573,7 @@ impl<'a> Run<'a> {
             None => self.execute_tool(&mut tx, call, &arguments).await?,
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
-        // Names outside the registry (a model's invention) share one label: no unbounded series.
-        let tool = self.cx.tools.get(&call.name).map_or("unknown", |tool| tool.name());
-        quickact_shared::metrics::tool_call(tool, step.ok);
+        quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
         self.remember(step);
         let Some(verdict) = verdict else {
             self.tx = Some(tx);
@@ -580,6 +582,36 @@ impl<'a> Run<'a> {
         let end = self.end(&mut tx, Ending::Finished(verdict)).await?;
         self.commit(tx).await?;
         Ok(Recorded::Done(Some(end)))
+    }
+
+    /// [`Run::call_tool`] for a tool that sends no statement, with nothing open: no transaction is
+    /// begun for it. Its step is recorded in one statement ([`Run::record_now`]), or, for a
+    /// successful `finish`, by the one statement that ends the task.
+    async fn call_tool_alone(
+        &mut self,
+        call: &ToolCall,
+        arguments: Result<Value, ToolError>,
+        started_at: chrono::DateTime<Utc>,
+        started: Instant,
+    ) -> Result<Recorded<Option<RunEnd>>, RunError> {
+        let mut conn = self.cx.pool.acquire().await?;
+        let output = self.execute_tool(&mut conn, call, &arguments).await?;
+        let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
+        quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
+        let Some(verdict) = verdict else {
+            return Ok(match self.record_now(step, None).await? {
+                Recorded::Done(()) => Recorded::Done(None),
+                Recorded::NotOurs(check) => Recorded::NotOurs(check),
+            });
+        };
+        self.remember(step);
+        Ok(Recorded::Done(Some(self.end(&mut conn, Ending::Finished(verdict)).await?)))
+    }
+
+    /// The metrics label of a call's tool: names outside the registry (a model's invention) share
+    /// one label, so the series are bounded.
+    fn tool_label(&self, call: &ToolCall) -> &'static str {
+        self.cx.tools.get(&call.name).map_or("unknown", |tool| tool.name())
     }
 
     /// The journal step of a tool call, and the verdict if it was a successful `finish`.
@@ -675,13 +707,19 @@ impl<'a> Run<'a> {
         Ok(end)
     }
 
-    /// Ends the task on `conn`, the open transaction that holds its row lock (see
-    /// [`end_task_with_journal`]), if it is still ours, else says whose it is now.
+    /// Ends the task on `conn` (the open transaction that holds its row lock, or a connection with
+    /// nothing open), with the steps not written yet, if it is still ours (see
+    /// [`end_task_with_journal`]), else says whose it is now.
     async fn end(&mut self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
         let (task_id, owner) = (self.cx.task.id, self.cx.owner);
-        let usage = self.usage.take();
-        Ok(match end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal, usage.as_ref()).await? {
-            Some(task) => RunEnd::Finished(Box::new(task)),
+        let unwritten = &self.journal[self.written..];
+        let ended = end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal, unwritten, self.usage.as_ref()).await?;
+        Ok(match ended {
+            Some(task) => {
+                self.usage = None;
+                self.written = self.journal.len();
+                RunEnd::Finished(Box::new(task))
+            }
             None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
         })
     }
