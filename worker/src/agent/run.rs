@@ -35,7 +35,7 @@ use quickact_shared::{
 };
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
-use sqlx::{Acquire, PgConnection, PgPool, Postgres, Transaction};
+use sqlx::{Acquire, PgConnection, PgExecutor, PgPool, Postgres, Transaction};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -45,7 +45,7 @@ use super::{
 };
 use crate::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, RunInput, ToolCall},
-    tools::{FINISH, SEARCH_ITEMS, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
+    tools::{DatabaseUse, FINISH, SEARCH_ITEMS, ToolContext, ToolError, ToolOutput, ToolRegistry, parse_arguments_text, prepare_arguments},
 };
 
 /// Most model turns of one run.
@@ -243,12 +243,13 @@ impl<'a> Run<'a> {
             // `finish` goes last, so every other call of the turn is answered before the run ends.
             let mut pending = std::mem::take(&mut self.replay.pending_calls);
             pending.sort_by_key(|call| call.name == FINISH);
-            for call in pending {
+            let calls = pending.len();
+            for (i, call) in pending.into_iter().enumerate() {
                 if self.cx.abort.is_cancelled() {
                     return Ok(RunEnd::Aborted);
                 }
                 let refusal = (call.name != FINISH).then(|| self.tool_call_limit()).flatten();
-                match self.call_tool(&call, refusal).await? {
+                match self.call_tool(&call, refusal, i + 1 == calls).await? {
                     Recorded::Done(Some(end)) => return Ok(end),
                     Recorded::Done(None) => {}
                     Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
@@ -465,11 +466,16 @@ impl<'a> Run<'a> {
             }
             return Ok(recorded);
         }
+        self.write_now(self.cx.pool, step, usage).await
+    }
+
+    /// [`Run::record_now`] with nothing open and outside a group: one statement on `db`.
+    async fn write_now(&mut self, db: impl PgExecutor<'_>, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
         let (pending_usage, model_recorded) = (self.usage.clone(), self.model_recorded);
         self.count_usage(usage);
         let mut unwritten = self.journal[self.written..].to_vec();
         unwritten.push(step.clone());
-        let check = record_if_owner(self.cx.pool, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        let check = record_if_owner(db, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
         match check {
             Ok(OwnerCheck::Owned) => {
                 self.usage = None;
@@ -556,13 +562,16 @@ impl<'a> Run<'a> {
     /// Executes one tool call (or records it as refused, with `refusal`) and journals it in the open
     /// transaction: the tool's change and its step commit together or not at all. A successful
     /// `finish` also ends the task, and commits.
-    async fn call_tool(&mut self, call: &ToolCall, refusal: Option<String>) -> Result<Recorded<Option<RunEnd>>, RunError> {
+    /// `last`: the last call of its turn. A call that changes nothing is recorded in a statement
+    /// of its own only then: otherwise the turn's next calls would each commit on their own too,
+    /// where one transaction commits them all.
+    async fn call_tool(&mut self, call: &ToolCall, refusal: Option<String>, last: bool) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let arguments = parse_arguments_text(&call.arguments);
         let started_at = Utc::now();
         let started = Instant::now();
-        let without_database = refusal.is_none() && self.cx.tools.get(&call.name).is_some_and(|tool| !tool.uses_database());
-        if without_database && self.tx.is_none() && !self.grouped {
-            return self.call_tool_alone(call, arguments, started_at, started).await;
+        let writes = refusal.is_none() && self.cx.tools.get(&call.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Writes);
+        if last && !writes && self.tx.is_none() && !self.grouped {
+            return self.call_tool_alone(call, refusal, arguments, started_at, started).await;
         }
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
@@ -570,7 +579,7 @@ impl<'a> Run<'a> {
         let mut tx = self.tx.take().expect("opened");
         let output = match refusal {
             Some(reason) => Err(ToolError::Refused(reason)),
-            None => self.execute_tool(&mut tx, call, &arguments).await?,
+            None => self.execute_tool(&mut tx, call, &arguments, true).await?,
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
@@ -584,22 +593,28 @@ impl<'a> Run<'a> {
         Ok(Recorded::Done(Some(end)))
     }
 
-    /// [`Run::call_tool`] for a tool that sends no statement, with nothing open: no transaction is
-    /// begun for it. Its step is recorded in one statement ([`Run::record_now`]), or, for a
-    /// successful `finish`, by the one statement that ends the task.
+    /// [`Run::call_tool`] for a call that changes nothing (a tool that only reads or sends no
+    /// statement, a refused call, an unknown tool), with nothing open: no transaction is begun for
+    /// it. Its step is recorded in one statement ([`Run::record_now`]), or, for a successful
+    /// `finish`, by the one statement that ends the task.
     async fn call_tool_alone(
         &mut self,
         call: &ToolCall,
+        refusal: Option<String>,
         arguments: Result<Value, ToolError>,
         started_at: chrono::DateTime<Utc>,
         started: Instant,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let mut conn = self.cx.pool.acquire().await?;
-        let output = self.execute_tool(&mut conn, call, &arguments).await?;
+        let output = match refusal {
+            Some(reason) => Err(ToolError::Refused(reason)),
+            None => self.execute_tool(&mut conn, call, &arguments, false).await?,
+        };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
+        // The step goes on the connection the tool used: a run holds one connection at a time.
         let Some(verdict) = verdict else {
-            return Ok(match self.record_now(step, None).await? {
+            return Ok(match self.write_now(&mut *conn, step, None).await? {
                 Recorded::Done(()) => Recorded::Done(None),
                 Recorded::NotOurs(check) => Recorded::NotOurs(check),
             });
@@ -646,14 +661,16 @@ impl<'a> Run<'a> {
         (step, verdict)
     }
 
-    /// Runs the named tool in a savepoint, so a failed tool leaves no partial change behind. An
-    /// unknown tool or malformed arguments are errors for the model; `Err` is only for a database
-    /// that went away (the whole try is then retried).
+    /// Runs the named tool on `tx`; `in_transaction`: a transaction is open there, and a tool that
+    /// sends statements runs in a savepoint of it, so a failed tool leaves no partial change behind
+    /// and the transaction usable. An unknown tool or malformed arguments are errors for the model;
+    /// `Err` is only for a database that went away (the whole try is then retried).
     async fn execute_tool(
         &self,
         tx: &mut PgConnection,
         call: &ToolCall,
         arguments: &Result<Value, ToolError>,
+        in_transaction: bool,
     ) -> Result<Result<ToolOutput, ToolError>, sqlx::Error> {
         let cx = self.cx;
         let (tool, arguments) = match (cx.tools.get(&call.name), arguments) {
@@ -675,9 +692,9 @@ impl<'a> Run<'a> {
             time: TimeContext::new(cx.task.reference_time, cx.time_zone),
             state: &self.replay.state,
         };
-        if !tool.uses_database() {
+        if !in_transaction || tool.database_use() == DatabaseUse::None {
             return match tool.execute(&context, tx, arguments).await {
-                Err(ToolError::Database(err)) => Err(err),
+                Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
                 output => Ok(output),
             };
         }

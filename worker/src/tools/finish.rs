@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::{FINISH, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema, state::MAX_OPTIONS};
+use super::{DatabaseUse, FINISH, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema, state::MAX_OPTIONS};
 
 pub struct FinishTool;
 
@@ -57,7 +57,7 @@ impl TypedTool for FinishTool {
          outcome in actions, in the sentence's order; the verdict is action_completed only when all were done.";
     type Arguments = FinishArguments;
     // The verdict is checked against the run's own record, never the database.
-    const USES_DATABASE: bool = false;
+    const DATABASE_USE: DatabaseUse = DatabaseUse::None;
 
     fn schema(&self) -> Value {
         object_schema(

@@ -69,15 +69,29 @@ pub enum ToolError {
     Database(#[from] sqlx::Error),
 }
 
+/// What a tool does with the connection it is given, which decides how a run calls it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DatabaseUse {
+    /// It sends no statement.
+    None,
+    /// It only reads: called with nothing open, it needs no transaction (its step is recorded in
+    /// one statement after it); inside a transaction it gets a savepoint, so a failed read does
+    /// not fail the transaction.
+    Reads,
+    /// It changes data: it runs inside the transaction that records its step (the change and the
+    /// step commit together, or neither), in a savepoint of its own, so a failure leaves no
+    /// partial change behind.
+    Writes,
+}
+
 /// One tool.
 pub trait Tool: Send + Sync {
     fn name(&self) -> &'static str;
     fn description(&self) -> &'static str;
     /// JSON schema of the arguments.
     fn parameters(&self) -> Value;
-    /// Whether the tool sends statements on the connection it gets: one that does runs inside a
-    /// savepoint of its own, so a failure leaves neither a partial change nor a failed transaction.
-    fn uses_database(&self) -> bool;
+    /// What the tool does with the connection it gets (see [`DatabaseUse`]).
+    fn database_use(&self) -> DatabaseUse;
     /// Runs the tool inside the caller's transaction.
     fn execute<'a>(
         &'a self,
@@ -95,8 +109,8 @@ pub trait TypedTool: Send + Sync {
     /// What the model reads about the tool.
     const DESCRIPTION: &'static str;
     type Arguments: DeserializeOwned + Send;
-    /// See [`Tool::uses_database`].
-    const USES_DATABASE: bool = true;
+    /// See [`Tool::database_use`].
+    const DATABASE_USE: DatabaseUse = DatabaseUse::Writes;
     /// JSON schema of the arguments.
     fn schema(&self) -> Value;
     /// Runs the tool inside the caller's transaction.
@@ -116,8 +130,8 @@ impl<T: TypedTool> Tool for T {
         self.schema()
     }
 
-    fn uses_database(&self) -> bool {
-        T::USES_DATABASE
+    fn database_use(&self) -> DatabaseUse {
+        T::DATABASE_USE
     }
 
     fn execute<'a>(

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
+use crate::tools::{DatabaseUse, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
 
 pub struct ResolveTime;
 
@@ -21,7 +21,7 @@ impl TypedTool for ResolveTime {
          user's time zone, relative to when the sentence was written. Never compute dates yourself.";
     type Arguments = ResolveArguments;
     // The resolver is a pure function of the text and the run's time context.
-    const USES_DATABASE: bool = false;
+    const DATABASE_USE: DatabaseUse = DatabaseUse::None;
 
     fn schema(&self) -> Value {
         object_schema(json!({ "text": { "type": "string" } }), &["text"])

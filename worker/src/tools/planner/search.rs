@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 
 use super::compact;
-use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
+use crate::tools::{DatabaseUse, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema};
 
 pub struct SearchItems;
 
@@ -38,6 +38,7 @@ impl TypedTool for SearchItems {
          deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
          (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used.";
     type Arguments = SearchArguments;
+    const DATABASE_USE: DatabaseUse = DatabaseUse::Reads;
 
     fn schema(&self) -> Value {
         object_schema(
