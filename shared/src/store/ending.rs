@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::{
     steps::{Step, StepKind, list_steps, rows_json},
-    tasks::{Usage, find_task, query_tasks},
+    tasks::{Added, Usage, find_task, query_tasks},
 };
 use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
 
@@ -161,6 +161,7 @@ pub async fn end_task_with_journal(
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     let (status, verdict) = ending.verdict(journal);
     let result: Value = serde_json::to_value(&verdict).expect("a verdict serialises");
+    let added = Added::of(usage);
     // As in `claim_task`, the notification rides on the same statement as the change.
     query_tasks!(
         "WITH finished AS (
@@ -189,11 +190,11 @@ pub async fn end_task_with_journal(
         status as TaskStatus,
         verdict.result_type as ResultType,
         result,
-        usage.map_or(0, |u| u.input),
-        usage.map_or(0, |u| u.output),
-        usage.map_or(0, |u| u.cached),
-        usage.map_or(0, |u| u.cost_nanos),
-        usage.map(|u| u.model.as_str()),
+        added.input,
+        added.output,
+        added.cached,
+        added.cost_nanos,
+        added.model,
         rows_json(unwritten),
     )
     .fetch_optional(db)

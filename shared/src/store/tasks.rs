@@ -432,6 +432,7 @@ pub async fn record_if_owner(
     steps: &[Step],
     usage: Option<&Usage>,
 ) -> Result<OwnerCheck, sqlx::Error> {
+    let added = Added::of(usage);
     // The main query reads `task`, which locks the row (as `lock_for_owner` does); the writes,
     // which nothing reads, run after it, each only when `owned` holds a row.
     let row = steps_insert!(
@@ -451,11 +452,11 @@ pub async fn record_if_owner(
         steps,
         id,
         owner,
-        usage.map_or(0, |u| u.input),
-        usage.map_or(0, |u| u.output),
-        usage.map_or(0, |u| u.cached),
-        usage.map_or(0, |u| u.cost_nanos),
-        usage.map(|u| u.model.as_str()),
+        added.input,
+        added.output,
+        added.cached,
+        added.cost_nanos,
+        added.model,
     )
     .fetch_optional(db)
     .await?;
@@ -494,6 +495,25 @@ pub struct Usage {
     pub output: i64,
     pub cached: i64,
     pub cost_nanos: i64,
+}
+
+/// What a statement adds to a task's totals for an optional [`Usage`]: zeros, and no model, for
+/// none.
+pub(crate) struct Added<'u> {
+    pub input: i64,
+    pub output: i64,
+    pub cached: i64,
+    pub cost_nanos: i64,
+    pub model: Option<&'u str>,
+}
+
+impl<'u> Added<'u> {
+    pub fn of(usage: Option<&'u Usage>) -> Self {
+        match usage {
+            Some(u) => Added { input: u.input, output: u.output, cached: u.cached, cost_nanos: u.cost_nanos, model: Some(&u.model) },
+            None => Added { input: 0, output: 0, cached: 0, cost_nanos: 0, model: None },
+        }
+    }
 }
 
 impl Usage {
