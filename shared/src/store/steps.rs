@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-
 /// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -78,39 +77,22 @@ impl Step {
     }
 }
 
-/// `query!` around an insert of `$steps` into the journal, as `$before INSERT ... SELECT * FROM
-/// UNNEST($1 .. $17) $after`, with `$arg`s from `$18` on (the query macros take a concatenation of
-/// literals, so the column list lives here once).
+/// `query!` around an insert of `$steps` into the journal, as `$before INSERT ... SELECT ... FROM
+/// jsonb_populate_recordset(.., $1) $after` (the steps as [`rows_json`]), with `$arg`s from `$2`
+/// on (the query macros take a concatenation of literals, so the column list lives here once).
 macro_rules! steps_insert {
-    ($before:literal, $after:literal, $steps:expr $(, $arg:expr)* $(,)?) => {{
-        let steps: &[$crate::store::steps::Step] = $steps;
+    ($before:literal, $after:literal, $steps:expr $(, $arg:expr)* $(,)?) => {
         sqlx::query!(
             $before + "INSERT INTO quick_action_steps
                (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
                 input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
-             SELECT * FROM UNNEST($1::uuid[], $2::int4[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[],
-                                  $8::bool[], $9::text[], $10::int4[], $11::int4[], $12::int4[], $13::int8[], $14::int4[],
-                                  $15::timestamptz[], $16::timestamptz[], $17::int4[])" + $after,
-            &$crate::store::column(steps, |s| s.task_id) as &[uuid::Uuid],
-            &$crate::store::column(steps, |s| s.seq) as &[i32],
-            &$crate::store::column(steps, |s| s.kind.as_str()) as &[&str],
-            &$crate::store::column(steps, |s| s.name.as_str()) as &[&str],
-            &$crate::store::column(steps, |s| s.tool_call_id.as_deref()) as &[Option<&str>],
-            &$crate::store::column(steps, |s| s.arguments.clone()) as &[Option<serde_json::Value>],
-            &$crate::store::column(steps, |s| s.result.clone()) as &[Option<serde_json::Value>],
-            &$crate::store::column(steps, |s| s.ok) as &[bool],
-            &$crate::store::column(steps, |s| s.error.as_deref()) as &[Option<&str>],
-            &$crate::store::column(steps, |s| s.input_tokens) as &[i32],
-            &$crate::store::column(steps, |s| s.output_tokens) as &[i32],
-            &$crate::store::column(steps, |s| s.cached_tokens) as &[i32],
-            &$crate::store::column(steps, |s| s.cost_nanos) as &[i64],
-            &$crate::store::column(steps, |s| s.latency_ms) as &[i32],
-            &$crate::store::column(steps, |s| s.started_at) as &[chrono::DateTime<chrono::Utc>],
-            &$crate::store::column(steps, |s| s.finished_at) as &[chrono::DateTime<chrono::Utc>],
-            &$crate::store::column(steps, |s| s.attempt) as &[i32]
+             SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+                    input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+             FROM jsonb_populate_recordset(NULL::quick_action_steps, $1)" + $after,
+            $crate::store::steps::rows_json($steps)
             $(, $arg)*
         )
-    }};
+    };
 }
 pub(crate) use steps_insert;
 
@@ -133,8 +115,9 @@ pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(),
     Ok(())
 }
 
-/// `steps` as a JSON array of journal rows, keyed by column, for a statement that inserts them
-/// from one parameter (`jsonb_populate_recordset`). Times keep microseconds, as Postgres does.
+/// `steps` as a JSON array of journal rows, keyed by column: how every statement that appends to
+/// the journal takes them, in one parameter (`jsonb_populate_recordset`). Times keep
+/// microseconds, as Postgres does.
 pub fn rows_json(steps: &[Step]) -> Value {
     let micros = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     Value::Array(

@@ -437,14 +437,14 @@ pub async fn record_if_owner(
     // which nothing reads, run after it, each only when `owned` holds a row.
     let row = steps_insert!(
         r#"WITH task AS (
-             SELECT status, lease_owner FROM quick_action_tasks WHERE id = $18 FOR UPDATE
+             SELECT status, lease_owner FROM quick_action_tasks WHERE id = $2 FOR UPDATE
            ), owned AS (
-             SELECT FROM task WHERE status = 'processing' AND lease_owner = $19
+             SELECT FROM task WHERE status = 'processing' AND lease_owner = $3
            ), usage AS (
              UPDATE quick_action_tasks
-             SET input_tokens = input_tokens + $20, output_tokens = output_tokens + $21,
-                 cached_tokens = cached_tokens + $22, cost_nanos = cost_nanos + $23, model_used = $24
-             WHERE id = $18 AND $24::text IS NOT NULL AND EXISTS (SELECT FROM owned)
+             SET input_tokens = input_tokens + $4, output_tokens = output_tokens + $5,
+                 cached_tokens = cached_tokens + $6, cost_nanos = cost_nanos + $7, model_used = $8
+             WHERE id = $2 AND $8::text IS NOT NULL AND EXISTS (SELECT FROM owned)
            ), journal AS ("#,
         r#" WHERE EXISTS (SELECT FROM owned)
            )
