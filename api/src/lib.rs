@@ -30,6 +30,7 @@ pub mod longpoll;
 pub mod openapi;
 pub mod reads;
 pub mod routes;
+mod serve;
 pub mod state;
 pub mod submit;
 pub mod views;
@@ -38,7 +39,7 @@ use std::{sync::Arc, time::Duration};
 
 use axum::{
     Router,
-    extract::{DefaultBodyLimit, Request},
+    extract::DefaultBodyLimit,
     http::{HeaderName, HeaderValue, Method, header},
     middleware,
     routing::get,
@@ -185,7 +186,7 @@ pub async fn run(listener: TcpListener, state: AppState, shutdown: impl Future<O
     };
     // Trailing slashes are trimmed before routing, so `/api/quick-action/` works like the bare path.
     let app = NormalizePathLayer::trim_trailing_slash().layer(router(state));
-    axum::serve(listener, axum::ServiceExt::<Request>::into_make_service(app)).with_graceful_shutdown(shutdown).await
+    serve::serve(listener, app, shutdown).await
 }
 
 /// A boxed error for startup paths, where the only thing to do with an error is report it.
