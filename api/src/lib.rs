@@ -114,7 +114,6 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn(limits::count_requests))
         .layer(middleware::from_fn_with_state(limits, limits::limit_requests))
         .layer(option_layer(cors))
         // One access line per request at INFO: method, URI, status, latency.

@@ -54,37 +54,46 @@ impl RequestLimits {
 }
 
 /// The middleware: bounds the request's time and, unless it may long-poll, its slot among the
-/// requests in flight.
-pub async fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request, next: Next) -> Response {
-    if may_long_poll(&request) {
-        return match tokio::time::timeout(LONGEST_WAIT + WAIT_MARGIN, next.run(request)).await {
-            Ok(response) => response,
-            Err(_) => ApiError::Overloaded("the request took too long").into_response(),
+/// requests in flight; then counts the request it lets through (see [`counted`]). One middleware,
+/// not two, because each `from_fn` layer boxes a future of ~1 KiB per request, and a held long-poll
+/// keeps it for as long as it waits. (Both are `async move` blocks, not `async fn`s, whose futures
+/// would hold the request twice: as argument and as local.)
+#[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
+pub fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request, next: Next) -> impl Future<Output = Response> {
+    async move {
+        if may_long_poll(&request) {
+            return match tokio::time::timeout(LONGEST_WAIT + WAIT_MARGIN, counted(request, next)).await {
+                Ok(response) => response,
+                Err(_) => ApiError::Overloaded("the request took too long").into_response(),
+            };
+        }
+        let Ok(_slot) = limits.in_flight.clone().try_acquire_owned() else {
+            tracing::warn!("request shed: too many requests in flight");
+            return ApiError::Overloaded("too many requests in flight").into_response();
         };
-    }
-    let Ok(_slot) = limits.in_flight.clone().try_acquire_owned() else {
-        tracing::warn!("request shed: too many requests in flight");
-        return ApiError::Overloaded("too many requests in flight").into_response();
-    };
-    match tokio::time::timeout(limits.timeout, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => {
-            tracing::warn!(timeout_secs = limits.timeout.as_secs(), "request timed out");
-            ApiError::Overloaded("the request took too long").into_response()
+        match tokio::time::timeout(limits.timeout, counted(request, next)).await {
+            Ok(response) => response,
+            Err(_) => {
+                tracing::warn!(timeout_secs = limits.timeout.as_secs(), "request timed out");
+                ApiError::Overloaded("the request took too long").into_response()
+            }
         }
     }
 }
 
-/// The middleware that counts every answered request in `quickact_http_requests_total` and
+/// Runs the request and counts its answer in `quickact_http_requests_total` and
 /// `quickact_http_request_seconds`, labelled with the route's pattern (never the raw path, so ids
 /// make no new series; unrouted paths count as `unmatched`).
-pub async fn count_requests(request: Request, next: Next) -> Response {
-    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| path.as_str()).to_owned();
-    let method = request.method().clone();
-    let started = std::time::Instant::now();
-    let response = next.run(request).await;
-    metrics::http_request(method.as_str(), &route, response.status().as_u16(), started.elapsed());
-    response
+#[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
+fn counted(request: Request, next: Next) -> impl Future<Output = Response> {
+    async move {
+        let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| path.as_str()).to_owned();
+        let method = request.method().clone();
+        let started = std::time::Instant::now();
+        let response = next.run(request).await;
+        metrics::http_request(method.as_str(), &route, response.status().as_u16(), started.elapsed());
+        response
+    }
 }
 
 fn may_long_poll(request: &Request) -> bool {

@@ -14,6 +14,7 @@ use quickact_shared::{
     notify::TaskSubscription,
 };
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{error::ApiError, limits::WaitKind, state::AppState};
@@ -32,40 +33,52 @@ pub async fn wait_until_final(state: &AppState, caller: &User, id: Uuid, timeout
 
 /// [`wait_until_final`] with the subscription taken earlier: `known` is the task as read or written
 /// after `subscription` was taken (so no change since is missed), `None` to read it first.
-pub async fn wait_from(
-    state: &AppState,
-    caller: &User,
-    mut subscription: TaskSubscription,
+pub fn wait_from<'a>(
+    state: &'a AppState,
+    caller: &'a User,
+    subscription: TaskSubscription,
     timeout: Duration,
-    mut known: Option<TaskRecord>,
-) -> Result<TaskRecord, ApiError> {
-    let deadline = Instant::now() + timeout;
-    let mut slot = None;
-    loop {
-        let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
-        let read = match known.take() {
-            Some(task) => Ok(Some(task)),
-            None => state.reads.task(subscription.id()).await,
-        };
-        match read {
-            Ok(Some(task)) if !visible_to(&task, caller) => return Err(ApiError::NotFound("no such task")),
-            Ok(Some(task)) if task.status.is_final() || timed_out => return Ok(task),
-            Ok(Some(_)) => {}
-            Ok(None) => return Err(ApiError::NotFound("no such task")),
-            // The database is away: keep waiting for the listener to come back (it wakes us), and
-            // only give up at the deadline.
-            Err(ApiError::Unavailable) if !timed_out => {
-                tracing::warn!(task_id = %subscription.id(), "long-poll read failed, waiting for the database");
+    known: Option<TaskRecord>,
+) -> impl Future<Output = Result<TaskRecord, ApiError>> + Send + 'a {
+    // An `async move` block rather than an `async fn`, whose arguments the future would hold twice
+    // (as arguments and as locals); a held long-poll keeps this future for its whole wait.
+    let (mut subscription, mut known) = (subscription, known.map(Box::new));
+    async move {
+        let deadline = Instant::now() + timeout;
+        let mut slot = None;
+        loop {
+            let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
+            let read = match known.take() {
+                Some(task) => Ok(Some(*task)),
+                // Boxed: only while it reads; inline it would size the future for the whole wait.
+                None => Box::pin(state.reads.task(subscription.id())).await,
+            };
+            match read {
+                Ok(Some(task)) if !visible_to(&task, caller) => return Err(ApiError::NotFound("no such task")),
+                Ok(Some(task)) if task.status.is_final() || timed_out => return Ok(task),
+                Ok(Some(_)) => {}
+                Ok(None) => return Err(ApiError::NotFound("no such task")),
+                // The database is away: keep waiting for the listener to come back (it wakes us), and
+                // only give up at the deadline.
+                Err(ApiError::Unavailable) if !timed_out => {
+                    tracing::warn!(task_id = %subscription.id(), "long-poll read failed, waiting for the database");
+                }
+                Err(err) => return Err(err),
             }
-            Err(err) => return Err(err),
+            if slot.is_none() {
+                slot = Some(state.long_polls.take(caller.id, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?);
+            }
+            woken(&mut subscription, deadline, &state.stopping).await;
         }
-        if slot.is_none() {
-            slot = Some(state.long_polls.take(caller.id, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?);
-        }
-        tokio::select! {
-            _ = subscription.finished() => {}
-            _ = tokio::time::sleep_until(deadline) => {}
-            _ = state.stopping.cancelled() => {}
-        }
+    }
+}
+
+/// Returns once the task is final (or the listener reconnected), at `deadline`, or when the server
+/// begins to stop.
+async fn woken(subscription: &mut TaskSubscription, deadline: Instant, stopping: &CancellationToken) {
+    tokio::select! {
+        _ = subscription.finished() => {}
+        _ = tokio::time::sleep_until(deadline) => {}
+        _ = stopping.cancelled() => {}
     }
 }

@@ -70,7 +70,8 @@ impl Reads {
         match self.tasks.call(id).await {
             Some(Read::Done(task)) => Ok(task),
             Some(Read::Unavailable) => Err(ApiError::Unavailable),
-            Some(Read::Failed) | None => Ok(tasks::find_task(&self.pool, id).await?),
+            // Boxed: the fallback is rare, and inline it would size every waiting long-poll's future.
+            Some(Read::Failed) | None => Ok(Box::pin(tasks::find_task(&self.pool, id)).await?),
         }
     }
 
@@ -79,7 +80,7 @@ impl Reads {
         match self.journals.call(id).await {
             Some(Read::Done(journal)) => Ok(journal),
             Some(Read::Unavailable) => Err(ApiError::Unavailable),
-            Some(Read::Failed) | None => Ok(steps::list_steps(&self.pool, id).await?),
+            Some(Read::Failed) | None => Ok(Box::pin(steps::list_steps(&self.pool, id)).await?),
         }
     }
 }

@@ -218,29 +218,34 @@ pub struct GetParams {
         (status = 404, description = "No such task (or another user's)", body = ErrorBody),
         (status = 429, description = "Too many long-polls open", body = ErrorBody),
     ))]
-pub async fn get(
+#[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
+pub fn get(
     State(state): State<AppState>,
     Caller(user): Caller,
     Path(id): Path<String>,
     QueryParams(params): QueryParams<GetParams>,
-) -> Result<Json<TaskWithSteps>, ApiError> {
-    let id = parse_uuid_or_404(&id)?;
-    let wait = match params.wait.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        None | Some("false") | Some("0") | Some("no") => Ok(false),
-        Some("true") | Some("1") | Some("yes") | Some("") => Ok(true),
-        Some(other) => Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
-    };
-    let task = if let Ok(true) = wait {
-        let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
-        wait_until_final(&state, &user, id, Duration::from_secs(seconds)).await?
-    } else {
-        // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
-        let task = state.reads.task(id).await?.filter(|task| visible_to(task, &user)).ok_or(ApiError::NotFound("no such task"))?;
-        wait?;
-        task
-    };
-    let journal = state.reads.journal(id).await?;
-    Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
+) -> impl Future<Output = Result<Json<TaskWithSteps>, ApiError>> {
+    // An `async move` block, not an `async fn` (whose future holds its arguments twice): a
+    // long-poll holds this future for its whole wait.
+    async move {
+        let id = parse_uuid_or_404(&id)?;
+        let wait = match params.wait.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("false") | Some("0") | Some("no") => Ok(false),
+            Some("true") | Some("1") | Some("yes") | Some("") => Ok(true),
+            Some(other) => Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
+        };
+        let task = if let Ok(true) = wait {
+            let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
+            wait_until_final(&state, &user, id, Duration::from_secs(seconds)).await?
+        } else {
+            // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
+            let task = state.reads.task(id).await?.filter(|task| visible_to(task, &user)).ok_or(ApiError::NotFound("no such task"))?;
+            wait?;
+            task
+        };
+        let journal = state.reads.journal(id).await?;
+        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
+    }
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
