@@ -88,13 +88,15 @@ async fn a_worker_process_serves_metrics_of_the_tasks_it_ran() {
     gate.notify_one();
     assert_eq!(app.wait_final(&key, &slow, 30).await["status"], "success");
 
-    // The task's verdict commits before the worker counts it: wait for the count, then read it all.
+    // The task's verdict commits before the worker counts it, and the run leaves the worker's
+    // running set after that: wait for both, then read it all.
     let after = wait_for("the third finished task in the worker's metrics", Duration::from_secs(10), || {
         let (client, url) = (app.client.clone(), url.clone());
         async move {
             let scraped = scrape(&client, &url).await;
             let success = scraped.get("quickact_tasks_finished_total", &[("status", "success"), ("verdict", "action_completed")]);
-            if success == Some(2.0) { Ok(scraped) } else { Err(success) }
+            let running = scraped.get("quickact_worker_running_tasks", &[]);
+            if success == Some(2.0) && running == Some(0.0) { Ok(scraped) } else { Err((success, running)) }
         }
     })
     .await;
