@@ -1,10 +1,17 @@
 //! The connection pool, migrations and the classification of database failures.
 
-use std::time::Duration;
+use std::{
+    sync::{
+        LazyLock,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
 use secrecy::{ExposeSecret, SecretString};
 use sqlx::{
     PgPool,
+    pool::PoolConnectionMetadata,
     postgres::{PgConnectOptions, PgPoolOptions},
 };
 
@@ -50,13 +57,55 @@ pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
 }
 
 /// How every pool of ours behaves, whatever it connects to.
+///
+/// A connection the server dropped (a restart) is found out before a query uses it, without
+/// testing every connection on every checkout: sqlx's test is a round trip to the server, as many
+/// as the statements of a typical use, and each connection is tested anyway when it is given back.
+/// A restart disconnects every client, so the process's listening connection sees it the moment it
+/// happens ([`database_went_away`]); connections opened before that are replaced instead of used,
+/// and one idle long enough for the server, or something between, to have dropped it quietly is
+/// tested first.
 fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(0)
         .acquire_timeout(Duration::from_secs(5))
-        // A connection broken by a server restart is found out before a query uses it.
-        .test_before_acquire(true)
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if opened_before_last_outage(&meta) {
+                    return Ok(false);
+                }
+                if meta.idle_for >= TEST_WHEN_IDLE_FOR {
+                    sqlx::Connection::ping(conn).await?;
+                }
+                Ok(true)
+            })
+        })
+}
+
+/// How long a connection may sit in a pool before it is tested on checkout.
+const TEST_WHEN_IDLE_FOR: Duration = Duration::from_secs(10);
+
+/// When this process last saw the database go away, in nanoseconds after [`SINCE`] (0: never).
+static LAST_OUTAGE: AtomicU64 = AtomicU64::new(0);
+static SINCE: LazyLock<Instant> = LazyLock::new(Instant::now);
+
+/// Says the database went away (the process's listening connection was dropped): every pooled
+/// connection opened before now is replaced at its next checkout instead of failing a query.
+pub fn database_went_away() {
+    let since = SINCE.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+    LAST_OUTAGE.store(since.max(1), Ordering::Relaxed);
+}
+
+/// Whether the connection `meta` describes was opened before the last outage this process saw.
+fn opened_before_last_outage(meta: &PoolConnectionMetadata) -> bool {
+    let outage = LAST_OUTAGE.load(Ordering::Relaxed);
+    if outage == 0 {
+        return false;
+    }
+    let outage_at = *SINCE + Duration::from_nanos(outage);
+    Instant::now().checked_sub(meta.age).is_some_and(|opened_at| opened_at <= outage_at)
 }
 
 /// Applies our migrations and the queue's. Safe to run from several processes at once: both

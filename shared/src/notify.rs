@@ -265,6 +265,8 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
             }
         }
         inner.connected.store(false, Ordering::Relaxed);
+        // The server restarted, most likely: the pools' connections went with this one.
+        crate::db::database_went_away();
     }
 }
 

@@ -268,3 +268,40 @@ async fn a_database_restart_while_a_client_waits_still_delivers_the_verdict() {
     assert_eq!(app.wait_final(&key, &next, 30).await["status"], "success");
     app.shutdown().await;
 }
+
+/// Checkouts are not tested with a round trip each: once the process has seen the database go
+/// away, the pooled connections opened before that are replaced instead of failing a query.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_opened_before_an_outage_are_replaced_at_checkout() {
+    use quickact_shared::db;
+
+    let url = quickact_testkit::postgres::create_test_database().await;
+    let pool = db::connect(&secrecy::SecretString::from(url.clone()), 2, Duration::from_secs(10)).await.unwrap();
+    let backend = "SELECT pg_backend_pid()";
+    let (mut a, mut b) = (pool.acquire().await.unwrap(), pool.acquire().await.unwrap());
+    let mut before = Vec::new();
+    for conn in [&mut a, &mut b] {
+        before.push(sqlx::query_scalar::<_, i32>(backend).fetch_one(&mut **conn).await.unwrap());
+    }
+    drop((a, b));
+    // Given back in the background (each is tested on its way back).
+    let waited = Instant::now();
+    while pool.num_idle() < 2 {
+        assert!(waited.elapsed() < Duration::from_secs(10), "the connections never came back to the pool");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // The server drops both, as a restart does, and the process hears of it.
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    for pid in &before {
+        assert!(sqlx::query_scalar::<_, bool>("SELECT pg_terminate_backend($1)").bind(pid).fetch_one(&mut admin).await.unwrap());
+    }
+    db::database_went_away();
+
+    // Both checkouts get working connections of new server processes.
+    let (mut a, mut b) = (pool.acquire().await.unwrap(), pool.acquire().await.unwrap());
+    for conn in [&mut a, &mut b] {
+        let pid = sqlx::query_scalar::<_, i32>(backend).fetch_one(&mut **conn).await.unwrap();
+        assert!(!before.contains(&pid), "a connection the server had dropped was used");
+    }
+}
