@@ -244,12 +244,13 @@ impl<'a> Run<'a> {
             let mut pending = std::mem::take(&mut self.replay.pending_calls);
             pending.sort_by_key(|call| call.name == FINISH);
             let calls = pending.len();
+            let changes_nothing = pending.iter().all(|call| !self.may_write(call));
             for (i, call) in pending.into_iter().enumerate() {
                 if self.cx.abort.is_cancelled() {
                     return Ok(RunEnd::Aborted);
                 }
                 let refusal = (call.name != FINISH).then(|| self.tool_call_limit()).flatten();
-                match self.call_tool(&call, refusal, i + 1 == calls).await? {
+                match self.call_tool(&call, refusal, i + 1 == calls, changes_nothing).await? {
                     Recorded::Done(Some(end)) => return Ok(end),
                     Recorded::Done(None) => {}
                     Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
@@ -562,16 +563,25 @@ impl<'a> Run<'a> {
     /// Executes one tool call (or records it as refused, with `refusal`) and journals it in the open
     /// transaction: the tool's change and its step commit together or not at all. A successful
     /// `finish` also ends the task, and commits.
-    /// `last`: the last call of its turn. A call that changes nothing is recorded in a statement
-    /// of its own only then: otherwise the turn's next calls would each commit on their own too,
-    /// where one transaction commits them all.
-    async fn call_tool(&mut self, call: &ToolCall, refusal: Option<String>, last: bool) -> Result<Recorded<Option<RunEnd>>, RunError> {
+    /// `last`: the last call of its turn; `turn_changes_nothing`: no call of the turn may change the
+    /// user's items (`finish` aside). A call that changes nothing runs without a transaction when
+    /// it is the last of its turn, or when the whole turn changes nothing: its step is then written
+    /// with the turn's last one, in one statement (or by the statement that ends the task), instead
+    /// of a transaction that locks the task's row for calls that need no lock. Otherwise the turn's
+    /// next calls would each commit on their own too, where one transaction commits them all.
+    async fn call_tool(
+        &mut self,
+        call: &ToolCall,
+        refusal: Option<String>,
+        last: bool,
+        turn_changes_nothing: bool,
+    ) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let arguments = parse_arguments_text(&call.arguments);
         let started_at = Utc::now();
         let started = Instant::now();
-        let writes = refusal.is_none() && self.cx.tools.get(&call.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Writes);
-        if last && !writes && self.tx.is_none() && !self.grouped {
-            return self.call_tool_alone(call, refusal, arguments, started_at, started).await;
+        let writes = refusal.is_none() && self.may_write(call);
+        if (last || turn_changes_nothing) && !writes && self.tx.is_none() && !self.grouped {
+            return self.call_tool_alone(call, refusal, arguments, started_at, started, last).await;
         }
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
@@ -595,8 +605,10 @@ impl<'a> Run<'a> {
 
     /// [`Run::call_tool`] for a call that changes nothing (a tool that only reads or sends no
     /// statement, a refused call, an unknown tool), with nothing open: no transaction is begun for
-    /// it. Its step is recorded in one statement ([`Run::record_now`]), or, for a successful
-    /// `finish`, by the one statement that ends the task.
+    /// it. Its step is recorded, with the steps not written yet, in one statement when it is the
+    /// last of its turn ([`Run::record_now`]), or, for a successful `finish`, by the one statement
+    /// that ends the task; otherwise it waits for the turn's next call. A crash before that
+    /// statement loses only calls that changed nothing, which the run asks again when it resumes.
     async fn call_tool_alone(
         &mut self,
         call: &ToolCall,
@@ -604,6 +616,7 @@ impl<'a> Run<'a> {
         arguments: Result<Value, ToolError>,
         started_at: chrono::DateTime<Utc>,
         started: Instant,
+        last: bool,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let mut conn = self.cx.pool.acquire().await?;
         let output = match refusal {
@@ -614,6 +627,10 @@ impl<'a> Run<'a> {
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
         // The step goes on the connection the tool used: a run holds one connection at a time.
         let Some(verdict) = verdict else {
+            if !last {
+                self.remember(step);
+                return Ok(Recorded::Done(None));
+            }
             return Ok(match self.write_now(&mut *conn, step, None).await? {
                 Recorded::Done(()) => Recorded::Done(None),
                 Recorded::NotOurs(check) => Recorded::NotOurs(check),
@@ -621,6 +638,11 @@ impl<'a> Run<'a> {
         };
         self.remember(step);
         Ok(Recorded::Done(Some(self.end(&mut conn, Ending::Finished(verdict)).await?)))
+    }
+
+    /// Whether the call's tool may change the user's items (unknown tools change nothing).
+    fn may_write(&self, call: &ToolCall) -> bool {
+        self.cx.tools.get(&call.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Writes)
     }
 
     /// The metrics label of a call's tool: names outside the registry (a model's invention) share
