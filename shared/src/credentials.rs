@@ -15,6 +15,9 @@
 //! Entries also expire after [`ENTRY_TTL`], and the map is emptied when it reaches [`MAX_ENTRIES`]:
 //! the cache saves queries for the keys in use, it is never the place a key's validity is decided.
 //! Unknown keys are not cached (a new key works at once).
+//!
+//! Workers keep users by id under the same rules ([`CredentialCache::user`]): a run needs its
+//! user's model choice, and a user's next tasks find it here instead of in a query each.
 
 use std::{
     collections::HashMap,
@@ -43,6 +46,7 @@ pub struct CredentialCache {
 struct Entries {
     generation: u64,
     by_hash: HashMap<Vec<u8>, (User, Instant)>,
+    by_id: HashMap<Uuid, (User, Instant)>,
 }
 
 /// What a lookup noted before it queried; hand it back to [`CredentialCache::insert`].
@@ -73,11 +77,30 @@ impl CredentialCache {
         entries.by_hash.insert(hash, (user, Instant::now()));
     }
 
+    /// The user `id`, if cached (by [`CredentialCache::insert_user`]) and fresh.
+    pub fn user(&self, id: Uuid) -> Option<User> {
+        let entries = self.inner.lock().expect("credential cache lock");
+        entries.by_id.get(&id).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
+    }
+
+    /// Keeps a user a query found, unless something was invalidated since `seen` was noted.
+    pub fn insert_user(&self, seen: Generation, user: User) {
+        let mut entries = self.inner.lock().expect("credential cache lock");
+        if entries.generation != seen.0 {
+            return;
+        }
+        if entries.by_id.len() >= MAX_ENTRIES {
+            entries.by_id.clear();
+        }
+        entries.by_id.insert(user.id, (user, Instant::now()));
+    }
+
     /// Drops every entry of `user_id` (a key or the user changed).
     pub fn invalidate_user(&self, user_id: Uuid) {
         let mut entries = self.inner.lock().expect("credential cache lock");
         entries.generation += 1;
         entries.by_hash.retain(|_, (user, _)| user.id != user_id);
+        entries.by_id.remove(&user_id);
     }
 
     /// Drops everything (the listener reconnected: changes may have been missed).
@@ -85,6 +108,7 @@ impl CredentialCache {
         let mut entries = self.inner.lock().expect("credential cache lock");
         entries.generation += 1;
         entries.by_hash.clear();
+        entries.by_id.clear();
     }
 }
 
@@ -125,5 +149,25 @@ mod tests {
         assert_eq!(cache.get(b"b1").map(|u| u.id), Some(bob.id));
         cache.clear();
         assert!(cache.get(b"b1").is_none());
+    }
+
+    #[test]
+    fn users_by_id_follow_the_same_rules() {
+        let cache = CredentialCache::default();
+        let (alice, bob) = (user(), user());
+        let before = cache.generation();
+        cache.invalidate_user(bob.id);
+        cache.insert_user(before, alice.clone());
+        assert!(cache.user(alice.id).is_none(), "read before an invalidation, kept after it");
+
+        let seen = cache.generation();
+        cache.insert_user(seen, alice.clone());
+        cache.insert_user(seen, bob.clone());
+        assert_eq!(cache.user(alice.id).map(|u| u.id), Some(alice.id));
+        cache.invalidate_user(alice.id);
+        assert!(cache.user(alice.id).is_none(), "a change to the user drops it");
+        assert_eq!(cache.user(bob.id).map(|u| u.id), Some(bob.id));
+        cache.clear();
+        assert!(cache.user(bob.id).is_none());
     }
 }

@@ -101,6 +101,14 @@ impl Notifications {
         self.inner.credentials.get(key_hash)
     }
 
+    /// User `id` from the credential cache, on the same terms as [`Notifications::cached_user`].
+    pub fn cached_user_by_id(&self, id: Uuid) -> Option<User> {
+        if !self.is_connected() {
+            return None;
+        }
+        self.inner.credentials.user(id)
+    }
+
     /// The process's credential cache (to fill it after a lookup, or drop a user's entries after a
     /// change this process made).
     pub fn credentials(&self) -> &CredentialCache {

@@ -244,8 +244,8 @@ impl Runner {
                 Err(err) => return Attempt::Failed(format!("database: {err}")),
             }
         };
-        let user_model = match retry_unavailable(DATABASE_PATIENCE, || find_user(pool, task.user_id)).await {
-            Ok(user) => user.and_then(|u| u.model),
+        let user_model = match self.user_model(task.user_id).await {
+            Ok(model) => model,
             Err(err) => return Attempt::Failed(format!("database: {err}")),
         };
         let (provider, model) = self.providers.choose(user_model.as_deref(), &task.input_text);
@@ -360,6 +360,20 @@ impl Runner {
                 _ = self.hand_back.cancelled() => return Err(self.give_back(task_id).await),
             }
         }
+    }
+
+    /// The model `user_id` chose, if any: from the process's cache of users (kept true by the
+    /// notification every change to a user sends, see [`quickact_shared::credentials`]), or read.
+    async fn user_model(&self, user_id: Uuid) -> Result<Option<String>, sqlx::Error> {
+        if let Some(user) = self.notifications.cached_user_by_id(user_id) {
+            return Ok(user.model);
+        }
+        let seen = self.notifications.credentials().generation();
+        let user = retry_unavailable(DATABASE_PATIENCE, || find_user(&self.pool, user_id)).await?;
+        let Some(user) = user else { return Ok(None) };
+        let model = user.model.clone();
+        self.notifications.credentials().insert_user(seen, user);
+        Ok(model)
     }
 
     /// Claims the task in the next batch of claims; alone when that batch failed, so the error

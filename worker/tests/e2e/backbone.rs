@@ -402,3 +402,21 @@ async fn job_status(app: &TestApp, id: &str) -> String {
 fn chrono_of(value: &Value) -> chrono::DateTime<chrono::Utc> {
     value.as_str().unwrap().parse().unwrap()
 }
+
+/// The worker keeps users it has read (their model choice) and hears of every change to them: a
+/// user's next task asks the model the user chose since.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_users_new_model_choice_is_used_by_their_next_task() {
+    let (app, key) = TestApp::start_with_user("mia").await;
+    app.fake.script("first choice", vec![Reply::look_up_and_finish("done")]);
+    let first = app.submit_id(&key, "first choice").await;
+    assert_eq!(app.wait_final(&key, &first, 20).await["model_used"], "fake-model");
+
+    sqlx::query("UPDATE users SET model = 'fake-model-large' WHERE name = 'mia'").execute(&app.pool).await.unwrap();
+    app.fake.script("second choice", vec![Reply::look_up_and_finish("done")]);
+    let second = app.submit_id(&key, "second choice").await;
+    let task = app.wait_final(&key, &second, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["model_used"], "fake-model-large");
+    assert_eq!(app.fake.requests_for("second choice")[0]["model"], "fake-model-large");
+}
