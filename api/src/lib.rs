@@ -146,6 +146,10 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
     )
 }
 
+/// Connections of the pool for submissions and the long-polls' reads: one batch of each kind at a
+/// time per loop (the submissions, the tasks, the journals), with room for a fallback.
+const HOT_PATH_CONNECTIONS: u32 = 8;
+
 /// Prepares what the API needs: the pool, migrations (unless skipped), the admin bootstrap and the
 /// notification listener (stopped by `stop`).
 pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState, StartupError> {
@@ -161,8 +165,11 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop);
     let submit_rate = SubmitRate::new(&config.http);
-    let submissions = submit::start(pool.clone());
-    let reads = reads::Reads::start(pool.clone());
+    // Submissions and the batched reads of long-polls are on every task's way: their statements
+    // are planned once per connection (see `db::planning_once`), unlike listings and reports.
+    let planned_once = db::planning_once(&pool, HOT_PATH_CONNECTIONS);
+    let submissions = submit::start(planned_once.clone());
+    let reads = reads::Reads::start(planned_once);
     Ok(AppState {
         submissions,
         reads,

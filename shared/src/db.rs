@@ -21,8 +21,19 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// Opens a pool, retrying for `patience` while the server is not reachable yet (a container
 /// starting beside the database, or a database restarting).
 pub async fn connect(url: &SecretString, max_connections: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
+    open(url, max_connections, patience, false).await
+}
+
+/// [`connect`] for a pool whose statements are planned once per connection (see
+/// [`planning_once`]): a worker's, whose statements are all of that kind.
+pub async fn connect_planning_once(url: &SecretString, max_connections: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
+    open(url, max_connections, patience, true).await
+}
+
+async fn open(url: &SecretString, max_connections: u32, patience: Duration, once: bool) -> Result<PgPool, sqlx::Error> {
     let options: PgConnectOptions = url.expose_secret().parse()?;
     let options = options.application_name("quickact");
+    let options = if once { options.options([PLAN_ONCE]) } else { options };
     let started = tokio::time::Instant::now();
     let mut delay = Duration::from_millis(100);
     loop {
@@ -55,6 +66,25 @@ pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
     let options = (*pool.connect_options()).clone().options([("synchronous_commit", "off")]);
     pool_options(max_connections).connect_lazy_with(options)
 }
+
+/// A pool beside `pool`, to the same database, whose statements are planned once per connection
+/// (`plan_cache_mode = force_generic_plan`): for the statements on a task's way to its verdict.
+///
+/// Postgres plans a prepared statement again at every execution (a custom plan, for the values
+/// given) unless the plan it would keep (the generic one) looks about as cheap, and for statements
+/// that take arrays (`UNNEST`, `= ANY`) or JSON record sets it never does: its estimate for an
+/// array of unknown length is larger. So the claim, the journal's writes, the ending, a
+/// submission's inserts and the batched reads were planned afresh every time, on every task's
+/// way. They find their rows by key, with one right plan whatever the values. Not for listings
+/// and reports whose filters are optional (`$1 IS NULL OR user_id = $1`): only a plan for the
+/// values can use the index a given filter allows.
+pub fn planning_once(pool: &PgPool, max_connections: u32) -> PgPool {
+    let options = (*pool.connect_options()).clone().options([PLAN_ONCE]);
+    pool_options(max_connections).connect_lazy_with(options)
+}
+
+/// The setting of [`planning_once`].
+const PLAN_ONCE: (&str, &str) = ("plan_cache_mode", "force_generic_plan");
 
 /// How every pool of ours behaves, whatever it connects to.
 ///
