@@ -53,9 +53,7 @@ pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Run
     install_crypto_provider();
     let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
     let connections = (config.worker.concurrency as u32 * 2 + 4).min(64);
-    // Every statement a worker sends finds its rows by key (or a user's items by user): planned
-    // once per connection (see `db::planning_once`).
-    let pool = db::connect_planning_once(&url, connections, Duration::from_secs(60)).await?;
+    let pool = db::connect(&url, connections, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
         db::migrate(&pool).await?;
     }
