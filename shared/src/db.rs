@@ -65,8 +65,8 @@ pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
 /// Postgres plans a prepared statement again at every execution (a custom plan, for the values
 /// given) unless the plan it would keep (the generic one) looks about as cheap, and for statements
 /// that take arrays (`UNNEST`, `= ANY`) or JSON record sets it never does: its estimate for an
-/// array of unknown length is larger. So a worker's claims, a submission's inserts and the
-/// long-polls' batched reads were planned afresh every time, on every task's way. They find their
+/// array of unknown length is larger. So a worker's claims and journal writes, a submission's
+/// inserts and the long-polls' batched reads were planned afresh every time, on every task's way. They find their
 /// rows by key, with one right plan whatever the values. Not for statements whose best plan
 /// depends on the values: listings and reports with optional filters (`$1 IS NULL OR user_id =
 /// $1`), and the tools' searches, whose rows per user vary from none to thousands (with one plan

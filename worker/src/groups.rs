@@ -173,6 +173,8 @@ async fn run_one(
     }
     let context = RunContext {
         pool: &shared.pool,
+        // A grouped run writes its journal in the group's transaction, never with nothing open.
+        journal: &shared.pool,
         task: &run.task,
         owner: &shared.owner,
         attempt: run.task.attempts,

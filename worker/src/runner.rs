@@ -53,6 +53,9 @@ pub const MAX_TASK_ATTEMPTS: i32 = 3;
 /// acknowledgement and heartbeat.
 const BOOKKEEPING_CONNECTIONS: u32 = 4;
 
+/// Connections of [`Runner::journal`]: a run holds one for a statement at a time.
+const JOURNAL_CONNECTIONS: u32 = 32;
+
 /// Most tasks one claim statement takes (see [`Runner::claim`]).
 const MAX_CLAIMS: usize = 64;
 
@@ -77,6 +80,9 @@ pub struct Runner {
     /// Commits that a database crash may lose without losing anything: the queue's bookkeeping and
     /// claims (see [`quickact_shared::db::bookkeeping_pool`]).
     pub bookkeeping: PgPool,
+    /// The journal's statements made with nothing open, planned once per connection (see
+    /// [`crate::agent::RunContext::journal`]).
+    journal: PgPool,
     pub notifications: Notifications,
     /// This process's name as a lease owner: unique per process.
     pub owner: String,
@@ -120,10 +126,12 @@ impl Runner {
         let permits = Arc::new(Semaphore::new(worker.concurrency));
         let groups = groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
         let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
+        let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
         let claims = claim_batches(bookkeeping.clone(), owner.clone(), worker.lease().as_secs_f64());
         Arc::new(Runner {
             pool,
             bookkeeping,
+            journal,
             notifications,
             owner,
             worker,
@@ -260,6 +268,7 @@ impl Runner {
 
         let context = RunContext {
             pool: &self.pool,
+            journal: &self.journal,
             task: &task,
             owner: &self.owner,
             attempt: task.attempts,

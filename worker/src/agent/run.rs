@@ -62,6 +62,11 @@ pub const MAX_TOOL_CALLS_PER_RUN: usize = 30;
 /// Everything a run needs.
 pub struct RunContext<'a> {
     pub pool: &'a PgPool,
+    /// For the journal's statements made with nothing open (a turn's record, an ending in one
+    /// statement): they find their rows by key, and this pool plans them once per connection (see
+    /// `quickact_shared::db::planning_once`); the tools' statements, whose plans depend on the
+    /// values, go through `pool`.
+    pub journal: &'a PgPool,
     pub task: &'a TaskRecord,
     /// The lease owner: this worker process.
     pub owner: &'a str,
@@ -467,7 +472,7 @@ impl<'a> Run<'a> {
             }
             return Ok(recorded);
         }
-        self.write_now(self.cx.pool, step, usage).await
+        self.write_now(self.cx.journal, step, usage).await
     }
 
     /// [`Run::record_now`] with nothing open and outside a group: one statement on `db`.
@@ -618,25 +623,28 @@ impl<'a> Run<'a> {
         started: Instant,
         last: bool,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
-        let mut conn = self.cx.pool.acquire().await?;
         let output = match refusal {
             Some(reason) => Err(ToolError::Refused(reason)),
-            None => self.execute_tool(&mut conn, call, &arguments, false).await?,
+            None => {
+                let mut conn = self.cx.pool.acquire().await?;
+                self.execute_tool(&mut conn, call, &arguments, false).await?
+            }
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
-        // The step goes on the connection the tool used: a run holds one connection at a time.
+        // The tool's connection is back in its pool: a run holds one connection at a time.
         let Some(verdict) = verdict else {
             if !last {
                 self.remember(step);
                 return Ok(Recorded::Done(None));
             }
-            return Ok(match self.write_now(&mut *conn, step, None).await? {
+            return Ok(match self.write_now(self.cx.journal, step, None).await? {
                 Recorded::Done(()) => Recorded::Done(None),
                 Recorded::NotOurs(check) => Recorded::NotOurs(check),
             });
         };
         self.remember(step);
+        let mut conn = self.cx.journal.acquire().await?;
         Ok(Recorded::Done(Some(self.end(&mut conn, Ending::Finished(verdict)).await?)))
     }
 
