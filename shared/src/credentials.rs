@@ -21,6 +21,7 @@
 
 use std::{
     collections::HashMap,
+    hash::Hash,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -57,7 +58,7 @@ impl CredentialCache {
     /// The user for a key hash, if cached and fresh.
     pub fn get(&self, hash: &[u8]) -> Option<User> {
         let entries = self.inner.lock().expect("credential cache lock");
-        entries.by_hash.get(hash).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
+        fresh(&entries.by_hash, hash)
     }
 
     /// Note this before querying the database for a key.
@@ -68,31 +69,23 @@ impl CredentialCache {
     /// Keeps what a query found, unless something was invalidated since `seen` was noted.
     pub fn insert(&self, seen: Generation, hash: Vec<u8>, user: User) {
         let mut entries = self.inner.lock().expect("credential cache lock");
-        if entries.generation != seen.0 {
-            return;
+        if entries.generation == seen.0 {
+            keep(&mut entries.by_hash, hash, user);
         }
-        if entries.by_hash.len() >= MAX_ENTRIES {
-            entries.by_hash.clear();
-        }
-        entries.by_hash.insert(hash, (user, Instant::now()));
     }
 
     /// The user `id`, if cached (by [`CredentialCache::insert_user`]) and fresh.
     pub fn user(&self, id: Uuid) -> Option<User> {
         let entries = self.inner.lock().expect("credential cache lock");
-        entries.by_id.get(&id).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
+        fresh(&entries.by_id, &id)
     }
 
     /// Keeps a user a query found, unless something was invalidated since `seen` was noted.
     pub fn insert_user(&self, seen: Generation, user: User) {
         let mut entries = self.inner.lock().expect("credential cache lock");
-        if entries.generation != seen.0 {
-            return;
+        if entries.generation == seen.0 {
+            keep(&mut entries.by_id, user.id, user);
         }
-        if entries.by_id.len() >= MAX_ENTRIES {
-            entries.by_id.clear();
-        }
-        entries.by_id.insert(user.id, (user, Instant::now()));
     }
 
     /// Drops every entry of `user_id` (a key or the user changed).
@@ -110,6 +103,19 @@ impl CredentialCache {
         entries.by_hash.clear();
         entries.by_id.clear();
     }
+}
+
+/// The user kept under `key`, if it is younger than [`ENTRY_TTL`].
+fn fresh<K: Hash + Eq + ?Sized, Q: Hash + Eq + std::borrow::Borrow<K>>(map: &HashMap<Q, (User, Instant)>, key: &K) -> Option<User> {
+    map.get(key).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
+}
+
+/// Keeps `user` under `key`, emptying the map first when it is full ([`MAX_ENTRIES`]).
+fn keep<K: Hash + Eq>(map: &mut HashMap<K, (User, Instant)>, key: K, user: User) {
+    if map.len() >= MAX_ENTRIES {
+        map.clear();
+    }
+    map.insert(key, (user, Instant::now()));
 }
 
 #[cfg(test)]

@@ -55,8 +55,7 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
 /// Its statements (the fetch, the acknowledgement, the heartbeat, the claim) find their rows by
 /// key, and are planned once per connection (see [`planning_once`]).
 pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
-    let options = (*pool.connect_options()).clone().options([("synchronous_commit", "off"), PLAN_ONCE]);
-    pool_options(max_connections).connect_lazy_with(options)
+    beside(pool, max_connections, &[("synchronous_commit", "off"), PLAN_ONCE])
 }
 
 /// A pool beside `pool`, to the same database, whose statements are planned once per connection
@@ -66,13 +65,19 @@ pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
 /// given) unless the plan it would keep (the generic one) looks about as cheap, and for statements
 /// that take arrays (`UNNEST`, `= ANY`) or JSON record sets it never does: its estimate for an
 /// array of unknown length is larger. So a worker's claims and journal writes, a submission's
-/// inserts and the long-polls' batched reads were planned afresh every time, on every task's way. They find their
-/// rows by key, with one right plan whatever the values. Not for statements whose best plan
-/// depends on the values: listings and reports with optional filters (`$1 IS NULL OR user_id =
-/// $1`), and the tools' searches, whose rows per user vary from none to thousands (with one plan
-/// for all users, a search of a user with no items took 300 ms once another user had 10,000).
+/// inserts and the long-polls' batched reads were planned afresh every time, on every task's way.
+/// They find their rows by key, with one right plan whatever the values. Not for statements whose
+/// best plan depends on the values: listings and reports with optional filters (`$1 IS NULL OR
+/// user_id = $1`), and the tools' searches, whose rows per user vary from none to thousands (with
+/// one plan for all users, a search of a user with no items took 300 ms once another user had
+/// 10,000).
 pub fn planning_once(pool: &PgPool, max_connections: u32) -> PgPool {
-    let options = (*pool.connect_options()).clone().options([PLAN_ONCE]);
+    beside(pool, max_connections, &[PLAN_ONCE])
+}
+
+/// A lazily connected pool to `pool`'s database, whose connections start with `settings`.
+fn beside(pool: &PgPool, max_connections: u32, settings: &[(&str, &str)]) -> PgPool {
+    let options = (*pool.connect_options()).clone().options(settings.iter().copied());
     pool_options(max_connections).connect_lazy_with(options)
 }
 
