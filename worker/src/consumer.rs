@@ -21,19 +21,22 @@
 //! - its fetch (`apalis.get_jobs`) hashes the whole jobs table whenever there is a backlog: quickact
 //!   installs its own at every start ([`quickact_shared::queue::adapt_queue_schema`]);
 //! - its acknowledgement finds the worker's jobs by `lock_by`, which finished jobs kept: the same
-//!   start-up step clears it when a job finishes.
+//!   start-up step clears it when a job finishes;
+//! - its fetch and acknowledgement, one statement each, run in a transaction each (three round
+//!   trips, two of them between a task's commit and its claim): we consume through
+//!   [`QueueBackend`], its storage with those statements on their own.
 
 use std::{sync::Arc, time::Duration};
 
 use futures::Stream;
 
 use apalis::prelude::{BoxDynError, Data, PollWith, StreamStrategy, WorkerBuilder, WorkerBuilderExt, WorkerContext};
-use apalis_postgres::{Config as QueueConfig, PostgresStorage};
+use apalis_postgres::Config as QueueConfig;
 use futures::StreamExt;
 use quickact_shared::queue::{QUICK_ACTION_QUEUE, QuickActionJob};
 use tokio_util::sync::CancellationToken;
 
-use crate::runner::Runner;
+use crate::{queue_backend::QueueBackend, runner::Runner};
 
 /// The apalis handler: run the task of a job to its end (or hand it back on shutdown).
 async fn handle_job(job: QuickActionJob, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
@@ -82,7 +85,7 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
             .lock_tasks(false)
             .heartbeat_interval(runner.worker.heartbeat)
             .missed_heartbeats(runner.worker.missed_heartbeats);
-        let storage = PostgresStorage::<QuickActionJob>::new(&runner.bookkeeping).with_config(config);
+        let storage = QueueBackend::<QuickActionJob>::new(&runner.bookkeeping, config);
         let wakeups = with_follow_up(runner.notifications.job_wakeups(QUICK_ACTION_QUEUE.to_owned()));
         let backend = PollWith::new(storage, StreamStrategy::new(wakeups));
         let context = WorkerContext::new(&name);

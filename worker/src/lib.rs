@@ -20,6 +20,7 @@ pub mod groups;
 pub mod metrics;
 pub mod provider;
 pub mod providers;
+pub mod queue_backend;
 pub mod runner;
 pub mod tools;
 
