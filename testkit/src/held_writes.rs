@@ -22,6 +22,12 @@ pub struct HeldWrites {
 const BLOCKED_SESSIONS: &str =
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
 
+/// The tables of this database sessions wait to lock, and in which mode. Every test database is a
+/// copy of one template, so table oids repeat across databases: the database has to be named too.
+const WAITED_LOCKS: &str = "SELECT DISTINCT relation::regclass::text, mode FROM pg_locks
+    WHERE locktype = 'relation' AND NOT granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
 impl HeldWrites {
     /// Holds back every write to `table` until [`release`](Self::release).
     pub async fn hold(pool: &PgPool, table: &str) -> Self {
@@ -30,6 +36,14 @@ impl HeldWrites {
         let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN SHARE MODE"));
         sqlx::query(statement).execute(&mut *lock).await.expect("lock the table");
         HeldWrites { lock, pool: pool.clone() }
+    }
+
+    /// Holds back reads of `table` too (and its writes), until [`release`](Self::release).
+    pub async fn and_reads_of(mut self, table: &str) -> Self {
+        assert!(table.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a plain table name, got {table:?}");
+        let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"));
+        sqlx::query(statement).execute(&mut *self.lock).await.expect("lock the table");
+        self
     }
 
     /// Waits until `n` sessions are blocked on locks (panics after 20 s, naming how many were).
@@ -41,6 +55,19 @@ impl HeldWrites {
         wait_for(&what, Duration::from_secs(20), || async move {
             let blocked: i64 = sqlx::query_scalar(BLOCKED_SESSIONS).fetch_one(pool).await.expect("read pg_stat_activity");
             if blocked >= n { Ok(()) } else { Err(blocked) }
+        })
+        .await
+    }
+
+    /// Waits until, for each `(table, mode)` of `locks`, a session waits to lock `table` in `mode`
+    /// (`AccessShareLock` for a read, `RowExclusiveLock` for a write); panics after 20 s.
+    pub async fn wait_for_waiting(&self, locks: &[(&str, &str)]) {
+        let what = format!("sessions waiting for {locks:?}");
+        let pool = &self.pool;
+        wait_for(&what, Duration::from_secs(20), || async move {
+            let waiting: Vec<(String, String)> = sqlx::query_as(WAITED_LOCKS).fetch_all(pool).await.expect("read pg_locks");
+            let all = locks.iter().all(|(table, mode)| waiting.iter().any(|(t, m)| t == table && m == mode));
+            if all { Ok(()) } else { Err(waiting) }
         })
         .await
     }

@@ -40,7 +40,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    journal::{HANDED_OVER_TO, Replay},
+    journal::{HANDED_OVER_TO, Replay, tool_calls_of},
     prompt::{SYSTEM_PROMPT, user_message},
 };
 use crate::{
@@ -179,6 +179,17 @@ struct Run<'a> {
     usage: Option<Usage>,
     /// Part of a group ([`run_agent_grouped`]): `tx` is the group's and is never committed here.
     grouped: bool,
+    /// The first call of the last turn, run while the turn was being recorded (see
+    /// [`Run::record_turn`]), waiting for its turn in the loop.
+    read_ahead: Option<ReadAhead>,
+}
+
+/// A call that only reads, run while its turn was being recorded.
+struct ReadAhead {
+    call_id: String,
+    output: Result<ToolOutput, ToolError>,
+    started_at: chrono::DateTime<Utc>,
+    latency_ms: i32,
 }
 
 
@@ -216,6 +227,7 @@ impl<'a> Run<'a> {
             model_recorded: false,
             usage: None,
             grouped: false,
+            read_ahead: None,
         }
     }
 
@@ -303,7 +315,7 @@ impl<'a> Run<'a> {
             // A model's turn is paid for: it is committed before the run acts on the reply. A local
             // turn costs nothing and is committed with what the run does next.
             let (step, usage) = self.turn_step(turn);
-            let recorded = if self.provider.is_local() { self.record(step, usage).await? } else { self.record_now(step, usage).await? };
+            let recorded = if self.provider.is_local() { self.record(step, usage).await? } else { self.record_turn(step, usage).await? };
             if let Recorded::NotOurs(check) = recorded {
                 return Ok(RunEnd::Stopped(check));
             }
@@ -477,11 +489,82 @@ impl<'a> Run<'a> {
 
     /// [`Run::record_now`] with nothing open and outside a group: one statement on `db`.
     async fn write_now(&mut self, db: impl PgExecutor<'_>, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
-        let (pending_usage, model_recorded) = (self.usage.clone(), self.model_recorded);
+        let before = (self.usage.clone(), self.model_recorded);
         self.count_usage(usage);
+        let unwritten = self.unwritten_with(&step);
+        let check = record_if_owner(db, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        self.settle_write(check, step, before)
+    }
+
+    /// A remote turn's [`Run::record_now`]. When every call of the turn only reads (`finish` aside,
+    /// which comes last), the first one runs while the turn's statement commits, on a connection of
+    /// its own, and the loop takes its result instead of running it: the run still acts on the
+    /// reply (changes items, ends the task) only once the turn is committed, and a read that
+    /// overlapped a record that failed (the task is no longer ours, the database went away) is
+    /// dropped unused.
+    async fn record_turn(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
+        let Some(call) = self.call_to_read_ahead(&step) else {
+            return self.record_now(step, usage).await;
+        };
+        let before = (self.usage.clone(), self.model_recorded);
+        self.count_usage(usage);
+        let unwritten = self.unwritten_with(&step);
+        let (check, read) = {
+            let this = &*self;
+            let record = record_if_owner(this.cx.journal, this.cx.task.id, this.cx.owner, &unwritten, this.usage.as_ref());
+            tokio::join!(record, this.read_ahead(&call))
+        };
+        let recorded = self.settle_write(check, step, before)?;
+        if let Recorded::Done(()) = recorded {
+            self.read_ahead = read;
+        }
+        Ok(recorded)
+    }
+
+    /// The call of `turn` that [`Run::record_turn`] runs ahead: its first, when it reads and no call
+    /// of the turn may change items, the run's cap on calls allows it, and nothing is open.
+    fn call_to_read_ahead(&self, turn: &Step) -> Option<ToolCall> {
+        if self.tx.is_some() || self.grouped || self.replay.tool_calls_in_run >= MAX_TOOL_CALLS_PER_RUN {
+            return None;
+        }
+        let calls = tool_calls_of(turn.result.as_ref()?);
+        if calls.iter().any(|call| self.may_write(call)) {
+            return None;
+        }
+        // The loop runs the turn's calls in order, `finish` last.
+        let first = calls.into_iter().find(|call| call.name != FINISH)?;
+        let reads = self.cx.tools.get(&first.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Reads);
+        reads.then_some(first)
+    }
+
+    /// Runs `call`, which only reads, on a connection of its own; `None` when the database could not
+    /// answer (the loop then runs it again, and meets the outage the usual way).
+    async fn read_ahead(&self, call: &ToolCall) -> Option<ReadAhead> {
+        let arguments = parse_arguments_text(&call.arguments);
+        let started_at = Utc::now();
+        let started = Instant::now();
+        let mut conn = self.cx.pool.acquire().await.ok()?;
+        let output = self.execute_tool(&mut conn, call, &arguments, false).await.ok()?;
+        Some(ReadAhead { call_id: call.id.clone(), output, started_at, latency_ms: elapsed_ms(started) })
+    }
+
+    /// The steps not written yet, and `step`.
+    fn unwritten_with(&self, step: &Step) -> Vec<Step> {
         let mut unwritten = self.journal[self.written..].to_vec();
         unwritten.push(step.clone());
-        let check = record_if_owner(db, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        unwritten
+    }
+
+    /// Takes in the outcome of writing the unwritten steps and `step` in one statement: written, the
+    /// run goes on from them; not, the run is as it was `before` (its usage to add, and whether its
+    /// model is recorded).
+    fn settle_write(
+        &mut self,
+        check: Result<OwnerCheck, sqlx::Error>,
+        step: Step,
+        before: (Option<Usage>, bool),
+    ) -> Result<Recorded<()>, RunError> {
+        let (pending_usage, model_recorded) = before;
         match check {
             Ok(OwnerCheck::Owned) => {
                 self.usage = None;
@@ -585,8 +668,18 @@ impl<'a> Run<'a> {
         let started_at = Utc::now();
         let started = Instant::now();
         let writes = refusal.is_none() && self.may_write(call);
+        let read_ahead = self.read_ahead.take().filter(|read| read.call_id == call.id && refusal.is_none());
         if (last || turn_changes_nothing) && !writes && self.tx.is_none() && !self.grouped {
-            return self.call_tool_alone(call, refusal, arguments, started_at, started, last).await;
+            let ran = match (read_ahead, refusal) {
+                (Some(read), _) => (read.output, read.started_at, read.latency_ms),
+                (None, Some(reason)) => (Err(ToolError::Refused(reason)), started_at, elapsed_ms(started)),
+                (None, None) => {
+                    let mut conn = self.cx.pool.acquire().await?;
+                    let output = self.execute_tool(&mut conn, call, &arguments, false).await?;
+                    (output, started_at, elapsed_ms(started))
+                }
+            };
+            return self.call_tool_alone(call, arguments, ran, last).await;
         }
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(Recorded::NotOurs(check));
@@ -614,23 +707,16 @@ impl<'a> Run<'a> {
     /// last of its turn ([`Run::record_now`]), or, for a successful `finish`, by the one statement
     /// that ends the task; otherwise it waits for the turn's next call. A crash before that
     /// statement loses only calls that changed nothing, which the run asks again when it resumes.
+    /// `ran`: what the call gave (run, read ahead or refused), when it started and how long it took.
     async fn call_tool_alone(
         &mut self,
         call: &ToolCall,
-        refusal: Option<String>,
         arguments: Result<Value, ToolError>,
-        started_at: chrono::DateTime<Utc>,
-        started: Instant,
+        ran: (Result<ToolOutput, ToolError>, chrono::DateTime<Utc>, i32),
         last: bool,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
-        let output = match refusal {
-            Some(reason) => Err(ToolError::Refused(reason)),
-            None => {
-                let mut conn = self.cx.pool.acquire().await?;
-                self.execute_tool(&mut conn, call, &arguments, false).await?
-            }
-        };
-        let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
+        let (output, started_at, latency_ms) = ran;
+        let (step, verdict) = self.tool_step(call, &arguments, output, started_at, latency_ms);
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
         // The tool's connection is back in its pool: a run holds one connection at a time.
         let Some(verdict) = verdict else {

@@ -420,3 +420,37 @@ async fn a_users_new_model_choice_is_used_by_their_next_task() {
     assert_eq!(task["model_used"], "fake-model-large");
     assert_eq!(app.fake.requests_for("second choice")[0]["model"], "fake-model-large");
 }
+
+/// A remote turn whose calls only read has its first call run while the turn is being recorded:
+/// with the journal held against writes and the items against reads, the turn's record and its
+/// first search both wait at once. The run still acts (ends the task) only after the turn
+/// committed, and every call is answered once, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_read_only_turn_reads_while_it_is_recorded() {
+    let (app, key) = TestApp::start_with_user("nia").await;
+    app.fake.script(
+        "read ahead",
+        vec![Reply::Tools(vec![
+            ("search_items".to_owned(), json!({ "query": "dentist" })),
+            ("search_items".to_owned(), json!({ "query": "report" })),
+            ("finish".to_owned(), json!({ "result_type": "action_completed", "message": "looked" })),
+        ])],
+    );
+    let gate = app.hold_writes("quick_action_steps").await.and_reads_of("items").await;
+    let id = app.submit_id(&key, "read ahead please").await;
+    gate.wait_for_waiting(&[("quick_action_steps", "RowExclusiveLock"), ("items", "AccessShareLock")]).await;
+    gate.release().await;
+
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let steps = task["steps"].as_array().unwrap();
+    let answered: Vec<(&str, bool, Option<&str>)> =
+        steps.iter().map(|s| (s["name"].as_str().unwrap(), s["ok"].as_bool().unwrap(), s["arguments"]["query"].as_str())).collect();
+    assert_eq!(
+        answered,
+        vec![("fake-model", true, None), ("search_items", true, Some("dentist")), ("search_items", true, Some("report")), ("finish", true, None)]
+    );
+    let seqs: Vec<i64> = steps.iter().map(|s| s["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3]);
+    assert_eq!(app.fake.requests_for("read ahead").len(), 1, "the turn was asked for once");
+}
