@@ -454,3 +454,28 @@ async fn a_read_only_turn_reads_while_it_is_recorded() {
     assert_eq!(seqs, vec![0, 1, 2, 3]);
     assert_eq!(app.fake.requests_for("read ahead").len(), 1, "the turn was asked for once");
 }
+
+/// Pools that keep one plan per connection plan key lookups with their index even when the table
+/// was empty at planning time: the one plan for any array of ids would otherwise scan the whole
+/// table, for as long as the connection keeps it (see `quickact_shared::db::planning_once`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kept_plans_use_the_index_even_when_made_on_an_empty_table() {
+    let (app, _key) = TestApp::start_with_user("olga").await;
+    let runner = &app.workers[0].runner;
+    let plan = |pool: &sqlx::PgPool| {
+        let pool = pool.clone();
+        async move {
+            let mut conn = pool.acquire().await.unwrap();
+            sqlx::query("PREPARE by_ids(uuid[]) AS SELECT id FROM quick_action_tasks WHERE id = ANY($1)").execute(&mut *conn).await.unwrap();
+            let lines: Vec<String> =
+                sqlx::query_scalar("EXPLAIN EXECUTE by_ids(ARRAY[gen_random_uuid()])").fetch_all(&mut *conn).await.unwrap();
+            sqlx::query("DEALLOCATE by_ids").execute(&mut *conn).await.unwrap();
+            lines.join("\n")
+        }
+    };
+    let tasks: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(tasks, 0, "the table is empty");
+    let kept = plan(&runner.bookkeeping).await;
+    assert!(kept.contains("Index") && !kept.contains("Seq Scan"), "{kept}");
+    app.shutdown().await;
+}
