@@ -6,6 +6,8 @@
 # QUICKACT_CHROMIUM, the browser binary) for the tests; it is stopped when the calling script
 # exits. The tests start Chromium through it headless, each session in a new empty profile.
 set -euo pipefail
+# pg_free_port
+source "$(dirname "${BASH_SOURCE[0]}")/pg.sh"
 
 browser_binaries_present() {
   command -v chromedriver >/dev/null 2>&1 && { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }
@@ -49,10 +51,7 @@ browser_install() {
 browser_start() {
   local port previous
   browser_log=$(mktemp -t quickact-chromedriver-XXXXXX.log)
-  for _ in $(seq 1 200); do
-    port=$(( 20000 + RANDOM % 30000 ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-  done
+  port=$(pg_free_port)
   chromedriver --port="$port" --allowed-ips=127.0.0.1 --log-level=WARNING >"$browser_log" 2>&1 &
   browser_driver_pid=$!
   previous=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")

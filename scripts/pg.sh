@@ -26,10 +26,14 @@ pg_as_owner() {
   fi
 }
 
+# A port nothing listens on, below the kernel's range of ports for outgoing connections (so no
+# connection the tests open takes it between this check and the server's bind).
 pg_free_port() {
-  local port
+  local port low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  (( low > 21000 )) || low=32768
   for _ in $(seq 1 200); do
-    port=$(( 20000 + RANDOM % 30000 ))
+    port=$(( 20000 + RANDOM % (low - 20000) ))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
   done
   echo "no free port found" >&2
