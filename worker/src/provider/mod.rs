@@ -9,7 +9,7 @@ pub mod local;
 pub mod openai;
 pub mod parse;
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use futures::future::BoxFuture;
 use quickact_time::TimeContext;
@@ -22,8 +22,8 @@ pub struct ChatRequest {
     pub model: String,
     /// Messages in the chat-completions wire format.
     pub messages: Vec<Value>,
-    /// Tool definitions in the chat-completions wire format.
-    pub tools: Vec<Value>,
+    /// Tool definitions in the chat-completions wire format (the registry's, shared).
+    pub tools: Arc<Vec<Value>>,
     /// The same run as data, for providers that act on it directly rather than read the
     /// conversation written for a model (the local provider). Model providers ignore it.
     pub run: RunInput,

@@ -15,9 +15,24 @@ use std::time::Duration;
 use async_openai::{Client, config::OpenAIConfig, error::OpenAIError, middleware::ReqwestService};
 use futures::future::BoxFuture;
 use secrecy::{ExposeSecret, SecretString};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, parse::parse_chat_response};
+
+/// A chat-completions request, serialised from the run's data as it is (nothing copied into a
+/// JSON tree first: the tools' definitions alone are thousands of nodes, sent every turn).
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: &'a [Value],
+    stream: bool,
+    temperature: u8,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+}
 
 pub struct OpenAiProvider {
     client: Client<OpenAIConfig>,
@@ -45,17 +60,15 @@ impl ModelProvider for OpenAiProvider {
 
     fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
         Box::pin(async move {
-            let mut body = json!({
-                "model": request.model,
-                "messages": request.messages,
-                "stream": false,
-                "temperature": 0,
-            });
-            if !request.tools.is_empty() {
-                body["tools"] = Value::Array(request.tools.clone());
-                body["tool_choice"] = json!("auto");
-            }
-            let response: Value = self.client.chat().create_byot(body).await.map_err(classify)?;
+            let body = Body {
+                model: &request.model,
+                messages: &request.messages,
+                stream: false,
+                temperature: 0,
+                tools: &request.tools,
+                tool_choice: (!request.tools.is_empty()).then_some("auto"),
+            };
+            let response: Value = self.client.chat().create_byot(&body).await.map_err(classify)?;
             parse_chat_response(&response, &request.model)
         })
     }

@@ -148,6 +148,8 @@ impl<T: TypedTool> Tool for T {
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    /// The tools' definitions, made once: every model turn sends them.
+    definitions: Arc<Vec<Value>>,
 }
 
 impl ToolRegistry {
@@ -163,6 +165,17 @@ impl ToolRegistry {
 
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         self.tools.insert(tool.name(), tool);
+        self.definitions = Arc::new(
+            self.tools
+                .values()
+                .map(|tool| {
+                    json!({
+                        "type": "function",
+                        "function": { "name": tool.name(), "description": tool.description(), "parameters": tool.parameters() },
+                    })
+                })
+                .collect(),
+        );
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -174,16 +187,8 @@ impl ToolRegistry {
     }
 
     /// Definitions in the chat-completions `tools` format.
-    pub fn definitions(&self) -> Vec<Value> {
-        self.tools
-            .values()
-            .map(|tool| {
-                json!({
-                    "type": "function",
-                    "function": { "name": tool.name(), "description": tool.description(), "parameters": tool.parameters() },
-                })
-            })
-            .collect()
+    pub fn definitions(&self) -> Arc<Vec<Value>> {
+        self.definitions.clone()
     }
 }
 

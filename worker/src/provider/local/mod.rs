@@ -97,7 +97,7 @@ mod tests {
         let request = ChatRequest {
             model: "local".into(),
             messages: vec![],
-            tools: vec![],
+            tools: Default::default(),
             run: RunInput { sentence: "你好".into(), time, answered: vec![] },
         };
         let reply = answer(&request).unwrap();
