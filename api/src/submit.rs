@@ -4,7 +4,8 @@
 //! task is never stored without its job nor the reverse. Every job insert notifies the workers,
 //! and Postgres commits notifying transactions one at a time, each with its own WAL flush: one
 //! transaction per submission capped the API at about one submission per flush. So submissions
-//! arriving together are written together (see [`quickact_shared::batch`]): one transaction takes
+//! arriving together are written together (see [`quickact_shared::batch`]), two batches at most at
+//! once when both are large (one's round trips overlap the other's): one transaction takes
 //! each one's room (in user order), inserts all their tasks in one statement and all their jobs in
 //! another, and commits once; each request answers when that commit is done, so an accepted task
 //! is a committed one. When a batch fails, each of its submissions is written again alone, so the
@@ -24,6 +25,14 @@ use uuid::Uuid;
 
 /// Most submissions one batch writes.
 const MAX_BATCH: usize = 64;
+
+/// Batches written at once, and the fewest submissions a batch written beside another holds (see
+/// [`Batcher::start_overlapping`]): a batch costs five round trips and a commit however large, and
+/// at 8 submissions Postgres spends about 95 us on each, against 134 when overlapping batches of
+/// every size halved them (16 clients posting: 6,400 -> 6,200 req/s, where batches of 8 beside
+/// each other made 8,000).
+const BATCHES_IN_FLIGHT: usize = 2;
+const MIN_OVERLAPPING_BATCH: usize = 8;
 
 /// A sentence to store as a task, checked and ready.
 #[derive(Debug, Clone)]
@@ -56,7 +65,7 @@ pub enum Submitted {
 pub type Submissions = Batcher<Submission, Option<Submitted>>;
 
 pub fn start(pool: PgPool) -> Submissions {
-    Batcher::start(MAX_BATCH, move |batch: Vec<Submission>| {
+    Batcher::start_overlapping(MAX_BATCH, BATCHES_IN_FLIGHT, MIN_OVERLAPPING_BATCH, move |batch: Vec<Submission>| {
         let pool = pool.clone();
         async move {
             match write(&pool, &batch).await {
