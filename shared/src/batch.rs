@@ -53,13 +53,7 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
                     }
                 }
                 counted.fetch_sub(batch.len(), Ordering::SeqCst);
-                let (requests, replies): (Vec<Req>, Vec<oneshot::Sender<Resp>>) = batch.into_iter().unzip();
-                let responses = serve(requests).await;
-                assert_eq!(responses.len(), replies.len(), "a batch answers every request");
-                for (reply, response) in replies.into_iter().zip(responses) {
-                    // A caller that stopped waiting no longer needs its answer.
-                    let _ = reply.send(response);
-                }
+                serve_batch(batch, &mut serve).await;
             }
         });
         Batcher { sender, waiting }
@@ -90,15 +84,9 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
                 while let Some(batch) = shared.next_batch(max, min_overlap).await {
                     counted.fetch_sub(batch.len(), Ordering::SeqCst);
                     let size = batch.len();
-                    let (requests, replies): (Vec<Req>, Vec<oneshot::Sender<Resp>>) = batch.into_iter().unzip();
-                    let responses = serve(requests).await;
+                    serve_batch(batch, &mut |requests| serve(requests)).await;
                     shared.in_flight.fetch_sub(size, Ordering::SeqCst);
                     shared.served.notify_one();
-                    assert_eq!(responses.len(), replies.len(), "a batch answers every request");
-                    for (reply, response) in replies.into_iter().zip(responses) {
-                        // A caller that stopped waiting no longer needs its answer.
-                        let _ = reply.send(response);
-                    }
                 }
             });
         }
@@ -119,6 +107,20 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
     /// Requests handed over and not yet taken into a batch.
     pub fn waiting(&self) -> usize {
         self.waiting.load(Ordering::SeqCst)
+    }
+}
+
+/// Serves one batch and answers each of its requests.
+async fn serve_batch<Req, Resp, Fut>(batch: Vec<(Req, oneshot::Sender<Resp>)>, serve: &mut impl FnMut(Vec<Req>) -> Fut)
+where
+    Fut: Future<Output = Vec<Resp>>,
+{
+    let (requests, replies): (Vec<Req>, Vec<oneshot::Sender<Resp>>) = batch.into_iter().unzip();
+    let responses = serve(requests).await;
+    assert_eq!(responses.len(), replies.len(), "a batch answers every request");
+    for (reply, response) in replies.into_iter().zip(responses) {
+        // A caller that stopped waiting no longer needs its answer.
+        let _ = reply.send(response);
     }
 }
 
@@ -167,6 +169,15 @@ mod tests {
 
     use super::*;
 
+    /// What each call answered, in order.
+    async fn answers(calls: Vec<tokio::task::JoinHandle<Option<u32>>>) -> Vec<Option<u32>> {
+        let mut answers = Vec::new();
+        for call in calls {
+            answers.push(call.await.unwrap());
+        }
+        answers
+    }
+
     #[tokio::test]
     async fn requests_waiting_together_are_served_in_one_batch_each_with_its_own_answer() {
         let sizes = Arc::new(Mutex::new(Vec::new()));
@@ -199,11 +210,7 @@ mod tests {
         }
         gate_tx.send(true).unwrap();
         assert_eq!(first.await.unwrap(), Some(10));
-        let mut answers = Vec::new();
-        for handle in rest {
-            answers.push(handle.await.unwrap());
-        }
-        assert_eq!(answers, vec![Some(20), Some(30), Some(40), Some(50)]);
+        assert_eq!(answers(rest).await, vec![Some(20), Some(30), Some(40), Some(50)]);
         // One alone, then the four that waited: three (the maximum) and the last one.
         assert_eq!(*sizes.lock().unwrap(), vec![1, 3, 1]);
     }
@@ -253,11 +260,7 @@ mod tests {
         assert_eq!(*sizes.lock().unwrap(), vec![1, 3]);
         gate_tx.send(true).unwrap();
         assert_eq!(first.await.unwrap(), Some(10));
-        let mut answers = Vec::new();
-        for handle in rest {
-            answers.push(handle.await.unwrap());
-        }
-        assert_eq!(answers, vec![Some(20), Some(30), Some(40), Some(50)]);
+        assert_eq!(answers(rest).await, vec![Some(20), Some(30), Some(40), Some(50)]);
         until(vec![1, 3, 1]).await;
     }
 }
