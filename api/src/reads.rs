@@ -89,7 +89,7 @@ impl Reads {
 fn batched<T, F, Fut>(pool: PgPool, read: F) -> Batcher<Uuid, Read<T>>
 where
     T: Send + 'static,
-    F: Fn(PgPool, Vec<Uuid>) -> Fut + Send + 'static,
+    F: Fn(PgPool, Vec<Uuid>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Vec<T>, sqlx::Error>> + Send,
 {
     Batcher::start(MAX_BATCH, move |ids: Vec<Uuid>| {

@@ -34,29 +34,13 @@ impl<Req, Resp> Clone for Batcher<Req, Resp> {
 impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
     /// Starts the loop: `serve` gets each batch (at most `max` requests, in arrival order) and must
     /// answer with one response per request, in the same order.
-    pub fn start<F, Fut>(max: usize, mut serve: F) -> Self
+    pub fn start<F, Fut>(max: usize, serve: F) -> Self
     where
-        F: FnMut(Vec<Req>) -> Fut + Send + 'static,
+        F: Fn(Vec<Req>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<Resp>> + Send,
     {
-        assert!(max > 0, "a batch holds at least one request");
-        let (sender, mut receiver) = mpsc::unbounded_channel::<(Req, oneshot::Sender<Resp>)>();
-        let waiting = Arc::new(AtomicUsize::new(0));
-        let counted = waiting.clone();
-        tokio::spawn(async move {
-            while let Some(first) = receiver.recv().await {
-                let mut batch = vec![first];
-                while batch.len() < max {
-                    match receiver.try_recv() {
-                        Ok(next) => batch.push(next),
-                        Err(_) => break,
-                    }
-                }
-                counted.fetch_sub(batch.len(), Ordering::SeqCst);
-                serve_batch(batch, &mut serve).await;
-            }
-        });
-        Batcher { sender, waiting }
+        // With one loop no batch is ever in flight while the next is gathered.
+        Self::start_overlapping(max, 1, 1, serve)
     }
 
     /// [`Batcher::start`] with up to `loops` batches in flight. The next batch is taken while
@@ -84,7 +68,7 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
                 while let Some(batch) = shared.next_batch(max, min_overlap).await {
                     counted.fetch_sub(batch.len(), Ordering::SeqCst);
                     let size = batch.len();
-                    serve_batch(batch, &mut |requests| serve(requests)).await;
+                    serve_batch(batch, &*serve).await;
                     shared.in_flight.fetch_sub(size, Ordering::SeqCst);
                     shared.served.notify_one();
                 }
@@ -111,7 +95,7 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
 }
 
 /// Serves one batch and answers each of its requests.
-async fn serve_batch<Req, Resp, Fut>(batch: Vec<(Req, oneshot::Sender<Resp>)>, serve: &mut impl FnMut(Vec<Req>) -> Fut)
+async fn serve_batch<Req, Resp, Fut>(batch: Vec<(Req, oneshot::Sender<Resp>)>, serve: &impl Fn(Vec<Req>) -> Fut)
 where
     Fut: Future<Output = Vec<Resp>>,
 {
