@@ -55,8 +55,7 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
 /// Its statements (the fetch, the acknowledgement, the heartbeat, the claim) find their rows by
 /// key, and are planned once per connection (see [`planning_once`]).
 pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
-    let [plan_once, no_seqscan] = PLAN_ONCE;
-    beside(pool, max_connections, &[("synchronous_commit", "off"), plan_once, no_seqscan])
+    beside(pool, max_connections, &[&[("synchronous_commit", "off")][..], &PLAN_ONCE].concat())
 }
 
 /// A pool beside `pool`, to the same database, whose statements are planned once per connection

@@ -31,19 +31,22 @@ const WAITED_LOCKS: &str = "SELECT DISTINCT relation::regclass::text, mode FROM 
 impl HeldWrites {
     /// Holds back every write to `table` until [`release`](Self::release).
     pub async fn hold(pool: &PgPool, table: &str) -> Self {
-        let mut lock = pool.begin().await.expect("begin the lock's transaction");
-        assert!(table.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a plain table name, got {table:?}");
-        let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN SHARE MODE"));
-        sqlx::query(statement).execute(&mut *lock).await.expect("lock the table");
-        HeldWrites { lock, pool: pool.clone() }
+        let mut held = HeldWrites { lock: pool.begin().await.expect("begin the lock's transaction"), pool: pool.clone() };
+        held.lock_table(table, "SHARE").await;
+        held
     }
 
     /// Holds back reads of `table` too (and its writes), until [`release`](Self::release).
     pub async fn and_reads_of(mut self, table: &str) -> Self {
-        assert!(table.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a plain table name, got {table:?}");
-        let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE"));
-        sqlx::query(statement).execute(&mut *self.lock).await.expect("lock the table");
+        self.lock_table(table, "ACCESS EXCLUSIVE").await;
         self
+    }
+
+    /// Locks `table` in `mode` in the held transaction.
+    async fn lock_table(&mut self, table: &str, mode: &str) {
+        assert!(table.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "a plain table name, got {table:?}");
+        let statement = sqlx::AssertSqlSafe(format!("LOCK TABLE {table} IN {mode} MODE"));
+        sqlx::query(statement).execute(&mut *self.lock).await.expect("lock the table");
     }
 
     /// Waits until `n` sessions are blocked on locks (panics after 20 s, naming how many were).
