@@ -5,21 +5,21 @@
 //! and Postgres commits notifying transactions one at a time, each with its own WAL flush: one
 //! transaction per submission capped the API at about one submission per flush. So submissions
 //! arriving together are written together (see [`quickact_shared::batch`]), two batches at most at
-//! once when both are large (one's round trips overlap the other's): one transaction takes
-//! each one's room (in user order), inserts all their tasks in one statement and all their jobs in
-//! another, and commits once; each request answers when that commit is done, so an accepted task
-//! is a committed one. When a batch fails, each of its submissions is written again alone, so the
+//! once when both are large (one's round trip overlaps the other's): one call of the SQL function
+//! `quickact_submit`, sent as a statement of its own and so one transaction and one round trip,
+//! takes each one's room (in user order), inserts all their tasks in one statement and all their
+//! jobs in another, and commits once; each request answers when that commit is done, so an
+//! accepted task is a committed one. When a batch fails, each of its submissions is written again alone, so the
 //! error a request reports is its own.
-
-use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
-    domain::task::TaskRecord,
-    queue::push_quick_action_jobs,
-    store::tasks::{NewTask, give_back_task_slot, insert_tasks, take_task_slot, take_task_slots},
+    domain::task::{ResultType, TaskRecord, TaskStatus},
+    queue::{JOB_MAX_ATTEMPTS, QUICK_ACTION_QUEUE, job_payload, new_job_id},
+    store::column,
 };
+use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -27,10 +27,10 @@ use uuid::Uuid;
 const MAX_BATCH: usize = 64;
 
 /// Batches written at once, and the fewest submissions a batch written beside another holds (see
-/// [`Batcher::start_overlapping`]): a batch costs five round trips and a commit however large, and
-/// at 8 submissions Postgres spends about 95 us on each, against 134 when overlapping batches of
-/// every size halved them (16 clients posting: 6,400 -> 6,200 req/s, where batches of 8 beside
-/// each other made 8,000).
+/// [`Batcher::start_overlapping`]): a batch costs a call, a commit and its WAL flush however
+/// large, and Postgres spends less on each submission the more a batch holds. With 16 clients
+/// posting, 2 batches of at least 8 made 8,250 req/s; 2 of any size 7,400, 3 of at least 4 7,450,
+/// 3 of at least 8 8,150, 4 of at least 4 7,400.
 const BATCHES_IN_FLIGHT: usize = 2;
 const MIN_OVERLAPPING_BATCH: usize = 8;
 
@@ -88,64 +88,96 @@ pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submis
     Ok(alone.pop().expect("one answer for one submission"))
 }
 
-/// Writes `batch` in one transaction; one answer per submission, in order.
-async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    // Room is taken in user order, so batches (of several API processes) lock slots in one order:
-    // for each user, as much as one statement can take without waiting, then one by one.
-    let mut by_user: BTreeMap<Uuid, Vec<usize>> = BTreeMap::new();
-    for (i, submission) in batch.iter().enumerate() {
-        by_user.entry(submission.user_id).or_default().push(i);
-    }
-    let mut slots = vec![None; batch.len()];
-    for (user_id, submissions) in by_user {
-        let cap = batch[submissions[0]].cap;
-        let mut taken = take_task_slots(&mut tx, user_id, cap, submissions.len() as i64).await?.into_iter();
-        for i in submissions {
-            slots[i] = match taken.next() {
-                Some(slot) => Some(slot),
-                None => take_task_slot(&mut tx, user_id, cap).await?,
-            };
+/// A submission's row from `quickact_submit`: the stored task's columns when it was stored.
+struct SubmitRow {
+    room: bool,
+    id: Option<Uuid>,
+    user_id: Option<Uuid>,
+    input_text: Option<String>,
+    status: Option<TaskStatus>,
+    result_type: Option<ResultType>,
+    result: Option<Value>,
+    created_at: Option<DateTime<Utc>>,
+    started_at: Option<DateTime<Utc>>,
+    completed_at: Option<DateTime<Utc>>,
+    input_tokens: Option<i64>,
+    output_tokens: Option<i64>,
+    cached_tokens: Option<i64>,
+    cost_nanos: Option<i64>,
+    currency: Option<String>,
+    model_used: Option<String>,
+    timeout_seconds: Option<i32>,
+    idempotency_key: Option<String>,
+    reference_time: Option<DateTime<Utc>>,
+    time_zone: Option<String>,
+    attempts: Option<i32>,
+    undoes: Option<Uuid>,
+}
+
+impl SubmitRow {
+    fn answer(self) -> Submitted {
+        if !self.room {
+            return Submitted::AtCap;
+        }
+        let stored = || {
+            Some(TaskRecord {
+                id: self.id?,
+                user_id: self.user_id?,
+                input_text: self.input_text?,
+                status: self.status?,
+                result_type: self.result_type,
+                result: self.result,
+                created_at: self.created_at?,
+                started_at: self.started_at,
+                completed_at: self.completed_at,
+                input_tokens: self.input_tokens?,
+                output_tokens: self.output_tokens?,
+                cached_tokens: self.cached_tokens?,
+                cost_nanos: self.cost_nanos?,
+                currency: self.currency?,
+                model_used: self.model_used,
+                timeout_seconds: self.timeout_seconds?,
+                idempotency_key: self.idempotency_key,
+                reference_time: self.reference_time?,
+                time_zone: self.time_zone?,
+                attempts: self.attempts?,
+                undoes: self.undoes,
+            })
+        };
+        match stored() {
+            Some(task) => Submitted::Created(Box::new(task)),
+            None => Submitted::KeyTaken,
         }
     }
-    let mut tasks: Vec<NewTask<'_>> = batch
-        .iter()
-        .zip(&slots)
-        .filter_map(|(s, slot)| {
-            Some(NewTask {
-                id: s.id,
-                user_id: s.user_id,
-                input_text: &s.input_text,
-                timeout_seconds: s.timeout_seconds,
-                idempotency_key: s.idempotency_key.as_deref(),
-                reference_time: s.reference_time,
-                time_zone: &s.time_zone,
-                currency: &s.currency,
-                slot: (*slot)?,
-            })
-        })
-        .collect();
-    // Inserted in one order (user, then key) in every batch: two batches written side by side (by
-    // two API processes) that share keys wait on each other's inserts in one order, never in a cycle.
-    tasks.sort_by(|a, b| (a.user_id, a.idempotency_key).cmp(&(b.user_id, b.idempotency_key)));
-    let mut stored: HashMap<Uuid, TaskRecord> = insert_tasks(&mut *tx, &tasks).await?.into_iter().map(|t| (t.id, t)).collect();
-    // A task missing from what was stored lost its idempotency key to another submission: its
-    // room goes back (the same transaction, so nobody saw it taken).
-    let (kept, lost): (Vec<&NewTask<'_>>, Vec<&NewTask<'_>>) = tasks.iter().partition(|task| stored.contains_key(&task.id));
-    for task in lost {
-        give_back_task_slot(&mut tx, task.user_id, task.slot).await?;
-    }
-    push_quick_action_jobs(&mut tx, &kept.iter().map(|task| task.id).collect::<Vec<_>>()).await?;
-    tx.commit().await?;
+}
 
-    let answers = batch
-        .iter()
-        .zip(&slots)
-        .map(|(s, slot)| match stored.remove(&s.id) {
-            Some(task) => Submitted::Created(Box::new(task)),
-            None if slot.is_some() => Submitted::KeyTaken,
-            None => Submitted::AtCap,
-        })
-        .collect();
-    Ok(answers)
+/// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`),
+/// one statement and so one transaction: room under the cap, tasks and jobs; one answer per
+/// submission, in order.
+async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
+    let rows = sqlx::query_as!(
+        SubmitRow,
+        r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
+                  result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
+                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes
+           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           ORDER BY ord"#,
+        &column(batch, |s| s.id) as &[Uuid],
+        &column(batch, |s| s.user_id) as &[Uuid],
+        &column(batch, |s| s.input_text.as_str()) as &[&str],
+        &column(batch, |s| s.timeout_seconds) as &[i32],
+        &column(batch, |s| s.idempotency_key.as_deref()) as &[Option<&str>],
+        &column(batch, |s| s.reference_time) as &[DateTime<Utc>],
+        &column(batch, |s| s.time_zone.as_str()) as &[&str],
+        &column(batch, |s| s.currency.as_str()) as &[&str],
+        &column(batch, |s| s.cap) as &[i64],
+        &column(batch, |_| new_job_id().to_string()) as &[String],
+        &column(batch, |s| job_payload(s.id)) as &[Vec<u8>],
+        QUICK_ACTION_QUEUE,
+        JOB_MAX_ATTEMPTS as i32,
+    )
+    .fetch_all(pool)
+    .await?;
+    assert_eq!(rows.len(), batch.len(), "quickact_submit answers each submission");
+    Ok(rows.into_iter().map(SubmitRow::answer).collect())
 }

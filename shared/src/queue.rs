@@ -38,17 +38,23 @@ pub async fn push_quick_action_jobs(conn: &mut PgConnection, task_ids: &[Uuid]) 
     }
     let jobs = task_ids
         .iter()
-        .map(|&task_id| {
-            let job_id = TaskId::from_ulid(ulid::Ulid::generate());
-            let args = serde_json::to_vec(&QuickActionJob { task_id }).expect("job payload serialises");
-            TaskBuilder::new(args).task_id(job_id).max_attempts(JOB_MAX_ATTEMPTS).build()
-        })
+        .map(|&task_id| TaskBuilder::new(job_payload(task_id)).task_id(new_job_id()).max_attempts(JOB_MAX_ATTEMPTS).build())
         .collect();
     apalis_postgres::queries::push_tasks(conn, QUICK_ACTION_QUEUE, jobs).await.map_err(|err| match err {
         apalis_postgres::Error::Database(db) => db,
         other => sqlx::Error::Encode(Box::new(other)),
     })?;
     Ok(())
+}
+
+/// A new job's id, as apalis makes them.
+pub fn new_job_id() -> TaskId {
+    TaskId::from_ulid(ulid::Ulid::generate())
+}
+
+/// The payload of `task_id`'s job, as apalis stores it.
+pub fn job_payload(task_id: Uuid) -> Vec<u8> {
+    serde_json::to_vec(&QuickActionJob { task_id }).expect("job payload serialises")
 }
 
 /// The body of `apalis.get_jobs` (how a worker takes its next jobs) as quickact installs it, as a

@@ -17,6 +17,6 @@ pub mod tasks;
 pub mod users;
 
 /// One column of `rows`, for a statement that inserts them all at once (`UNNEST` of arrays).
-pub(crate) fn column<'r, R, T>(rows: &'r [R], field: impl Fn(&'r R) -> T) -> Vec<T> {
+pub fn column<'r, R, T>(rows: &'r [R], field: impl Fn(&'r R) -> T) -> Vec<T> {
     rows.iter().map(field).collect()
 }

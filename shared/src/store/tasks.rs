@@ -7,10 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
-use super::{
-    column,
-    steps::{Step, steps_insert},
-};
+use super::steps::{Step, steps_insert};
 use crate::{
     db::like_pattern,
     domain::task::{ResultType, TaskRecord, TaskStatus},
@@ -18,7 +15,8 @@ use crate::{
 
 /// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` and
 /// `$after`. The query macros take a concatenation of literals (`"a" + "b"`), not `concat!`, so the
-/// list lives here once, with its type overrides, instead of being copied into every query.
+/// list lives here once, with its type overrides, instead of being copied into every query (the SQL
+/// function `quickact_submit`, which stores new tasks, returns the same columns: `api/src/submit.rs`).
 macro_rules! query_tasks {
     ($before:literal, $after:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
@@ -31,46 +29,6 @@ macro_rules! query_tasks {
     };
 }
 pub(crate) use query_tasks;
-
-/// What the API knows when a sentence arrives.
-#[derive(Debug, Clone)]
-pub struct NewTask<'a> {
-    pub id: Uuid,
-    pub user_id: Uuid,
-    pub input_text: &'a str,
-    pub timeout_seconds: i32,
-    pub idempotency_key: Option<&'a str>,
-    pub reference_time: DateTime<Utc>,
-    pub time_zone: &'a str,
-    pub currency: &'a str,
-    /// The slot of the user's cap it holds (see [`take_task_slot`]).
-    pub slot: i16,
-}
-
-/// Inserts tasks, in one statement: the ones inserted (a task whose user already has a task with
-/// its idempotency key is left out).
-pub async fn insert_tasks(db: impl PgExecutor<'_>, tasks: &[NewTask<'_>]) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    query_tasks!(
-        "INSERT INTO quick_action_tasks
-           (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot)
-         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::int4[], $5::text[], $6::timestamptz[],
-                              $7::text[], $8::text[], $9::int2[])
-         ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-         RETURNING ",
-        "",
-        &column(tasks, |t| t.id) as &[Uuid],
-        &column(tasks, |t| t.user_id) as &[Uuid],
-        &column(tasks, |t| t.input_text) as &[&str],
-        &column(tasks, |t| t.timeout_seconds) as &[i32],
-        &column(tasks, |t| t.idempotency_key) as &[Option<&str>],
-        &column(tasks, |t| t.reference_time) as &[DateTime<Utc>],
-        &column(tasks, |t| t.time_zone) as &[&str],
-        &column(tasks, |t| t.currency) as &[&str],
-        &column(tasks, |t| t.slot) as &[i16],
-    )
-    .fetch_all(db)
-    .await
-}
 
 pub async fn find_by_idempotency_key(
     db: impl PgExecutor<'_>,
@@ -85,79 +43,6 @@ pub async fn find_by_idempotency_key(
     )
     .fetch_optional(db)
     .await
-}
-
-/// Takes room for one more unfinished task of `user_id` under a cap of `cap`, in the caller's
-/// transaction: the slot's row stays locked until it commits (with the task) or rolls back (and
-/// the room is free again). `None` when the user is at the cap.
-///
-/// Each user has 16 slot rows (migration `20261123110000_task_slots`); slot s holds at most
-/// cap/16 tasks, one more when s < cap % 16, so the slots together never hold more than the cap.
-/// A first try takes any slot with room that no other submission is writing (`SKIP LOCKED`), so
-/// one user's submissions proceed side by side; only when every slot with room is busy does a
-/// second try wait for one, and Postgres re-checks the room of the slot it waited for.
-pub async fn take_task_slot(conn: &mut PgConnection, user_id: Uuid, cap: i64) -> Result<Option<i16>, sqlx::Error> {
-    // Room in one slot with room, chosen and locked as `$pick` says.
-    macro_rules! take_slot {
-        ($pick:literal) => {
-            sqlx::query_scalar!(
-                "UPDATE task_slots SET used = used + 1
-                 WHERE (user_id, slot) = (
-                   SELECT user_id, slot FROM task_slots
-                   WHERE user_id = $1 AND used < $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END "
-                    + $pick
-                    + ") RETURNING slot",
-                user_id,
-                cap,
-            )
-            .fetch_optional(&mut *conn)
-            .await
-        };
-    }
-    match take_slot!("ORDER BY random() LIMIT 1 FOR UPDATE SKIP LOCKED")? {
-        Some(slot) => Ok(Some(slot)),
-        None => take_slot!("ORDER BY used LIMIT 1 FOR UPDATE"),
-    }
-}
-
-/// Takes room for up to `count` more unfinished tasks of `user_id` in one statement: what
-/// [`take_task_slot`]'s first try does, for a batch of submissions. Only slots no other submission
-/// is writing are used, so it never waits; it may take less than `count` (the user is near the
-/// cap, or the other slots are busy): the slot of each unit of room taken, in no particular order.
-pub async fn take_task_slots(conn: &mut PgConnection, user_id: Uuid, cap: i64, count: i64) -> Result<Vec<i16>, sqlx::Error> {
-    // Lock only as many slots as the room needs (a slot holds about cap/16): each slot locked is one
-    // that another batch of the same user cannot use until this one commits.
-    let slots_needed = (count + (cap / 16).max(1) - 1) / (cap / 16).max(1);
-    let taken = sqlx::query!(
-        r#"WITH free AS (
-             SELECT slot, $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END - used AS room
-             FROM task_slots
-             WHERE user_id = $1 AND used < $2::bigint / 16 + CASE WHEN slot < $2::bigint % 16 THEN 1 ELSE 0 END
-             ORDER BY random() LIMIT $4
-             FOR UPDATE SKIP LOCKED
-           ), units AS (
-             SELECT slot FROM free CROSS JOIN LATERAL generate_series(1, least(room, $3)) ORDER BY random() LIMIT $3
-           ), take AS (
-             SELECT slot, count(*) AS n FROM units GROUP BY slot
-           )
-           UPDATE task_slots s SET used = s.used + take.n
-           FROM take WHERE s.user_id = $1 AND s.slot = take.slot
-           RETURNING s.slot, take.n AS "n!""#,
-        user_id,
-        cap,
-        count,
-        slots_needed,
-    )
-    .fetch_all(conn)
-    .await?;
-    Ok(taken.into_iter().flat_map(|row| std::iter::repeat_n(row.slot, row.n as usize)).collect())
-}
-
-/// Gives back room taken with [`take_task_slot`] in the same transaction for a task that was not
-/// stored after all (its idempotency key was taken meanwhile).
-pub async fn give_back_task_slot(conn: &mut PgConnection, user_id: Uuid, slot: i16) -> Result<(), sqlx::Error> {
-    sqlx::query!("UPDATE task_slots SET used = used - 1 WHERE user_id = $1 AND slot = $2", user_id, slot).execute(conn).await?;
-    Ok(())
 }
 
 /// Tasks of a user that are not finished yet, as the slots count them (for the 429 message).
