@@ -82,7 +82,7 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
 
     let overdue = sqlx::query!(
         "SELECT id, timeout_seconds FROM quick_action_tasks
-         WHERE status IN ('pending', 'processing')
+         WHERE completed_at IS NULL
            AND created_at + make_interval(secs => timeout_seconds + $1::float8) < now()
          ORDER BY created_at LIMIT $2",
         DEADLINE_GRACE_SECS,
@@ -129,10 +129,11 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
     .execute(pool)
     .await?
     .rows_affected();
+    // A task finished before the cutoff was created before it: the history index finds them.
     report.tasks_removed = sqlx::query!(
         "DELETE FROM quick_action_tasks WHERE id = ANY (ARRAY(
            SELECT id FROM quick_action_tasks
-           WHERE status NOT IN ('pending', 'processing') AND completed_at < now() - make_interval(secs => $1)
+           WHERE completed_at < now() - make_interval(secs => $1) AND created_at < now() - make_interval(secs => $1)
            LIMIT $2))",
         secs(config.keep_tasks),
         BATCH,
@@ -165,7 +166,7 @@ async fn jobless_tasks(pool: &PgPool) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar!(
         "SELECT id FROM quick_action_tasks WHERE id = ANY (ARRAY(
            SELECT t.id::text FROM quick_action_tasks t
-           WHERE t.status IN ('pending', 'processing')
+           WHERE t.completed_at IS NULL
              AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
              AND t.created_at < now() - make_interval(secs => $2)
            EXCEPT

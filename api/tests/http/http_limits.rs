@@ -381,7 +381,8 @@ async fn a_task_gives_its_room_under_the_cap_back_when_it_ends() {
     assert_eq!(keyed("买牛奶").await, StatusCode::CREATED, "a replay at the cap is still answered");
     assert_eq!(app.submit(&key, "交房租").await.status, StatusCode::TOO_MANY_REQUESTS, "a replay took no room");
 
-    sqlx::query("UPDATE quick_action_tasks SET status = 'failed', result_type = 'error', result = '{}' WHERE id = $1::uuid")
+    // (A final task carries its completion time: `completed_exactly_when_finished`.)
+    sqlx::query("UPDATE quick_action_tasks SET status = 'failed', result_type = 'error', result = '{}', completed_at = now() WHERE id = $1::uuid")
         .bind(&second)
         .execute(&app.pool)
         .await

@@ -238,7 +238,7 @@ pub async fn queue_now(db: impl PgExecutor<'_>) -> Result<QueueNow, sqlx::Error>
         r#"SELECT count(*) FILTER (WHERE status = 'pending') AS "pending!",
                   count(*) FILTER (WHERE status = 'processing') AS "processing!",
                   coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending')), 0)::float8 AS "oldest_pending_secs!"
-           FROM quick_action_tasks WHERE status IN ('pending', 'processing')"#
+           FROM quick_action_tasks WHERE completed_at IS NULL"#
     )
     .fetch_one(db)
     .await?;
@@ -292,7 +292,7 @@ pub async fn workers_now(db: &sqlx::PgPool, alive_within_secs: f64) -> Result<Ve
     let running = sqlx::query_as!(
         RunningTask,
         r#"SELECT id AS task_id, user_id, input_text, started_at, lease_owner AS "lease_owner!"
-           FROM quick_action_tasks WHERE status = 'processing' AND lease_owner IS NOT NULL
+           FROM quick_action_tasks WHERE completed_at IS NULL AND status = 'processing' AND lease_owner IS NOT NULL
            ORDER BY started_at"#
     )
     .fetch_all(db)

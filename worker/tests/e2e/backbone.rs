@@ -479,3 +479,32 @@ async fn kept_plans_use_the_index_even_when_made_on_an_empty_table() {
     assert!(kept.contains("Index") && !kept.contains("Seq Scan"), "{kept}");
     app.shutdown().await;
 }
+
+/// A running task's row is updated in place: its claim and each model turn's usage change no
+/// indexed column and find room on the row's page, so Postgres writes them as heap-only updates,
+/// with no new index entries (migration `20261125000002_task_updates_in_place`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
+    use quickact_shared::store::tasks::{OwnerCheck, Usage, claim_tasks, record_if_owner};
+
+    let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "hana").await;
+    let created = app.submit(&key, "明天下午3点开会").await;
+    assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
+    let id: uuid::Uuid = created.body["task_id"].as_str().unwrap().parse().unwrap();
+
+    let mut tx = app.pool.begin().await.unwrap();
+    assert_eq!(claim_tasks(&mut *tx, &[id], "in-place", 30.0).await.unwrap().len(), 1);
+    let usage = Usage { model: "gpt-test".into(), input: 120, output: 30, cached: 0, cost_nanos: 4_500 };
+    assert_eq!(record_if_owner(&mut *tx, id, "in-place", &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
+    assert_eq!(record_if_owner(&mut *tx, id, "in-place", &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
+    let (updated, in_place): (i64, i64) = sqlx::query_as(
+        "SELECT pg_stat_get_xact_tuples_updated('quick_action_tasks'::regclass),
+                pg_stat_get_xact_tuples_hot_updated('quick_action_tasks'::regclass)",
+    )
+    .fetch_one(&mut *tx)
+    .await
+    .unwrap();
+    assert_eq!((updated, in_place), (3, 3), "the claim and two turns' usage, all heap-only");
+    tx.rollback().await.unwrap();
+    app.shutdown().await;
+}

@@ -402,7 +402,7 @@ async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
         let pool = app.pool.clone();
         async move { sqlx::query(sql).bind(id).execute(&pool).await.unwrap().rows_affected() }
     };
-    assert_eq!(exec("UPDATE quick_action_tasks SET completed_at = now() - interval '91 days' WHERE id = $1::uuid", tasks[0].clone()).await, 1);
+    assert_eq!(exec("UPDATE quick_action_tasks SET created_at = now() - interval '91 days', completed_at = now() - interval '91 days' WHERE id = $1::uuid", tasks[0].clone()).await, 1);
     assert_eq!(exec("UPDATE apalis.jobs SET done_at = now() - interval '25 hours' WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1", tasks[0].clone()).await, 1);
     assert_eq!(exec("UPDATE items SET deleted_at = now() - interval '31 days' WHERE id = $1::uuid", items[0].clone()).await, 1);
     assert_eq!(exec("INSERT INTO apalis.workers (id, worker_type, storage_name, last_seen) VALUES ($1, 'x', 'y', now() - interval '2 days')", "ghost".into()).await, 1);
