@@ -79,13 +79,22 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
 
     /// Hands `request` to the loop and waits for its answer. `None`: the loop is gone.
     pub async fn call(&self, request: Req) -> Option<Resp> {
+        self.hand_over(request)?.await.ok()
+    }
+
+    /// Hands `request` to the loop without waiting for its answer (which is dropped).
+    pub fn send(&self, request: Req) {
+        self.hand_over(request);
+    }
+
+    fn hand_over(&self, request: Req) -> Option<oneshot::Receiver<Resp>> {
         let (reply, response) = oneshot::channel();
         self.waiting.fetch_add(1, Ordering::SeqCst);
         if self.sender.send((request, reply)).is_err() {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
             return None;
         }
-        response.await.ok()
+        Some(response)
     }
 
     /// Requests handed over and not yet taken into a batch.

@@ -32,7 +32,7 @@
 use std::sync::Arc;
 
 use chrono_tz::Tz;
-use quickact_shared::{batch::Batcher, domain::task::TaskRecord, pricing::PriceTable, store::steps::Step};
+use quickact_shared::{batch::Batcher, domain::task::TaskRecord, notify::StepEvents, pricing::PriceTable, store::steps::Step};
 use sqlx::{PgPool, Postgres, Transaction};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -101,14 +101,15 @@ impl Groups {
 /// What the loop shares with the runner.
 struct Shared {
     pool: PgPool,
+    step_events: StepEvents,
     owner: String,
     tools: ToolRegistry,
     prices: PriceTable,
 }
 
 /// Starts this process's group loops.
-pub fn start(pool: PgPool, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
-    let shared = Arc::new(Shared { pool, owner, tools, prices });
+pub fn start(pool: PgPool, step_events: StepEvents, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
+    let shared = Arc::new(Shared { pool, step_events, owner, tools, prices });
     let loops = (0..LOOPS)
         .map(|_| {
             let shared = shared.clone();
@@ -150,8 +151,13 @@ async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> 
     tracing::debug!(size, took_ms = started.elapsed().as_millis() as u64, "group committed");
     results
         .into_iter()
-        .map(|result| match result.expect("a committed group ran every run") {
-            Ok(Grouped::Checkpoint) => GroupOutcome::Suspended,
+        .zip(&runs)
+        .map(|(result, run)| match result.expect("a committed group ran every run") {
+            Ok(Grouped::Checkpoint) => {
+                // Its steps committed with the group (an ending notifies by itself).
+                shared.step_events.stepped(run.task.id);
+                GroupOutcome::Suspended
+            }
             Ok(Grouped::Busy) => GroupOutcome::Busy,
             Ok(Grouped::Ended(end)) => GroupOutcome::Ended(Ok(end)),
             Err(err) => GroupOutcome::Ended(Err(err)),
@@ -175,6 +181,7 @@ async fn run_one(
         pool: &shared.pool,
         // A grouped run writes its journal in the group's transaction, never with nothing open.
         journal: &shared.pool,
+        step_events: &shared.step_events,
         task: &run.task,
         owner: &shared.owner,
         attempt: run.task.attempts,

@@ -23,7 +23,7 @@ use quickact_shared::{
     config::{ModelConfig, WorkerConfig},
     db::retry_unavailable,
     domain::task::{TaskRecord, TaskStatus},
-    notify::Notifications,
+    notify::{Notifications, StepEvents},
     queue::push_quick_action_job,
     store::{
         ending::{Ending, end_task},
@@ -49,9 +49,9 @@ use crate::{
 /// one). Bounds a task that keeps killing its worker, which the queue alone would retry forever.
 pub const MAX_TASK_ATTEMPTS: i32 = 3;
 
-/// Connections of [`Runner::bookkeeping`]: one claim statement at a time, and apalis's fetch,
-/// acknowledgement and heartbeat.
-const BOOKKEEPING_CONNECTIONS: u32 = 4;
+/// Connections of [`Runner::bookkeeping`]: one claim statement at a time, apalis's fetch,
+/// acknowledgement and heartbeat, and one statement of step notifications at a time.
+const BOOKKEEPING_CONNECTIONS: u32 = 5;
 
 /// Connections of [`Runner::journal`]: a run holds one for a statement at a time.
 const JOURNAL_CONNECTIONS: u32 = 32;
@@ -83,6 +83,8 @@ pub struct Runner {
     /// The journal's statements made with nothing open, planned once per connection (see
     /// [`crate::agent::RunContext::journal`]).
     journal: PgPool,
+    /// Where runs say that steps they wrote committed.
+    step_events: StepEvents,
     pub notifications: Notifications,
     /// This process's name as a lease owner: unique per process.
     pub owner: String,
@@ -124,14 +126,16 @@ impl Runner {
         tools: ToolRegistry,
     ) -> Arc<Self> {
         let permits = Arc::new(Semaphore::new(worker.concurrency));
-        let groups = groups::start(pool.clone(), owner.clone(), tools.clone(), model.prices.clone());
         let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
+        let step_events = StepEvents::start(bookkeeping.clone());
+        let groups = groups::start(pool.clone(), step_events.clone(), owner.clone(), tools.clone(), model.prices.clone());
         let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
         let claims = claim_batches(bookkeeping.clone(), owner.clone(), worker.lease().as_secs_f64());
         Arc::new(Runner {
             pool,
             bookkeeping,
             journal,
+            step_events,
             notifications,
             owner,
             worker,
@@ -269,6 +273,7 @@ impl Runner {
         let context = RunContext {
             pool: &self.pool,
             journal: &self.journal,
+            step_events: &self.step_events,
             task: &task,
             owner: &self.owner,
             attempt: task.attempts,

@@ -92,6 +92,9 @@ async fn a_stream_resumed_with_last_event_id_loses_and_repeats_nothing() {
 
     // Drop the connection after two steps, then reconnect from the last id seen.
     let first = read(&mut sse_events(app.open_events(&key, &id, None).await), Some(2)).await;
+    // Steps stream as they commit, not with the verdict: two model turns of 300 ms are still ahead.
+    let under_way = app.call(&key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body;
+    assert!(under_way["status"] == "pending" || under_way["status"] == "processing", "{under_way:#}");
     let last_id = first.iter().rev().find(|e| e.event == "step").unwrap().id.clone();
     let rest = read(&mut sse_events(app.open_events(&key, &id, Some(&last_id)).await), None).await;
     assert_eq!(rest.last().unwrap().event, "verdict", "{rest:#?}");

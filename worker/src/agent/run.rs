@@ -26,6 +26,7 @@ use chrono_tz::Tz;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
     domain::task::{TaskRecord, Verdict},
+    notify::StepEvents,
     pricing::PriceTable,
     store::{
         ending::{Ending, end_task_with_journal},
@@ -67,6 +68,8 @@ pub struct RunContext<'a> {
     /// `quickact_shared::db::planning_once`); the tools' statements, whose plans depend on the
     /// values, go through `pool`.
     pub journal: &'a PgPool,
+    /// Where the run says that steps it wrote committed (see [`StepEvents`]).
+    pub step_events: &'a StepEvents,
     pub task: &'a TaskRecord,
     /// The lease owner: this worker process.
     pub owner: &'a str,
@@ -362,7 +365,9 @@ impl<'a> Run<'a> {
             self.tx = Some(tx);
             Ok(())
         } else {
-            tx.commit().await
+            tx.commit().await?;
+            self.cx.step_events.stepped(self.cx.task.id);
+            Ok(())
         }
     }
 
@@ -567,6 +572,7 @@ impl<'a> Run<'a> {
         let (pending_usage, model_recorded) = before;
         match check {
             Ok(OwnerCheck::Owned) => {
+                self.cx.step_events.stepped(self.cx.task.id);
                 self.usage = None;
                 self.remember(step);
                 self.written = self.journal.len();
