@@ -315,8 +315,9 @@ impl<'a> Run<'a> {
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
-            // A model's turn is paid for: it is committed before the run acts on the reply. A local
-            // turn costs nothing and is committed with what the run does next.
+            // A model's turn is paid for: it is committed before the run acts on the reply (or with
+            // the action, when that is the ending: see `record_turn`). A local turn costs nothing
+            // and is committed with what the run does next.
             let (step, usage) = self.turn_step(turn);
             let recorded = if self.provider.is_local() { self.record(step, usage).await? } else { self.record_turn(step, usage).await? };
             if let Recorded::NotOurs(check) = recorded {
@@ -508,6 +509,14 @@ impl<'a> Run<'a> {
     /// overlapped a record that failed (the task is no longer ours, the database went away) is
     /// dropped unused.
     async fn record_turn(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
+        if self.only_finishes(&step) {
+            // Acting on this reply is ending the task: the statement that ends it writes the turn
+            // with the verdict (see `call_tool_alone`), both or neither, one commit instead of two.
+            // A `finish` that is refused is written with the turn by the run's next write.
+            self.count_usage(usage);
+            self.remember(step);
+            return Ok(Recorded::Done(()));
+        }
         let Some(call) = self.call_to_read_ahead(&step) else {
             return self.record_now(step, usage).await;
         };
@@ -524,6 +533,15 @@ impl<'a> Run<'a> {
             self.read_ahead = read;
         }
         Ok(recorded)
+    }
+
+    /// Whether `turn` calls `finish` and nothing else, with nothing open.
+    fn only_finishes(&self, turn: &Step) -> bool {
+        if self.tx.is_some() || self.grouped {
+            return false;
+        }
+        let calls = turn.result.as_ref().map(tool_calls_of).unwrap_or_default();
+        matches!(calls.as_slice(), [call] if call.name == FINISH)
     }
 
     /// The call of `turn` that [`Run::record_turn`] runs ahead: its first, when it reads and no call

@@ -508,3 +508,42 @@ async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     tx.rollback().await.unwrap();
     app.shutdown().await;
 }
+
+/// A model reply that only calls `finish` is written by the statement that ends the task, with the
+/// verdict: one commit, and the turn's tokens in the task's totals. A `finish` that is refused
+/// (malformed) is written with its turn before the model is asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reply_that_only_finishes_is_written_with_the_verdict() {
+    let (app, key) = TestApp::start_with_user("ines").await;
+    app.fake.script(
+        "finish twice",
+        vec![
+            Reply::RawTools(vec![("finish".into(), "{\"result_type\": \"action_completed\", \"message\": ".into())]).with_usage(300, 10, 0),
+            Reply::finish("error", "nothing to do").with_usage(500, 20, 100),
+        ],
+    );
+    let id = app.submit_id(&key, "finish twice").await;
+    let task = app.wait_final(&key, &id, 20).await;
+    assert_eq!((&task["status"], &task["result"]["message"]), (&json!("failed"), &json!("nothing to do")), "{task:#}");
+    assert_eq!(task["tokens_used"], json!({"input": 800, "output": 30, "cached": 100, "total": 830}));
+    let kinds: Vec<(String, String, bool)> = task["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["kind"].as_str().unwrap().to_owned(), s["name"].as_str().unwrap().to_owned(), s["ok"].as_bool().unwrap()))
+        .collect();
+    let expected = [("model_turn", "fake-model", true), ("tool_call", "finish", false), ("model_turn", "fake-model", true), ("tool_call", "finish", true)];
+    assert_eq!(kinds, expected.map(|(k, n, ok)| (k.to_owned(), n.to_owned(), ok)));
+
+    // Which transaction wrote each step, and the task's final state.
+    let writers: Vec<String> = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
+        .bind(&id)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    let ending: String = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid").bind(&id).fetch_one(&app.pool).await.unwrap();
+    assert_eq!(writers[0], writers[1], "the refused finish is written with its turn");
+    assert_ne!(writers[1], ending);
+    assert_eq!((&writers[2], &writers[3]), (&ending, &ending), "the last turn and its finish are written by the ending");
+    app.shutdown().await;
+}
