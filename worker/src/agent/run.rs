@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     journal::{HANDED_OVER_TO, Replay, tool_calls_of},
-    prompt::{SYSTEM_PROMPT, user_message},
+    prompt::{SYSTEM_MESSAGE, user_message},
 };
 use crate::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, RunInput, ToolCall},
@@ -389,35 +389,42 @@ impl<'a> Run<'a> {
         self.journal.push(step);
     }
 
-    fn request(&self) -> ChatRequest {
-        let mut messages = vec![
-            json!({ "role": "system", "content": SYSTEM_PROMPT }),
-            json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) }),
-        ];
-        messages.extend(self.replay.messages.iter().cloned());
+    /// The model request of the next turn; `user` is [`Run::user_turn`]'s message.
+    fn request<'s>(&'s self, user: &'s Value) -> ChatRequest<'s> {
+        let mut messages = Vec::with_capacity(2 + self.replay.messages.len());
+        messages.push(&*SYSTEM_MESSAGE);
+        messages.push(user);
+        messages.extend(&self.replay.messages);
         let run = RunInput {
-            sentence: self.cx.task.input_text.clone(),
+            sentence: &self.cx.task.input_text,
             time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
-            answered: self.replay.answered.clone(),
+            answered: &self.replay.answered,
         };
-        ChatRequest { model: self.model.to_owned(), messages, tools: self.cx.tools.definitions(), run }
+        ChatRequest { model: self.model, messages, tools: self.cx.tools.definitions(), run }
+    }
+
+    /// The user's message that opens every request of the run: the sentence and when it was written.
+    fn user_turn(&self) -> Value {
+        json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) })
     }
 
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
     async fn request_turn(&mut self) -> Result<Recorded<Result<Turn, ProviderError>>, RunError> {
-        let request = self.request();
+        let user = self.user_turn();
         let mut delay = Duration::from_millis(500);
         let mut attempt = 0;
         loop {
             attempt += 1;
             let started_at = Utc::now();
             let started = Instant::now();
+            let request = self.request(&user);
             let result = tokio::select! {
                 result = self.provider.complete(&request) => result,
                 _ = self.cx.abort.cancelled() => {
                     return Ok(Recorded::Done(Err(ProviderError::Fatal { message: "the run was stopped".into() })));
                 }
             };
+            drop(request);
             let latency_ms = elapsed_ms(started);
             quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
             let err = match result {

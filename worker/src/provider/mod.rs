@@ -16,28 +16,29 @@ use quickact_time::TimeContext;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One request to a model.
+/// One request to a model, borrowed from the run that makes it (a run asks at every turn, and
+/// its conversation and answers grow with each one: they are not copied for the request).
 #[derive(Debug, Clone)]
-pub struct ChatRequest {
-    pub model: String,
+pub struct ChatRequest<'a> {
+    pub model: &'a str,
     /// Messages in the chat-completions wire format.
-    pub messages: Vec<Value>,
+    pub messages: Vec<&'a Value>,
     /// Tool definitions in the chat-completions wire format (the registry's, shared).
     pub tools: Arc<Vec<Value>>,
     /// The same run as data, for providers that act on it directly rather than read the
     /// conversation written for a model (the local provider). Model providers ignore it.
-    pub run: RunInput,
+    pub run: RunInput<'a>,
 }
 
 /// What a run is about and what its tools have answered, as data.
 #[derive(Debug, Clone)]
-pub struct RunInput {
+pub struct RunInput<'a> {
     /// The user's sentence.
-    pub sentence: String,
+    pub sentence: &'a str,
     /// The moment it was written, in the user's zone.
     pub time: TimeContext,
     /// Every tool call answered so far, in order.
-    pub answered: Vec<AnsweredCall>,
+    pub answered: &'a [AnsweredCall],
 }
 
 /// A tool call and its answer as the journal recorded it: the full result (not the compact view a
@@ -128,5 +129,5 @@ pub trait ModelProvider: Send + Sync {
     }
 
     /// One chat-completions round trip.
-    fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>>;
+    fn complete<'a>(&'a self, request: &'a ChatRequest<'_>) -> BoxFuture<'a, Result<ModelReply, ProviderError>>;
 }

@@ -25,7 +25,7 @@ use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, parse::parse_
 #[derive(Serialize)]
 struct Body<'a> {
     model: &'a str,
-    messages: &'a [Value],
+    messages: &'a [&'a Value],
     stream: bool,
     temperature: u8,
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
@@ -58,10 +58,10 @@ impl ModelProvider for OpenAiProvider {
         &self.default_model
     }
 
-    fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a ChatRequest<'_>) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
         Box::pin(async move {
             let body = Body {
-                model: &request.model,
+                model: request.model,
                 messages: &request.messages,
                 stream: false,
                 temperature: 0,
@@ -69,7 +69,7 @@ impl ModelProvider for OpenAiProvider {
                 tool_choice: (!request.tools.is_empty()).then_some("auto"),
             };
             let response: Value = self.client.chat().create_byot(&body).await.map_err(classify)?;
-            parse_chat_response(&response, &request.model)
+            parse_chat_response(&response, request.model)
         })
     }
 }

@@ -46,27 +46,27 @@ impl ModelProvider for LocalProvider {
         true
     }
 
-    fn complete<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
+    fn complete<'a>(&'a self, request: &'a ChatRequest<'_>) -> BoxFuture<'a, Result<ModelReply, ProviderError>> {
         Box::pin(async move { answer(request) })
     }
 }
 
-fn answer(request: &ChatRequest) -> Result<ModelReply, ProviderError> {
+fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
     // The run as data: the sentence, its moment, and what the tools answered (full results, not
     // the text written for a model).
     let run = &request.run;
-    let chinese = is_chinese(&run.sentence);
-    let reading = match read_clauses(&run.sentence, &run.time) {
+    let chinese = is_chinese(run.sentence);
+    let reading = match read_clauses(run.sentence, &run.time) {
         Some(Ok(clauses)) => Ok(clauses),
         Some(Err(reason)) => Err(reason),
-        None => match read(&run.sentence, &run.time) {
-            Reading::Understood(intent) => Ok(vec![Clause { text: run.sentence.clone(), intent }]),
+        None => match read(run.sentence, &run.time) {
+            Reading::Understood(intent) => Ok(vec![Clause { text: run.sentence.to_owned(), intent }]),
             Reading::NotUnderstood(reason) => Err(reason),
         },
     };
     let (tool, arguments) = match reading {
-        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, &run.answered, chinese),
-        Ok(clauses) => next_step_of_all(&clauses, &run.answered, chinese),
+        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, chinese),
+        Ok(clauses) => next_step_of_all(&clauses, run.answered, chinese),
         Err(reason) => {
             tracing::info!(reason, "the local provider did not understand the sentence");
             let say = Say { chinese };
@@ -95,10 +95,10 @@ mod tests {
         let time = TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
         // The conversation is not read: only the run's data.
         let request = ChatRequest {
-            model: "local".into(),
+            model: "local",
             messages: vec![],
             tools: Default::default(),
-            run: RunInput { sentence: "你好".into(), time, answered: vec![] },
+            run: RunInput { sentence: "你好", time, answered: &[] },
         };
         let reply = answer(&request).unwrap();
         assert_eq!(reply.tool_calls[0].name, "finish");
