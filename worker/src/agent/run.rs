@@ -516,7 +516,11 @@ impl<'a> Run<'a> {
     /// overlapped a record that failed (the task is no longer ours, the database went away) is
     /// dropped unused.
     async fn record_turn(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
-        if self.only_finishes(&step) {
+        if self.tx.is_some() || self.grouped {
+            return self.record_now(step, usage).await;
+        }
+        let calls = step.result.as_ref().map(tool_calls_of).unwrap_or_default();
+        if matches!(calls.as_slice(), [call] if call.name == FINISH) {
             // Acting on this reply is ending the task: the statement that ends it writes the turn
             // with the verdict (see `call_tool_alone`), both or neither, one commit instead of two.
             // A `finish` that is refused is written with the turn by the run's next write.
@@ -524,7 +528,7 @@ impl<'a> Run<'a> {
             self.remember(step);
             return Ok(Recorded::Done(()));
         }
-        let Some(call) = self.call_to_read_ahead(&step) else {
+        let Some(call) = self.call_to_read_ahead(calls) else {
             return self.record_now(step, usage).await;
         };
         let before = (self.usage.clone(), self.model_recorded);
@@ -542,23 +546,11 @@ impl<'a> Run<'a> {
         Ok(recorded)
     }
 
-    /// Whether `turn` calls `finish` and nothing else, with nothing open.
-    fn only_finishes(&self, turn: &Step) -> bool {
-        if self.tx.is_some() || self.grouped {
-            return false;
-        }
-        let calls = turn.result.as_ref().map(tool_calls_of).unwrap_or_default();
-        matches!(calls.as_slice(), [call] if call.name == FINISH)
-    }
-
-    /// The call of `turn` that [`Run::record_turn`] runs ahead: its first, when it reads and no call
-    /// of the turn may change items, the run's cap on calls allows it, and nothing is open.
-    fn call_to_read_ahead(&self, turn: &Step) -> Option<ToolCall> {
-        if self.tx.is_some() || self.grouped || self.replay.tool_calls_in_run >= MAX_TOOL_CALLS_PER_RUN {
-            return None;
-        }
-        let calls = tool_calls_of(turn.result.as_ref()?);
-        if calls.iter().any(|call| self.may_write(call)) {
+    /// The call of a turn (its `calls`, with nothing open) that [`Run::record_turn`] runs ahead: its
+    /// first, when it reads and no call of the turn may change items, and the run's cap on calls
+    /// allows it.
+    fn call_to_read_ahead(&self, calls: Vec<ToolCall>) -> Option<ToolCall> {
+        if self.replay.tool_calls_in_run >= MAX_TOOL_CALLS_PER_RUN || calls.iter().any(|call| self.may_write(call)) {
             return None;
         }
         // The loop runs the turn's calls in order, `finish` last.
