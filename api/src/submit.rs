@@ -9,8 +9,8 @@
 //! `quickact_submit`, sent as a statement of its own and so one transaction and one round trip,
 //! takes each one's room (in user order), inserts all their tasks in one statement and all their
 //! jobs in another, and commits once; each request answers when that commit is done, so an
-//! accepted task is a committed one. When a batch fails, each of its submissions is written again alone, so the
-//! error a request reports is its own.
+//! accepted task is a committed one. When a batch fails, each of its submissions is written again
+//! alone, so the error a request reports is its own.
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{

@@ -335,7 +335,8 @@ impl StepEvents {
         let batches = Batcher::start(MAX_STEP_EVENTS, move |tasks: Vec<Uuid>| {
             let pool = pool.clone();
             async move {
-                let mut ids = tasks.clone();
+                let answers = vec![(); tasks.len()];
+                let mut ids = tasks;
                 ids.sort_unstable();
                 ids.dedup();
                 let sent = sqlx::query_scalar!(
@@ -348,7 +349,7 @@ impl StepEvents {
                 if let Err(err) = sent {
                     tracing::warn!(error = %err, tasks = ids.len(), "step notifications not sent; live streams catch up at their next event");
                 }
-                tasks.iter().map(|_| ()).collect()
+                answers
             }
         });
         StepEvents { batches }

@@ -28,19 +28,8 @@ pub struct QuickActionJob {
 /// Pushes the job of `task_id` on `conn` (the caller's transaction). The job is found by its payload
 /// (`{"task_id": ...}`); its own id is apalis's.
 pub async fn push_quick_action_job(conn: &mut PgConnection, task_id: Uuid) -> Result<(), sqlx::Error> {
-    push_quick_action_jobs(conn, &[task_id]).await
-}
-
-/// [`push_quick_action_job`] for several tasks, in one statement.
-pub async fn push_quick_action_jobs(conn: &mut PgConnection, task_ids: &[Uuid]) -> Result<(), sqlx::Error> {
-    if task_ids.is_empty() {
-        return Ok(());
-    }
-    let jobs = task_ids
-        .iter()
-        .map(|&task_id| TaskBuilder::new(job_payload(task_id)).task_id(new_job_id()).max_attempts(JOB_MAX_ATTEMPTS).build())
-        .collect();
-    apalis_postgres::queries::push_tasks(conn, QUICK_ACTION_QUEUE, jobs).await.map_err(|err| match err {
+    let job = TaskBuilder::new(job_payload(task_id)).task_id(new_job_id()).max_attempts(JOB_MAX_ATTEMPTS).build();
+    apalis_postgres::queries::push_tasks(conn, QUICK_ACTION_QUEUE, vec![job]).await.map_err(|err| match err {
         apalis_postgres::Error::Database(db) => db,
         other => sqlx::Error::Encode(Box::new(other)),
     })?;
