@@ -100,6 +100,19 @@ impl Browser {
         }
     }
 
+    /// Waits until the browser's address has `part` in its query (a GET form's answer has loaded).
+    async fn wait_for_query(&self, part: &str) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let url = self.client.current_url().await.unwrap();
+            if url.query().is_some_and(|query| query.contains(part)) {
+                return;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "still at {url}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Waits until `css` matches exactly `n` elements (the live table, a filter's answer).
     async fn wait_for_count(&self, css: &str, n: usize) {
         let deadline = tokio::time::Instant::now() + PATIENCE;
@@ -303,6 +316,7 @@ async fn stats_users_keys_undo_and_logout_work_from_the_page() {
     browser.screenshot("09-stats").await;
     browser.find("#group-by").await.select_by_value("model").await.unwrap();
     browser.find("#stats-filters button").await.click().await.unwrap();
+    browser.wait_for_query("group_by=model").await;
     let groups = browser.text("#groups").await;
     assert!(groups.contains("fake-model") && groups.contains("local"), "{groups}");
 
