@@ -5,7 +5,8 @@
 //! (not cancelled, not taken over) and then holds the task's row lock: a tool's change, its journal
 //! row and, for `finish`, the task's final state commit together. The transaction commits at
 //! checkpoints: before the run waits on anything but the database (a remote model's turn, a
-//! backoff), right after a remote turn (its tokens are paid for), and at the end. A local run
+//! backoff), right after a remote turn (its tokens are paid for; a turn whose calls only read
+//! commits with what they read, before the run acts on it), and at the end. A local run
 //! (the local provider answers in microseconds) is therefore ONE transaction from its first step to
 //! its verdict. Whatever was not committed is lost together with its effects: after a crash or a
 //! database outage the run resumes from the committed journal, so nothing is done twice.
@@ -182,19 +183,7 @@ struct Run<'a> {
     usage: Option<Usage>,
     /// Part of a group ([`run_agent_grouped`]): `tx` is the group's and is never committed here.
     grouped: bool,
-    /// The first call of the last turn, run while the turn was being recorded (see
-    /// [`Run::record_turn`]), waiting for its turn in the loop.
-    read_ahead: Option<ReadAhead>,
 }
-
-/// A call that only reads, run while its turn was being recorded.
-struct ReadAhead {
-    call_id: String,
-    output: Result<ToolOutput, ToolError>,
-    started_at: chrono::DateTime<Utc>,
-    latency_ms: i32,
-}
-
 
 /// The outcome of recording something on behalf of the task.
 enum Recorded<T> {
@@ -230,7 +219,6 @@ impl<'a> Run<'a> {
             model_recorded: false,
             usage: None,
             grouped: false,
-            read_ahead: None,
         }
     }
 
@@ -315,9 +303,9 @@ impl<'a> Run<'a> {
                 }
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
-            // A model's turn is paid for: it is committed before the run acts on the reply (or with
-            // the action, when that is the ending: see `record_turn`). A local turn costs nothing
-            // and is committed with what the run does next.
+            // A model's turn is paid for: it is committed before the run acts on the reply (with
+            // the reads it asked for, or with the ending: see `record_turn`). A local turn costs
+            // nothing and is committed with what the run does next.
             let (step, usage) = self.turn_step(turn);
             let recorded = if self.provider.is_local() { self.record(step, usage).await? } else { self.record_turn(step, usage).await? };
             if let Recorded::NotOurs(check) = recorded {
@@ -509,65 +497,24 @@ impl<'a> Run<'a> {
         self.settle_write(check, step, before)
     }
 
-    /// A remote turn's [`Run::record_now`]. When every call of the turn only reads (`finish` aside,
-    /// which comes last), the first one runs while the turn's statement commits, on a connection of
-    /// its own, and the loop takes its result instead of running it: the run still acts on the
-    /// reply (changes items, ends the task) only once the turn is committed, and a read that
-    /// overlapped a record that failed (the task is no longer ours, the database went away) is
-    /// dropped unused.
+    /// A remote turn's [`Run::record_now`]. When no call of the turn may change items (reads,
+    /// `finish`, calls refused or unknown), the turn is not written on its own: the loop runs its
+    /// calls with nothing open, and the statement that writes the last of them (or the one that
+    /// ends the task, for a `finish`) writes the turn with them, both or neither: one commit
+    /// instead of two. The run still acts on the reply (changes items, ends the task) only once the
+    /// turn is committed; what it does before is read. A crash while it reads loses the turn's
+    /// record, as a crash while the turn's own statement ran would: the run asks again.
     async fn record_turn(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
         if self.tx.is_some() || self.grouped {
             return self.record_now(step, usage).await;
         }
         let calls = step.result.as_ref().map(tool_calls_of).unwrap_or_default();
-        if matches!(calls.as_slice(), [call] if call.name == FINISH) {
-            // Acting on this reply is ending the task: the statement that ends it writes the turn
-            // with the verdict (see `call_tool_alone`), both or neither, one commit instead of two.
-            // A `finish` that is refused is written with the turn by the run's next write.
-            self.count_usage(usage);
-            self.remember(step);
-            return Ok(Recorded::Done(()));
-        }
-        let Some(call) = self.call_to_read_ahead(calls) else {
+        if calls.is_empty() || calls.iter().any(|call| self.may_write(call)) {
             return self.record_now(step, usage).await;
-        };
-        let before = (self.usage.clone(), self.model_recorded);
+        }
         self.count_usage(usage);
-        let unwritten = self.unwritten_with(&step);
-        let (check, read) = {
-            let this = &*self;
-            let record = record_if_owner(this.cx.journal, this.cx.task.id, this.cx.owner, &unwritten, this.usage.as_ref());
-            tokio::join!(record, this.read_ahead(&call))
-        };
-        let recorded = self.settle_write(check, step, before)?;
-        if let Recorded::Done(()) = recorded {
-            self.read_ahead = read;
-        }
-        Ok(recorded)
-    }
-
-    /// The call of a turn (its `calls`, with nothing open) that [`Run::record_turn`] runs ahead: its
-    /// first, when it reads and no call of the turn may change items, and the run's cap on calls
-    /// allows it.
-    fn call_to_read_ahead(&self, calls: Vec<ToolCall>) -> Option<ToolCall> {
-        if self.replay.tool_calls_in_run >= MAX_TOOL_CALLS_PER_RUN || calls.iter().any(|call| self.may_write(call)) {
-            return None;
-        }
-        // The loop runs the turn's calls in order, `finish` last.
-        let first = calls.into_iter().find(|call| call.name != FINISH)?;
-        let reads = self.cx.tools.get(&first.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Reads);
-        reads.then_some(first)
-    }
-
-    /// Runs `call`, which only reads, on a connection of its own; `None` when the database could not
-    /// answer (the loop then runs it again, and meets the outage the usual way).
-    async fn read_ahead(&self, call: &ToolCall) -> Option<ReadAhead> {
-        let arguments = parse_arguments_text(&call.arguments);
-        let started_at = Utc::now();
-        let started = Instant::now();
-        let mut conn = self.cx.pool.acquire().await.ok()?;
-        let output = self.execute_tool(&mut conn, call, &arguments, false).await.ok()?;
-        Some(ReadAhead { call_id: call.id.clone(), output, started_at, latency_ms: elapsed_ms(started) })
+        self.remember(step);
+        Ok(Recorded::Done(()))
     }
 
     /// The steps not written yet, and `step`.
@@ -691,12 +638,10 @@ impl<'a> Run<'a> {
         let started_at = Utc::now();
         let started = Instant::now();
         let writes = refusal.is_none() && self.may_write(call);
-        let read_ahead = self.read_ahead.take().filter(|read| read.call_id == call.id && refusal.is_none());
         if (last || turn_changes_nothing) && !writes && self.tx.is_none() && !self.grouped {
-            let ran = match (read_ahead, refusal) {
-                (Some(read), _) => (read.output, read.started_at, read.latency_ms),
-                (None, Some(reason)) => (Err(ToolError::Refused(reason)), started_at, elapsed_ms(started)),
-                (None, None) => {
+            let ran = match refusal {
+                Some(reason) => (Err(ToolError::Refused(reason)), started_at, elapsed_ms(started)),
+                None => {
                     let mut conn = self.cx.pool.acquire().await?;
                     let output = self.execute_tool(&mut conn, call, &arguments, false).await?;
                     (output, started_at, elapsed_ms(started))
@@ -730,7 +675,7 @@ impl<'a> Run<'a> {
     /// last of its turn ([`Run::record_now`]), or, for a successful `finish`, by the one statement
     /// that ends the task; otherwise it waits for the turn's next call. A crash before that
     /// statement loses only calls that changed nothing, which the run asks again when it resumes.
-    /// `ran`: what the call gave (run, read ahead or refused), when it started and how long it took.
+    /// `ran`: what the call gave (run or refused), when it started and how long it took.
     async fn call_tool_alone(
         &mut self,
         call: &ToolCall,

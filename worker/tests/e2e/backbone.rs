@@ -421,38 +421,65 @@ async fn a_users_new_model_choice_is_used_by_their_next_task() {
     assert_eq!(app.fake.requests_for("second choice")[0]["model"], "fake-model-large");
 }
 
-/// A remote turn whose calls only read has its first call run while the turn is being recorded:
-/// with the journal held against writes and the items against reads, the turn's record and its
-/// first search both wait at once. The run still acts (ends the task) only after the turn
-/// committed, and every call is answered once, in order.
+/// A remote turn whose calls only read is written with what they read, in one statement; a turn
+/// that may change items is committed on its own before the run acts on it; a turn that only
+/// finishes is written with the verdict. Every turn's tokens reach the task's totals.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_read_only_turn_reads_while_it_is_recorded() {
+async fn a_read_only_turn_is_written_with_its_reads() {
     let (app, key) = TestApp::start_with_user("nia").await;
     app.fake.script(
-        "read ahead",
-        vec![Reply::Tools(vec![
-            ("search_items".to_owned(), json!({ "query": "dentist" })),
-            ("search_items".to_owned(), json!({ "query": "report" })),
-            ("finish".to_owned(), json!({ "result_type": "action_completed", "message": "looked" })),
-        ])],
+        "read then write",
+        vec![
+            Reply::Tools(vec![
+                ("search_items".to_owned(), json!({ "query": "dentist" })),
+                ("search_items".to_owned(), json!({ "query": "report" })),
+            ])
+            .with_usage(100, 10, 0),
+            Reply::Tools(vec![
+                ("search_items".to_owned(), json!({ "query": "review" })),
+                ("create_item".to_owned(), json!({ "kind": "event", "title": "评审", "when": "明天下午2点" })),
+            ])
+            .with_usage(200, 20, 0),
+            Reply::finish("action_completed", "done").with_usage(400, 40, 0),
+        ],
     );
-    let gate = app.hold_writes("quick_action_steps").await.and_reads_of("items").await;
-    let id = app.submit_id(&key, "read ahead please").await;
-    gate.wait_for_waiting(&[("quick_action_steps", "RowExclusiveLock"), ("items", "AccessShareLock")]).await;
-    gate.release().await;
-
+    let id = app.submit_id(&key, "read then write").await;
     let task = app.wait_final(&key, &id, 20).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let steps = task["steps"].as_array().unwrap();
-    let answered: Vec<(&str, bool, Option<&str>)> =
-        steps.iter().map(|s| (s["name"].as_str().unwrap(), s["ok"].as_bool().unwrap(), s["arguments"]["query"].as_str())).collect();
+    assert_eq!(task["tokens_used"], json!({"input": 700, "output": 70, "cached": 0, "total": 770}));
+    let steps: Vec<(&str, bool, Option<&str>)> = task["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["ok"].as_bool().unwrap(), s["arguments"]["query"].as_str()))
+        .collect();
     assert_eq!(
-        answered,
-        vec![("fake-model", true, None), ("search_items", true, Some("dentist")), ("search_items", true, Some("report")), ("finish", true, None)]
+        steps,
+        vec![
+            ("fake-model", true, None),
+            ("search_items", true, Some("dentist")),
+            ("search_items", true, Some("report")),
+            ("fake-model", true, None),
+            ("search_items", true, Some("review")),
+            ("create_item", true, None),
+            ("fake-model", true, None),
+            ("finish", true, None),
+        ]
     );
-    let seqs: Vec<i64> = steps.iter().map(|s| s["seq"].as_i64().unwrap()).collect();
-    assert_eq!(seqs, vec![0, 1, 2, 3]);
-    assert_eq!(app.fake.requests_for("read ahead").len(), 1, "the turn was asked for once");
+
+    // Which transaction wrote each step, and the task's final state.
+    let writers: Vec<String> = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
+        .bind(&id)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    let ending: String = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid").bind(&id).fetch_one(&app.pool).await.unwrap();
+    assert!(writers[0] == writers[1] && writers[1] == writers[2], "the read-only turn and its reads in one statement: {writers:?}");
+    assert!(writers[3] != writers[2] && writers[3] != writers[4], "a turn that may write commits alone, first: {writers:?}");
+    assert_eq!(writers[4], writers[5], "its calls commit together");
+    assert!(writers[5] != ending && writers[6] == ending && writers[7] == ending, "the last turn with the verdict: {writers:?}");
+    assert_eq!(app.fake.requests_for("read then write").len(), 3, "each turn was asked for once");
+    app.shutdown().await;
 }
 
 /// Pools that keep one plan per connection plan key lookups with their index even when the table
