@@ -182,6 +182,8 @@ async fn run_one(
         // A grouped run writes its journal in the group's transaction, never with nothing open.
         journal: &shared.pool,
         step_events: &shared.step_events,
+        // A grouped run ends in the group's transaction.
+        endings: None,
         task: &run.task,
         owner: &shared.owner,
         attempt: run.task.attempts,

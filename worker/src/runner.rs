@@ -26,7 +26,7 @@ use quickact_shared::{
     notify::{Notifications, StepEvents},
     queue::push_quick_action_job,
     store::{
-        ending::{Ending, end_task},
+        ending::{Ending, FinalState, end_task, end_tasks},
         steps::list_steps,
         tasks::{claim_task, claim_tasks, find_task, lease_of, release_lease, renew_lease},
         users::find_user,
@@ -39,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{RunContext, RunEnd, RunError, run_agent},
+    agent::{Endings, RunContext, RunEnd, RunError, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::ModelProvider,
     tools::ToolRegistry,
@@ -58,6 +58,9 @@ const JOURNAL_CONNECTIONS: u32 = 32;
 
 /// Most tasks one claim statement takes (see [`Runner::claim`]).
 const MAX_CLAIMS: usize = 64;
+
+/// Most runs one ending statement ends (see [`Endings`]).
+const MAX_ENDINGS: usize = 64;
 
 /// How long a run may wait for the database to come back before it hands its task back.
 const DATABASE_PATIENCE: Duration = Duration::from_secs(30);
@@ -103,6 +106,8 @@ pub struct Runner {
     /// Claims waiting together go in one statement: a claim notifies, and Postgres commits
     /// notifying transactions one at a time. `None`: that batch failed (claim alone).
     claims: Batcher<Uuid, Option<Option<TaskRecord>>>,
+    /// Endings of runs with nothing open go in one statement, for the same reason.
+    endings: Endings,
 }
 
 /// How one attempt at a task ended.
@@ -131,6 +136,7 @@ impl Runner {
         let groups = groups::start(pool.clone(), step_events.clone(), owner.clone(), tools.clone(), model.prices.clone());
         let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
         let claims = claim_batches(bookkeeping.clone(), owner.clone(), worker.lease().as_secs_f64());
+        let endings = ending_batches(journal.clone(), owner.clone());
         Arc::new(Runner {
             pool,
             bookkeeping,
@@ -147,6 +153,7 @@ impl Runner {
             hand_back: CancellationToken::new(),
             groups,
             claims,
+            endings,
         })
     }
 
@@ -158,6 +165,11 @@ impl Runner {
     /// Local runs waiting to be taken into a group (see [`crate::groups`]).
     pub fn runs_waiting_for_a_group(&self) -> usize {
         self.groups.waiting()
+    }
+
+    /// Endings waiting to be taken into a batch (see [`Endings`]).
+    pub fn endings_waiting(&self) -> usize {
+        self.endings.waiting()
     }
 
     /// Number of runs in progress in this process.
@@ -274,6 +286,7 @@ impl Runner {
             pool: &self.pool,
             journal: &self.journal,
             step_events: &self.step_events,
+            endings: Some(&self.endings),
             task: &task,
             owner: &self.owner,
             attempt: task.attempts,
@@ -498,6 +511,25 @@ fn claim_batches(pool: PgPool, owner: String, lease_secs: f64) -> Batcher<Uuid, 
                 Err(err) => {
                     tracing::warn!(error = %err, tasks = ids.len(), "a batch of claims failed; each is tried alone");
                     ids.iter().map(|_| None).collect()
+                }
+            }
+        }
+    })
+}
+
+/// The loop that writes the endings waiting together in one statement (see [`Endings`]).
+fn ending_batches(journal: PgPool, owner: String) -> Endings {
+    Batcher::start(MAX_ENDINGS, move |ends: Vec<FinalState>| {
+        let (journal, owner) = (journal.clone(), owner.clone());
+        async move {
+            match end_tasks(&journal, Some(&owner), &ends).await {
+                Ok(ended) => {
+                    let mut ended: HashMap<Uuid, TaskRecord> = ended.into_iter().map(|task| (task.id, task)).collect();
+                    ends.iter().map(|end| Some(ended.remove(&end.id))).collect()
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, tasks = ends.len(), "a batch of endings failed; each is tried alone");
+                    ends.iter().map(|_| None).collect()
                 }
             }
         }

@@ -159,19 +159,65 @@ pub async fn end_task_with_journal(
     unwritten: &[Step],
     usage: Option<&Usage>,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
-    let (status, verdict) = ending.verdict(journal);
-    let result: Value = serde_json::to_value(&verdict).expect("a verdict serialises");
-    let added = Added::of(usage);
+    let end = FinalState::new(id, ending, journal, unwritten, usage);
+    Ok(end_tasks(db, owner, std::slice::from_ref(&end)).await?.pop())
+}
+
+/// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
+/// journal), the run's steps not written yet, and the usage not yet added to its totals.
+#[derive(Debug, Clone)]
+pub struct FinalState {
+    pub id: Uuid,
+    status: TaskStatus,
+    result_type: ResultType,
+    result: Value,
+    usage: Option<Usage>,
+    /// The unwritten steps, as journal rows (see [`rows_json`]).
+    steps: Vec<Value>,
+}
+
+impl FinalState {
+    /// The final state of task `id` ending this way after `journal` (`unwritten`: its last steps,
+    /// not in the database yet).
+    pub fn new(id: Uuid, ending: Ending, journal: &[Step], unwritten: &[Step], usage: Option<&Usage>) -> Self {
+        let (status, verdict) = ending.verdict(journal);
+        let result = serde_json::to_value(&verdict).expect("a verdict serialises");
+        let Value::Array(steps) = rows_json(unwritten) else { unreachable!("rows_json gives an array") };
+        FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps }
+    }
+}
+
+/// Ends every task of `ends` that `owner` still holds (with `owner = None`: every one still
+/// unfinished), in one statement: each its final state, its last steps and its usage, together or
+/// not at all, and notifies each verdict at commit. Returns the tasks it ended; a task missing from
+/// them was decided by someone else first. Rows are locked in id order, so statements ending
+/// overlapping sets cannot deadlock, and a batch of many runs' endings pays one commit.
+pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[FinalState]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
+    let statuses: Vec<&str> = ends.iter().map(|end| end.status.as_str()).collect();
+    let result_types: Vec<&str> = ends.iter().map(|end| end.result_type.as_str()).collect();
+    let results: Vec<&Value> = ends.iter().map(|end| &end.result).collect();
+    let added: Vec<Added> = ends.iter().map(|end| Added::of(end.usage.as_ref())).collect();
+    let column = |f: fn(&Added) -> i64| added.iter().map(f).collect::<Vec<i64>>();
+    let models: Vec<Option<&str>> = added.iter().map(|a| a.model).collect();
+    let steps = Value::Array(ends.iter().flat_map(|end| end.steps.iter().cloned()).collect());
     // As in `claim_task`, the notification rides on the same statement as the change.
     query_tasks!(
-        "WITH finished AS (
-           UPDATE quick_action_tasks
-           SET status = $3, result_type = $4, result = $5, completed_at = now(),
+        "WITH ending AS (
+           SELECT * FROM unnest($1::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[])
+             AS e(id, status, result_type, result, input, output, cached, cost_nanos, model)
+         ), locked AS (
+           SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, slot, id FOR UPDATE
+         ), finished AS (
+           UPDATE quick_action_tasks t
+           SET status = e.status, result_type = e.result_type, result = e.result, completed_at = now(),
                lease_owner = NULL, lease_expires_at = NULL,
-               input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
-               cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
-           WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-           RETURNING *
+               input_tokens = t.input_tokens + e.input, output_tokens = t.output_tokens + e.output,
+               cached_tokens = t.cached_tokens + e.cached, cost_nanos = t.cost_nanos + e.cost_nanos,
+               model_used = coalesce(e.model, t.model_used)
+           FROM locked JOIN ending e ON e.id = locked.id
+           WHERE t.id = e.id AND t.status IN ('pending', 'processing') AND ($2::text IS NULL OR t.lease_owner = $2)
+           RETURNING t.*
          ), notified AS (
            SELECT count(pg_notify('quickact_task_events', id::text || ' final')) AS n FROM finished
          ), journal AS (
@@ -181,23 +227,23 @@ pub async fn end_task_with_journal(
            SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
                   input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
            FROM jsonb_populate_recordset(NULL::quick_action_steps, $11)
-           WHERE EXISTS (SELECT FROM finished)
+           WHERE task_id IN (SELECT id FROM finished)
          )
          SELECT ",
         " FROM finished CROSS JOIN notified",
-        id,
+        &ids,
         owner,
-        status as TaskStatus,
-        verdict.result_type as ResultType,
-        result,
-        added.input,
-        added.output,
-        added.cached,
-        added.cost_nanos,
-        added.model,
-        rows_json(unwritten),
+        &statuses as &[&str],
+        &result_types as &[&str],
+        &results as &[&Value],
+        &column(|a| a.input),
+        &column(|a| a.output),
+        &column(|a| a.cached),
+        &column(|a| a.cost_nanos),
+        &models as &[Option<&str>],
+        steps,
     )
-    .fetch_optional(db)
+    .fetch_all(db)
     .await
 }
 

@@ -10,4 +10,4 @@ pub mod journal;
 pub mod prompt;
 pub mod run;
 
-pub use run::{Grouped, MAX_MODEL_TURNS, RunContext, RunEnd, RunError, run_agent, run_agent_grouped};
+pub use run::{Endings, Grouped, MAX_MODEL_TURNS, RunContext, RunEnd, RunError, run_agent, run_agent_grouped};

@@ -25,12 +25,13 @@ use std::time::Duration;
 use chrono::Utc;
 use chrono_tz::Tz;
 use quickact_shared::{
+    batch::Batcher,
     db::{is_unavailable, retry_unavailable},
     domain::task::{TaskRecord, Verdict},
     notify::StepEvents,
     pricing::PriceTable,
     store::{
-        ending::{Ending, end_task_with_journal},
+        ending::{Ending, FinalState, end_tasks},
         steps::{Step, StepKind, insert_steps, list_steps},
         tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, record_if_owner, try_lock_for_owner},
     },
@@ -61,6 +62,13 @@ pub const MAX_TOOL_CALLS_PER_TURN: usize = 8;
 /// told to finish.
 pub const MAX_TOOL_CALLS_PER_RUN: usize = 30;
 
+/// This process's loop that writes the endings of runs with nothing open, many in one statement
+/// (see [`quickact_shared::store::ending::end_tasks`]): a verdict notifies, and Postgres commits
+/// notifying transactions one at a time, each through its own WAL flush. Answers the task as it
+/// ended, `None` inside when it was no longer ours; `None` outside when the batch failed (the run
+/// then ends alone).
+pub type Endings = Batcher<FinalState, Option<Option<TaskRecord>>>;
+
 /// Everything a run needs.
 pub struct RunContext<'a> {
     pub pool: &'a PgPool,
@@ -71,6 +79,8 @@ pub struct RunContext<'a> {
     pub journal: &'a PgPool,
     /// Where the run says that steps it wrote committed (see [`StepEvents`]).
     pub step_events: &'a StepEvents,
+    /// Where a run with nothing open ends (see [`Endings`]); `None`: in a statement of its own.
+    pub endings: Option<&'a Endings>,
     pub task: &'a TaskRecord,
     /// The lease owner: this worker process.
     pub owner: &'a str,
@@ -698,8 +708,7 @@ impl<'a> Run<'a> {
             });
         };
         self.remember(step);
-        let mut conn = self.cx.journal.acquire().await?;
-        Ok(Recorded::Done(Some(self.end(&mut conn, Ending::Finished(verdict)).await?)))
+        Ok(Recorded::Done(Some(self.end_alone(Ending::Finished(verdict)).await?)))
     }
 
     /// Whether the call's tool may change the user's items (unknown tools change nothing).
@@ -799,6 +808,9 @@ impl<'a> Run<'a> {
     /// Ends the run with a verdict that did not come from `finish` (the model failed, or never
     /// finished).
     async fn end_without_finish(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
+        if self.tx.is_none() && !self.grouped {
+            return Ok(self.end_alone(ending).await?);
+        }
         if let Recorded::NotOurs(check) = self.open().await? {
             return Ok(RunEnd::Stopped(check));
         }
@@ -808,20 +820,43 @@ impl<'a> Run<'a> {
         Ok(end)
     }
 
-    /// Ends the task on `conn` (the open transaction that holds its row lock, or a connection with
-    /// nothing open), with the steps not written yet, if it is still ours (see
-    /// [`end_task_with_journal`]), else says whose it is now.
-    async fn end(&mut self, conn: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
-        let (task_id, owner) = (self.cx.task.id, self.cx.owner);
-        let unwritten = &self.journal[self.written..];
-        let ended = end_task_with_journal(&mut *conn, task_id, Some(owner), ending, &self.journal, unwritten, self.usage.as_ref()).await?;
+    /// Ends the task in the open transaction `tx` (which holds its row lock), with the steps not
+    /// written yet, if it is still ours (see [`end_tasks`]), else says whose it is now.
+    async fn end(&mut self, tx: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
+        let end = self.final_state(ending);
+        let ended = end_tasks(&mut *tx, Some(self.cx.owner), std::slice::from_ref(&end)).await?.pop();
+        self.ended(ended, &mut *tx).await
+    }
+
+    /// [`Run::end`] with nothing open: one statement, shared with other runs' endings when the
+    /// process batches them ([`Endings`]), or alone when it does not or that batch failed. The
+    /// statement checks the task is still ours, and writes the last steps with the verdict.
+    async fn end_alone(&mut self, ending: Ending) -> Result<RunEnd, sqlx::Error> {
+        let end = self.final_state(ending);
+        if let Some(endings) = self.cx.endings
+            && let Some(ended) = endings.call(end.clone()).await.flatten()
+        {
+            return self.ended(ended, self.cx.journal).await;
+        }
+        let ended = end_tasks(self.cx.journal, Some(self.cx.owner), std::slice::from_ref(&end)).await?.pop();
+        self.ended(ended, self.cx.journal).await
+    }
+
+    /// The task's final state if the run ends this way now.
+    fn final_state(&self, ending: Ending) -> FinalState {
+        FinalState::new(self.cx.task.id, ending, &self.journal, &self.journal[self.written..], self.usage.as_ref())
+    }
+
+    /// Takes in what ending the task gave: the task as it ended (its steps and usage are written),
+    /// or, when it was no longer ours, whose it is now (asked on `db`).
+    async fn ended(&mut self, ended: Option<TaskRecord>, db: impl PgExecutor<'_>) -> Result<RunEnd, sqlx::Error> {
         Ok(match ended {
             Some(task) => {
                 self.usage = None;
                 self.written = self.journal.len();
                 RunEnd::Finished(Box::new(task))
             }
-            None => RunEnd::Stopped(lock_for_owner(&mut *conn, task_id, owner).await?),
+            None => RunEnd::Stopped(lock_for_owner(db, self.cx.task.id, self.cx.owner).await?),
         })
     }
 

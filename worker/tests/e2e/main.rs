@@ -4,6 +4,7 @@
 //!
 //! # Layout
 //! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
+//! - `endings`: the endings of runs with nothing open, written in batches.
 //! - `fast_path`: with a model configured, the local fast path and its hand-over to the model.
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
@@ -16,6 +17,7 @@
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
 mod backbone;
+mod endings;
 mod fast_path;
 mod groups;
 mod integrity;
