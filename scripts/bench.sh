@@ -3,7 +3,7 @@
 # on one durable throwaway Postgres (fsync on, pg_stat_statements), with the release binaries.
 #
 #   scripts/bench.sh [--runs 3] [--n 10000] [--users 1] [--burst-users 1] [--concurrency 64] [--secs 15]
-#                    [--slow-concurrency 4,64,512,1024,2048] [--window 20] [--river-jobs 100000] [--samples 500]
+#                    [--slow-concurrency 4,64,256,512,1024,2048] [--window 20] [--river-jobs 100000] [--samples 500]
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 here=scripts/bench
 
-runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500
+runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;

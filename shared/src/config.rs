@@ -113,7 +113,9 @@ pub struct ModelConfig {
 /// How a worker process takes and runs tasks.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
-    /// `QUICKACT_WORKER_CONCURRENCY`, default 4: tasks one worker process runs at once.
+    /// `QUICKACT_WORKER_CONCURRENCY`, default 256: tasks one worker process runs at once. A run
+    /// waiting on a model holds a permit and no connection, so this is sized by the model's
+    /// latency (see the README), not by the database.
     pub concurrency: usize,
     /// `QUICKACT_HEARTBEAT_SECS`, default 5: how often a worker says it is alive.
     pub heartbeat: Duration,
@@ -175,7 +177,7 @@ impl Config {
                 fast_path: !matches!(get("QUICKACT_FAST_PATH").map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false" | "no" | "off")),
             },
             worker: WorkerConfig {
-                concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "4")?,
+                concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "256")?,
                 heartbeat: Duration::from_secs(parse_positive(&get, "QUICKACT_HEARTBEAT_SECS", "5")? as u64),
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
@@ -288,7 +290,7 @@ mod tests {
     fn defaults_apply_when_nothing_is_set() {
         let config = config_with(&[]).unwrap();
         assert_eq!(config.bind.to_string(), "127.0.0.1:8080");
-        assert_eq!(config.worker.concurrency, 4);
+        assert_eq!(config.worker.concurrency, 256);
         assert_eq!(config.worker.lease(), Duration::from_secs(15));
         assert_eq!(config.model.currency, "CNY");
         assert!(config.model.api_key.is_none());

@@ -8,7 +8,7 @@
 //! ```sh
 //! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15] [--users 100]
 //! quickact-bench latency [--samples 500] [--warmup 20]
-//! quickact-bench slow    [--concurrency 4,64,512,1024,2048] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
+//! quickact-bench slow    [--concurrency 4,64,256,512,1024,2048] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -573,7 +573,7 @@ async fn latency(flags: &Flags) -> Value {
 
 async fn slow(flags: &Flags) -> Value {
     let levels: Vec<usize> = flags
-        .text("concurrency", "4,64,512,1024,2048")
+        .text("concurrency", "4,64,256,512,1024,2048")
         .split(',')
         .map(|c| c.trim().parse().unwrap_or_else(|_| usage("--concurrency: numbers separated by commas")))
         .collect();
