@@ -163,7 +163,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
     }
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
-    let notifications = Notifications::start(pool.clone(), stop);
+    let notifications = Notifications::start_for_api(pool.clone(), stop);
     let submit_rate = SubmitRate::new(&config.http);
     // Submissions and the batched reads of long-polls are on every task's way: their statements
     // are planned once per connection (see `db::planning_once`), unlike listings and reports.

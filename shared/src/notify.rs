@@ -56,10 +56,22 @@ struct Inner {
 }
 
 impl Notifications {
-    /// Starts listening; the background task reconnects by itself until `stop` is cancelled.
+    /// Starts listening to every channel (what a worker hears); the background task reconnects by
+    /// itself until `stop` is cancelled.
     pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
+        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
+    }
+
+    /// [`Notifications::start`] without new-job wakeups, which only workers use (what the API
+    /// hears): a submission's job notification is then not delivered to, read and parsed by every
+    /// API process. [`Notifications::job_wakeups`] never yields here but after a reconnect.
+    pub fn start_for_api(pool: PgPool, stop: CancellationToken) -> Self {
+        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
+    }
+
+    fn start_on(pool: PgPool, stop: CancellationToken, channels: &'static [&'static str]) -> Self {
         let notifications = Self::unconnected();
-        tokio::spawn(listen_until_stopped(pool, notifications.inner.clone(), stop));
+        tokio::spawn(listen_until_stopped(pool, notifications.inner.clone(), stop, channels));
         notifications
     }
 
@@ -230,12 +242,12 @@ impl Drop for TaskSubscription {
     }
 }
 
-async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: CancellationToken) {
+async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: CancellationToken, channels: &'static [&'static str]) {
     let mut delay = Duration::from_millis(100);
     while !stop.is_cancelled() {
         let listener = async {
             let mut listener = PgListener::connect_with(&pool).await?;
-            listener.listen_all([TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL, CREDENTIAL_EVENTS_CHANNEL]).await?;
+            listener.listen_all(channels.iter().copied()).await?;
             Ok::<_, sqlx::Error>(listener)
         };
         let mut listener = tokio::select! {

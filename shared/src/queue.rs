@@ -136,9 +136,30 @@ const PARTIAL_IDEMPOTENCY_INDEX: &str = "
     CREATE UNIQUE INDEX idx_jobs_idempotency_key ON apalis.jobs (job_type, idempotency_key)
         WHERE idempotency_key IS NOT NULL;";
 
+/// New jobs are announced once per inserting statement and kind of job, not once per job.
+///
+/// apalis-postgres's `notify_workers` trigger runs for each inserted row and sends a notification
+/// with the job's id and kind: a batch of submissions (one insert of many jobs) sent one per job,
+/// each a PL/pgSQL call, a JSON object and an entry in the notification queue, delivered to and
+/// parsed by every listener. A worker only needs to know that jobs of its kind may be waiting
+/// (`Notifications::job_wakeups` reads nothing but `job_type`), so the statement-level trigger
+/// sends one notification per kind with jobs due now; identical notifications of one transaction
+/// are delivered once.
+const NOTIFY_PER_STATEMENT: &str = "
+    CREATE OR REPLACE FUNCTION quickact_notify_new_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('apalis::job::insert', json_build_object('job_type', kinds.job_type)::text)
+        FROM (SELECT DISTINCT job_type FROM inserted WHERE run_at <= now()) AS kinds;
+        RETURN NULL;
+    END $$;
+    DROP TRIGGER IF EXISTS notify_workers ON apalis.jobs;
+    CREATE OR REPLACE TRIGGER quickact_notify_new_jobs AFTER INSERT ON apalis.jobs
+        REFERENCING NEW TABLE AS inserted
+        FOR EACH STATEMENT EXECUTE FUNCTION quickact_notify_new_jobs();";
+
 /// The changes [`adapt_queue_schema`] makes: each a query saying whether it is still needed, and
 /// the statements that make it.
-const SCHEMA_CHANGES: [(&str, &str); 4] = [
+const SCHEMA_CHANGES: [(&str, &str); 5] = [
     (GET_JOBS_DIFFERS, CREATE_GET_JOBS),
     (
         "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
@@ -148,6 +169,11 @@ const SCHEMA_CHANGES: [(&str, &str); 4] = [
     (
         "SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('apalis.idx_jobs_idempotency_key') AND indpred IS NULL)",
         PARTIAL_IDEMPOTENCY_INDEX,
+    ),
+    (
+        "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'notify_workers')
+             OR NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_notify_new_jobs')",
+        NOTIFY_PER_STATEMENT,
     ),
 ];
 

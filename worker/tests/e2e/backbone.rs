@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use quickact_testkit::{Reply, TestApp, wait_for, wait_until};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, wait_for, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -352,6 +352,31 @@ async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
     sqlx::query(keyed).bind("keyed-1").execute(&app.pool).await.unwrap();
     let again = sqlx::query(keyed).bind("keyed-2").execute(&app.pool).await.unwrap_err();
     assert_eq!(again.as_database_error().and_then(|e| e.code()).as_deref(), Some("23505"), "{again}");
+    app.shutdown().await;
+}
+
+/// New jobs are announced once per inserting statement and kind, with jobs due now only: a batch
+/// of submissions sends one notification, not one per job (see `quickact_shared::queue`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn new_jobs_are_announced_once_per_statement_and_kind() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let mut listener = sqlx::postgres::PgListener::connect_with(&app.pool).await.unwrap();
+    listener.listen("apalis::job::insert").await.unwrap();
+    sqlx::query(
+        "INSERT INTO apalis.jobs (id, job_type, job, run_at)
+         SELECT 'announce-' || n, CASE WHEN n <= 3 THEN 'test::a' WHEN n = 4 THEN 'test::b' ELSE 'test::later' END, '\\x7b7d',
+                CASE WHEN n = 5 THEN now() + interval '1 hour' ELSE now() END
+         FROM generate_series(1, 5) AS n",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let mut heard = Vec::new();
+    while let Ok(notification) = tokio::time::timeout(Duration::from_millis(500), listener.recv()).await {
+        heard.push(serde_json::from_str::<Value>(notification.unwrap().payload()).unwrap());
+    }
+    heard.sort_by_key(|payload| payload.to_string());
+    assert_eq!(heard, vec![json!({ "job_type": "test::a" }), json!({ "job_type": "test::b" })]);
     app.shutdown().await;
 }
 
