@@ -136,6 +136,15 @@ const PARTIAL_IDEMPOTENCY_INDEX: &str = "
     CREATE UNIQUE INDEX idx_jobs_idempotency_key ON apalis.jobs (job_type, idempotency_key)
         WHERE idempotency_key IS NOT NULL;";
 
+/// Only jobs that a worker holds are in the `lock_by` index. Every job was in it: a `NULL` entry
+/// when it is inserted (nobody holds it yet) and again when it finishes (`quickact_release_job_lock`
+/// clears `lock_by`), so two of a job's three index entries there were never looked up: every
+/// query that reads the index names a worker (`lock_by = $1`, or a join to `apalis.workers`), which
+/// implies `lock_by IS NOT NULL`, so the partial index serves them all.
+const PARTIAL_LOCK_BY_INDEX: &str = "
+    DROP INDEX apalis.idx_apalis_jobs_lock_by;
+    CREATE INDEX idx_apalis_jobs_lock_by ON apalis.jobs (lock_by) WHERE lock_by IS NOT NULL;";
+
 /// New jobs are announced once per inserting statement and kind of job, not once per job.
 ///
 /// apalis-postgres's `notify_workers` trigger runs for each inserted row and sends a notification
@@ -159,7 +168,7 @@ const NOTIFY_PER_STATEMENT: &str = "
 
 /// The changes [`adapt_queue_schema`] makes: each a query saying whether it is still needed, and
 /// the statements that make it.
-const SCHEMA_CHANGES: [(&str, &str); 5] = [
+const SCHEMA_CHANGES: [(&str, &str); 6] = [
     (GET_JOBS_DIFFERS, CREATE_GET_JOBS),
     (
         "SELECT NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_release_job_lock')",
@@ -174,6 +183,10 @@ const SCHEMA_CHANGES: [(&str, &str); 5] = [
         "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'notify_workers')
              OR NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = 'apalis.jobs'::regclass AND tgname = 'quickact_notify_new_jobs')",
         NOTIFY_PER_STATEMENT,
+    ),
+    (
+        "SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('apalis.idx_apalis_jobs_lock_by') AND indpred IS NULL)",
+        PARTIAL_LOCK_BY_INDEX,
     ),
 ];
 

@@ -307,8 +307,8 @@ async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
 
 /// A finished job keeps no worker: apalis's acknowledgement finds a worker's jobs by `lock_by`, and
 /// every job a worker ever finished was in its way (see `quickact_shared::queue::adapt_queue_schema`).
-/// Nor does the table carry apalis's two duplicate indexes, and only jobs with an idempotency key
-/// (none of quickact's) are in that key's index, still unique.
+/// Nor does the table carry apalis's two duplicate indexes, only jobs with an idempotency key
+/// (none of quickact's) are in that key's index, still unique, and only held jobs in `lock_by`'s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
     let (app, key) = TestApp::start_with_user("lee").await;
@@ -348,6 +348,12 @@ async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
     .await
     .unwrap();
     assert_eq!((unique, partial), (true, true));
+    let lock_by_partial: bool =
+        sqlx::query_scalar("SELECT indpred IS NOT NULL FROM pg_index WHERE indexrelid = 'apalis.idx_apalis_jobs_lock_by'::regclass")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert!(lock_by_partial, "only held jobs are in the lock_by index");
     let keyed = "INSERT INTO apalis.jobs (id, job_type, job, idempotency_key) VALUES ($1, 'test::keyed', '\\x7b7d', 'same key')";
     sqlx::query(keyed).bind("keyed-1").execute(&app.pool).await.unwrap();
     let again = sqlx::query(keyed).bind("keyed-2").execute(&app.pool).await.unwrap_err();
