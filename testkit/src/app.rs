@@ -382,6 +382,22 @@ impl TestApp {
         self.call(key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body
     }
 
+    /// Which transaction wrote task `task_id`'s row as it is now, and which wrote each step of its
+    /// journal, in order (`xmin`): tells what one commit wrote together.
+    pub async fn writers(&self, task_id: &str) -> (String, Vec<String>) {
+        let task = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid")
+            .bind(task_id)
+            .fetch_one(&self.pool)
+            .await
+            .expect("the task's writer");
+        let steps = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
+            .bind(task_id)
+            .fetch_all(&self.pool)
+            .await
+            .expect("the steps' writers");
+        (task, steps)
+    }
+
     /// An item as it is now (`GET /api/items/{id}` of an item as an earlier answer showed it).
     pub async fn item_now(&self, key: &str, item: &Value) -> Value {
         let id = item["id"].as_str().expect("an item with an id");

@@ -499,12 +499,7 @@ async fn a_read_only_turn_is_written_with_its_reads() {
     );
 
     // Which transaction wrote each step, and the task's final state.
-    let writers: Vec<String> = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
-        .bind(&id)
-        .fetch_all(&app.pool)
-        .await
-        .unwrap();
-    let ending: String = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid").bind(&id).fetch_one(&app.pool).await.unwrap();
+    let (ending, writers) = app.writers(&id).await;
     assert!(writers[0] == writers[1] && writers[1] == writers[2], "the read-only turn and its reads in one statement: {writers:?}");
     assert!(writers[3] != writers[2] && writers[3] != writers[4], "a turn that may write commits alone, first: {writers:?}");
     assert_eq!(writers[4], writers[5], "its calls commit together");
@@ -594,12 +589,7 @@ async fn a_reply_that_only_finishes_is_written_with_the_verdict() {
     assert_eq!(kinds, expected.map(|(k, n, ok)| (k.to_owned(), n.to_owned(), ok)));
 
     // Which transaction wrote each step, and the task's final state.
-    let writers: Vec<String> = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
-        .bind(&id)
-        .fetch_all(&app.pool)
-        .await
-        .unwrap();
-    let ending: String = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid").bind(&id).fetch_one(&app.pool).await.unwrap();
+    let (ending, writers) = app.writers(&id).await;
     assert_eq!(writers[0], writers[1], "the refused finish is written with its turn");
     assert_ne!(writers[1], ending);
     assert_eq!((&writers[2], &writers[3]), (&ending, &ending), "the last turn and its finish are written by the ending");

@@ -47,17 +47,6 @@ async fn end_in_two_batches(app: &TestApp, runner: &Runner, key: &str, texts: &[
     ids
 }
 
-/// Which transaction wrote task `id`'s final state, and which wrote each of its steps.
-async fn writers(app: &TestApp, id: &str) -> (String, Vec<String>) {
-    let task = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid").bind(id).fetch_one(&app.pool).await.unwrap();
-    let steps = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
-        .bind(id)
-        .fetch_all(&app.pool)
-        .await
-        .unwrap();
-    (task, steps)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn endings_that_wait_together_commit_together() {
     let (app, runner, key) = finishing_app().await;
@@ -70,7 +59,7 @@ async fn endings_that_wait_together_commit_together() {
         assert_eq!((&task["status"], task["attempts"].as_i64()), (&Value::from("failed"), Some(1)), "{task:#}");
         let steps: Vec<&str> = task["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
         assert_eq!(steps, ["fake-model", "finish"], "each run's turn and finish, once");
-        let (ending, steps) = writers(&app, id).await;
+        let (ending, steps) = app.writers(id).await;
         assert!(steps.iter().all(|writer| *writer == ending), "the steps commit with the verdict: {ending} {steps:?}");
         batches.push(ending);
     }
@@ -108,7 +97,7 @@ async fn a_batch_that_fails_sinks_none_of_its_runs() {
         }
         let task = app.wait_final(&key, id, 30).await;
         assert_eq!((&task["status"], task["attempts"].as_i64()), (&Value::from("failed"), Some(1)), "{task:#}");
-        let (ending, steps) = writers(&app, id).await;
+        let (ending, steps) = app.writers(id).await;
         assert!(steps.iter().all(|writer| *writer == ending), "{ending} {steps:?}");
         alone.push(ending);
     }
