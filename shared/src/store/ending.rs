@@ -172,8 +172,8 @@ pub struct FinalState {
     result_type: ResultType,
     result: Value,
     usage: Option<Usage>,
-    /// The unwritten steps, as journal rows (see [`rows_json`]).
-    steps: Vec<Value>,
+    /// The unwritten steps, as a JSON array of journal rows (see [`rows_json`]).
+    steps: Value,
 }
 
 impl FinalState {
@@ -182,8 +182,7 @@ impl FinalState {
     pub fn new(id: Uuid, ending: Ending, journal: &[Step], unwritten: &[Step], usage: Option<&Usage>) -> Self {
         let (status, verdict) = ending.verdict(journal);
         let result = serde_json::to_value(&verdict).expect("a verdict serialises");
-        let Value::Array(steps) = rows_json(unwritten) else { unreachable!("rows_json gives an array") };
-        FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps }
+        FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps: rows_json(unwritten) }
     }
 }
 
@@ -193,6 +192,9 @@ impl FinalState {
 /// them was decided by someone else first. Rows are locked in id order, so statements ending
 /// overlapping sets cannot deadlock, and a batch of many runs' endings pays one commit.
 pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[FinalState]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    if let [end] = ends {
+        return Ok(end_one(db, owner, end).await?.into_iter().collect());
+    }
     let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
     let statuses: Vec<&str> = ends.iter().map(|end| end.status.as_str()).collect();
     let result_types: Vec<&str> = ends.iter().map(|end| end.result_type.as_str()).collect();
@@ -200,7 +202,7 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
     let added: Vec<Added> = ends.iter().map(|end| Added::of(end.usage.as_ref())).collect();
     let column = |f: fn(&Added) -> i64| added.iter().map(f).collect::<Vec<i64>>();
     let models: Vec<Option<&str>> = added.iter().map(|a| a.model).collect();
-    let steps = Value::Array(ends.iter().flat_map(|end| end.steps.iter().cloned()).collect());
+    let steps: Vec<&Value> = ends.iter().flat_map(|end| end.steps.as_array().into_iter().flatten()).collect();
     // As in `claim_task`, the notification rides on the same statement as the change.
     query_tasks!(
         "WITH ending AS (
@@ -241,9 +243,54 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
         &column(|a| a.cached),
         &column(|a| a.cost_nanos),
         &models as &[Option<&str>],
-        steps,
+        sqlx::types::Json(&steps) as _,
     )
     .fetch_all(db)
+    .await
+}
+
+/// [`end_tasks`] of one task: the same changes, in a statement that finds its one row by key. A
+/// local run ends in its group's transaction on a pool whose statements are planned at each
+/// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
+/// running it: a burst of 10,000 local runs drained at 654 tasks/s with it, 834 with this.
+async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
+    let added = Added::of(end.usage.as_ref());
+    // As in `claim_task`, the notification rides on the same statement as the change.
+    query_tasks!(
+        "WITH finished AS (
+           UPDATE quick_action_tasks
+           SET status = $3, result_type = $4, result = $5, completed_at = now(),
+               lease_owner = NULL, lease_expires_at = NULL,
+               input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
+               cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
+           WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+           RETURNING *
+         ), notified AS (
+           SELECT count(pg_notify('quickact_task_events', id::text || ' final')) AS n FROM finished
+         ), journal AS (
+           INSERT INTO quick_action_steps
+             (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+              input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+           SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
+                  input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+           FROM jsonb_populate_recordset(NULL::quick_action_steps, $11)
+           WHERE EXISTS (SELECT FROM finished)
+         )
+         SELECT ",
+        " FROM finished CROSS JOIN notified",
+        end.id,
+        owner,
+        end.status as TaskStatus,
+        end.result_type as ResultType,
+        &end.result,
+        added.input,
+        added.output,
+        added.cached,
+        added.cost_nanos,
+        added.model,
+        &end.steps,
+    )
+    .fetch_optional(db)
     .await
 }
 
