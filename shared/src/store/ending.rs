@@ -189,8 +189,10 @@ impl FinalState {
 /// Ends every task of `ends` that `owner` still holds (with `owner = None`: every one still
 /// unfinished), in one statement: each its final state, its last steps and its usage, together or
 /// not at all, and notifies each verdict at commit. Returns the tasks it ended; a task missing from
-/// them was decided by someone else first. Rows are locked in id order, so statements ending
-/// overlapping sets cannot deadlock, and a batch of many runs' endings pays one commit.
+/// them was decided by someone else first. A batch of many runs' endings pays one commit. Rows are
+/// locked, and so their users' slot rows released (a trigger), in (user, id) order: the order in
+/// which a group of local runs (`worker/src/groups.rs`) ends its runs, so neither another batch
+/// nor a group can hold one of these rows while waiting on another that this statement holds.
 pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[FinalState]) -> Result<Vec<TaskRecord>, sqlx::Error> {
     if let [end] = ends {
         return Ok(end_one(db, owner, end).await?.into_iter().collect());
@@ -209,7 +211,7 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
            SELECT * FROM unnest($1::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[])
              AS e(id, status, result_type, result, input, output, cached, cost_nanos, model)
          ), locked AS (
-           SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, slot, id FOR UPDATE
+           SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, id FOR UPDATE
          ), finished AS (
            UPDATE quick_action_tasks t
            SET status = e.status, result_type = e.result_type, result = e.result, completed_at = now(),
