@@ -159,8 +159,7 @@ pub async fn end_task_with_journal(
     unwritten: &[Step],
     usage: Option<&Usage>,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
-    let end = FinalState::new(id, ending, journal, unwritten, usage);
-    Ok(end_tasks(db, owner, std::slice::from_ref(&end)).await?.pop())
+    end_one(db, owner, &FinalState::new(id, ending, journal, unwritten, usage)).await
 }
 
 /// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
@@ -255,7 +254,7 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
 /// local run ends in its group's transaction on a pool whose statements are planned at each
 /// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
 /// running it: a burst of 10,000 local runs drained at 654 tasks/s with it, 834 with this.
-async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
+pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
     let added = Added::of(end.usage.as_ref());
     // As in `claim_task`, the notification rides on the same statement as the change.
     query_tasks!(

@@ -31,7 +31,7 @@ use quickact_shared::{
     notify::StepEvents,
     pricing::PriceTable,
     store::{
-        ending::{Ending, FinalState, end_tasks},
+        ending::{Ending, FinalState, end_one},
         steps::{Step, StepKind, insert_steps, list_steps},
         tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, record_if_owner, try_lock_for_owner},
     },
@@ -821,10 +821,9 @@ impl<'a> Run<'a> {
     }
 
     /// Ends the task in the open transaction `tx` (which holds its row lock), with the steps not
-    /// written yet, if it is still ours (see [`end_tasks`]), else says whose it is now.
+    /// written yet, if it is still ours (see [`end_one`]), else says whose it is now.
     async fn end(&mut self, tx: &mut PgConnection, ending: Ending) -> Result<RunEnd, sqlx::Error> {
-        let end = self.final_state(ending);
-        let ended = end_tasks(&mut *tx, Some(self.cx.owner), std::slice::from_ref(&end)).await?.pop();
+        let ended = end_one(&mut *tx, Some(self.cx.owner), &self.final_state(ending)).await?;
         self.ended(ended, &mut *tx).await
     }
 
@@ -838,7 +837,7 @@ impl<'a> Run<'a> {
         {
             return self.ended(ended, self.cx.journal).await;
         }
-        let ended = end_tasks(self.cx.journal, Some(self.cx.owner), std::slice::from_ref(&end)).await?.pop();
+        let ended = end_one(self.cx.journal, Some(self.cx.owner), &end).await?;
         self.ended(ended, self.cx.journal).await
     }
 
