@@ -502,18 +502,7 @@ impl Runner {
 fn claim_batches(pool: PgPool, owner: String, lease_secs: f64) -> Batcher<Uuid, Option<Option<TaskRecord>>> {
     Batcher::start(MAX_CLAIMS, move |ids: Vec<Uuid>| {
         let (pool, owner) = (pool.clone(), owner.clone());
-        async move {
-            match claim_tasks(&pool, &ids, &owner, lease_secs).await {
-                Ok(claimed) => {
-                    let mut claimed: HashMap<Uuid, TaskRecord> = claimed.into_iter().map(|task| (task.id, task)).collect();
-                    ids.iter().map(|id| Some(claimed.remove(id))).collect()
-                }
-                Err(err) => {
-                    tracing::warn!(error = %err, tasks = ids.len(), "a batch of claims failed; each is tried alone");
-                    ids.iter().map(|_| None).collect()
-                }
-            }
-        }
+        async move { answers(&ids, claim_tasks(&pool, &ids, &owner, lease_secs).await, "claims") }
     })
 }
 
@@ -522,16 +511,25 @@ fn ending_batches(journal: PgPool, owner: String) -> Endings {
     Batcher::start(MAX_ENDINGS, move |ends: Vec<FinalState>| {
         let (journal, owner) = (journal.clone(), owner.clone());
         async move {
-            match end_tasks(&journal, Some(&owner), &ends).await {
-                Ok(ended) => {
-                    let mut ended: HashMap<Uuid, TaskRecord> = ended.into_iter().map(|task| (task.id, task)).collect();
-                    ends.iter().map(|end| Some(ended.remove(&end.id))).collect()
-                }
-                Err(err) => {
-                    tracing::warn!(error = %err, tasks = ends.len(), "a batch of endings failed; each is tried alone");
-                    ends.iter().map(|_| None).collect()
-                }
-            }
+            let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
+            answers(&ids, end_tasks(&journal, Some(&owner), &ends).await, "endings")
         }
     })
+}
+
+/// A batch's answer to each of its requests (task `ids`, in order) from what its one statement
+/// gave: the task it returned for that id, or `None` inside when it returned none; `None` for
+/// every request when the statement failed (each is then tried alone). `what` names the batch in
+/// the log.
+fn answers(ids: &[Uuid], result: Result<Vec<TaskRecord>, sqlx::Error>, what: &str) -> Vec<Option<Option<TaskRecord>>> {
+    match result {
+        Ok(tasks) => {
+            let mut tasks: HashMap<Uuid, TaskRecord> = tasks.into_iter().map(|task| (task.id, task)).collect();
+            ids.iter().map(|id| Some(tasks.remove(id))).collect()
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, tasks = ids.len(), "a batch of {what} failed; each is tried alone");
+            ids.iter().map(|_| None).collect()
+        }
+    }
 }
