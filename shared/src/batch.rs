@@ -33,47 +33,35 @@ impl<Req, Resp> Clone for Batcher<Req, Resp> {
 
 impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
     /// Starts the loop: `serve` gets each batch (at most `max` requests, in arrival order) and must
-    /// answer with one response per request, in the same order.
-    pub fn start<F, Fut>(max: usize, serve: F) -> Self
+    /// answer with one response per request, in the same order. One batch is served at a time.
+    pub fn start<F, Fut>(max: usize, mut serve: F) -> Self
     where
-        F: Fn(Vec<Req>) -> Fut + Send + Sync + 'static,
+        F: FnMut(Vec<Req>) -> Fut + Send + 'static,
         Fut: Future<Output = Vec<Resp>> + Send,
     {
-        // With one loop no batch is ever in flight while the next is gathered.
-        Self::start_overlapping(max, 1, 1, serve)
-    }
-
-    /// [`Batcher::start`] with up to `loops` batches in flight. The next batch is taken while
-    /// others are being served only once it holds at least as many requests as they do together,
-    /// and at least `min_overlap`: a batch's round trips and commit are paid once however many
-    /// requests it holds, so overlapping pays only for batches that stay large (below that, one
-    /// loop at a time, as [`Batcher::start`]).
-    pub fn start_overlapping<F, Fut>(max: usize, loops: usize, min_overlap: usize, serve: F) -> Self
-    where
-        F: Fn(Vec<Req>) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Vec<Resp>> + Send,
-    {
-        assert!(max > 0 && loops > 0, "a batch holds at least one request, and one loop serves them");
-        let (sender, receiver) = mpsc::unbounded_channel::<(Req, oneshot::Sender<Resp>)>();
+        assert!(max > 0, "a batch holds at least one request");
+        let (sender, mut receiver) = mpsc::unbounded_channel::<(Req, oneshot::Sender<Resp>)>();
         let waiting = Arc::new(AtomicUsize::new(0));
-        let shared = Arc::new(Overlapping {
-            receiver: tokio::sync::Mutex::new(receiver),
-            in_flight: AtomicUsize::new(0),
-            served: tokio::sync::Notify::new(),
-        });
-        let serve = Arc::new(serve);
-        for _ in 0..loops {
-            let (shared, counted, serve) = (shared.clone(), waiting.clone(), serve.clone());
-            tokio::spawn(async move {
-                while let Some(batch) = shared.next_batch(max, min_overlap).await {
-                    counted.fetch_sub(batch.len(), Ordering::SeqCst);
-                    let size = batch.len();
-                    serve_batch(batch, &*serve).await;
-                    shared.in_flight.fetch_sub(size, Ordering::SeqCst);
-                    shared.served.notify_one();
+        let counted = waiting.clone();
+        tokio::spawn(async move {
+            while let Some(first) = receiver.recv().await {
+                let mut batch = vec![first];
+                while batch.len() < max {
+                    match receiver.try_recv() {
+                        Ok(next) => batch.push(next),
+                        Err(_) => break,
+                    }
                 }
-            });
-        }
+                counted.fetch_sub(batch.len(), Ordering::SeqCst);
+                let (requests, replies): (Vec<Req>, Vec<oneshot::Sender<Resp>>) = batch.into_iter().unzip();
+                let responses = serve(requests).await;
+                assert_eq!(responses.len(), replies.len(), "a batch answers every request");
+                for (reply, response) in replies.into_iter().zip(responses) {
+                    // A caller that stopped waiting no longer needs its answer.
+                    let _ = reply.send(response);
+                }
+            }
+        });
         Batcher { sender, waiting }
     }
 
@@ -103,62 +91,9 @@ impl<Req: Send + 'static, Resp: Send + 'static> Batcher<Req, Resp> {
     }
 }
 
-/// Serves one batch and answers each of its requests.
-async fn serve_batch<Req, Resp, Fut>(batch: Vec<(Req, oneshot::Sender<Resp>)>, serve: &impl Fn(Vec<Req>) -> Fut)
-where
-    Fut: Future<Output = Vec<Resp>>,
-{
-    let (requests, replies): (Vec<Req>, Vec<oneshot::Sender<Resp>>) = batch.into_iter().unzip();
-    let responses = serve(requests).await;
-    assert_eq!(responses.len(), replies.len(), "a batch answers every request");
-    for (reply, response) in replies.into_iter().zip(responses) {
-        // A caller that stopped waiting no longer needs its answer.
-        let _ = reply.send(response);
-    }
-}
-
-/// What the loops of [`Batcher::start_overlapping`] share.
-struct Overlapping<Req, Resp> {
-    receiver: tokio::sync::Mutex<mpsc::UnboundedReceiver<(Req, oneshot::Sender<Resp>)>>,
-    /// Requests in the batches being served.
-    in_flight: AtomicUsize,
-    /// Signalled when a batch has been served.
-    served: tokio::sync::Notify,
-}
-
-impl<Req, Resp> Overlapping<Req, Resp> {
-    /// The next batch, once it may go (see [`Batcher::start_overlapping`]); `None` when every
-    /// sender is gone. One loop at a time gathers it.
-    async fn next_batch(&self, max: usize, min_overlap: usize) -> Option<Vec<(Req, oneshot::Sender<Resp>)>> {
-        let mut receiver = self.receiver.lock().await;
-        let mut batch = vec![receiver.recv().await?];
-        loop {
-            while batch.len() < max {
-                match receiver.try_recv() {
-                    Ok(next) => batch.push(next),
-                    Err(_) => break,
-                }
-            }
-            let in_flight = self.in_flight.load(Ordering::SeqCst);
-            if in_flight == 0 || batch.len() >= in_flight.max(min_overlap).min(max) {
-                break;
-            }
-            tokio::select! {
-                _ = self.served.notified() => {}
-                next = receiver.recv() => match next {
-                    Some(next) => batch.push(next),
-                    None => break,
-                },
-            }
-        }
-        self.in_flight.fetch_add(batch.len(), Ordering::SeqCst);
-        Some(batch)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::{sync::Mutex, time::Duration};
+    use std::sync::Mutex;
 
     use super::*;
 
@@ -206,54 +141,5 @@ mod tests {
         assert_eq!(answers(rest).await, vec![Some(20), Some(30), Some(40), Some(50)]);
         // One alone, then the four that waited: three (the maximum) and the last one.
         assert_eq!(*sizes.lock().unwrap(), vec![1, 3, 1]);
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_batch_goes_beside_the_first_only_once_it_is_large_enough() {
-        let sizes = Arc::new(Mutex::new(Vec::new()));
-        let seen = sizes.clone();
-        let (gate_tx, gate_rx) = tokio::sync::watch::channel(false);
-        let batcher = Batcher::start_overlapping(64, 2, 3, move |requests: Vec<u32>| {
-            seen.lock().unwrap().push(requests.len());
-            let mut gate = gate_rx.clone();
-            async move {
-                let _ = gate.wait_for(|open| *open).await;
-                requests.into_iter().map(|n| n * 10).collect()
-            }
-        });
-        let call = |n: u32| {
-            let batcher = batcher.clone();
-            tokio::spawn(async move { batcher.call(n).await })
-        };
-        let until = |want: Vec<usize>| {
-            let sizes = sizes.clone();
-            async move {
-                let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-                while *sizes.lock().unwrap() != want {
-                    assert!(tokio::time::Instant::now() < deadline, "batches {:?}, expected {want:?}", sizes.lock().unwrap());
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                }
-            }
-        };
-        let first = call(1);
-        until(vec![1]).await;
-        // Two wait behind the first batch: fewer than the minimum, so they do not go beside it.
-        let mut rest = vec![call(2), call(3)];
-        while batcher.waiting() < 2 {
-            tokio::task::yield_now().await;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert_eq!(*sizes.lock().unwrap(), vec![1], "a small batch waits for the one in flight");
-        // A third makes the minimum: the three go while the first is still being served.
-        rest.push(call(4));
-        until(vec![1, 3]).await;
-        // Below the minimum again: the next one waits until a batch is done.
-        rest.push(call(5));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert_eq!(*sizes.lock().unwrap(), vec![1, 3]);
-        gate_tx.send(true).unwrap();
-        assert_eq!(first.await.unwrap(), Some(10));
-        assert_eq!(answers(rest).await, vec![Some(20), Some(30), Some(40), Some(50)]);
-        until(vec![1, 3, 1]).await;
     }
 }
