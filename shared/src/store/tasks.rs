@@ -13,15 +13,16 @@ use crate::{
     domain::task::{ResultType, TaskRecord, TaskStatus},
 };
 
-/// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` and
-/// `$after`. The query macros take a concatenation of literals (`"a" + "b"`), not `concat!`, so the
-/// list lives here once, with its type overrides, instead of being copied into every query (the SQL
-/// function `quickact_submit`, which stores new tasks, returns the same columns: `api/src/submit.rs`).
+/// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` (a literal,
+/// or several joined by `+`) and `$after`. The query macros take a concatenation of literals
+/// (`"a" + "b"`), not `concat!`, so the list lives here once, with its type overrides, instead of
+/// being copied into every query (the SQL function `quickact_submit`, which stores new tasks,
+/// returns the same columns: `api/src/submit.rs`).
 macro_rules! query_tasks {
-    ($before:literal, $after:literal $(, $arg:expr)* $(,)?) => {
+    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             TaskRecord,
-            $before + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
+            $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes"# + $after
             $(, $arg)*
