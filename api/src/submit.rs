@@ -7,19 +7,24 @@
 //! arriving together are written together, one batch at a time (see [`quickact_shared::batch`] and
 //! [`MAX_BATCH`]): one call of the SQL function `quickact_submit`, sent as a statement of its own
 //! and so one transaction and one round trip, takes each one's room (in user order), inserts all
-//! their tasks in one statement and all their jobs in another, and commits once; each request
-//! answers when that commit is done, so an accepted task is a committed one. When a batch fails,
-//! each of its submissions is written again alone, so the error a request reports is its own.
+//! their tasks in one statement and all their jobs in another, and commits once (on a connection
+//! the loop keeps, [`KeptConnection`]); each request answers when that commit is done, so an
+//! accepted task is a committed one. When a batch fails, each of its submissions is written again
+//! alone, so the error a request reports is its own.
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
+    db::KeptConnection,
     domain::task::{ResultType, TaskRecord, TaskStatus},
     queue::{JOB_MAX_ATTEMPTS, QUICK_ACTION_QUEUE, job_payload, new_job_id},
     store::column,
 };
 use serde_json::Value;
-use sqlx::PgPool;
+use std::sync::Arc;
+
+use sqlx::{PgExecutor, PgPool};
+use tokio::sync::Mutex;
 use uuid::Uuid;
 
 /// Most submissions one batch writes.
@@ -63,12 +68,19 @@ pub enum Submitted {
 pub type Submissions = Batcher<Submission, Option<Submitted>>;
 
 pub fn start(pool: PgPool) -> Submissions {
+    let kept = Arc::new(Mutex::new(KeptConnection::new(pool)));
     Batcher::start(MAX_BATCH, move |batch: Vec<Submission>| {
-        let pool = pool.clone();
+        let kept = kept.clone();
         async move {
-            match write(&pool, &batch).await {
+            let mut kept = kept.lock().await;
+            let written = match kept.get().await {
+                Ok(conn) => write(conn, &batch).await,
+                Err(err) => Err(err),
+            };
+            match written {
                 Ok(written) => written.into_iter().map(Some).collect(),
                 Err(err) => {
+                    kept.give_back();
                     tracing::warn!(error = %err, submissions = batch.len(), "a batch of submissions failed; each is written alone");
                     batch.iter().map(|_| None).collect()
                 }
@@ -152,7 +164,7 @@ impl SubmitRow {
 /// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`),
 /// one statement and so one transaction: room under the cap, tasks and jobs; one answer per
 /// submission, in order.
-async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
+async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
         SubmitRow,
         r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
@@ -174,7 +186,7 @@ async fn write(pool: &PgPool, batch: &[Submission]) -> Result<Vec<Submitted>, sq
         QUICK_ACTION_QUEUE,
         JOB_MAX_ATTEMPTS as i32,
     )
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     assert_eq!(rows.len(), batch.len(), "quickact_submit answers each submission");
     Ok(rows.into_iter().map(SubmitRow::answer).collect())

@@ -305,3 +305,27 @@ async fn connections_opened_before_an_outage_are_replaced_at_checkout() {
         assert!(!before.contains(&pid), "a connection the server had dropped was used");
     }
 }
+
+/// A batching loop's kept connection serves batch after batch on one server process, and is
+/// replaced, not used, once the process has seen the database go away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_connection_is_kept_between_batches_and_replaced_after_an_outage() {
+    use quickact_shared::db;
+
+    let url = quickact_testkit::postgres::create_test_database().await;
+    let pool = db::connect(&secrecy::SecretString::from(url.clone()), 2, Duration::from_secs(10)).await.unwrap();
+    let backend = "SELECT pg_backend_pid()";
+    let mut kept = db::KeptConnection::new(pool.clone());
+    let first = sqlx::query_scalar::<_, i32>(backend).fetch_one(kept.get().await.unwrap()).await.unwrap();
+    let second = sqlx::query_scalar::<_, i32>(backend).fetch_one(kept.get().await.unwrap()).await.unwrap();
+    assert_eq!(first, second, "the second batch ran on another connection");
+    assert_eq!(pool.size() as usize - pool.num_idle(), 1, "the kept connection is out of the pool");
+
+    // The server drops it, as a restart does, and the process hears of it.
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    assert!(sqlx::query_scalar::<_, bool>("SELECT pg_terminate_backend($1)").bind(first).fetch_one(&mut admin).await.unwrap());
+    db::database_went_away();
+
+    let next = sqlx::query_scalar::<_, i32>(backend).fetch_one(kept.get().await.unwrap()).await.unwrap();
+    assert_ne!(next, first, "a connection the server had dropped was used");
+}
