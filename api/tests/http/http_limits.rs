@@ -305,6 +305,51 @@ async fn a_batch_takes_room_under_the_cap_for_each_user_and_no_more() {
     app.shutdown().await;
 }
 
+/// A user's submissions in one batch take their room from one slot when one has room for all of
+/// them, and from several when none has: the slots count exactly the tasks either way. Under a cap
+/// of 160 a slot holds 10: a batch of 6 fits in one, the next batch of 12 does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_takes_its_room_from_one_slot_when_one_has_room_for_all() {
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "160").env("QUICKACT_SWEEP_SECS", "3600");
+    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
+    let submit = |text: String| {
+        let request = app.request(&alice, Method::POST, "/api/quick-action").json(&json!({ "text": text }));
+        tokio::spawn(async move { request.send().await.unwrap().status() })
+    };
+    let slots_of = |pattern: &'static str| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>("SELECT count(DISTINCT slot) FROM quick_action_tasks WHERE input_text ~ $1")
+                .bind(pattern)
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    for (batch, size) in [("six", 6), ("twelve", 12)] {
+        let gate = app.hold_writes("quick_action_tasks").await;
+        let first = submit(format!("{batch} alone"));
+        gate.wait_for_blocked(1).await;
+        let rest: Vec<_> = (0..size).map(|i| submit(format!("{batch} {i}"))).collect();
+        wait_until("the batch waits for its turn", Duration::from_secs(20), || async { app.submissions.waiting() == size }).await;
+        gate.release().await;
+        assert_eq!(first.await.unwrap(), StatusCode::CREATED);
+        for handle in rest {
+            assert_eq!(handle.await.unwrap(), StatusCode::CREATED);
+        }
+    }
+    assert_eq!(slots_of("^six [0-9]+$").await, 1, "six fit in one slot");
+    assert!(slots_of("^twelve [0-9]+$").await > 1, "twelve do not fit in one slot");
+    let (used, tasks): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT sum(used) FROM task_slots)::bigint, (SELECT count(*) FROM quick_action_tasks)",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((used, tasks), (20, 20), "the slots count exactly the tasks");
+    app.shutdown().await;
+}
+
 /// Task reads waiting together are served by one statement, each with its own answer: a plain
 /// read, the same task read twice, a long-poll on a task already final (it answers at once), a
 /// long-poll that times out, another user's task and an unknown id (404 both).
