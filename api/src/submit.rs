@@ -12,6 +12,8 @@
 //! accepted task is a committed one. When a batch fails, each of its submissions is written again
 //! alone, so the error a request reports is its own.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
@@ -21,8 +23,6 @@ use quickact_shared::{
     store::column,
 };
 use serde_json::Value;
-use std::sync::Arc;
-
 use sqlx::{PgExecutor, PgPool};
 use tokio::sync::Mutex;
 use uuid::Uuid;
@@ -161,9 +161,9 @@ impl SubmitRow {
     }
 }
 
-/// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`),
-/// one statement and so one transaction: room under the cap, tasks and jobs; one answer per
-/// submission, in order.
+/// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
+/// replaced by `20261126000001_submit_fast_paths`), one statement and so one transaction: room
+/// under the cap, tasks and jobs; one answer per submission, in order.
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
         SubmitRow,

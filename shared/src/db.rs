@@ -151,7 +151,7 @@ fn outage_since(instant: Instant) -> bool {
 /// more than its batches' own statements: sqlx tests every connection given back with a round
 /// trip to the server, in a task of its own, so each batch woke the server and the process twice
 /// (2 cores shared by the server, the API and its clients). Keeping one connection, the API
-/// stored 11,646 -> 12,967 submissions/s (16 clients, durable cluster, medians of 4 alternating).
+/// stored 11,598 -> 12,835 submissions/s (16 clients, durable cluster, medians of 8 alternating).
 ///
 /// It is kept at most [`KEEP_FOR`], then given back and another taken, so the pool's own care
 /// (replacing connections opened before an outage, testing idle ones, the lifetime limit) reaches
