@@ -10,7 +10,8 @@
 #   River       `riverqueue bench -n --river-jobs` (riverqueue-cli 0.5.0)       -> jobs/s, commits and WAL per job
 #   enqueue     wrk, 16 keep-alive connections of --users users, POST /api/quick-action, --secs  -> req/s, p50, p99 (no worker)
 #   burst       quickact-bench burst: N tasks of --burst-users users, N long-polls held (API RSS, statements/s), one worker
-#               (local provider, --concurrency) drains them -> tasks/s, statuses, statements/commits/WAL per task
+#               (local provider, --concurrency) drains them -> tasks/s, statuses, statements/commits/WAL per task, and
+#               the WAL by table and record kind (pg_waldump, target/bench/wal-run<N>.txt)
 #   latency     quickact-bench latency: instant fake model, POST then long-poll  -> p50, p99
 #   slow        quickact-bench slow: fake model answering after 1 s, 2 turns, one worker per
 #               --slow-concurrency value, clients always submitting             -> sustained tasks/s
@@ -112,6 +113,19 @@ scenario() {
   fi
 }
 
+# Where the WAL of a burst went, per task (target/bench/wal-run$run.txt): pg_waldump over its WAL
+# range, `wal_breakdown db from_lsn tasks`, summed by table and by relation and record kind.
+wal_breakdown() {
+  local db=$1 from=$2 tasks=$3 to
+  to=$(psql_db "$db" -c "SELECT pg_current_wal_lsn()")
+  psql_db "$db" -F ' ' -c "SELECT pg_relation_filenode(c.oid), coalesce(t.relname, c.relname), c.relname
+                           FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid LEFT JOIN pg_class t ON t.oid = i.indrelid
+                           WHERE pg_relation_filenode(c.oid) IS NOT NULL" >"$work/relmap"
+  # pg_waldump reports an error at the range's last, unfinished page: the records before it are read.
+  pg_as_owner "$(pg_bin_dir)/pg_waldump" -p "$work/data/pg_wal" -s "$from" -e "$to" >"$work/waldump" 2>"$work/waldump.err" || true
+  python3 "$here/wal_breakdown.py" "$work/relmap" "$work/waldump" "$tasks"
+}
+
 stop_api() {
   if [ -n "$api_pid" ]; then kill -TERM "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 }
@@ -177,7 +191,10 @@ for run in $(seq 1 "$runs"); do
   psql_db "$db" -c "VACUUM ANALYZE" -c "CHECKPOINT"
 
   say "run $run/$runs: burst of $n tasks ($burst_users users), $n long-polls, one worker (concurrency $concurrency, local provider)"
+  wal_from=$(psql_db "$db" -c "SELECT pg_current_wal_lsn()")
   scenario burst --n "$n" --users "$burst_users" --concurrency "$concurrency"
+  wal_breakdown "$db" "$wal_from" "$n" >"$out/wal-run$run.txt" || echo "NOTE: no WAL breakdown in run $run" >&2
+  head -n 12 "$out/wal-run$run.txt" >&2
 
   say "run $run/$runs: POST-to-verdict latency, instant model, $samples tasks one after another"
   scenario latency --samples "$samples"
