@@ -7,18 +7,20 @@
 //! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, one for every
 //! journal. With one read waiting a batch is that read alone, so nothing waits for company.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
+use futures::future::BoxFuture;
 use quickact_shared::{
     batch::Batcher,
-    db::is_unavailable,
+    db::{KeptConnection, is_unavailable},
     domain::task::TaskRecord,
     store::{
         steps::{self, Step},
         tasks,
     },
 };
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
+use tokio::sync::Mutex;
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -46,16 +48,20 @@ pub struct Reads {
 impl Reads {
     pub fn start(pool: PgPool) -> Self {
         // An id may come twice in a batch (two waiters on one task): each gets its own copy.
-        let tasks = batched(pool.clone(), |pool, ids| async move {
-            let found: HashMap<Uuid, TaskRecord> = tasks::find_tasks(&pool, &ids).await?.into_iter().map(|t| (t.id, t)).collect();
-            Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+        let tasks = batched(pool.clone(), |conn, ids| {
+            Box::pin(async move {
+                let found: HashMap<Uuid, TaskRecord> = tasks::find_tasks(conn, &ids).await?.into_iter().map(|t| (t.id, t)).collect();
+                Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
+            })
         });
-        let journals = batched(pool.clone(), |pool, ids| async move {
-            let mut found: HashMap<Uuid, Vec<Step>> = HashMap::new();
-            for step in steps::list_steps_of(&pool, &ids).await? {
-                found.entry(step.task_id).or_default().push(step);
-            }
-            Ok(ids.iter().map(|id| found.get(id).cloned().unwrap_or_default()).collect())
+        let journals = batched(pool.clone(), |conn, ids| {
+            Box::pin(async move {
+                let mut found: HashMap<Uuid, Vec<Step>> = HashMap::new();
+                for step in steps::list_steps_of(conn, &ids).await? {
+                    found.entry(step.task_id).or_default().push(step);
+                }
+                Ok(ids.iter().map(|id| found.get(id).cloned().unwrap_or_default()).collect())
+            })
         });
         Reads { pool, tasks, journals }
     }
@@ -85,18 +91,20 @@ impl Reads {
     }
 }
 
-/// A loop answering each batch of ids with `read`'s answers, one per id in order.
-fn batched<T, F, Fut>(pool: PgPool, read: F) -> Batcher<Uuid, Read<T>>
+/// A loop answering each batch of ids with `read`'s answers, one per id in order, on a connection
+/// it keeps ([`KeptConnection`]).
+fn batched<T, F>(pool: PgPool, read: F) -> Batcher<Uuid, Read<T>>
 where
     T: Send + 'static,
-    F: Fn(PgPool, Vec<Uuid>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Vec<T>, sqlx::Error>> + Send,
+    F: for<'c> Fn(&'c mut PgConnection, Vec<Uuid>) -> BoxFuture<'c, Result<Vec<T>, sqlx::Error>> + Send + Sync + 'static,
 {
+    let kept = Arc::new(Mutex::new(KeptConnection::new(pool)));
+    let read = Arc::new(read);
     Batcher::start(MAX_BATCH, move |ids: Vec<Uuid>| {
+        let (kept, read) = (kept.clone(), read.clone());
         let count = ids.len();
-        let answers = read(pool.clone(), ids);
         async move {
-            match answers.await {
+            match kept.lock().await.run(async |conn| read(conn, ids).await).await {
                 Ok(answers) => answers.into_iter().map(Read::Done).collect(),
                 Err(err) => {
                     quickact_shared::metrics::database_error(&err);

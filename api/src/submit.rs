@@ -72,15 +72,9 @@ pub fn start(pool: PgPool) -> Submissions {
     Batcher::start(MAX_BATCH, move |batch: Vec<Submission>| {
         let kept = kept.clone();
         async move {
-            let mut kept = kept.lock().await;
-            let written = match kept.get().await {
-                Ok(conn) => write(conn, &batch).await,
-                Err(err) => Err(err),
-            };
-            match written {
+            match kept.lock().await.run(async |conn| write(conn, &batch).await).await {
                 Ok(written) => written.into_iter().map(Some).collect(),
                 Err(err) => {
-                    kept.give_back();
                     tracing::warn!(error = %err, submissions = batch.len(), "a batch of submissions failed; each is written alone");
                     batch.iter().map(|_| None).collect()
                 }
