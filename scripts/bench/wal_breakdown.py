@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Where a burst's WAL went, per task: by relation, then by relation and record kind.
+"""Where a burst's WAL went, per task: by table (with its indexes), then by relation and record kind.
 
     wal_breakdown.py RELMAP WALDUMP TASKS
 
 RELMAP: `filenode table relation` lines of the burst's database (pg_relation_filenode of each
 relation, the table it belongs to: itself, or the table of an index);
 WALDUMP: `pg_waldump` output over the burst's WAL range; TASKS: the tasks of the burst. Records
-are counted at their whole size (with any full-page image); a relation of another database or a
-record without one (commits, multixacts) is shown by its resource manager.
+are counted at their whole size (with any full-page image). A relation not in RELMAP (another
+database's) is shown as `(other)`, a record of no relation (commits, multixacts) by its resource
+manager.
 """
 import collections
 import re

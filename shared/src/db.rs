@@ -160,8 +160,8 @@ fn outage_since(instant: Instant) -> bool {
 /// It is kept at most [`KEEP_FOR`], then given back and another taken, so the pool's own care
 /// (replacing connections opened before an outage, testing idle ones, the lifetime limit) reaches
 /// it within that; it is given back at once when this process sees the database go away, and by
-/// [`KeptConnection::give_back`] when a statement on it failed (the pool's test closes it if it
-/// is broken).
+/// [`KeptConnection::run`] when a statement on it failed (the pool's test closes it if it is
+/// broken).
 pub struct KeptConnection {
     pool: PgPool,
     kept: Option<(PoolConnection<Postgres>, Instant)>,
@@ -188,11 +188,6 @@ impl KeptConnection {
         Ok(&mut **conn)
     }
 
-    /// Gives the connection back to the pool (after a statement on it failed).
-    pub fn give_back(&mut self) {
-        self.kept = None;
-    }
-
     /// Runs `op` on the kept connection, and gives the connection back when it failed.
     pub async fn run<T>(&mut self, op: impl AsyncFnOnce(&mut PgConnection) -> Result<T, sqlx::Error>) -> Result<T, sqlx::Error> {
         let result = match self.get().await {
@@ -200,7 +195,8 @@ impl KeptConnection {
             Err(err) => Err(err),
         };
         if result.is_err() {
-            self.give_back();
+            // Back to the pool, whose test on its return closes it if it is broken.
+            self.kept = None;
         }
         result
     }
