@@ -187,7 +187,7 @@ for run in $(seq 1 "$runs"); do
   emit "$(tagged "$(echo "$wrk_json" | python3 -c 'import json,sys; o=json.load(sys.stdin); o["scenario"]="wrk"; print(json.dumps(o))')" "$run")"
   stop_api
   # Nothing will run those tasks: remove them with their jobs (no worker ran, so nothing else is pending).
-  psql_db "$db" -c "BEGIN" -c "DELETE FROM quick_action_tasks WHERE status = 'pending'" -c "DELETE FROM apalis.jobs" -c "COMMIT"
+  psql_db "$db" -c "BEGIN" -c "DELETE FROM quick_action_tasks WHERE status = 'pending'" -c "COMMIT"
   psql_db "$db" -c "VACUUM ANALYZE" -c "CHECKPOINT"
 
   say "run $run/$runs: burst of $n tasks ($burst_users users), $n long-polls, one worker (concurrency $concurrency, local provider)"

@@ -1,13 +1,13 @@
 //! Submissions written in batches: what `POST /api/quick-action` stores.
 //!
-//! A submission is a task row, its job and room under its user's cap, in one transaction, so a
-//! task is never stored without its job nor the reverse. Every job insert notifies the workers,
-//! and Postgres commits notifying transactions one at a time, each with its own WAL flush: one
+//! A submission is a task row and room under its user's cap, in one transaction; the row is the
+//! queue's job (see [`quickact_shared::queue`]). Every insert notifies the workers, and Postgres
+//! commits notifying transactions one at a time, each with its own WAL flush: one
 //! transaction per submission capped the API at about one submission per flush. So submissions
 //! arriving together are written together, one batch at a time (see [`quickact_shared::batch`] and
 //! [`MAX_BATCH`]): one call of the SQL function `quickact_submit`, sent as a statement of its own
 //! and so one transaction and one round trip, takes each one's room (in user order), inserts all
-//! their tasks in one statement and all their jobs in another, and commits once (on a connection
+//! their tasks in one statement, and commits once (on a connection
 //! the loop keeps, [`KeptConnection`]); each request answers when that commit is done, so an
 //! accepted task is a committed one. When a batch fails, each of its submissions is written again
 //! alone, so the error a request reports is its own.
@@ -19,7 +19,6 @@ use quickact_shared::{
     batch::Batcher,
     db::KeptConnection,
     domain::task::{ResultType, TaskRecord, TaskStatus},
-    queue::{JOB_MAX_ATTEMPTS, QUICK_ACTION_QUEUE, job_payload, new_job_id},
     store::column,
 };
 use serde_json::Value;
@@ -56,7 +55,7 @@ pub struct Submission {
 /// What became of a submission.
 #[derive(Debug)]
 pub enum Submitted {
-    /// Stored, with its job.
+    /// Stored: the task is queued.
     Created(Box<TaskRecord>),
     /// The user is at the cap: nothing stored.
     AtCap,
@@ -156,15 +155,15 @@ impl SubmitRow {
 }
 
 /// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
-/// replaced by `20261126000001_submit_fast_paths`), one statement and so one transaction: room
-/// under the cap, tasks and jobs; one answer per submission, in order.
+/// last replaced by `20261127000001_task_row_is_the_job`), one statement and so one transaction:
+/// room under the cap and the tasks; one answer per submission, in order.
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
         SubmitRow,
         r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
                   result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes
-           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ORDER BY ord"#,
         &column(batch, |s| s.id) as &[Uuid],
         &column(batch, |s| s.user_id) as &[Uuid],
@@ -175,10 +174,6 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         &column(batch, |s| s.time_zone.as_str()) as &[&str],
         &column(batch, |s| s.currency.as_str()) as &[&str],
         &column(batch, |s| s.cap) as &[i64],
-        &column(batch, |_| new_job_id().to_string()) as &[String],
-        &column(batch, |s| job_payload(s.id)) as &[Vec<u8>],
-        QUICK_ACTION_QUEUE,
-        JOB_MAX_ATTEMPTS as i32,
     )
     .fetch_all(db)
     .await?;

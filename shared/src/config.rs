@@ -47,11 +47,8 @@ pub struct Config {
 /// What every process's sweeper does and keeps (see [`crate::sweeper`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SweeperConfig {
-    /// `QUICKACT_SWEEP_SECS`, default 5: how often overdue and jobless tasks are looked for.
+    /// `QUICKACT_SWEEP_SECS`, default 5: how often overdue tasks are looked for.
     pub interval: Duration,
-    /// `QUICKACT_KEEP_JOBS_HOURS`, default 24: finished queue jobs and dead apalis workers are
-    /// removed after this.
-    pub keep_jobs: Duration,
     /// `QUICKACT_KEEP_TASKS_DAYS`, default 90: finished tasks (and their journals) are removed
     /// after this.
     pub keep_tasks: Duration,
@@ -125,7 +122,7 @@ pub struct WorkerConfig {
     /// `QUICKACT_SHUTDOWN_GRACE_SECS`, default 20: on SIGTERM, how long in-flight tasks may run on
     /// before they are handed back to the queue.
     pub shutdown_grace: Duration,
-    /// `QUICKACT_WORKER_NAME`: prefix of this process's worker names (host name by default).
+    /// `QUICKACT_WORKER_NAME`: prefix of this process's worker name (host name by default).
     pub name_prefix: String,
     /// `QUICKACT_WORKER_METRICS_BIND`: where the worker serves `GET /metrics` (none by default).
     pub metrics_bind: Option<SocketAddr>,
@@ -203,7 +200,6 @@ impl Config {
             },
             sweeper: SweeperConfig {
                 interval: Duration::from_secs(parse_positive(&get, "QUICKACT_SWEEP_SECS", "5")? as u64),
-                keep_jobs: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_JOBS_HOURS", "24")? as u64 * 3600),
                 keep_tasks: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_TASKS_DAYS", "90")? as u64 * 86_400),
                 keep_deleted_items: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_DELETED_ITEMS_DAYS", "30")? as u64 * 86_400),
             },

@@ -15,7 +15,8 @@ use sqlx::{
     postgres::{PgConnectOptions, PgPoolOptions},
 };
 
-/// Our own schema (`migrations/` at the workspace root). The queue's schema is apalis-postgres's.
+/// Our own schema (`migrations/` at the workspace root), the queue's included: the queue is the
+/// task table (see [`crate::queue`]).
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
 /// Opens a pool, retrying for `patience` while the server is not reachable yet (a container
@@ -42,18 +43,16 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
 /// A pool beside `pool`, to the same database, whose commits do not wait for the disk
 /// (`synchronous_commit = off`): for writes that a database crash may lose without losing anything.
 ///
-/// A worker's queue bookkeeping (apalis's fetch, acknowledgement and heartbeat) and its claim of a
-/// task go through it; each of them otherwise waits for a flush of the write-ahead log, two of the
-/// five on a task's way to its verdict. What a crash can lose is the last fraction of a second of
-/// them, never anything after them: Postgres replays the log in order, and every later durable
-/// commit (the run's journal, its tools, its ending) flushes them first. Lost, they are redone:
-/// a fetch lost leaves its job `Pending` to be fetched again; an acknowledgement lost leaves the
-/// job to the queue's orphan recovery, whose run finds its task already final; a claim lost means
-/// the run's next commit, which checks the lease in the same transaction, finds the task not
-/// its own and stops, and the sweeper gives the task a new job (or its timeout verdict).
+/// A worker's fetch (which claims the tasks it takes), its heartbeat, lease renewals and hand-backs
+/// go through it; each of them otherwise waits for a flush of the write-ahead log. What a crash can
+/// lose is the last fraction of a second of them, never anything after them: Postgres replays the
+/// log in order, and every later durable commit (a verdict) flushes them first. Lost, they are
+/// redone: a claim lost leaves the task waiting to be fetched again (the run's next write, which
+/// checks the lease in its own transaction, finds the task not its own and stops); a renewal lost
+/// lets the lease lapse early, and the task is taken again and resumed from its journal.
 ///
-/// Its statements (the fetch, the acknowledgement, the heartbeat, the claim) find their rows by
-/// key, and are planned once per connection (see [`planning_once`]).
+/// Its statements find their rows by key, and are planned once per connection (see
+/// [`planning_once`]).
 pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
     beside(pool, max_connections, &[&[("synchronous_commit", "off")][..], &PLAN_ONCE].concat())
 }
@@ -202,12 +201,10 @@ impl KeptConnection {
     }
 }
 
-/// Applies our migrations and the queue's. Safe to run from several processes at once: both
-/// migrators take an advisory lock.
+/// Applies our migrations. Safe to run from several processes at once: the migrator takes an
+/// advisory lock.
 pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
     MIGRATOR.run(pool).await?;
-    apalis_postgres::PostgresStorage::setup(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
-    crate::queue::adapt_queue_schema(pool).await.map_err(|e| MigrateError::Queue(e.to_string()))?;
     Ok(())
 }
 
@@ -215,8 +212,6 @@ pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
 pub enum MigrateError {
     #[error("applying quickact migrations: {0}")]
     Schema(#[from] sqlx::migrate::MigrateError),
-    #[error("applying the queue's migrations: {0}")]
-    Queue(String),
 }
 
 /// True when the error means "the database cannot be reached right now" (down, restarting,

@@ -6,7 +6,7 @@
 //! - [`domain`]: tasks, verdicts and users as the service speaks of them.
 //! - [`store`]: the SQL behind them (plain functions over `impl PgExecutor`, so they work on a pool
 //!   or inside a transaction).
-//! - [`queue`]: the apalis-postgres job that carries a task to a worker.
+//! - [`queue`]: the queue, which is the task table: fetch (which claims), hand-back, heartbeats.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
 //! - [`batch`]: many callers' writes served together, one commit for all (submissions, claims,
 //!   local runs).

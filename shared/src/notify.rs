@@ -2,8 +2,8 @@
 //!
 //! Each process keeps ONE listening connection (not one per waiter). A long-polling request
 //! subscribes to its task id and then waits on an in-memory channel: it holds no database
-//! connection and runs no query while it waits. Workers use the same listener to hear of new jobs
-//! the moment their insert commits.
+//! connection and runs no query while it waits. Workers use the same listener to hear of waiting
+//! tasks the moment their insert commits.
 //!
 //! Notifications sent while the listening connection is down are lost, so after every (re)connect
 //! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
@@ -30,13 +30,12 @@ use crate::{
     batch::Batcher,
     credentials::{CREDENTIAL_EVENTS_CHANNEL, CredentialCache},
     domain::user::User,
+    queue::TASKS_WAITING_CHANNEL,
 };
 
 /// Channel carrying the id of a task whose row changed (its state), `"<id> final"` when that change
 /// made it final, or `"<id> step"` when a step of its journal committed.
 pub const TASK_EVENTS_CHANNEL: &str = "quickact_task_events";
-/// Channel apalis-postgres notifies on when a job is inserted (payload: JSON with `job_type`).
-pub const JOB_INSERT_CHANNEL: &str = "apalis::job::insert";
 
 /// The process's listening connection and everyone waiting on it.
 #[derive(Clone)]
@@ -49,8 +48,8 @@ struct Inner {
     tasks: Mutex<HashMap<Uuid, watch::Sender<TaskChanges>>>,
     /// Bumped after each successful (re)connect.
     epoch: watch::Sender<u64>,
-    /// New-job wakeups: the `job_type` of each inserted job, and `None` after a reconnect.
-    jobs: broadcast::Sender<Option<String>>,
+    /// Waiting-task wakeups: one per announcement, and one after each reconnect.
+    waiting: broadcast::Sender<()>,
     connected: AtomicBool,
     credentials: CredentialCache,
 }
@@ -59,12 +58,12 @@ impl Notifications {
     /// Starts listening to every channel (what a worker hears); the background task reconnects by
     /// itself until `stop` is cancelled.
     pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
-        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, JOB_INSERT_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
+        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
     }
 
-    /// [`Notifications::start`] without new-job wakeups, which only workers use (what the API
-    /// hears): a submission's job notification is then not delivered to, read and parsed by every
-    /// API process. [`Notifications::job_wakeups`] never yields here but after a reconnect.
+    /// [`Notifications::start`] without waiting-task wakeups, which only workers use (what the API
+    /// hears): a submission's announcement is then not delivered to every API process.
+    /// [`Notifications::task_wakeups`] never yields here but after a reconnect.
     pub fn start_for_api(pool: PgPool, stop: CancellationToken) -> Self {
         Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
     }
@@ -80,7 +79,7 @@ impl Notifications {
         let inner = Arc::new(Inner {
             tasks: Mutex::new(HashMap::new()),
             epoch: watch::Sender::new(0),
-            jobs: broadcast::Sender::new(1024),
+            waiting: broadcast::Sender::new(1024),
             connected: AtomicBool::new(false),
             credentials: CredentialCache::default(),
         });
@@ -145,18 +144,15 @@ impl Notifications {
         }
     }
 
-    /// A stream that yields whenever a job of `job_type` may be waiting: on each insert
-    /// notification for it, and after each reconnect (inserts may have been missed meanwhile).
-    pub fn job_wakeups(&self, job_type: String) -> impl Stream<Item = ()> + Send + Unpin + 'static {
-        let receiver = self.inner.jobs.subscribe();
-        Box::pin(futures::stream::unfold((receiver, job_type), |(mut receiver, job_type)| async move {
-            loop {
-                match receiver.recv().await {
-                    Ok(Some(kind)) if kind != job_type => continue,
-                    // A lagged receiver may have skipped wakeups: wake anyway.
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => return Some(((), (receiver, job_type))),
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
+    /// A stream that yields whenever tasks may be waiting: on each announcement (a submission, a
+    /// hand-back), and after each reconnect (announcements may have been missed meanwhile).
+    pub fn task_wakeups(&self) -> impl Stream<Item = ()> + Send + Unpin + 'static {
+        let receiver = self.inner.waiting.subscribe();
+        Box::pin(futures::stream::unfold(receiver, |mut receiver| async move {
+            match receiver.recv().await {
+                // A lagged receiver skipped wakeups: one is as good as many.
+                Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => Some(((), receiver)),
+                Err(broadcast::error::RecvError::Closed) => None,
             }
         }))
     }
@@ -267,7 +263,7 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
         inner.credentials.clear();
         inner.connected.store(true, Ordering::Relaxed);
         inner.epoch.send_modify(|e| *e += 1);
-        let _ = inner.jobs.send(None);
+        let _ = inner.waiting.send(());
         tracing::info!("notification listener connected");
 
         loop {
@@ -310,14 +306,8 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
             Ok(user_id) => inner.credentials.invalidate_user(user_id),
             Err(_) => inner.credentials.clear(),
         }
-    } else if channel == JOB_INSERT_CHANNEL {
-        #[derive(serde::Deserialize)]
-        struct Insert {
-            job_type: String,
-        }
-        if let Ok(insert) = serde_json::from_str::<Insert>(payload) {
-            let _ = inner.jobs.send(Some(insert.job_type));
-        }
+    } else if channel == TASKS_WAITING_CHANNEL {
+        let _ = inner.waiting.send(());
     }
 }
 

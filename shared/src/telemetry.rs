@@ -32,7 +32,7 @@ pub fn init() -> Result<(), String> {
     use tracing_subscriber::EnvFilter;
     let format = LogFormat::from_env()?;
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn,apalis_postgres=warn"));
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Json => builder.json().with_current_span(true).with_span_list(true).try_init(),

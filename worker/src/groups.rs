@@ -54,6 +54,8 @@ pub const LOOPS: usize = 3;
 /// A local run handed to the group loop, with everything it needs owned.
 pub struct GroupedRun {
     pub task: TaskRecord,
+    /// Who holds the task's lease (see `crate::queue::Claimed::holder`).
+    pub owner: String,
     pub journal: Vec<Step>,
     pub model: String,
     pub provider: Arc<dyn ModelProvider>,
@@ -102,14 +104,13 @@ impl Groups {
 struct Shared {
     pool: PgPool,
     step_events: StepEvents,
-    owner: String,
     tools: ToolRegistry,
     prices: PriceTable,
 }
 
 /// Starts this process's group loops.
-pub fn start(pool: PgPool, step_events: StepEvents, owner: String, tools: ToolRegistry, prices: PriceTable) -> Groups {
-    let shared = Arc::new(Shared { pool, step_events, owner, tools, prices });
+pub fn start(pool: PgPool, step_events: StepEvents, tools: ToolRegistry, prices: PriceTable) -> Groups {
+    let shared = Arc::new(Shared { pool, step_events, tools, prices });
     let loops = (0..LOOPS)
         .map(|_| {
             let shared = shared.clone();
@@ -185,7 +186,7 @@ async fn run_one(
         // A grouped run ends in the group's transaction.
         endings: None,
         task: &run.task,
-        owner: &shared.owner,
+        owner: &run.owner,
         attempt: run.task.attempts,
         model: &run.model,
         provider: run.provider.as_ref(),

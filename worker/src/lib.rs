@@ -2,7 +2,7 @@
 //! agent for each until it reaches a verdict.
 //!
 //! # Layout
-//! - [`consumer`]: the apalis-postgres consumer, and the traps of apalis-postgres it avoids.
+//! - [`queue`]: the apalis backend over the task table: claimed tasks, as room frees up.
 //! - [`runner`]: one task from claim to final state: lease, cancellation, timeout, retries, panics.
 //! - [`groups`]: local runs committed many at a time, in one transaction.
 //! - [`agent`]: the loop of model turns and tool calls, journaled step by step.
@@ -15,12 +15,11 @@
 //! process; `main` wires it to SIGINT/SIGTERM.
 
 pub mod agent;
-pub mod consumer;
 pub mod groups;
 pub mod metrics;
 pub mod provider;
 pub mod providers;
-pub mod queue_backend;
+pub mod queue;
 pub mod runner;
 pub mod tools;
 
@@ -41,9 +40,9 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// A name unique to this process, used as the owner of task leases and as the prefix of its apalis
-/// worker names: the configured prefix, the process id and a random suffix (process ids repeat
-/// across containers).
+/// A name unique to this process, used as the owner of task leases and as its apalis worker's
+/// name: the configured prefix, the process id and a random suffix (process ids repeat across
+/// containers).
 pub fn process_name(prefix: &str) -> String {
     let suffix: u32 = rand::rng().random();
     format!("{prefix}-{}-{suffix:08x}", std::process::id())
@@ -86,11 +85,11 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
     ))
 }
 
-/// Takes jobs until `shutdown` completes; then stops taking jobs, lets running tasks finish for the
-/// configured grace period, and hands the rest back to the queue.
+/// Takes tasks until `shutdown` completes; then stops taking tasks, lets running ones finish for
+/// the configured grace period, and hands the rest back to the queue.
 pub async fn serve(runner: Arc<Runner>, shutdown: impl Future<Output = ()>) {
     let draining = CancellationToken::new();
-    let mut consumer = tokio::spawn(consumer::consume_until_drained(runner.clone(), draining.clone()));
+    let mut consumer = tokio::spawn(queue::consume_until_drained(runner.clone(), draining.clone()));
     tokio::select! {
         _ = shutdown => {}
         _ = &mut consumer => return,

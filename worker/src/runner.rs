@@ -1,9 +1,8 @@
-//! Running one task: claim it, keep its lease, run the agent within the time budget, and write
-//! the final state, whatever happens on the way.
+//! Running one claimed task: keep its lease, run the agent within the time budget, and write the
+//! final state, whatever happens on the way.
 //!
-//! Runs are spawned tasks owned by this process, not by the apalis worker that fetched their job:
-//! if that worker has to be rebuilt (the database restarted under it), runs go on, and a job that
-//! comes back for a task already running here simply joins the running one.
+//! Runs are spawned tasks owned by this process: a task fetched again while it already runs here
+//! (its lease lapsed under a stall, and this process took it back) joins the running one.
 
 use std::{
     collections::HashMap,
@@ -24,16 +23,16 @@ use quickact_shared::{
     db::retry_unavailable,
     domain::task::{TaskRecord, TaskStatus},
     notify::{Notifications, StepEvents},
-    queue::push_quick_action_job,
+    queue::{hand_back, last_failure},
     store::{
         ending::{Ending, FinalState, end_task, end_tasks},
         steps::list_steps,
-        tasks::{claim_task, claim_tasks, find_task, lease_of, release_lease, renew_lease},
+        tasks::{find_task, renew_lease},
         users::find_user,
     },
 };
 use sqlx::PgPool;
-use tokio::{sync::Semaphore, time::Instant};
+use tokio::time::Instant;
 use tracing::Instrument;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
@@ -42,22 +41,21 @@ use crate::{
     agent::{Endings, RunContext, RunEnd, RunError, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::ModelProvider,
+    queue::Claimed,
     tools::ToolRegistry,
 };
 
 /// Most times a task is started before it is given up (each crash, panic or lost database counts
-/// one). Bounds a task that keeps killing its worker, which the queue alone would retry forever.
+/// one): the task row's one attempt counter, counted by each fetch. Bounds a task that keeps
+/// killing its worker, which the queue alone would retry forever.
 pub const MAX_TASK_ATTEMPTS: i32 = 3;
 
-/// Connections of [`Runner::bookkeeping`]: one claim statement at a time, apalis's fetch,
-/// acknowledgement and heartbeat, and one statement of step notifications at a time.
+/// Connections of [`Runner::bookkeeping`]: the fetch, the heartbeat, lease renewals and
+/// hand-backs, and one statement of step notifications at a time.
 const BOOKKEEPING_CONNECTIONS: u32 = 5;
 
 /// Connections of [`Runner::journal`]: a run holds one for a statement at a time.
 const JOURNAL_CONNECTIONS: u32 = 32;
-
-/// Most tasks one claim statement takes (see [`Runner::claim`]).
-const MAX_CLAIMS: usize = 64;
 
 /// Most runs one ending statement ends (see [`Endings`]).
 const MAX_ENDINGS: usize = 64;
@@ -80,8 +78,8 @@ pub trait ProviderChoice: Send + Sync {
 /// Everything runs share within one worker process.
 pub struct Runner {
     pub pool: PgPool,
-    /// Commits that a database crash may lose without losing anything: the queue's bookkeeping and
-    /// claims (see [`quickact_shared::db::bookkeeping_pool`]).
+    /// Commits that a database crash may lose without losing anything: the fetch (which claims),
+    /// heartbeats, lease renewals (see [`quickact_shared::db::bookkeeping_pool`]).
     pub bookkeeping: PgPool,
     /// The journal's statements made with nothing open, planned once per connection (see
     /// [`crate::agent::RunContext::journal`]).
@@ -96,18 +94,45 @@ pub struct Runner {
     pub providers: Arc<dyn ProviderChoice>,
     pub tools: ToolRegistry,
     /// Runs in progress in this process, by task.
-    running: Mutex<HashMap<Uuid, Shared<BoxFuture<'static, ()>>>>,
-    /// Bounds concurrent runs per process, also across rebuilt apalis workers.
-    permits: Arc<Semaphore>,
+    running: Mutex<HashMap<Uuid, Running>>,
     /// Fired when the shutdown grace period is over: runs stop and hand their tasks back.
     hand_back: CancellationToken,
     /// Where local runs go to be committed in groups (see [`crate::groups`]).
     groups: Groups,
-    /// Claims waiting together go in one statement: a claim notifies, and Postgres commits
-    /// notifying transactions one at a time. `None`: that batch failed (claim alone).
-    claims: Batcher<Uuid, Option<Option<TaskRecord>>>,
-    /// Endings of runs with nothing open go in one statement, for the same reason.
+    /// Endings of runs with nothing open go in one statement: a verdict notifies, and Postgres
+    /// commits notifying transactions one at a time.
     endings: Endings,
+}
+
+/// A run in progress in this process.
+struct Running {
+    /// Who holds the lease it runs under (see [`Claimed::holder`]).
+    holder: String,
+    /// Stops it (a child of the runner's hand-back token).
+    stop: CancellationToken,
+    /// Completes when it has ended.
+    done: Shared<BoxFuture<'static, ()>>,
+}
+
+/// What one run of a task starts from.
+struct RunOfTask {
+    task: TaskRecord,
+    holder: String,
+    stop: CancellationToken,
+}
+
+/// Why an attempt at a task failed; the task is handed back and tried again after a pause.
+#[derive(Debug, thiserror::Error)]
+pub enum AttemptFailure {
+    /// The database stayed away longer than a run waits for it.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The run could not go on (see [`RunError`]).
+    #[error("{0}")]
+    Run(#[from] RunError),
+    /// The run panicked.
+    #[error("the run crashed ({0})")]
+    Panicked(String),
 }
 
 /// How one attempt at a task ended.
@@ -116,8 +141,8 @@ enum Attempt {
     Settled,
     /// Shutting down: the task was given back to the queue unfinished.
     HandedBack,
-    /// The attempt failed (the database stayed away); try again after a pause.
-    Failed(String),
+    /// The attempt failed; the task goes back to the queue, to be tried again after a pause.
+    Failed(AttemptFailure),
 }
 
 impl Runner {
@@ -130,13 +155,11 @@ impl Runner {
         providers: Arc<dyn ProviderChoice>,
         tools: ToolRegistry,
     ) -> Arc<Self> {
-        let permits = Arc::new(Semaphore::new(worker.concurrency));
         let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
         let step_events = StepEvents::start(bookkeeping.clone());
-        let groups = groups::start(pool.clone(), step_events.clone(), owner.clone(), tools.clone(), model.prices.clone());
+        let groups = groups::start(pool.clone(), step_events.clone(), tools.clone(), model.prices.clone());
         let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
-        let claims = claim_batches(bookkeeping.clone(), owner.clone(), worker.lease().as_secs_f64());
-        let endings = ending_batches(journal.clone(), owner.clone());
+        let endings = ending_batches(journal.clone());
         Arc::new(Runner {
             pool,
             bookkeeping,
@@ -149,10 +172,8 @@ impl Runner {
             providers,
             tools,
             running: Mutex::new(HashMap::new()),
-            permits,
             hand_back: CancellationToken::new(),
             groups,
-            claims,
             endings,
         })
     }
@@ -177,85 +198,85 @@ impl Runner {
         self.running.lock().expect("running map lock").len()
     }
 
-    /// Runs task `task_id` to a final state (or until it is handed back), joining the run already
-    /// in progress in this process if there is one.
-    pub async fn run_task(self: &Arc<Self>, task_id: Uuid) {
-        let run = {
-            let mut running = self.running.lock().expect("running map lock");
-            running
-                .entry(task_id)
-                .or_insert_with(|| {
-                    let runner = self.clone();
-                    // Every line a run logs carries the task, its user (once claimed) and this
-                    // worker (as fields of this span; top-level keys of `span` in JSON logs).
-                    let span = tracing::info_span!("run", task_id = %task_id, user_id = tracing::field::Empty, worker = %self.owner);
-                    let handle = tokio::spawn(
-                        async move {
-                            runner.run_until_settled(task_id).await;
-                            runner.running.lock().expect("running map lock").remove(&task_id);
-                        }
-                        .instrument(span),
-                    );
-                    handle.map(|_| ()).boxed().shared()
-                })
-                .clone()
-        };
-        run.await;
-    }
-
-    /// Attempts the task until it settles. A panic is a failed attempt, not a dead worker.
-    async fn run_until_settled(self: &Arc<Self>, task_id: Uuid) {
-        let _permit = self.permits.clone().acquire_owned().await.expect("the semaphore is never closed");
-        let mut pause = Duration::from_secs(1);
-        let mut last_failure = None;
-        loop {
-            let attempt = AssertUnwindSafe(self.attempt(task_id, last_failure.as_deref())).catch_unwind().await;
-            let failure = match attempt {
-                Ok(Attempt::Settled) | Ok(Attempt::HandedBack) => return,
-                Ok(Attempt::Failed(reason)) => reason,
-                Err(panic) => {
-                    let message = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "unknown panic".into());
-                    tracing::error!(task_id = %task_id, panic = %message, "a run panicked");
-                    format!("the run crashed ({message})")
-                }
-            };
-            tracing::warn!(task_id = %task_id, reason = %failure, "attempt failed, retrying");
-            // Let the next attempt (here or on another worker) claim the task at once.
-            let _ = release_lease(&self.pool, task_id, &self.owner).await;
-            last_failure = Some(failure);
-            tokio::select! {
-                _ = tokio::time::sleep(pause) => {}
-                _ = self.hand_back.cancelled() => {
-                    let _ = self.give_back(task_id).await;
-                    return;
+    /// Runs a task this process claimed to a final state (or until it is handed back). The
+    /// claim's permit is held until then.
+    ///
+    /// A task fetched again while a run of it goes on here had that run's claim superseded (its
+    /// lease lapsed under a stall, or a database crash lost the claim): every write of that run is
+    /// refused now, as it checks its holder. It is stopped, and this claim runs once it has ended.
+    pub async fn run_task(self: &Arc<Self>, claimed: Claimed) {
+        let Claimed { task, holder, permit } = claimed;
+        let task_id = task.id;
+        let earlier = self.running.lock().expect("running map lock").remove(&task_id);
+        if let Some(earlier) = earlier {
+            tracing::info!(task_id = %task_id, "task claimed again: its earlier run here stops first");
+            earlier.stop.cancel();
+            earlier.done.await;
+        }
+        let stop = self.hand_back.child_token();
+        let runner = self.clone();
+        let ours = holder.clone();
+        // Every line a run logs carries the task, its user and this worker (as fields of this
+        // span; top-level keys of `span` in JSON logs).
+        let span = tracing::info_span!("run", task_id = %task_id, user_id = %task.user_id, worker = %self.owner);
+        let run = RunOfTask { task, holder: holder.clone(), stop: stop.clone() };
+        let done = tokio::spawn(
+            async move {
+                runner.run_to_an_end(run).await;
+                let mut running = runner.running.lock().expect("running map lock");
+                if running.get(&task_id).is_some_and(|running| running.holder == ours) {
+                    running.remove(&task_id);
                 }
             }
-            pause = (pause * 2).min(Duration::from_secs(8));
-        }
+            .instrument(span),
+        )
+        .map(|_| ())
+        .boxed()
+        .shared();
+        self.running.lock().expect("running map lock").insert(task_id, Running { holder, stop, done: done.clone() });
+        done.await;
+        drop(permit);
     }
 
-    /// One attempt: claim, run, finish.
-    async fn attempt(self: &Arc<Self>, task_id: Uuid, last_failure: Option<&str>) -> Attempt {
-        let task = match self.claim_when_free(task_id).await {
-            Ok(Some(task)) => task,
-            Ok(None) => return Attempt::Settled,
-            Err(attempt) => return attempt,
+    /// One attempt at the task. A failed attempt (a panic included) hands the task back to the
+    /// queue, to be taken again after a pause that grows with its attempts.
+    async fn run_to_an_end(self: &Arc<Self>, run: RunOfTask) {
+        let (task_id, attempts, holder) = (run.task.id, run.task.attempts, run.holder.clone());
+        let failure = match AssertUnwindSafe(self.attempt(run)).catch_unwind().await {
+            Ok(Attempt::Settled) | Ok(Attempt::HandedBack) => return,
+            Ok(Attempt::Failed(failure)) => failure,
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                tracing::error!(task_id = %task_id, panic = %message, "a run panicked");
+                AttemptFailure::Panicked(message)
+            }
         };
-        tracing::Span::current().record("user_id", tracing::field::display(task.user_id));
+        let pause = Duration::from_secs(1u64 << (attempts.clamp(1, 4) - 1));
+        tracing::warn!(task_id = %task_id, reason = %failure, retry_in_secs = pause.as_secs(), "attempt failed; the task goes back to the queue");
+        self.give_back(task_id, &holder, Some(pause), Some(&failure.to_string())).await;
+    }
+
+    /// One attempt at a claimed task: run it, finish it.
+    async fn attempt(self: &Arc<Self>, run: RunOfTask) -> Attempt {
+        let RunOfTask { task, holder, stop: abort } = run;
+        let task_id = task.id;
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
         let pool = &self.pool;
 
         if task.attempts > MAX_TASK_ATTEMPTS {
-            let last_failure = last_failure.unwrap_or("its worker stopped unexpectedly").to_owned();
-            return self.finish(&task, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await;
+            let last_failure = match last_failure(pool, task_id).await {
+                Ok(failure) => failure.unwrap_or_else(|| "its worker stopped unexpectedly".to_owned()),
+                Err(err) => return Attempt::Failed(err.into()),
+            };
+            return self.finish(&task, &holder, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await;
         }
         let deadline = task.deadline();
         if Utc::now() >= deadline {
-            return self.finish(&task, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await;
+            return self.finish(&task, &holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await;
         }
         let deadline = Instant::now() + (deadline - Utc::now()).to_std().unwrap_or_default();
 
@@ -265,22 +286,22 @@ impl Runner {
         } else {
             match retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task_id)).await {
                 Ok(journal) => journal,
-                Err(err) => return Attempt::Failed(format!("database: {err}")),
+                Err(err) => return Attempt::Failed(err.into()),
             }
         };
         let user_model = match self.user_model(task.user_id).await {
             Ok(model) => model,
-            Err(err) => return Attempt::Failed(format!("database: {err}")),
+            Err(err) => return Attempt::Failed(err.into()),
         };
         let (provider, model) = self.providers.choose(user_model.as_deref(), &task.input_text);
         let hand_over_to = if provider.is_local() { self.providers.hand_over_to(user_model.as_deref()) } else { None };
         let time_zone: Tz = task.time_zone.parse().unwrap_or(chrono_tz::UTC);
 
         // The guard keeps the lease alive and stops the run the moment the task is cancelled or
-        // taken over; `abort` also fires at the end of the shutdown grace period.
-        let abort = self.hand_back.child_token();
+        // taken over; `abort` also fires at the end of the shutdown grace period, and when the
+        // task is claimed again here.
         let guard_stop = CancellationToken::new();
-        let guard = tokio::spawn(self.clone().guard(task_id, abort.clone(), guard_stop.clone()).in_current_span());
+        let guard = tokio::spawn(self.clone().guard(task_id, holder.clone(), abort.clone(), guard_stop.clone()).in_current_span());
 
         let context = RunContext {
             pool: &self.pool,
@@ -288,7 +309,7 @@ impl Runner {
             step_events: &self.step_events,
             endings: Some(&self.endings),
             task: &task,
-            owner: &self.owner,
+            owner: &holder,
             attempt: task.attempts,
             model: &model,
             provider: provider.as_ref(),
@@ -300,10 +321,11 @@ impl Runner {
             abort: abort.clone(),
         };
         // A first try of a local run goes into a group; a retry (after a failure) runs alone.
-        let grouped = provider.is_local() && last_failure.is_none();
+        let grouped = provider.is_local() && task.attempts <= 1;
         let outcome = if grouped {
             let run = GroupedRun {
                 task: task.clone(),
+                owner: holder.clone(),
                 journal,
                 model: model.clone(),
                 provider: provider.clone(),
@@ -330,11 +352,14 @@ impl Runner {
                 tracing::info!(task_id = %task_id, ?check, "task stopped: no longer ours");
                 Attempt::Settled
             }
-            Ok(Ok(RunEnd::Aborted)) if self.hand_back.is_cancelled() => self.give_back(task_id).await,
+            Ok(Ok(RunEnd::Aborted)) if self.hand_back.is_cancelled() => {
+                self.give_back(task_id, &holder, None, None).await;
+                Attempt::HandedBack
+            }
             // Aborted by the guard: cancelled or taken over.
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
-            Ok(Err(err)) => Attempt::Failed(err.to_string()),
-            Err(_elapsed) => self.finish(&task, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await,
+            Ok(Err(err)) => Attempt::Failed(err.into()),
+            Err(_elapsed) => self.finish(&task, &holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await,
         }
     }
 
@@ -353,42 +378,6 @@ impl Runner {
         }
     }
 
-    /// Claims the task. When another worker holds a live lease on it (its job came back to the queue
-    /// while that worker still renewed its lease, or the task was handed back twice), waits for the
-    /// task to finish or the lease to lapse rather than dropping the job: a job is only let go once
-    /// its task is final. `Ok(None)`: nothing left to do.
-    async fn claim_when_free(self: &Arc<Self>, task_id: Uuid) -> Result<Option<TaskRecord>, Attempt> {
-        let pool = &self.pool;
-        // Registered before the first look, so a change in between is not missed.
-        let mut changes = self.notifications.subscribe_task(task_id);
-        loop {
-            let claimed = retry_unavailable(DATABASE_PATIENCE, || self.claim(task_id)).await;
-            match claimed {
-                Ok(Some(task)) => return Ok(Some(task)),
-                Ok(None) => {}
-                Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
-            }
-            let task = retry_unavailable(DATABASE_PATIENCE, || find_task(pool, task_id)).await;
-            match task {
-                Ok(Some(task)) if !task.status.is_final() => {}
-                Ok(_) => return Ok(None),
-                Err(err) => return Err(Attempt::Failed(format!("database: {err}"))),
-            }
-            let lapses_in = match lease_of(pool, task_id).await {
-                Ok(Some((holder, until))) => {
-                    tracing::info!(task_id = %task_id, %holder, "task is held by another worker, waiting");
-                    (until - Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(50)
-                }
-                _ => Duration::from_millis(50),
-            };
-            tokio::select! {
-                _ = changes.changed() => {}
-                _ = tokio::time::sleep(lapses_in.min(Duration::from_secs(5))) => {}
-                _ = self.hand_back.cancelled() => return Err(self.give_back(task_id).await),
-            }
-        }
-    }
-
     /// The model `user_id` chose, if any: from the process's cache of users (kept true by the
     /// notification every change to a user sends, see [`quickact_shared::credentials`]), or read.
     async fn user_model(&self, user_id: Uuid) -> Result<Option<String>, sqlx::Error> {
@@ -403,19 +392,10 @@ impl Runner {
         Ok(model)
     }
 
-    /// Claims the task in the next batch of claims; alone when that batch failed, so the error
-    /// reported is the task's own.
-    async fn claim(&self, task_id: Uuid) -> Result<Option<TaskRecord>, sqlx::Error> {
-        match self.claims.call(task_id).await {
-            Some(Some(claimed)) => Ok(claimed),
-            _ => claim_task(&self.bookkeeping, task_id, &self.owner, self.worker.lease().as_secs_f64()).await,
-        }
-    }
-
     /// Ends a task this process holds without a run (given up, or out of time).
-    async fn finish(&self, task: &TaskRecord, ending: Ending) -> Attempt {
+    async fn finish(&self, task: &TaskRecord, holder: &str, ending: Ending) -> Attempt {
         let ending = &ending;
-        let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(&self.owner), ending.clone())).await;
+        let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(holder), ending.clone())).await;
         match ended {
             Ok(Some(task)) => {
                 quickact_shared::metrics::task_finished(&task);
@@ -426,37 +406,24 @@ impl Runner {
                 tracing::info!(task_id = %task.id, "task ended elsewhere first");
                 Attempt::Settled
             }
-            Err(err) => Attempt::Failed(format!("database: {err}")),
+            Err(err) => Attempt::Failed(err.into()),
         }
     }
 
-    /// Gives an unfinished task back to the queue: the lease ends and a fresh job is pushed, in one
-    /// transaction, so another worker picks it up at once and resumes from the journal.
-    async fn give_back(&self, task_id: Uuid) -> Attempt {
-        let (pool, owner) = (&self.pool, self.owner.as_str());
-        let result = retry_unavailable(Duration::from_secs(5), || async move {
-            let mut tx = pool.begin().await?;
-            release_lease(&mut *tx, task_id, owner).await?;
-            push_quick_action_job(&mut tx, task_id).await?;
-            tx.commit().await
-        })
-        .await;
-        match result {
-            Ok(()) => {
-                tracing::info!(task_id = %task_id, "task handed back to the queue");
-                Attempt::HandedBack
-            }
-            Err(err) => {
-                // The lease will lapse and the queue's orphan recovery brings the job back.
-                tracing::error!(task_id = %task_id, error = %err, "could not hand the task back");
-                Attempt::HandedBack
-            }
+    /// Gives an unfinished task back to the queue (see [`hand_back`]): at once on shutdown, after
+    /// `pause` when the attempt failed (`failure` says why). When even that fails, the lease lapses
+    /// and the next fetch takes the task.
+    async fn give_back(&self, task_id: Uuid, holder: &str, pause: Option<Duration>, failure: Option<&str>) {
+        let (pool, owner) = (&self.bookkeeping, holder);
+        match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, owner, pause, failure)).await {
+            Ok(_) => tracing::info!(task_id = %task_id, "task handed back to the queue"),
+            Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
         }
     }
 
     /// Renews the lease every third of its length and watches the task's notifications; fires
     /// `abort` when the task is no longer ours to run.
-    async fn guard(self: Arc<Self>, task_id: Uuid, abort: CancellationToken, stop: CancellationToken) {
+    async fn guard(self: Arc<Self>, task_id: Uuid, holder: String, abort: CancellationToken, stop: CancellationToken) {
         let lease_secs = self.worker.lease().as_secs_f64();
         let every = self.worker.lease() / 3;
         let mut changes = self.notifications.subscribe_task(task_id);
@@ -475,7 +442,7 @@ impl Runner {
                 }
                 _ = tokio::time::sleep_until(next_renewal) => {
                     next_renewal = Instant::now() + every;
-                    match renew_lease(&self.pool, task_id, &self.owner, lease_secs).await {
+                    match renew_lease(&self.bookkeeping, task_id, &holder, lease_secs).await {
                         Ok(true) => {}
                         Ok(false) => {
                             // A renewal waits on the row lock of the run's own writes, so it often
@@ -498,21 +465,13 @@ impl Runner {
     }
 }
 
-/// The loop that claims the tasks waiting together in one statement (see [`Runner::claim`]).
-fn claim_batches(pool: PgPool, owner: String, lease_secs: f64) -> Batcher<Uuid, Option<Option<TaskRecord>>> {
-    Batcher::start(MAX_CLAIMS, move |ids: Vec<Uuid>| {
-        let (pool, owner) = (pool.clone(), owner.clone());
-        async move { answers(&ids, claim_tasks(&pool, &ids, &owner, lease_secs).await, "claims") }
-    })
-}
-
 /// The loop that writes the endings waiting together in one statement (see [`Endings`]).
-fn ending_batches(journal: PgPool, owner: String) -> Endings {
-    Batcher::start(MAX_ENDINGS, move |ends: Vec<FinalState>| {
-        let (journal, owner) = (journal.clone(), owner.clone());
+fn ending_batches(journal: PgPool) -> Endings {
+    Batcher::start(MAX_ENDINGS, move |ends: Vec<(String, FinalState)>| {
+        let journal = journal.clone();
         async move {
-            let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
-            answers(&ids, end_tasks(&journal, Some(&owner), &ends).await, "endings")
+            let ids: Vec<Uuid> = ends.iter().map(|(_, end)| end.id).collect();
+            answers(&ids, end_tasks(&journal, &ends).await, "endings")
         }
     })
 }

@@ -114,7 +114,7 @@ pub async fn create(
             return replay(existing, text);
         }
     state.submit_rate.take(&state.pool, user.id).await?;
-    // The row, its job and its room under the user's cap commit together (see `crate::submit`).
+    // The row (the queue's job) and its room under the user's cap commit together (see `crate::submit`).
     let submission = Submission {
         id: Uuid::now_v7(),
         user_id: user.id,

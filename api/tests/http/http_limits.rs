@@ -254,8 +254,6 @@ async fn submissions_that_wait_together_commit_together_each_with_its_own_answer
 
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
     assert_eq!(stored, 5, "six submissions, two with one key");
-    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM apalis.jobs").fetch_one(&app.pool).await.unwrap();
-    assert_eq!(jobs, 5, "a job for each stored task, none for the replay");
     let room: i64 = sqlx::query_scalar("SELECT sum(used)::bigint FROM task_slots").fetch_one(&app.pool).await.unwrap();
     assert_eq!(room, 5, "the replay's room was given back");
     // `created_at` is the inserting transaction's start: one for the first, one for the other four.

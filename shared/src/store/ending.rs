@@ -186,7 +186,7 @@ impl FinalState {
 }
 
 /// [`query_tasks!`] of an ending: `$finished`, the statement's CTEs up to `finished` (the rows it
-/// ended), then what every ending does with them: notifies each (as in `claim_task`, on the same
+/// ended), then what every ending does with them: notifies each (as the queue's fetch does, on the same
 /// statement as the change), appends the last steps (`$11`, the steps as
 /// [`super::steps::rows_json`]) to the journal `WHERE $journal_if`, and answers the ended rows.
 macro_rules! query_ending {
@@ -212,17 +212,19 @@ macro_rules! query_ending {
     };
 }
 
-/// Ends every task of `ends` that `owner` still holds (with `owner = None`: every one still
-/// unfinished), in one statement: each its final state, its last steps and its usage, together or
+/// Ends every task of `ends` that its owner (the run's lease, paired with each) still holds, in
+/// one statement: each its final state, its last steps and its usage, together or
 /// not at all, and notifies each verdict at commit. Returns the tasks it ended; a task missing from
 /// them was decided by someone else first. A batch of many runs' endings pays one commit. Rows are
 /// locked, and so their users' slot rows released (a trigger), in (user, id) order: the order in
 /// which a group of local runs (`worker/src/groups.rs`) ends its runs, so neither another batch
 /// nor a group can hold one of these rows while waiting on another that this statement holds.
-pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[FinalState]) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    if let [end] = ends {
-        return Ok(end_one(db, owner, end).await?.into_iter().collect());
+pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalState)]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    if let [(owner, end)] = owned_ends {
+        return Ok(end_one(db, Some(owner), end).await?.into_iter().collect());
     }
+    let owners: Vec<&str> = owned_ends.iter().map(|(owner, _)| owner.as_str()).collect();
+    let ends: Vec<&FinalState> = owned_ends.iter().map(|(_, end)| end).collect();
     let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
     let statuses: Vec<&str> = ends.iter().map(|end| end.status.as_str()).collect();
     let result_types: Vec<&str> = ends.iter().map(|end| end.result_type.as_str()).collect();
@@ -233,8 +235,8 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
     let steps: Vec<&Value> = ends.iter().flat_map(|end| end.steps.as_array().into_iter().flatten()).collect();
     query_ending!(
         "WITH ending AS (
-           SELECT * FROM unnest($1::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[])
-             AS e(id, status, result_type, result, input, output, cached, cost_nanos, model)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[])
+             AS e(id, owner, status, result_type, result, input, output, cached, cost_nanos, model)
          ), locked AS (
            SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, id FOR UPDATE
          ), finished AS (
@@ -245,12 +247,12 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owner: Option<&str>, ends: &[Fin
                cached_tokens = t.cached_tokens + e.cached, cost_nanos = t.cost_nanos + e.cost_nanos,
                model_used = coalesce(e.model, t.model_used)
            FROM locked JOIN ending e ON e.id = locked.id
-           WHERE t.id = e.id AND t.status IN ('pending', 'processing') AND ($2::text IS NULL OR t.lease_owner = $2)
+           WHERE t.id = e.id AND t.status IN ('pending', 'processing') AND t.lease_owner = e.owner
            RETURNING t.*
          )",
         "task_id IN (SELECT id FROM finished)",
         &ids,
-        owner,
+        &owners as &[&str],
         &statuses as &[&str],
         &result_types as &[&str],
         &results as &[&Value],

@@ -278,13 +278,10 @@ pub struct RunningTask {
 }
 
 /// Workers whose heartbeat is younger than `alive_within_secs`, by name, with the processing tasks
-/// each holds a lease on. A worker process consumes the queue through apalis workers named
-/// `<process>-g<generation>` (see the worker's consumer); they are shown as the process.
+/// each holds a lease on.
 pub async fn workers_now(db: &sqlx::PgPool, alive_within_secs: f64) -> Result<Vec<WorkerNow>, sqlx::Error> {
     let beats = sqlx::query!(
-        r#"SELECT regexp_replace(id, '-g[0-9]+$', '') AS "name!", max(last_seen) AS "last_seen!"
-           FROM apalis.workers WHERE last_seen > now() - make_interval(secs => $1)
-           GROUP BY 1 ORDER BY 1"#,
+        "SELECT name, last_seen FROM quickact_workers WHERE last_seen > now() - make_interval(secs => $1) ORDER BY name",
         alive_within_secs,
     )
     .fetch_all(db)
@@ -300,7 +297,7 @@ pub async fn workers_now(db: &sqlx::PgPool, alive_within_secs: f64) -> Result<Ve
     Ok(beats
         .into_iter()
         .map(|beat| WorkerNow {
-            running: running.iter().filter(|t| t.lease_owner == beat.name).cloned().collect(),
+            running: running.iter().filter(|t| crate::queue::holder_worker(&t.lease_owner) == beat.name).cloned().collect(),
             name: beat.name,
             last_seen: beat.last_seen,
         })

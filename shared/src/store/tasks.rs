@@ -1,4 +1,5 @@
-//! Queries on quick-action tasks: creation, reading, history, and the worker's claim / lease cycle.
+//! Queries on quick-action tasks: reading, history, and the worker's lease and journal writes (the
+//! queue's fetch, which claims, is [`crate::queue`]'s).
 //! How a task ends (finish, error, timeout, cancel, give-up) is [`super::ending`]'s. Every state
 //! change also notifies waiters (see [`crate::notify`]) in the same transaction, so a long-polling
 //! client hears of it the moment it commits.
@@ -192,60 +193,6 @@ pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result
 }
 
 
-/// Takes `id` for `owner`: moves it to `processing`, counts the attempt and sets a lease of
-/// `lease_secs`. Succeeds only if the task is unfinished and nobody else holds a live lease, so two
-/// workers never run one task at once.
-pub async fn claim_task(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    owner: &str,
-    lease_secs: f64,
-) -> Result<Option<TaskRecord>, sqlx::Error> {
-    Ok(claim_tasks(db, &[id], owner, lease_secs).await?.pop())
-}
-
-/// [`claim_task`] for several tasks in one statement (one commit): the ones it could take.
-pub async fn claim_tasks(
-    db: impl PgExecutor<'_>,
-    ids: &[Uuid],
-    owner: &str,
-    lease_secs: f64,
-) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    // One statement claims and notifies: `notified` is volatile, so Postgres evaluates it for each
-    // claimed row (and for nothing when a claim failed), and NOTIFY is delivered at commit. Rows are
-    // locked in id order, so two claims of overlapping sets cannot deadlock.
-    query_tasks!(
-        "WITH locked AS (
-             SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY id FOR UPDATE
-           ), claimed AS (
-             UPDATE quick_action_tasks t
-             SET status = 'processing', started_at = coalesce(started_at, now()), attempts = attempts + 1,
-                 lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3)
-             FROM locked
-             WHERE t.id = locked.id AND t.status IN ('pending', 'processing')
-               AND (t.lease_owner IS NULL OR t.lease_owner = $2 OR t.lease_expires_at < now())
-             RETURNING t.*
-           ), notified AS (
-             SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
-           )
-           SELECT ",
-        " FROM claimed CROSS JOIN notified",
-        ids,
-        owner,
-        lease_secs,
-    )
-    .fetch_all(db)
-    .await
-}
-
-/// Who holds the lease of a task and until when (`None` when nobody does).
-pub async fn lease_of(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<(String, DateTime<Utc>)>, sqlx::Error> {
-    let row = sqlx::query!("SELECT lease_owner, lease_expires_at FROM quick_action_tasks WHERE id = $1", id)
-        .fetch_optional(db)
-        .await?;
-    Ok(row.and_then(|r| r.lease_owner.zip(r.lease_expires_at)))
-}
-
 /// Extends `owner`'s lease; false when the task is no longer ours to run (finished, cancelled, or
 /// taken over after our lease lapsed).
 pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_secs: f64) -> Result<bool, sqlx::Error> {
@@ -259,19 +206,6 @@ pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_s
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
-}
-
-/// Gives a task back without finishing it (graceful shutdown, a failed attempt that another attempt
-/// will retry): the lease ends so the next worker need not wait for it to lapse.
-pub async fn release_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "UPDATE quick_action_tasks SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2",
-        id,
-        owner
-    )
-    .execute(db)
-    .await?;
-    Ok(())
 }
 
 /// Locks the task row for a change made on its behalf and says whether `owner` may still act for

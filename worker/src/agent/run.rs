@@ -67,7 +67,7 @@ pub const MAX_TOOL_CALLS_PER_RUN: usize = 30;
 /// notifying transactions one at a time, each through its own WAL flush. Answers the task as it
 /// ended, `None` inside when it was no longer ours; `None` outside when the batch failed (the run
 /// then ends alone).
-pub type Endings = Batcher<FinalState, Option<Option<TaskRecord>>>;
+pub type Endings = Batcher<(String, FinalState), Option<Option<TaskRecord>>>;
 
 /// Everything a run needs.
 pub struct RunContext<'a> {
@@ -82,7 +82,7 @@ pub struct RunContext<'a> {
     /// Where a run with nothing open ends (see [`Endings`]); `None`: in a statement of its own.
     pub endings: Option<&'a Endings>,
     pub task: &'a TaskRecord,
-    /// The lease owner: this worker process.
+    /// Who holds the task's lease: this worker's claim (see `crate::queue::Claimed::holder`).
     pub owner: &'a str,
     /// Which attempt at the task this is (journal rows record it).
     pub attempt: i32,
@@ -833,7 +833,7 @@ impl<'a> Run<'a> {
     async fn end_alone(&mut self, ending: Ending) -> Result<RunEnd, sqlx::Error> {
         let end = self.final_state(ending);
         if let Some(endings) = self.cx.endings
-            && let Some(ended) = endings.call(end.clone()).await.flatten()
+            && let Some(ended) = endings.call((self.cx.owner.to_owned(), end.clone())).await.flatten()
         {
             return self.ended(ended, self.cx.journal).await;
         }

@@ -248,69 +248,74 @@ async fn a_pending_task_can_be_cancelled_before_any_worker_sees_it() {
     let cancelled = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/cancel/"), None).await;
     assert_eq!(cancelled.status, StatusCode::OK);
     assert_eq!(cancelled.body["status"], "cancelled");
-    // A worker arriving later leaves it alone and does not call the model.
+    // A worker arriving later never takes it: a final task is no longer in the queue.
     let mut app = app;
     app.start_worker().await;
-    wait_until("the worker to take the cancelled task's job and finish it", Duration::from_secs(10), || async {
-        job_status(&app, &id).await == "Done"
-    })
-    .await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
+    let later = app.submit_id(&key, "a later task").await;
+    assert_eq!(app.wait_final(&key, &later, 30).await["status"], "success", "the worker is taking tasks");
     assert!(app.fake.requests_for("never mind").is_empty());
+    let attempts: i32 = sqlx::query_scalar("SELECT attempts FROM quick_action_tasks WHERE id = $1::uuid")
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 0, "no worker claimed the cancelled task");
     app.shutdown().await;
 }
 
-/// A worker's fetch (`apalis.get_jobs`) finds the jobs it takes through indexes, however many jobs
-/// the queue holds: with a backlog, apalis-postgres's own version hashed the whole table on every
-/// fetch (see `get_jobs_body` in `quickact_shared::queue`).
+/// A worker's fetch finds the tasks it takes through the unfinished-tasks index, however many
+/// finished tasks the table keeps, and takes the oldest waiting ones first, skipping tasks another
+/// worker holds a live lease on (see `quickact_shared::queue::fetch_tasks`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_fetch_reads_the_jobs_it_takes_not_every_job_kept() {
+async fn a_fetch_reads_the_tasks_it_takes_not_every_task_kept() {
+    use quickact_shared::queue::fetch_tasks;
+
     let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "kim").await;
+    let held = app.submit_id(&key, "held by another worker").await;
     let mut ids = Vec::new();
     for i in 0..3 {
         ids.push(app.submit_id(&key, &format!("fetch me {i}")).await);
     }
+    let newest = app.submit_id(&key, "the newest").await;
     let mut tx = app.pool.begin().await.unwrap();
-    sqlx::query(
-        // A backlog behind the three tasks (a lower priority: they are taken first).
-        "INSERT INTO apalis.jobs (id, job_type, job, status, attempts, max_attempts, run_at, priority)
-         SELECT 'backlog-' || n, 'quickact::quick_action', convert_to('{}', 'UTF8'), 'Pending', 0, 3, now() - interval '1 minute', -1
-         FROM generate_series(1, 5000) n",
-    )
-    .execute(&mut *tx)
-    .await
-    .unwrap();
-    sqlx::query("ANALYZE apalis.jobs").execute(&mut *tx).await.unwrap();
-    sqlx::query("INSERT INTO apalis.workers (id, worker_type, storage_name) VALUES ('fetch-test', 'quickact::quick_action', 'test')")
+    sqlx::query("UPDATE quick_action_tasks SET status = 'processing', lease_owner = 'other', lease_expires_at = now() + interval '1 minute' WHERE id = $1::uuid")
+        .bind(&held)
         .execute(&mut *tx)
         .await
         .unwrap();
-    let mut taken: Vec<String> = sqlx::query_scalar(
-        "SELECT convert_from(job, 'UTF8')::jsonb ->> 'task_id' FROM apalis.get_jobs('fetch-test', 'quickact::quick_action', 3)",
+    // Finished tasks kept for the history: the fetch must not read them.
+    sqlx::query(
+        "INSERT INTO quick_action_tasks (id, user_id, input_text, status, result_type, result, timeout_seconds,
+                                         reference_time, time_zone, created_at, completed_at)
+         SELECT gen_random_uuid(), user_id, 'old', 'success', 'action_completed', '{}', 30, now(), 'UTC',
+                now() - interval '1 day', now() - interval '1 day'
+         FROM quick_action_tasks t CROSS JOIN generate_series(1, 5000) WHERE t.id = $1::uuid",
     )
-    .fetch_all(&mut *tx)
+    .bind(&held)
+    .execute(&mut *tx)
     .await
     .unwrap();
+    sqlx::query("ANALYZE quick_action_tasks").execute(&mut *tx).await.unwrap();
+    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0).await.unwrap().iter().map(|t| t.id.to_string()).collect();
     let (sequential, read): (i64, i64) = sqlx::query_as(
-        "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'apalis.jobs'::regclass",
+        "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'quick_action_tasks'::regclass",
     )
     .fetch_one(&mut *tx)
     .await
     .unwrap();
     tx.rollback().await.unwrap();
 
-    taken.sort();
-    ids.sort();
-    assert_eq!(taken, ids, "the fetch takes the three tasks' jobs first");
-    assert_eq!((sequential, read), (0, 0), "the fetch scanned apalis.jobs sequentially");
+    assert_eq!(taken, ids, "the fetch takes the three oldest waiting tasks, in order");
+    assert!(!taken.contains(&newest) && !taken.contains(&held));
+    assert_eq!((sequential, read), (0, 0), "the fetch scanned the task table sequentially");
     app.shutdown().await;
 }
 
-/// A finished job keeps no worker: apalis's acknowledgement finds a worker's jobs by `lock_by`, and
-/// every job a worker ever finished was in its way (see `quickact_shared::queue::adapt_queue_schema`).
-/// Nor does the table carry apalis's two duplicate indexes, only jobs with an idempotency key
-/// (none of quickact's) are in that key's index, still unique, and only held jobs in `lock_by`'s.
+/// The queue is the task table: no job rows exist beside the tasks, and a verdict is the task's
+/// acknowledgement (nothing stays leased).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
+async fn the_task_row_is_the_job_and_its_verdict_acknowledges_it() {
     let (app, key) = TestApp::start_with_user("lee").await;
     app.fake.fallback(|_| Reply::look_up_and_finish("ok"));
     let mut ids = Vec::new();
@@ -320,74 +325,47 @@ async fn finished_jobs_let_go_of_their_worker_and_jobs_skip_needless_indexes() {
     for id in &ids {
         assert_eq!(app.wait_final(&key, id, 30).await["status"], "success");
     }
-    wait_until("the five jobs to be acknowledged", Duration::from_secs(10), || async {
-        let mut done = 0;
-        for id in &ids {
-            done += usize::from(job_status(&app, id).await == "Done");
-        }
-        done == ids.len()
-    })
-    .await;
-    let (finished, locked): (i64, i64) =
-        sqlx::query_as("SELECT count(*), count(lock_by) FROM apalis.jobs WHERE status IN ('Done', 'Failed', 'Killed')")
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
-    assert_eq!((finished, locked), (5, 0), "finished jobs still name their worker");
-    let duplicates: Vec<String> = sqlx::query_scalar(
-        "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'apalis' AND indexname IN ('unique_job_id', 'lidx')",
+    let apalis: Option<String> = sqlx::query_scalar("SELECT to_regnamespace('apalis')::text").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(apalis, None, "the apalis schema is gone");
+    let (leased, attempts): (i64, i64) = sqlx::query_as(
+        "SELECT count(lease_owner), sum(attempts)::int8 FROM quick_action_tasks WHERE id = ANY($1::uuid[])",
     )
-    .fetch_all(&app.pool)
-    .await
-    .unwrap();
-    assert!(duplicates.is_empty(), "duplicate indexes left on apalis.jobs: {duplicates:?}");
-    let (unique, partial): (bool, bool) = sqlx::query_as(
-        "SELECT indisunique, indpred IS NOT NULL FROM pg_index WHERE indexrelid = 'apalis.idx_jobs_idempotency_key'::regclass",
-    )
+    .bind(&ids)
     .fetch_one(&app.pool)
     .await
     .unwrap();
-    assert_eq!((unique, partial), (true, true));
-    let lock_by_partial: bool =
-        sqlx::query_scalar("SELECT indpred IS NOT NULL FROM pg_index WHERE indexrelid = 'apalis.idx_apalis_jobs_lock_by'::regclass")
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
-    assert!(lock_by_partial, "only held jobs are in the lock_by index");
-    let keyed = "INSERT INTO apalis.jobs (id, job_type, job, idempotency_key) VALUES ($1, 'test::keyed', '\\x7b7d', 'same key')";
-    sqlx::query(keyed).bind("keyed-1").execute(&app.pool).await.unwrap();
-    let again = sqlx::query(keyed).bind("keyed-2").execute(&app.pool).await.unwrap_err();
-    assert_eq!(again.as_database_error().and_then(|e| e.code()).as_deref(), Some("23505"), "{again}");
+    assert_eq!((leased, attempts), (0, 5), "each task claimed once and let go by its verdict");
     app.shutdown().await;
 }
 
-/// New jobs are announced once per inserting statement and kind, with jobs due now only: a batch
-/// of submissions sends one notification, not one per job (see `quickact_shared::queue`).
+/// New tasks are announced once per inserting statement: a batch of submissions sends one
+/// notification, not one per task (see `quickact_shared::queue`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn new_jobs_are_announced_once_per_statement_and_kind() {
-    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+async fn new_tasks_are_announced_once_per_statement() {
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "mo").await;
+    let template = app.submit_id(&key, "template").await;
     let mut listener = sqlx::postgres::PgListener::connect_with(&app.pool).await.unwrap();
-    listener.listen("apalis::job::insert").await.unwrap();
+    listener.listen(quickact_shared::queue::TASKS_WAITING_CHANNEL).await.unwrap();
     sqlx::query(
-        "INSERT INTO apalis.jobs (id, job_type, job, run_at)
-         SELECT 'announce-' || n, CASE WHEN n <= 3 THEN 'test::a' WHEN n = 4 THEN 'test::b' ELSE 'test::later' END, '\\x7b7d',
-                CASE WHEN n = 5 THEN now() + interval '1 hour' ELSE now() END
-         FROM generate_series(1, 5) AS n",
+        "INSERT INTO quick_action_tasks (id, user_id, input_text, timeout_seconds, reference_time, time_zone)
+         SELECT gen_random_uuid(), user_id, 'batch ' || n, 30, now(), 'UTC'
+         FROM quick_action_tasks t CROSS JOIN generate_series(1, 5) AS n WHERE t.id = $1::uuid",
     )
+    .bind(&template)
     .execute(&app.pool)
     .await
     .unwrap();
-    let mut heard = Vec::new();
+    let mut heard = 0;
     while let Ok(notification) = tokio::time::timeout(Duration::from_millis(500), listener.recv()).await {
-        heard.push(serde_json::from_str::<Value>(notification.unwrap().payload()).unwrap());
+        notification.unwrap();
+        heard += 1;
     }
-    heard.sort_by_key(|payload| payload.to_string());
-    assert_eq!(heard, vec![json!({ "job_type": "test::a" }), json!({ "job_type": "test::b" })]);
+    assert_eq!(heard, 1, "five tasks in one statement, one announcement");
     app.shutdown().await;
 }
 
-/// A worker's queue bookkeeping and claims commit without waiting for the disk; its journal, tools
-/// and endings (the main pool) wait (see `quickact_shared::db::bookkeeping_pool`).
+/// A worker's fetch (its claims) and bookkeeping commit without waiting for the disk; its verdicts
+/// (the main pool) wait (see `quickact_shared::db::bookkeeping_pool`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn only_the_bookkeeping_pool_commits_without_waiting_for_the_disk() {
     let (app, key) = TestApp::start_with_user("noor").await;
@@ -418,16 +396,6 @@ pub async fn wait_for_status(app: &TestApp, key: &str, id: &str, status: &str) {
         if answer.body["status"] == status { Ok(()) } else { Err(answer.body) }
     })
     .await
-}
-
-/// The apalis status of the job that carries task `id` (`Pending`, `Running`, `Done`, ...).
-async fn job_status(app: &TestApp, id: &str) -> String {
-    // The payload is the job's only link to its task (bytes of `{"task_id": ...}`).
-    sqlx::query_scalar("SELECT status FROM apalis.jobs WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1")
-        .bind(id)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap()
 }
 
 fn chrono_of(value: &Value) -> chrono::DateTime<chrono::Utc> {
@@ -538,7 +506,10 @@ async fn kept_plans_use_the_index_even_when_made_on_an_empty_table() {
 /// with no new index entries (migration `20261125000002_task_updates_in_place`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
-    use quickact_shared::store::tasks::{OwnerCheck, Usage, claim_tasks, record_if_owner};
+    use quickact_shared::{
+        queue::fetch_tasks,
+        store::tasks::{OwnerCheck, Usage, record_if_owner},
+    };
 
     let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "hana").await;
     let created = app.submit(&key, "明天下午3点开会").await;
@@ -546,10 +517,11 @@ async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     let id: uuid::Uuid = created.body["task_id"].as_str().unwrap().parse().unwrap();
 
     let mut tx = app.pool.begin().await.unwrap();
-    assert_eq!(claim_tasks(&mut *tx, &[id], "in-place", 30.0).await.unwrap().len(), 1);
+    assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0).await.unwrap().len(), 1);
+    let holder = quickact_shared::queue::lease_holder("in-place", 1);
     let usage = Usage { model: "gpt-test".into(), input: 120, output: 30, cached: 0, cost_nanos: 4_500 };
-    assert_eq!(record_if_owner(&mut *tx, id, "in-place", &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
-    assert_eq!(record_if_owner(&mut *tx, id, "in-place", &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
+    assert_eq!(record_if_owner(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
+    assert_eq!(record_if_owner(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
     let (updated, in_place): (i64, i64) = sqlx::query_as(
         "SELECT pg_stat_get_xact_tuples_updated('quick_action_tasks'::regclass),
                 pg_stat_get_xact_tuples_hot_updated('quick_action_tasks'::regclass)",

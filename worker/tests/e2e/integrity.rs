@@ -319,30 +319,36 @@ async fn a_task_past_its_deadline_ends_as_timeout_even_when_no_worker_runs() {
     app.shutdown().await;
 }
 
+/// A task whose holder stopped renewing its lease (a crash, a pause) without handing it back is
+/// taken again by a worker's fetch once the lease lapses, and finished.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_unfinished_task_whose_job_was_acknowledged_gets_a_fresh_job() {
+async fn a_task_whose_lease_lapsed_is_taken_again_and_finished() {
     let (mut app, key) = TestApp::start_with_options_and_user(sweeping_every_second().workers(0), "alice").await;
-    app.fake.script("lost job", vec![Reply::tool("search_items", json!({})), Reply::finish("action_completed", "done at last")]);
-    let submitted = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "lost job", "timeout": 60 }))).await;
+    app.fake.script("lost holder", vec![Reply::tool("search_items", json!({})), Reply::finish("action_completed", "done at last")]);
+    let submitted = app.call(&key, Method::POST, "/api/quick-action", Some(json!({ "text": "lost holder", "timeout": 60 }))).await;
     let id = submitted.body["task_id"].as_str().unwrap().to_owned();
-    // The queue acknowledges the job although the task never ran (what a failed hand-back did).
-    let acknowledged = sqlx::query("UPDATE apalis.jobs SET status = 'Done', done_at = now() WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1")
-        .bind(&id)
-        .execute(&app.pool)
-        .await
-        .unwrap();
-    assert_eq!(acknowledged.rows_affected(), 1);
+    // A worker that is gone holds it, for two more seconds.
+    let held = sqlx::query(
+        "UPDATE quick_action_tasks SET status = 'processing', attempts = 1, started_at = now(), lease_owner = 'gone',
+                lease_expires_at = now() + interval '2 seconds' WHERE id = $1::uuid",
+    )
+    .bind(&id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(held.rows_affected(), 1);
     app.start_worker().await;
 
     let task = app.wait_final(&key, &id, 40).await;
     assert_eq!((task["status"].as_str(), task["result"]["message"].as_str()), (Some("success"), Some("done at last")), "{task:#}");
+    assert_eq!(task["attempts"], 2, "taken again once, after the lapse");
     app.shutdown().await;
 }
 
 /// A claim commits without waiting for the disk (`quickact_shared::db::bookkeeping_pool`), so a
 /// database crash may lose it while its run goes on. The run's next commit finds the task not its
-/// own and writes nothing; the sweeper gives the task a fresh job, and the task ends once, with
-/// its tools' effects once.
+/// own and writes nothing; the next fetch takes the task again under a new holder (the earlier
+/// run in the same process is stopped first), and the task ends once, with its tools' effects once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lost_claim_costs_a_rerun_never_a_second_effect() {
     let (app, key) = TestApp::start_with_options_and_user(sweeping_every_second(), "alice").await;
@@ -403,9 +409,8 @@ async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
         async move { sqlx::query(sql).bind(id).execute(&pool).await.unwrap().rows_affected() }
     };
     assert_eq!(exec("UPDATE quick_action_tasks SET created_at = now() - interval '91 days', completed_at = now() - interval '91 days' WHERE id = $1::uuid", tasks[0].clone()).await, 1);
-    assert_eq!(exec("UPDATE apalis.jobs SET done_at = now() - interval '25 hours' WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1", tasks[0].clone()).await, 1);
     assert_eq!(exec("UPDATE items SET deleted_at = now() - interval '31 days' WHERE id = $1::uuid", items[0].clone()).await, 1);
-    assert_eq!(exec("INSERT INTO apalis.workers (id, worker_type, storage_name, last_seen) VALUES ($1, 'x', 'y', now() - interval '2 days')", "ghost".into()).await, 1);
+    assert_eq!(exec("INSERT INTO quickact_workers (name, concurrency, last_seen) VALUES ($1, 1, now() - interval '2 days')", "ghost".into()).await, 1);
 
     let count = |sql: &'static str, id: String| {
         let pool = app.pool.clone();
@@ -413,19 +418,17 @@ async fn the_sweeper_removes_what_is_kept_no_longer_and_nothing_else() {
     };
     let task_count = "SELECT count(*) FROM quick_action_tasks WHERE id = $1::uuid";
     let step_count = "SELECT count(*) FROM quick_action_steps WHERE task_id = $1::uuid";
-    let job_count = "SELECT count(*) FROM apalis.jobs WHERE convert_from(job, 'UTF8')::jsonb ->> 'task_id' = $1";
     let item_count = "SELECT count(*) FROM items WHERE id = $1::uuid";
-    let worker_count = "SELECT count(*) FROM apalis.workers WHERE id = $1";
+    let worker_count = "SELECT count(*) FROM quickact_workers WHERE name = $1";
     let recent_steps = count(step_count, tasks[1].clone()).await;
     assert!(recent_steps > 0);
     wait_until("the sweeper to remove the old rows", std::time::Duration::from_secs(20), || async {
-        count(task_count, tasks[0].clone()).await == 0 && count(job_count, tasks[0].clone()).await == 0 && count(item_count, items[0].clone()).await == 0 && count(worker_count, "ghost".into()).await == 0
+        count(task_count, tasks[0].clone()).await == 0 && count(item_count, items[0].clone()).await == 0 && count(worker_count, "ghost".into()).await == 0
     })
     .await;
     assert_eq!(count(step_count, tasks[0].clone()).await, 0, "the journal goes with its task");
     assert_eq!(app.call(&key, Method::GET, &format!("/api/quick-action/{}", tasks[0]), None).await.status, StatusCode::NOT_FOUND);
     assert_eq!((count(task_count, tasks[1].clone()).await, count(step_count, tasks[1].clone()).await), (1, recent_steps), "recent tasks are kept");
-    assert_eq!(count(job_count, tasks[1].clone()).await, 1);
     assert_eq!(count(item_count, items[1].clone()).await, 1, "recently deleted items are kept");
     let kept: (i64, i64) = sqlx::query_as(
         "SELECT count(*), count(created_by_task) FROM items WHERE title = 'outlives its task' AND deleted_at IS NULL",

@@ -1,0 +1,226 @@
+//! The worker's side of the queue: an apalis backend over the task table.
+//!
+//! apalis runs the worker ([`WorkerBuilder`], its concurrency limit, graceful shutdown); what it
+//! takes tasks from is [`TaskQueue`], a stream of tasks this process has already claimed (see
+//! [`quickact_shared::queue`]: the fetch is the claim). Each claimed task comes with a permit of
+//! this process's room ([`Claimed`]), so the fetch only ever takes as many tasks as the process
+//! can start at once, and a claimed task never waits on a lease nobody renews.
+//!
+//! When the fetch runs:
+//! - on a waiting-task announcement (a submission, a hand-back; every announcement heard while a
+//!   fetch was in flight makes one more fetch, so none is missed);
+//! - right away again after a fetch that filled all the room it had (more may be waiting);
+//! - every [`RESCUE_POLL`], to take tasks whose holder's lease lapsed;
+//! - with a backlog, once a few runs ended ([`min_room`]): one statement claims several tasks.
+//!
+//! A failed fetch (the database is away) is logged and tried again with backoff; the stream never
+//! ends by itself.
+
+use std::{
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use apalis::prelude::{BoxDynError, Data, WorkerBuilder, WorkerBuilderExt, WorkerContext};
+use apalis_core::{
+    backend::{Backend, BackendConfig, finalize::Ephemeral},
+    task::{Task, task_id::RandomId},
+};
+use futures::{FutureExt, Stream, StreamExt};
+use quickact_shared::{
+    domain::task::TaskRecord,
+    queue::{RESCUE_POLL, fetch_tasks, lease_holder, worker_alive},
+};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+use apalis_core::layers::Identity;
+
+use crate::runner::Runner;
+
+/// A task this process claimed, with the permit it runs under.
+pub struct Claimed {
+    pub task: TaskRecord,
+    /// Who holds the task's lease: this worker and the fetch that claimed it (see
+    /// [`quickact_shared::queue::fetch_tasks`]); every write of the run checks it.
+    pub holder: String,
+    pub permit: OwnedSemaphorePermit,
+}
+
+/// Most tasks one fetch claims.
+const MAX_FETCH: usize = 64;
+
+/// With a backlog, how much room a fetch waits for: a fraction of the process's room, so one
+/// statement claims several tasks, while most of the room stays in use.
+fn min_room(concurrency: usize) -> usize {
+    (concurrency / 8).clamp(1, 16)
+}
+
+/// The apalis backend: the stream of claimed tasks.
+pub struct TaskQueue {
+    claimed: Pin<Box<dyn Stream<Item = Claimed> + Send>>,
+}
+
+impl TaskQueue {
+    /// Claims tasks for `runner` as room frees up (`room`: this process's permits).
+    pub fn new(runner: Arc<Runner>, room: Arc<Semaphore>) -> Self {
+        let wakeups = Box::pin(runner.notifications.task_wakeups());
+        let fetcher = Fetcher { wakeups, runner, room, backlog: true, claims: rand::random() };
+        let claimed = futures::stream::unfold(fetcher, |mut fetcher| async move {
+            let batch = fetcher.next_batch().await;
+            Some((futures::stream::iter(batch), fetcher))
+        })
+        .flatten();
+        TaskQueue { claimed: Box::pin(claimed) }
+    }
+}
+
+impl Backend for TaskQueue {
+    type Task = Task<Claimed>;
+    type Error = std::convert::Infallible;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>, _: &WorkerContext) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>, _: &WorkerContext) -> Poll<Option<Result<Task<Claimed>, Self::Error>>> {
+        self.claimed.poll_next_unpin(cx).map(|claimed| claimed.map(|claimed| Ok(Task::new(claimed))))
+    }
+
+    fn poll_close(&mut self, _: &mut Context<'_>, _: &WorkerContext) -> Poll<Result<(), Self::Error>> {
+        // Nothing to flush: a task's ending is its acknowledgement, written by its run.
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl BackendConfig for TaskQueue {
+    type Args = Claimed;
+    type Id = RandomId;
+    type Kind = Ephemeral;
+    type Config = ();
+    type Layer = Identity;
+
+    fn config(&self) -> &() {
+        &()
+    }
+
+    fn middleware(&mut self, _: &mut WorkerContext) -> Identity {
+        Identity::new()
+    }
+}
+
+struct Fetcher {
+    runner: Arc<Runner>,
+    wakeups: Pin<Box<dyn Stream<Item = ()> + Send>>,
+    room: Arc<Semaphore>,
+    /// More tasks may be waiting now: fetch without waiting for an announcement.
+    backlog: bool,
+    /// Numbers this process's fetches (see [`lease_holder`]).
+    claims: u32,
+}
+
+impl Fetcher {
+    /// The next tasks claimed, each with its permit; waits for room and for a reason to fetch.
+    async fn next_batch(&mut self) -> Vec<Claimed> {
+        let concurrency = self.runner.worker.concurrency;
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            // With a backlog, wait for a few runs to end so one statement claims several tasks;
+            // otherwise any room will do (a new task starts at once).
+            let wanted = if self.backlog { min_room(concurrency) } else { 1 };
+            let mut permits = self.room.clone().acquire_many_owned(wanted as u32).await.expect("the room is never closed");
+            if !self.backlog {
+                tokio::select! {
+                    _ = self.wakeups.next() => {}
+                    _ = tokio::time::sleep(RESCUE_POLL) => {}
+                }
+            }
+            // Every announcement heard so far is answered by this fetch.
+            while let Some(Some(())) = self.wakeups.next().now_or_never() {}
+            while permits.num_permits() < MAX_FETCH {
+                match self.room.clone().try_acquire_owned() {
+                    Ok(more) => permits.merge(more),
+                    Err(_) => break,
+                }
+            }
+            let room = permits.num_permits();
+            let runner = &self.runner;
+            self.claims = self.claims.wrapping_add(1);
+            let holder = lease_holder(&runner.owner, self.claims);
+            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, runner.worker.lease().as_secs_f64()).await {
+                Ok(tasks) => {
+                    backoff = Duration::from_millis(100);
+                    self.backlog = tasks.len() == room;
+                    if tasks.is_empty() {
+                        continue;
+                    }
+                    return tasks
+                        .into_iter()
+                        .map(|task| Claimed { task, holder: holder.clone(), permit: permits.split(1).expect("a permit per task claimed") })
+                        .collect();
+                }
+                Err(err) => {
+                    quickact_shared::metrics::database_error(&err);
+                    tracing::warn!(error = %err, retry_in_ms = backoff.as_millis() as u64, "fetching tasks failed");
+                    drop(permits);
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                    self.backlog = true;
+                }
+            }
+        }
+    }
+}
+
+/// The apalis handler: run the claimed task to its end (or hand it back on shutdown).
+async fn run_claimed(claimed: Claimed, runner: Data<Arc<Runner>>) -> Result<(), BoxDynError> {
+    runner.run_task(claimed).await;
+    Ok(())
+}
+
+/// Consumes the queue until `draining` fires, then stops taking tasks and returns once the
+/// running ones are done or handed back (the caller bounds that with the grace period).
+pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationToken) {
+    let concurrency = runner.worker.concurrency;
+    let room = Arc::new(Semaphore::new(concurrency));
+    let heartbeat = tokio::spawn(beat_until(runner.clone(), draining.clone()));
+    let context = WorkerContext::new(&runner.owner);
+    let worker = WorkerBuilder::new(&context)
+        .backend(TaskQueue::new(runner.clone(), room))
+        .concurrency(concurrency)
+        .data(runner.clone())
+        .build(run_claimed);
+    tracing::info!(worker = %runner.owner, concurrency, "queue consumer started");
+    let mut events = worker.stream();
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            event = events.next() => match event {
+                None => break,
+                Some(Ok(_)) => {}
+                // The backend never fails; a handler's error is logged by the run itself.
+                Some(Err(err)) => tracing::warn!(error = %err, "queue consumer event"),
+            },
+            _ = draining.cancelled(), if !stopping => {
+                stopping = true;
+                tracing::info!(worker = %runner.owner, "no longer taking tasks");
+                let _ = context.stop();
+            }
+        }
+    }
+    heartbeat.abort();
+}
+
+/// Says this worker is alive every heartbeat until `stop` fires (the admin page's list).
+async fn beat_until(runner: Arc<Runner>, stop: CancellationToken) {
+    loop {
+        if let Err(err) = worker_alive(&runner.bookkeeping, &runner.owner, runner.worker.concurrency).await {
+            tracing::debug!(error = %err, "heartbeat failed");
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(runner.worker.heartbeat) => {}
+        }
+    }
+}
