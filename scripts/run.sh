@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs quickact on this machine: the API and one worker, on a local Postgres cluster kept in
 # .local/pgdata (started from the installed PostgreSQL binaries) unless DATABASE_URL is set.
-# Creates a local user on first run and prints its API key and a curl line to try. Ctrl-C stops
-# everything cleanly. Every QUICKACT_* / OPENAI_* variable of the README is honoured.
+# Also builds the `quickact` CLI, so the printed lines can be pasted as they are.
+# Creates a local user on first run and prints its API key, a curl line and the CLI lines to try.
+# Ctrl-C stops everything cleanly. Every QUICKACT_* / OPENAI_* variable of docs/configuration.md
+# is honoured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
@@ -12,7 +14,7 @@ mkdir -p "$state"
 
 export SQLX_OFFLINE=true
 echo "building (release)..."
-cargo build --release --locked --bin quickact-api --bin quickact-worker
+cargo build --release --locked --bin quickact-api --bin quickact-worker --bin quickact
 
 started_pg=""
 if [ -z "${DATABASE_URL:-}" ]; then
@@ -78,6 +80,11 @@ quickact is running on $base
 
 try:
   curl -s -X POST $base/api/quick-action -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"text": "明天下午3点到4点开会", "wait": true}'
+
+or the quickact CLI, from another terminal (\`cargo install --path api/cli\` puts it on your PATH for good):
+  export PATH="$PWD/target/release:\$PATH" QUICKACT_URL=$base QUICKACT_KEY=$key
+  quickact "明天下午3点到4点开会"
+  quickact history
 
 Ctrl-C stops everything.
 MSG

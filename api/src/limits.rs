@@ -55,9 +55,10 @@ impl RequestLimits {
 
 /// The middleware: bounds the request's time and, unless it may long-poll, its slot among the
 /// requests in flight; then counts the request it lets through (see [`counted`]). One middleware,
-/// not two, because each `from_fn` layer boxes a future of ~1 KiB per request, and a held long-poll
-/// keeps it for as long as it waits. (Both are `async move` blocks, not `async fn`s, whose futures
-/// would hold the request twice: as argument and as local.)
+/// not two, because each `from_fn` layer boxes a future per request, and a held long-poll keeps it
+/// for as long as it waits (their measured sizes are in docs/performance.md). (Both are
+/// `async move` blocks, not `async fn`s, whose futures would hold the request twice: as argument
+/// and as local.)
 #[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
 pub fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request, next: Next) -> impl Future<Output = Response> {
     async move {

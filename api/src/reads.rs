@@ -2,8 +2,8 @@
 //!
 //! A burst of long-polls reads its tasks all at once, and the verdicts of a worker's group commit
 //! wake their waiters all at once. Read one by one, each such read takes a pool connection of its
-//! own (10,000 waiters arriving together queued on the pool until acquires timed out) and commits
-//! on its own. Reads waiting at the same moment are served together instead (see
+//! own (a burst of waiters arriving together queued on the pool until acquires timed out) and
+//! commits on its own. Reads waiting at the same moment are served together instead (see
 //! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, one for every
 //! journal. With one read waiting a batch is that read alone, so nothing waits for company.
 

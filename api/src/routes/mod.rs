@@ -1,4 +1,4 @@
-//! The routes of the HTTP contract (see DESIGN.md), one module per resource.
+//! The routes of the HTTP contract (docs/api.md), one module per resource.
 
 pub mod admin;
 pub mod health;
