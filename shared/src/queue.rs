@@ -41,6 +41,9 @@ pub const RESCUE_POLL: Duration = Duration::from_secs(2);
 /// its attempt counted, and its waiters told (its SSE stream shows the claim). Returns the claimed
 /// tasks, oldest first.
 ///
+/// `running`: tasks this worker runs now, which it does not take again: their runs renew their
+/// leases, also one that lapsed while nobody else took the task.
+///
 /// `claim` makes this fetch's leases its own: a task claimed again (its lease lapsed, or a database
 /// crash lost the claim) gets another holder, even by the same worker, so a run of an earlier claim
 /// is fenced out of every write (they all check the holder), and cannot act twice beside the new one.
@@ -53,6 +56,7 @@ pub async fn fetch_tasks(
     claim: u32,
     limit: usize,
     lease_secs: f64,
+    running: &[Uuid],
 ) -> Result<Vec<TaskRecord>, sqlx::Error> {
     query_tasks!(
         "WITH claimed AS (
@@ -62,6 +66,7 @@ pub async fn fetch_tasks(
              WHERE t.id = ANY (ARRAY(
                  SELECT w.id FROM quick_action_tasks w
                  WHERE w.completed_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
+                   AND w.id <> ALL ($4)
                  ORDER BY w.created_at
                  LIMIT $2
                  FOR UPDATE SKIP LOCKED))
@@ -74,6 +79,7 @@ pub async fn fetch_tasks(
         lease_holder(owner, claim),
         limit.min(i64::MAX as usize) as i64,
         lease_secs,
+        running,
     )
     .fetch_all(db)
     .await

@@ -31,18 +31,12 @@
 
 use std::sync::Arc;
 
-use chrono_tz::Tz;
-use quickact_shared::{batch::Batcher, domain::task::TaskRecord, notify::StepEvents, pricing::PriceTable, store::steps::Step};
-use sqlx::{PgPool, Postgres, Transaction};
+use quickact_shared::{batch::Batcher, store::steps::Step};
+use sqlx::{Postgres, Transaction};
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::{
-    agent::{Grouped, RunContext, RunEnd, RunError, run_agent_grouped},
-    provider::ModelProvider,
-    tools::ToolRegistry,
-};
+use crate::agent::{Grouped, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent_grouped};
 
 /// Most runs one group commits together.
 pub const MAX_GROUP: usize = 64;
@@ -51,20 +45,10 @@ pub const MAX_GROUP: usize = 64;
 /// 1 loop 412 tasks/s, 2 loops 469, 3 loops 505 (the machine's CPU is then nearly all used).
 pub const LOOPS: usize = 3;
 
-/// A local run handed to the group loop, with everything it needs owned.
+/// A local run handed to the group loop: its plan and its committed journal.
 pub struct GroupedRun {
-    pub task: TaskRecord,
-    /// Who holds the task's lease (see `crate::queue::Claimed::holder`).
-    pub owner: String,
+    pub plan: Arc<RunPlan>,
     pub journal: Vec<Step>,
-    pub model: String,
-    pub provider: Arc<dyn ModelProvider>,
-    pub hand_over_to: Option<(Arc<dyn ModelProvider>, String)>,
-    pub time_zone: Tz,
-    pub deadline: Instant,
-    pub abort: CancellationToken,
-    /// The run's span (task, user, worker): what the run logs in the group stays in it.
-    pub span: tracing::Span,
 }
 
 /// How a grouped run came out.
@@ -90,7 +74,7 @@ pub struct Groups {
 impl Groups {
     /// Runs `run` in a group of its user's loop; `None` when the loop is gone.
     pub async fn call(&self, run: GroupedRun) -> Option<GroupOutcome> {
-        let user = run.task.user_id.as_u128();
+        let user = run.plan.task.user_id.as_u128();
         self.loops[(user % self.loops.len() as u128) as usize].call(run).await
     }
 
@@ -100,17 +84,8 @@ impl Groups {
     }
 }
 
-/// What the loop shares with the runner.
-struct Shared {
-    pool: PgPool,
-    step_events: StepEvents,
-    tools: ToolRegistry,
-    prices: PriceTable,
-}
-
 /// Starts this process's group loops.
-pub fn start(pool: PgPool, step_events: StepEvents, tools: ToolRegistry, prices: PriceTable) -> Groups {
-    let shared = Arc::new(Shared { pool, step_events, tools, prices });
+pub fn start(shared: Arc<RunShared>) -> Groups {
     let loops = (0..LOOPS)
         .map(|_| {
             let shared = shared.clone();
@@ -125,11 +100,11 @@ pub fn start(pool: PgPool, step_events: StepEvents, tools: ToolRegistry, prices:
 
 /// Runs one group, in user order, and says how each run (in the order given) came out once the
 /// group's fate is known.
-async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> {
+async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> {
     let size = runs.len();
     let started = Instant::now();
     let mut order: Vec<usize> = (0..size).collect();
-    order.sort_by_key(|&i| (runs[i].task.user_id, runs[i].task.id));
+    order.sort_by_key(|&i| (runs[i].plan.task.user_id, runs[i].plan.task.id));
     let mut tx = match shared.pool.begin().await {
         Ok(tx) => Some(tx),
         Err(err) => return failed(size, &format!("database: {err}")),
@@ -156,7 +131,7 @@ async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> 
         .map(|(result, run)| match result.expect("a committed group ran every run") {
             Ok(Grouped::Checkpoint) => {
                 // Its steps committed with the group (an ending notifies by itself).
-                shared.step_events.stepped(run.task.id);
+                shared.step_events.stepped(run.plan.task.id);
                 GroupOutcome::Suspended
             }
             Ok(Grouped::Busy) => GroupOutcome::Busy,
@@ -168,36 +143,18 @@ async fn run_group(shared: &Shared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> 
 
 /// One run of a group, inside its own savepoint of `tx`; gives `tx` back unless it was lost.
 async fn run_one(
-    shared: &Shared,
+    shared: &RunShared,
     run: &GroupedRun,
     mut tx: Transaction<'static, Postgres>,
 ) -> (Result<Grouped, RunError>, Option<Transaction<'static, Postgres>>) {
-    if Instant::now() >= run.deadline {
+    if Instant::now() >= run.plan.deadline {
         return (Ok(Grouped::Busy), Some(tx));
     }
     if let Err(err) = sqlx::query("SAVEPOINT grouped_run").execute(&mut *tx).await {
         return (Err(err.into()), None);
     }
-    let context = RunContext {
-        pool: &shared.pool,
-        // A grouped run writes its journal in the group's transaction, never with nothing open.
-        journal: &shared.pool,
-        step_events: &shared.step_events,
-        // A grouped run ends in the group's transaction.
-        endings: None,
-        task: &run.task,
-        owner: &run.owner,
-        attempt: run.task.attempts,
-        model: &run.model,
-        provider: run.provider.as_ref(),
-        hand_over_to: run.hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
-        tools: &shared.tools,
-        prices: &shared.prices,
-        time_zone: run.time_zone,
-        deadline: run.deadline,
-        abort: run.abort.clone(),
-    };
-    let (result, back) = run_agent_grouped(&context, &run.journal, tx).instrument(run.span.clone()).await;
+    let context = RunContext::new(shared, &run.plan, true);
+    let (result, back) = run_agent_grouped(&context, &run.journal, tx).instrument(run.plan.span.clone()).await;
     let Some(mut tx) = back else {
         return (result, None);
     };

@@ -148,7 +148,8 @@ impl Fetcher {
             let runner = &self.runner;
             self.claims = self.claims.wrapping_add(1);
             let holder = lease_holder(&runner.owner, self.claims);
-            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, runner.worker.lease().as_secs_f64()).await {
+            let running = runner.running_tasks();
+            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, runner.worker.lease().as_secs_f64(), &running).await {
                 Ok(tasks) => {
                     backoff = Duration::from_millis(100);
                     self.backlog = tasks.len() == room;

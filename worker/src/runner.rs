@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{Endings, RunContext, RunEnd, RunError, run_agent},
+    agent::{Endings, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::ModelProvider,
     queue::Claimed,
@@ -81,11 +81,8 @@ pub struct Runner {
     /// Commits that a database crash may lose without losing anything: the fetch (which claims),
     /// heartbeats, lease renewals (see [`quickact_shared::db::bookkeeping_pool`]).
     pub bookkeeping: PgPool,
-    /// The journal's statements made with nothing open, planned once per connection (see
-    /// [`crate::agent::RunContext::journal`]).
-    journal: PgPool,
-    /// Where runs say that steps they wrote committed.
-    step_events: StepEvents,
+    /// What every run of this process shares: pools, step notifications, endings, tools, prices.
+    shared: Arc<RunShared>,
     pub notifications: Notifications,
     /// This process's name as a lease owner: unique per process.
     pub owner: String,
@@ -99,9 +96,6 @@ pub struct Runner {
     hand_back: CancellationToken,
     /// Where local runs go to be committed in groups (see [`crate::groups`]).
     groups: Groups,
-    /// Endings of runs with nothing open go in one statement: a verdict notifies, and Postgres
-    /// commits notifying transactions one at a time.
-    endings: Endings,
 }
 
 /// A run in progress in this process.
@@ -156,15 +150,20 @@ impl Runner {
         tools: ToolRegistry,
     ) -> Arc<Self> {
         let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
-        let step_events = StepEvents::start(bookkeeping.clone());
-        let groups = groups::start(pool.clone(), step_events.clone(), tools.clone(), model.prices.clone());
         let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
-        let endings = ending_batches(journal.clone());
+        let shared = Arc::new(RunShared {
+            pool: pool.clone(),
+            step_events: StepEvents::start(bookkeeping.clone()),
+            endings: ending_batches(journal.clone()),
+            journal,
+            tools: tools.clone(),
+            prices: model.prices.clone(),
+        });
+        let groups = groups::start(shared.clone());
         Arc::new(Runner {
             pool,
             bookkeeping,
-            journal,
-            step_events,
+            shared,
             notifications,
             owner,
             worker,
@@ -174,7 +173,6 @@ impl Runner {
             running: Mutex::new(HashMap::new()),
             hand_back: CancellationToken::new(),
             groups,
-            endings,
         })
     }
 
@@ -190,7 +188,12 @@ impl Runner {
 
     /// Endings waiting to be taken into a batch (see [`Endings`]).
     pub fn endings_waiting(&self) -> usize {
-        self.endings.waiting()
+        self.shared.endings.waiting()
+    }
+
+    /// The tasks this process runs now.
+    pub fn running_tasks(&self) -> Vec<Uuid> {
+        self.running.lock().expect("running map lock").keys().copied().collect()
     }
 
     /// Number of runs in progress in this process.
@@ -201,9 +204,10 @@ impl Runner {
     /// Runs a task this process claimed to a final state (or until it is handed back). The
     /// claim's permit is held until then.
     ///
-    /// A task fetched again while a run of it goes on here had that run's claim superseded (its
-    /// lease lapsed under a stall, or a database crash lost the claim): every write of that run is
-    /// refused now, as it checks its holder. It is stopped, and this claim runs once it has ended.
+    /// A worker's fetch skips the tasks it runs, but one may end and be claimed again in between
+    /// (a run that stopped as its claim was lost, and the task was fetched again before the run
+    /// left): that run's writes are refused, as they check its holder. It is stopped, and this
+    /// claim runs once it has ended.
     pub async fn run_task(self: &Arc<Self>, claimed: Claimed) {
         let Claimed { task, holder, permit } = claimed;
         let task_id = task.id;
@@ -303,38 +307,21 @@ impl Runner {
         let guard_stop = CancellationToken::new();
         let guard = tokio::spawn(self.clone().guard(task_id, holder.clone(), abort.clone(), guard_stop.clone()).in_current_span());
 
-        let context = RunContext {
-            pool: &self.pool,
-            journal: &self.journal,
-            step_events: &self.step_events,
-            endings: Some(&self.endings),
-            task: &task,
-            owner: &holder,
-            attempt: task.attempts,
-            model: &model,
-            provider: provider.as_ref(),
-            hand_over_to: hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
-            tools: &self.tools,
-            prices: &self.model.prices,
+        let plan = Arc::new(RunPlan {
+            task,
+            holder: holder.clone(),
+            model,
+            provider,
+            hand_over_to,
             time_zone,
             deadline,
-            abort: abort.clone(),
-        };
+            abort,
+            span: tracing::Span::current(),
+        });
+        let context = RunContext::new(&self.shared, &plan, false);
         // A first try of a local run goes into a group; a retry (after a failure) runs alone.
-        let grouped = provider.is_local() && task.attempts <= 1;
-        let outcome = if grouped {
-            let run = GroupedRun {
-                task: task.clone(),
-                owner: holder.clone(),
-                journal,
-                model: model.clone(),
-                provider: provider.clone(),
-                hand_over_to: hand_over_to.clone(),
-                time_zone,
-                deadline,
-                abort: abort.clone(),
-                span: tracing::Span::current(),
-            };
+        let outcome = if plan.provider.is_local() && plan.task.attempts <= 1 {
+            let run = GroupedRun { plan: plan.clone(), journal };
             tokio::time::timeout_at(deadline, self.run_grouped(&context, run)).await
         } else {
             tokio::time::timeout_at(deadline, run_agent(&context, &journal)).await
@@ -359,17 +346,17 @@ impl Runner {
             // Aborted by the guard: cancelled or taken over.
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
             Ok(Err(err)) => Attempt::Failed(err.into()),
-            Err(_elapsed) => self.finish(&task, &holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await,
+            Err(_elapsed) => self.finish(&plan.task, &holder, Ending::Timeout { timeout_seconds: plan.task.timeout_seconds }).await,
         }
     }
 
     /// Runs a local run in a group; one that stopped at a checkpoint (a hand-over to the model)
     /// goes on alone once its group committed, and so does one the group could not run.
     async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
-        let task_id = run.task.id;
+        let task_id = run.plan.task.id;
         match self.groups.call(run).await {
             Some(GroupOutcome::Suspended | GroupOutcome::Busy) => {
-                let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.pool, task_id)).await?;
+                let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.shared.pool, task_id)).await?;
                 run_agent(context, &journal).await
             }
             Some(GroupOutcome::Ended(result)) => result,

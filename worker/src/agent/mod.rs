@@ -1,13 +1,22 @@
 //! The tool-calling agent: prompt, journal replay and the loop of model turns and tool calls.
 //!
+//! - [`context`]: what a run is given (its plan, what the process shares) and its context.
+//! - [`run`]: the loop itself, top to bottom.
+//! - [`turn`]: a model turn: the request, retries, how it is journaled.
+//! - [`tool_call`]: a tool call: run or refused, journaled, `finish` ending the run.
+//! - [`ledger`]: the one writer of a run's journal, usage and ending.
 //! - [`prompt`]: the system prompt and the user message.
 //! - [`journal`]: rebuilding a run (conversation, tool observations) from its recorded steps.
-//! - [`run`]: the loop itself.
 //!
 //! The agent knows nothing of the queue: it takes a task, a provider and a tool registry.
 
+pub mod context;
 pub mod journal;
+pub mod ledger;
 pub mod prompt;
 pub mod run;
+mod tool_call;
+mod turn;
 
-pub use run::{Endings, Grouped, MAX_MODEL_TURNS, RunContext, RunEnd, RunError, run_agent, run_agent_grouped};
+pub use context::{Endings, RunContext, RunPlan, RunShared};
+pub use run::{Grouped, MAX_MODEL_TURNS, RunEnd, RunError, run_agent, run_agent_grouped};

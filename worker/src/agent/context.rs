@@ -1,0 +1,108 @@
+//! What a run is given: its plan (the task, its holder, its model and deadline), what every run of
+//! the process shares, and the context built from both, in one place.
+
+use std::sync::Arc;
+
+use chrono_tz::Tz;
+use quickact_shared::{
+    batch::Batcher,
+    domain::task::TaskRecord,
+    notify::StepEvents,
+    pricing::PriceTable,
+    store::ending::FinalState,
+};
+use sqlx::PgPool;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::{provider::ModelProvider, tools::ToolRegistry};
+
+/// This process's loop that writes the endings of runs with nothing open, many in one statement
+/// (see [`quickact_shared::store::ending::end_tasks`]): a verdict notifies, and Postgres commits
+/// notifying transactions one at a time, each through its own WAL flush. A request is the run's
+/// lease holder and its final state; the answer is the task as it ended, `None` inside when it
+/// was no longer ours; `None` outside when the batch failed (the run then ends alone).
+pub type Endings = Batcher<(String, FinalState), Option<Option<TaskRecord>>>;
+
+/// What every run of a worker process shares.
+pub struct RunShared {
+    /// For the tools' statements and the run's transactions.
+    pub pool: PgPool,
+    /// For the journal's statements made with nothing open (a turn's record, an ending in one
+    /// statement): they find their rows by key, and this pool plans them once per connection (see
+    /// `quickact_shared::db::planning_once`); the tools' statements, whose plans depend on the
+    /// values, go through `pool`.
+    pub journal: PgPool,
+    /// Where runs say that steps they wrote committed (see [`StepEvents`]).
+    pub step_events: StepEvents,
+    /// Where a run with nothing open ends (see [`Endings`]).
+    pub endings: Endings,
+    pub tools: ToolRegistry,
+    pub prices: PriceTable,
+}
+
+/// One run, as its worker plans it: owned, so it can be handed to a group loop.
+pub struct RunPlan {
+    pub task: TaskRecord,
+    /// Who holds the task's lease: this worker's claim (see `crate::queue::Claimed::holder`).
+    pub holder: String,
+    pub model: String,
+    pub provider: Arc<dyn ModelProvider>,
+    /// With the local fast path and a model configured: the model provider and model name the run
+    /// hands over to (see `super::run`).
+    pub hand_over_to: Option<(Arc<dyn ModelProvider>, String)>,
+    pub time_zone: Tz,
+    /// When the task's time budget ends.
+    pub deadline: Instant,
+    /// Cancelled when the run must stop at once (task cancelled or taken over, shutdown).
+    pub abort: CancellationToken,
+    /// The run's span (task, user, worker): what the run logs stays in it, also in a group.
+    pub span: tracing::Span,
+}
+
+/// Everything a run needs, borrowed from its plan and what the process shares.
+pub struct RunContext<'a> {
+    pub pool: &'a PgPool,
+    /// See [`RunShared::journal`].
+    pub journal: &'a PgPool,
+    pub step_events: &'a StepEvents,
+    /// Where a run with nothing open ends (see [`Endings`]); `None`: in a statement of its own.
+    pub endings: Option<&'a Endings>,
+    pub task: &'a TaskRecord,
+    /// Who holds the task's lease: every write checks it still does.
+    pub owner: &'a str,
+    /// Which attempt at the task this is (journal rows record it).
+    pub attempt: i32,
+    pub model: &'a str,
+    pub provider: &'a dyn ModelProvider,
+    pub hand_over_to: Option<(&'a dyn ModelProvider, &'a str)>,
+    pub tools: &'a ToolRegistry,
+    pub prices: &'a PriceTable,
+    pub time_zone: Tz,
+    pub deadline: Instant,
+    pub abort: CancellationToken,
+}
+
+impl<'a> RunContext<'a> {
+    /// The context of `plan`'s run, alone or in a group (a grouped run ends in its group's
+    /// transaction, never in the batch of endings).
+    pub fn new(shared: &'a RunShared, plan: &'a RunPlan, grouped: bool) -> Self {
+        RunContext {
+            pool: &shared.pool,
+            journal: &shared.journal,
+            step_events: &shared.step_events,
+            endings: (!grouped).then_some(&shared.endings),
+            task: &plan.task,
+            owner: &plan.holder,
+            attempt: plan.task.attempts,
+            model: &plan.model,
+            provider: plan.provider.as_ref(),
+            hand_over_to: plan.hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
+            tools: &shared.tools,
+            prices: &shared.prices,
+            time_zone: plan.time_zone,
+            deadline: plan.deadline,
+            abort: plan.abort.clone(),
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! A tool call: run (or refused), journaled, and, for a successful `finish`, the run's end.
+
+use chrono::Utc;
+use quickact_shared::{
+    db::is_unavailable,
+    domain::task::Verdict,
+    store::{
+        ending::Ending,
+        steps::{Step, StepKind},
+    },
+};
+use quickact_time::TimeContext;
+use serde_json::Value;
+use sqlx::{Acquire, PgConnection};
+use tokio::time::Instant;
+
+use super::{
+    context::RunContext,
+    ledger::Recorded,
+    run::{Run, RunEnd, RunError, elapsed_ms},
+};
+use crate::{
+    provider::ToolCall,
+    tools::{DatabaseUse, RunState, ToolContext, ToolError, ToolOutput, parse_arguments_text, prepare_arguments},
+};
+
+/// Whether the call's tool may change the user's items (unknown tools change nothing).
+pub(super) fn may_write(cx: &RunContext<'_>, call: &ToolCall) -> bool {
+    cx.tools.get(&call.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Writes)
+}
+
+impl Run<'_> {
+    /// Executes one tool call (or records it as refused, with `refusal`) and journals it: a call
+    /// that may change items runs in the run's transaction, in a savepoint, and its step is kept
+    /// there, so the change and its step commit together or not at all. A successful `finish` also
+    /// ends the task.
+    ///
+    /// `last`: the last call of its turn; `turn_changes_nothing`: no call of the turn may change
+    /// the user's items (`finish` aside). A call that changes nothing runs without a transaction
+    /// when it is the last of its turn, or when the whole turn changes nothing: its step is then
+    /// written with the turn's last one, in one statement (or by the statement that ends the
+    /// task), instead of a transaction that locks the task's row for calls that need no lock.
+    /// Otherwise the turn's next calls would each commit on their own too, where one transaction
+    /// commits them all. A crash before that statement loses only calls that changed nothing,
+    /// which the run asks again when it resumes.
+    pub(super) async fn call_tool(
+        &mut self,
+        call: &ToolCall,
+        refusal: Option<String>,
+        last: bool,
+        turn_changes_nothing: bool,
+    ) -> Result<Recorded<Option<RunEnd>>, RunError> {
+        let arguments = parse_arguments_text(&call.arguments);
+        let started_at = Utc::now();
+        let started = Instant::now();
+        let writes = refusal.is_none() && may_write(self.cx, call);
+        let alone = (last || turn_changes_nothing) && !writes && !self.ledger.is_open();
+        let output = match refusal {
+            Some(reason) => Err(ToolError::Refused(reason)),
+            None if alone => {
+                // The tool's connection goes back to its pool: a run holds one connection at a time.
+                let mut conn = self.cx.pool.acquire().await?;
+                execute_tool(self.cx, &self.replay.state, &mut conn, call, &arguments, false).await?
+            }
+            None => {
+                if let Recorded::NotOurs(check) = self.ledger.open().await? {
+                    return Ok(Recorded::NotOurs(check));
+                }
+                let conn = self.ledger.connection().expect("the ledger was just opened");
+                execute_tool(self.cx, &self.replay.state, conn, call, &arguments, true).await?
+            }
+        };
+        let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
+        quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
+        self.replay.apply(&step);
+        if let Some(verdict) = verdict {
+            self.ledger.hold(step, None);
+            return Ok(Recorded::Done(Some(self.ledger.end(Ending::Finished(verdict)).await?)));
+        }
+        if !alone {
+            // The ledger is open (the call may write, or the turn's first writes opened it).
+            return Ok(match self.ledger.keep(step, None).await? {
+                Recorded::Done(()) => Recorded::Done(None),
+                Recorded::NotOurs(check) => Recorded::NotOurs(check),
+            });
+        }
+        if !last {
+            self.ledger.hold(step, None);
+            return Ok(Recorded::Done(None));
+        }
+        Ok(match self.ledger.write_now(step, None).await? {
+            Recorded::Done(()) => Recorded::Done(None),
+            Recorded::NotOurs(check) => Recorded::NotOurs(check),
+        })
+    }
+
+    /// The metrics label of a call's tool: names outside the registry (a model's invention) share
+    /// one label, so the series are bounded.
+    fn tool_label(&self, call: &ToolCall) -> &'static str {
+        self.cx.tools.get(&call.name).map_or("unknown", |tool| tool.name())
+    }
+
+    /// The journal step of a tool call, and the verdict if it was a successful `finish`.
+    fn tool_step(
+        &self,
+        call: &ToolCall,
+        arguments: &Result<Value, ToolError>,
+        output: Result<ToolOutput, ToolError>,
+        started_at: chrono::DateTime<Utc>,
+        latency_ms: i32,
+    ) -> (Step, Option<Verdict>) {
+        let mut step = self.new_step(StepKind::ToolCall, &call.name, started_at, latency_ms, output.is_ok());
+        step.tool_call_id = Some(call.id.clone());
+        // Arguments that were not JSON are kept as the text the model sent.
+        step.arguments = Some(match arguments {
+            Ok(value) => value.clone(),
+            Err(_) => Value::String(call.arguments.clone()),
+        });
+        let mut verdict = None;
+        match output {
+            Ok(ToolOutput::Result(value)) => step.result = Some(value),
+            Ok(ToolOutput::Finish(finished)) => {
+                step.result = Some(serde_json::to_value(&finished).expect("a verdict serialises"));
+                verdict = Some(finished);
+            }
+            Err(ToolError::Database(err)) => {
+                tracing::error!(task_id = %self.cx.task.id, tool = %call.name, error = %err, "tool failed on the database");
+                step.error = Some("the tool failed because of an internal error".into());
+            }
+            Err(err) => step.error = Some(err.to_string()),
+        }
+        (step, verdict)
+    }
+}
+
+/// Runs the named tool on `conn`; `in_transaction`: a transaction is open there, and a tool that
+/// sends statements runs in a savepoint of it, so a failed tool leaves no partial change behind
+/// and the transaction usable. An unknown tool or malformed arguments are errors for the model;
+/// `Err` is only for a database that went away (the whole try is then retried).
+async fn execute_tool(
+    cx: &RunContext<'_>,
+    state: &RunState,
+    conn: &mut PgConnection,
+    call: &ToolCall,
+    arguments: &Result<Value, ToolError>,
+    in_transaction: bool,
+) -> Result<Result<ToolOutput, ToolError>, sqlx::Error> {
+    let (tool, arguments) = match (cx.tools.get(&call.name), arguments) {
+        (None, _) => {
+            let names = cx.tools.names().join(", ");
+            return Ok(Err(ToolError::InvalidArguments(format!("unknown tool {:?}; the tools are: {names}", call.name))));
+        }
+        (Some(_), Err(err)) => return Ok(Err(ToolError::InvalidArguments(err.to_string()))),
+        (Some(tool), Ok(arguments)) => (tool, arguments),
+    };
+    let arguments = match prepare_arguments(tool.as_ref(), arguments.clone()) {
+        Ok(arguments) => arguments,
+        Err(err) => return Ok(Err(err)),
+    };
+    let context = ToolContext {
+        task_id: cx.task.id,
+        user_id: cx.task.user_id,
+        input_text: &cx.task.input_text,
+        time: TimeContext::new(cx.task.reference_time, cx.time_zone),
+        state,
+    };
+    if !in_transaction || tool.database_use() == DatabaseUse::None {
+        return match tool.execute(&context, conn, arguments).await {
+            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+            output => Ok(output),
+        };
+    }
+    let mut savepoint = conn.begin().await?;
+    match tool.execute(&context, &mut savepoint, arguments).await {
+        Ok(output) => {
+            savepoint.commit().await?;
+            Ok(Ok(output))
+        }
+        Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+        Err(err) => {
+            savepoint.rollback().await?;
+            Ok(Err(err))
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! A model turn: the request (system prompt, the sentence, the conversation so far), the call with
+//! retries inside the task's time, and how the turn is journaled.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use quickact_shared::store::{
+    steps::{Step, StepKind},
+    tasks::Usage,
+};
+use quickact_time::TimeContext;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::{
+    journal::tool_calls_of,
+    ledger::Recorded,
+    prompt::{SYSTEM_MESSAGE, user_message},
+    run::{Run, RunError, elapsed_ms},
+    tool_call::may_write,
+};
+use crate::provider::{ChatRequest, ModelReply, ProviderError, RunInput};
+
+/// Most attempts at one model turn before the run gives up on the model.
+const MAX_MODEL_ATTEMPTS: usize = 6;
+
+/// A successful model answer and when it was asked for.
+pub(super) struct Turn {
+    reply: ModelReply,
+    started_at: chrono::DateTime<Utc>,
+    latency_ms: i32,
+}
+
+impl Run<'_> {
+    /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
+    pub(super) async fn request_turn(&mut self) -> Result<Recorded<Result<Turn, ProviderError>>, RunError> {
+        let user = self.user_turn();
+        let mut delay = Duration::from_millis(500);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let started_at = Utc::now();
+            let started = Instant::now();
+            let request = self.request(&user);
+            let result = tokio::select! {
+                result = self.provider.complete(&request) => result,
+                _ = self.cx.abort.cancelled() => {
+                    return Ok(Recorded::Done(Err(ProviderError::Fatal { message: "the run was stopped".into() })));
+                }
+            };
+            drop(request);
+            let latency_ms = elapsed_ms(started);
+            quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
+            let err = match result {
+                Ok(reply) => return Ok(Recorded::Done(Ok(Turn { reply, started_at, latency_ms }))),
+                Err(err) => err,
+            };
+            tracing::warn!(task_id = %self.cx.task.id, attempt, error = %err, "model request failed");
+            let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
+            step.error = Some(err.to_string());
+            self.replay.apply(&step);
+            if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
+                return Ok(Recorded::NotOurs(check));
+            }
+            let wait = match &err {
+                ProviderError::Transient { retry_after, .. } => retry_after.unwrap_or(delay),
+                ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
+            };
+            if attempt >= MAX_MODEL_ATTEMPTS || Instant::now() + wait >= self.cx.deadline {
+                return Ok(Recorded::Done(Err(err)));
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Err(err))),
+            }
+            delay = (delay * 2).min(Duration::from_secs(8));
+        }
+    }
+
+    /// Journals a successful turn. A local turn costs nothing and is kept in the open transaction,
+    /// committed with what the run does next. A model's turn is paid for: it is committed before
+    /// the run acts on the reply, on its own, or, when no call of the turn may change items (reads,
+    /// `finish`, calls refused or unknown), held and written with the last of its calls (or by the
+    /// statement that ends the task, for a `finish`), both or neither: one commit instead of two.
+    /// What the run does before that commit is read; a crash meanwhile loses the turn's record, as
+    /// a crash while the turn's own statement ran would, and the run asks again.
+    pub(super) async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
+        let (step, usage) = self.turn_step(turn);
+        self.replay.apply(&step);
+        if self.provider.is_local() {
+            return self.ledger.keep(step, usage).await;
+        }
+        let calls = step.result.as_ref().map(tool_calls_of).unwrap_or_default();
+        let only_reads = !calls.is_empty() && !calls.iter().any(|call| may_write(self.cx, call));
+        if self.ledger.is_open() || !only_reads {
+            return self.ledger.write_now(step, usage).await;
+        }
+        self.ledger.hold(step, usage);
+        Ok(Recorded::Done(()))
+    }
+
+    /// The journal step of a successful turn, with its usage and cost (to add to the task's totals).
+    fn turn_step(&self, turn: Turn) -> (Step, Option<Usage>) {
+        let Turn { reply, started_at, latency_ms } = turn;
+        let usage = reply.usage;
+        let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
+        let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
+        step.result = Some(reply.to_message());
+        step.input_tokens = clamp_i32(usage.input);
+        step.output_tokens = clamp_i32(usage.output);
+        step.cached_tokens = clamp_i32(usage.cached);
+        step.cost_nanos = cost;
+        // The task records the model it asked for (what the user's configuration names and prices);
+        // the turn's step records the one that answered (often a dated snapshot of it).
+        quickact_shared::metrics::model_usage(self.model, usage.input, usage.cached, usage.output, cost, &self.cx.task.currency);
+        let usage_row = Usage {
+            model: self.model.to_owned(),
+            input: usage.input as i64,
+            output: usage.output as i64,
+            cached: usage.cached as i64,
+            cost_nanos: cost,
+        };
+        (step, Some(usage_row))
+    }
+
+    /// The model request of the next turn; `user` is [`Run::user_turn`]'s message.
+    fn request<'s>(&'s self, user: &'s Value) -> ChatRequest<'s> {
+        let mut messages = Vec::with_capacity(2 + self.replay.messages.len());
+        messages.push(&*SYSTEM_MESSAGE);
+        messages.push(user);
+        messages.extend(&self.replay.messages);
+        let run = RunInput {
+            sentence: &self.cx.task.input_text,
+            time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
+            answered: &self.replay.answered,
+        };
+        ChatRequest { model: self.model, messages, tools: self.cx.tools.definitions(), run }
+    }
+
+    /// The user's message that opens every request of the run: the sentence and when it was written.
+    fn user_turn(&self) -> Value {
+        json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) })
+    }
+}
+
+fn clamp_i32(n: u64) -> i32 {
+    n.min(i32::MAX as u64) as i32
+}
