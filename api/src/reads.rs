@@ -12,7 +12,7 @@ use std::{collections::HashMap, sync::Arc};
 use futures::future::BoxFuture;
 use quickact_shared::{
     batch::Batcher,
-    db::{KeptConnection, is_unavailable},
+    db::KeptConnection,
     domain::task::TaskRecord,
     store::{
         steps::{self, Step},
@@ -28,21 +28,12 @@ use crate::error::ApiError;
 /// Most reads one statement serves.
 const MAX_BATCH: usize = 256;
 
-/// What became of one read in a batch.
-enum Read<T> {
-    Done(T),
-    /// The database is away: every read of the batch would fail alike, so none is tried again.
-    Unavailable,
-    /// The batch failed otherwise: the read is made again alone, so it reports its own error.
-    Failed,
-}
-
 /// This process's read loops (cheap to clone).
 #[derive(Clone)]
 pub struct Reads {
     pool: PgPool,
-    tasks: Batcher<Uuid, Read<Option<TaskRecord>>>,
-    journals: Batcher<Uuid, Read<Vec<Step>>>,
+    tasks: Batcher<Uuid, Option<TaskRecord>>,
+    journals: Batcher<Uuid, Vec<Step>>,
 }
 
 impl Reads {
@@ -73,46 +64,27 @@ impl Reads {
 
     /// The task, if it exists (anyone's: the caller checks whose it is).
     pub async fn task(&self, id: Uuid) -> Result<Option<TaskRecord>, ApiError> {
-        match self.tasks.call(id).await {
-            Some(Read::Done(task)) => Ok(task),
-            Some(Read::Unavailable) => Err(ApiError::Unavailable),
-            // Boxed: the fallback is rare, and inline it would size every waiting long-poll's future.
-            Some(Read::Failed) | None => Ok(Box::pin(tasks::find_task(&self.pool, id)).await?),
-        }
+        // Boxed: the fallback is rare, and inline it would size every waiting long-poll's future.
+        Ok(self.tasks.call_or_alone(id, |id| Box::pin(tasks::find_task(&self.pool, id))).await?)
     }
 
     /// The task's whole journal, in order.
     pub async fn journal(&self, id: Uuid) -> Result<Vec<Step>, ApiError> {
-        match self.journals.call(id).await {
-            Some(Read::Done(journal)) => Ok(journal),
-            Some(Read::Unavailable) => Err(ApiError::Unavailable),
-            Some(Read::Failed) | None => Ok(Box::pin(steps::list_steps(&self.pool, id)).await?),
-        }
+        Ok(self.journals.call_or_alone(id, |id| Box::pin(steps::list_steps(&self.pool, id))).await?)
     }
 }
 
 /// A loop answering each batch of ids with `read`'s answers, one per id in order, on a connection
 /// it keeps ([`KeptConnection`]).
-fn batched<T, F>(pool: PgPool, read: F) -> Batcher<Uuid, Read<T>>
+fn batched<T, F>(pool: PgPool, read: F) -> Batcher<Uuid, T>
 where
     T: Send + 'static,
     F: for<'c> Fn(&'c mut PgConnection, Vec<Uuid>) -> BoxFuture<'c, Result<Vec<T>, sqlx::Error>> + Send + Sync + 'static,
 {
     let kept = Arc::new(Mutex::new(KeptConnection::new(pool)));
     let read = Arc::new(read);
-    Batcher::start(MAX_BATCH, move |ids: Vec<Uuid>| {
+    Batcher::start(MAX_BATCH, "reads", move |ids: Vec<Uuid>| {
         let (kept, read) = (kept.clone(), read.clone());
-        let count = ids.len();
-        async move {
-            match kept.lock().await.run(async |conn| read(conn, ids).await).await {
-                Ok(answers) => answers.into_iter().map(Read::Done).collect(),
-                Err(err) => {
-                    quickact_shared::metrics::database_error(&err);
-                    tracing::warn!(error = %err, reads = count, "a batch of reads failed");
-                    let unavailable = is_unavailable(&err);
-                    (0..count).map(|_| if unavailable { Read::Unavailable } else { Read::Failed }).collect()
-                }
-            }
-        }
+        async move { kept.lock().await.run(async |conn| read(conn, ids).await).await }
     })
 }

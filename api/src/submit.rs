@@ -63,32 +63,25 @@ pub enum Submitted {
     KeyTaken,
 }
 
-/// This process's batching loop. `None` in an answer: that batch failed (write it alone).
-pub type Submissions = Batcher<Submission, Option<Submitted>>;
+/// This process's batching loop.
+pub type Submissions = Batcher<Submission, Submitted>;
 
 pub fn start(pool: PgPool) -> Submissions {
     let kept = Arc::new(Mutex::new(KeptConnection::new(pool)));
-    Batcher::start(MAX_BATCH, move |batch: Vec<Submission>| {
+    Batcher::start(MAX_BATCH, "submissions", move |batch: Vec<Submission>| {
         let kept = kept.clone();
-        async move {
-            match kept.lock().await.run(async |conn| write(conn, &batch).await).await {
-                Ok(written) => written.into_iter().map(Some).collect(),
-                Err(err) => {
-                    tracing::warn!(error = %err, submissions = batch.len(), "a batch of submissions failed; each is written alone");
-                    batch.iter().map(|_| None).collect()
-                }
-            }
-        }
+        async move { kept.lock().await.run(async |conn| write(conn, &batch).await).await }
     })
 }
 
 /// Stores `submission` in the next batch (or alone, when that batch failed).
 pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submission) -> Result<Submitted, sqlx::Error> {
-    if let Some(Some(submitted)) = submissions.call(submission.clone()).await {
-        return Ok(submitted);
-    }
-    let mut alone = write(pool, std::slice::from_ref(&submission)).await?;
-    Ok(alone.pop().expect("one answer for one submission"))
+    submissions
+        .call_or_alone(submission, async |submission| {
+            let mut alone = write(pool, std::slice::from_ref(&submission)).await?;
+            Ok(alone.pop().expect("one answer for one submission"))
+        })
+        .await
 }
 
 /// A submission's row from `quickact_submit`: the stored task's columns when it was stored.

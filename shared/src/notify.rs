@@ -334,7 +334,7 @@ pub struct StepEvents {
 impl StepEvents {
     /// Starts the loop that sends the notifications on `pool`.
     pub fn start(pool: PgPool) -> Self {
-        let batches = Batcher::start(MAX_STEP_EVENTS, move |tasks: Vec<Uuid>| {
+        let batches = Batcher::start(MAX_STEP_EVENTS, "step notifications", move |tasks: Vec<Uuid>| {
             let pool = pool.clone();
             async move {
                 let answers = vec![(); tasks.len()];
@@ -351,7 +351,7 @@ impl StepEvents {
                 if let Err(err) = sent {
                     tracing::warn!(error = %err, tasks = ids.len(), "step notifications not sent; live streams catch up at their next event");
                 }
-                answers
+                Ok(answers)
             }
         });
         StepEvents { batches }

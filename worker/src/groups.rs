@@ -31,7 +31,10 @@
 
 use std::sync::Arc;
 
-use quickact_shared::{batch::Batcher, store::steps::Step};
+use quickact_shared::{
+    batch::{Batched, Batcher},
+    store::steps::Step,
+};
 use sqlx::{Postgres, Transaction};
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -62,8 +65,6 @@ pub enum GroupOutcome {
     /// The run did nothing (its task's row was held elsewhere, or its time was up before its turn):
     /// it runs alone.
     Busy,
-    /// The group's transaction failed: nothing of this run was kept.
-    Failed(String),
 }
 
 /// This process's group loops (each a [`Batcher`]).
@@ -72,8 +73,9 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// Runs `run` in a group of its user's loop; `None` when the loop is gone.
-    pub async fn call(&self, run: GroupedRun) -> Option<GroupOutcome> {
+    /// Runs `run` in a group of its user's loop (`BatchFailed`: the group's transaction failed,
+    /// and nothing of the run was kept).
+    pub async fn call(&self, run: GroupedRun) -> Batched<GroupOutcome> {
         let user = run.plan.task.user_id.as_u128();
         self.loops[(user % self.loops.len() as u128) as usize].call(run).await
     }
@@ -89,7 +91,7 @@ pub fn start(shared: Arc<RunShared>) -> Groups {
     let loops = (0..LOOPS)
         .map(|_| {
             let shared = shared.clone();
-            Batcher::start(MAX_GROUP, move |runs| {
+            Batcher::start(MAX_GROUP, "local runs", move |runs| {
                 let shared = shared.clone();
                 async move { run_group(&shared, runs).await }
             })
@@ -100,15 +102,12 @@ pub fn start(shared: Arc<RunShared>) -> Groups {
 
 /// Runs one group, in user order, and says how each run (in the order given) came out once the
 /// group's fate is known.
-async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Vec<GroupOutcome> {
+async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Result<Vec<GroupOutcome>, sqlx::Error> {
     let size = runs.len();
     let started = Instant::now();
     let mut order: Vec<usize> = (0..size).collect();
     order.sort_by_key(|&i| (runs[i].plan.task.user_id, runs[i].plan.task.id));
-    let mut tx = match shared.pool.begin().await {
-        Ok(tx) => Some(tx),
-        Err(err) => return failed(size, &format!("database: {err}")),
-    };
+    let mut tx = Some(shared.pool.begin().await?);
     let mut results: Vec<Option<Result<Grouped, RunError>>> = (0..size).map(|_| None).collect();
     for i in order {
         // An earlier run lost the group's transaction: nothing of this group will commit.
@@ -117,15 +116,12 @@ async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Vec<GroupOutcom
         tx = back;
         results[i] = Some(result);
     }
-    let committed = match tx {
-        Some(tx) => tx.commit().await.map_err(|err| format!("database: {err}")),
-        None => Err("database: the group's transaction failed".to_owned()),
-    };
-    if let Err(reason) = committed {
-        return failed(size, &reason);
+    match tx {
+        Some(tx) => tx.commit().await?,
+        None => return Err(sqlx::Error::Protocol("a run of the group lost its transaction".into())),
     }
     tracing::debug!(size, took_ms = started.elapsed().as_millis() as u64, "group committed");
-    results
+    Ok(results
         .into_iter()
         .zip(&runs)
         .map(|(result, run)| match result.expect("a committed group ran every run") {
@@ -138,7 +134,7 @@ async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Vec<GroupOutcom
             Ok(Grouped::Ended(end)) => GroupOutcome::Ended(Ok(end)),
             Err(err) => GroupOutcome::Ended(Err(err)),
         })
-        .collect()
+        .collect())
 }
 
 /// One run of a group, inside its own savepoint of `tx`; gives `tx` back unless it was lost.
@@ -172,9 +168,4 @@ async fn run_one(
         }
     }
     (result, Some(tx))
-}
-
-fn failed(size: usize, reason: &str) -> Vec<GroupOutcome> {
-    tracing::warn!(reason, size, "a group of local runs failed; its runs retry alone");
-    (0..size).map(|_| GroupOutcome::Failed(reason.to_owned())).collect()
 }

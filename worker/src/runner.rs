@@ -18,7 +18,7 @@ use futures::{
     future::{BoxFuture, Shared},
 };
 use quickact_shared::{
-    batch::Batcher,
+    batch::{Batched, Batcher},
     config::{ModelConfig, WorkerConfig},
     db::retry_unavailable,
     domain::task::{TaskRecord, TaskStatus},
@@ -355,13 +355,13 @@ impl Runner {
     async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
         let task_id = run.plan.task.id;
         match self.groups.call(run).await {
-            Some(GroupOutcome::Suspended | GroupOutcome::Busy) => {
+            Batched::Done(GroupOutcome::Suspended | GroupOutcome::Busy) => {
                 let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.shared.pool, task_id)).await?;
                 run_agent(context, &journal).await
             }
-            Some(GroupOutcome::Ended(result)) => result,
-            Some(GroupOutcome::Failed(reason)) => Err(RunError::Group(reason)),
-            None => Err(RunError::Group("the group loop is gone".into())),
+            Batched::Done(GroupOutcome::Ended(result)) => result,
+            // Nothing of the group was kept: the attempt failed, and the next one runs alone.
+            Batched::BatchFailed { .. } => Err(RunError::Group("its group of local runs failed to commit".into())),
         }
     }
 
@@ -452,30 +452,14 @@ impl Runner {
     }
 }
 
-/// The loop that writes the endings waiting together in one statement (see [`Endings`]).
+/// The loop that writes the endings waiting together in one statement (see [`Endings`]): each
+/// run's answer is its task as it ended, `None` when it was no longer the run's.
 fn ending_batches(journal: PgPool) -> Endings {
-    Batcher::start(MAX_ENDINGS, move |ends: Vec<(String, FinalState)>| {
+    Batcher::start(MAX_ENDINGS, "endings", move |ends: Vec<(String, FinalState)>| {
         let journal = journal.clone();
         async move {
-            let ids: Vec<Uuid> = ends.iter().map(|(_, end)| end.id).collect();
-            answers(&ids, end_tasks(&journal, &ends).await, "endings")
+            let mut ended: HashMap<Uuid, TaskRecord> = end_tasks(&journal, &ends).await?.into_iter().map(|task| (task.id, task)).collect();
+            Ok(ends.iter().map(|(_, end)| ended.remove(&end.id)).collect())
         }
     })
-}
-
-/// A batch's answer to each of its requests (task `ids`, in order) from what its one statement
-/// gave: the task it returned for that id, or `None` inside when it returned none; `None` for
-/// every request when the statement failed (each is then tried alone). `what` names the batch in
-/// the log.
-fn answers(ids: &[Uuid], result: Result<Vec<TaskRecord>, sqlx::Error>, what: &str) -> Vec<Option<Option<TaskRecord>>> {
-    match result {
-        Ok(tasks) => {
-            let mut tasks: HashMap<Uuid, TaskRecord> = tasks.into_iter().map(|task| (task.id, task)).collect();
-            ids.iter().map(|id| Some(tasks.remove(id))).collect()
-        }
-        Err(err) => {
-            tracing::warn!(error = %err, tasks = ids.len(), "a batch of {what} failed; each is tried alone");
-            ids.iter().map(|_| None).collect()
-        }
-    }
 }

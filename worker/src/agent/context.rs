@@ -20,9 +20,9 @@ use crate::{provider::ModelProvider, tools::ToolRegistry};
 /// This process's loop that writes the endings of runs with nothing open, many in one statement
 /// (see [`quickact_shared::store::ending::end_tasks`]): a verdict notifies, and Postgres commits
 /// notifying transactions one at a time, each through its own WAL flush. A request is the run's
-/// lease holder and its final state; the answer is the task as it ended, `None` inside when it
-/// was no longer ours; `None` outside when the batch failed (the run then ends alone).
-pub type Endings = Batcher<(String, FinalState), Option<Option<TaskRecord>>>;
+/// lease holder and its final state; the answer is the task as it ended, `None` when it was no
+/// longer ours.
+pub type Endings = Batcher<(String, FinalState), Option<TaskRecord>>;
 
 /// What every run of a worker process shares.
 pub struct RunShared {

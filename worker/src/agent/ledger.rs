@@ -206,13 +206,13 @@ impl<'a> Ledger<'a> {
         let end = FinalState::new(self.cx.task.id, ending, &self.journal, &self.journal[self.written..], self.usage.as_ref());
         match std::mem::replace(&mut self.mode, Mode::Alone) {
             Mode::Alone => {
-                if let Some(endings) = self.cx.endings
-                    && let Some(ended) = endings.call((self.cx.owner.to_owned(), end.clone())).await.flatten()
-                {
-                    return Ok(self.ended(ended, self.cx.journal).await?);
-                }
-                let ended = end_one(self.cx.journal, Some(self.cx.owner), &end).await?;
-                Ok(self.ended(ended, self.cx.journal).await?)
+                let journal = self.cx.journal;
+                let alone = async |(owner, end): (String, FinalState)| end_one(journal, Some(&owner), &end).await;
+                let ended = match self.cx.endings {
+                    Some(endings) => endings.call_or_alone((self.cx.owner.to_owned(), end), alone).await?,
+                    None => alone((self.cx.owner.to_owned(), end)).await?,
+                };
+                Ok(self.ended(ended, journal).await?)
             }
             Mode::Open(mut tx) => {
                 let ended = end_one(&mut *tx, Some(self.cx.owner), &end).await?;
