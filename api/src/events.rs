@@ -10,6 +10,9 @@
 //! - `verdict`: the finished task (the JSON of `GET /api/quick-action/{id}` without its steps); the
 //!   stream then ends.
 //!
+//! Only what a crash cannot take back is sent: steps are made durable before they go out (see
+//! `read`), and a verdict is durable when it is written.
+//!
 //! Like a long-poll, the stream holds no database connection while it waits: it wakes on the
 //! process's LISTEN fan-out (each step and state change notifies), re-reads after the listener
 //! reconnects, and ends when the server shuts down. It counts against the caller's long-poll bound.
@@ -19,7 +22,7 @@ use std::{collections::VecDeque, convert::Infallible, time::Duration};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use quickact_shared::{
-    db::is_unavailable,
+    db::{self, is_unavailable},
     domain::task::TaskStatus,
     notify::TaskSubscription,
     store::{steps, tasks},
@@ -111,6 +114,12 @@ impl Feed {
             return Ok(());
         };
         let journal = steps::list_steps_after(&self.state.pool, self.id, self.sent_seq).await?;
+        // A run commits its steps without waiting for the disk (only its verdict waits): what a
+        // client is shown is first made durable, so a crash cannot take back a step it saw. A
+        // final task's steps are durable already: its verdict's commit came after them.
+        if !task.status.is_final() && !journal.is_empty() {
+            db::flush_commits(&self.state.pool).await?;
+        }
         if !task.status.is_final() && self.last_status != Some(task.status) {
             self.last_status = Some(task.status);
             let data = json!({ "status": task.status, "attempts": task.attempts, "started_at": task.started_at });

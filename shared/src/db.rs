@@ -124,12 +124,32 @@ const TEST_WHEN_IDLE_FOR: Duration = Duration::from_secs(10);
 /// When this process last saw the database go away, in nanoseconds after [`SINCE`] (0: never).
 static LAST_OUTAGE: AtomicU64 = AtomicU64::new(0);
 static SINCE: LazyLock<Instant> = LazyLock::new(Instant::now);
+/// How many times this process saw the database go away.
+static OUTAGES: AtomicU64 = AtomicU64::new(0);
 
 /// Says the database went away (the process's listening connection was dropped): every pooled
-/// connection opened before now is replaced at its next checkout instead of failing a query.
+/// connection opened before now is replaced at its next checkout instead of failing a query, and
+/// [`outages_seen`] counts one more.
 pub fn database_went_away() {
     let since = SINCE.elapsed().as_nanos().min(u64::MAX as u128) as u64;
     LAST_OUTAGE.store(since.max(1), Ordering::Relaxed);
+    OUTAGES.fetch_add(1, Ordering::SeqCst);
+}
+
+/// How many times this process saw the database go away (a restart drops every connection, the
+/// listening one too). A write that did not wait for the disk may have been lost in one: whoever
+/// relies on such writes checks them again when this number moved.
+pub fn outages_seen() -> u64 {
+    OUTAGES.load(Ordering::SeqCst)
+}
+
+/// Waits until every commit made before this call is on disk: one commit that waits for the disk
+/// (it takes a transaction id, so it writes a commit record), which the write-ahead log flushes
+/// after everything before it. For readers that show what a crash must not take back.
+pub async fn flush_commits(db: impl sqlx::PgExecutor<'_>) -> Result<(), sqlx::Error> {
+    // One implicit transaction for both statements, whatever the server's own setting.
+    sqlx::raw_sql("SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id()").execute(db).await?;
+    Ok(())
 }
 
 /// Whether the connection `meta` describes was opened before the last outage this process saw.

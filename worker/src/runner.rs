@@ -156,6 +156,7 @@ impl Runner {
             step_events: StepEvents::start(bookkeeping.clone()),
             endings: ending_batches(journal.clone()),
             journal,
+            lazy_journal: quickact_shared::db::bookkeeping_pool(&pool, JOURNAL_CONNECTIONS),
             tools: tools.clone(),
             prices: model.prices.clone(),
         });

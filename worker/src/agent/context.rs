@@ -33,6 +33,9 @@ pub struct RunShared {
     /// `quickact_shared::db::planning_once`); the tools' statements, whose plans depend on the
     /// values, go through `pool`.
     pub journal: PgPool,
+    /// [`RunShared::journal`] for the journal's writes that need not wait for the disk (only a
+    /// task's acceptance and its verdict do; see `super::ledger`).
+    pub lazy_journal: PgPool,
     /// Where runs say that steps they wrote committed (see [`StepEvents`]).
     pub step_events: StepEvents,
     /// Where a run with nothing open ends (see [`Endings`]).
@@ -65,6 +68,8 @@ pub struct RunContext<'a> {
     pub pool: &'a PgPool,
     /// See [`RunShared::journal`].
     pub journal: &'a PgPool,
+    /// See [`RunShared::lazy_journal`].
+    pub lazy_journal: &'a PgPool,
     pub step_events: &'a StepEvents,
     /// Where a run with nothing open ends (see [`Endings`]); `None`: in a statement of its own.
     pub endings: Option<&'a Endings>,
@@ -90,6 +95,7 @@ impl<'a> RunContext<'a> {
         RunContext {
             pool: &shared.pool,
             journal: &shared.journal,
+            lazy_journal: &shared.lazy_journal,
             step_events: &shared.step_events,
             endings: (!grouped).then_some(&shared.endings),
             task: &plan.task,

@@ -14,12 +14,24 @@
 //! A step is first *held* (in memory, written with the next write), *kept* (in the open
 //! transaction) or *written now*. What was held or kept and not committed is lost with a crash,
 //! together with its effects, and the resumed run asks again.
+//!
+//! Durability: only the task's verdict waits for the disk (an ending, or a group's commit, which
+//! carries verdicts). A checkpoint and a write with nothing open commit without waiting
+//! (`synchronous_commit = off`): a crash may take back their last fraction of a second, tool
+//! effects with their steps, never one without the other. A run must then not go on from what it
+//! remembers: before it writes again with nothing open, it checks whether the process saw the
+//! database go away since (every connection drops in a restart, see
+//! `quickact_shared::db::outages_seen`), and if so, whether the journal still holds every step it
+//! wrote; if not, it goes on from the journal ([`RunError::JournalLost`]). A step whose effect
+//! leaves the database (a model's turn is paid, nothing more) is redone at worst; a tool with an
+//! effect outside the database must flush its step first (none does yet).
 
 use quickact_shared::{
+    db::outages_seen,
     domain::task::TaskRecord,
     store::{
         ending::{Ending, FinalState, end_one},
-        steps::{Step, insert_steps},
+        steps::{Step, insert_steps, list_steps},
         tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, record_if_owner},
     },
 };
@@ -62,6 +74,8 @@ pub struct Ledger<'a> {
     /// turn that costs nothing has nothing to add.
     model_recorded: bool,
     mode: Mode,
+    /// The database outages this process had seen when the run last knew its journal was whole.
+    outages: u64,
 }
 
 impl<'a> Ledger<'a> {
@@ -75,6 +89,7 @@ impl<'a> Ledger<'a> {
             usage: None,
             model_recorded: false,
             mode: group.map_or(Mode::Alone, Mode::Group),
+            outages: outages_seen(),
         }
     }
 
@@ -122,6 +137,7 @@ impl<'a> Ledger<'a> {
             Mode::Open(_) | Mode::Group(_) => Ok(Recorded::Done(())),
             Mode::GroupLost => Err(lost_group_transaction().into()),
             Mode::Alone => {
+                self.check_journal().await?;
                 let mut tx = self.cx.pool.begin().await?;
                 let check = lock_for_owner(&mut *tx, self.cx.task.id, self.cx.owner).await?;
                 if check != OwnerCheck::Owned {
@@ -153,11 +169,12 @@ impl<'a> Ledger<'a> {
             }
             return Ok(kept);
         }
+        self.check_journal().await?;
         let before = (self.usage.clone(), self.model_recorded);
         self.count_usage(usage);
         let mut unwritten = self.journal[self.written..].to_vec();
         unwritten.push(step.clone());
-        let check = record_if_owner(self.cx.journal, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        let check = record_if_owner(self.cx.lazy_journal, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
         match check {
             Ok(OwnerCheck::Owned) => {
                 self.cx.step_events.stepped(self.cx.task.id);
@@ -181,6 +198,7 @@ impl<'a> Ledger<'a> {
             Mode::Alone => Ok(()),
             Mode::Open(mut tx) => {
                 self.write_held(&mut tx).await?;
+                sqlx::query("SET LOCAL synchronous_commit = off").execute(&mut *tx).await?;
                 tx.commit().await?;
                 self.cx.step_events.stepped(self.cx.task.id);
                 Ok(())
@@ -206,6 +224,7 @@ impl<'a> Ledger<'a> {
         let end = FinalState::new(self.cx.task.id, ending, &self.journal, &self.journal[self.written..], self.usage.as_ref());
         match std::mem::replace(&mut self.mode, Mode::Alone) {
             Mode::Alone => {
+                self.check_journal().await?;
                 let journal = self.cx.journal;
                 let alone = async |(owner, end): (String, FinalState)| end_one(journal, Some(&owner), &end).await;
                 let ended = match self.cx.endings {
@@ -246,6 +265,23 @@ impl<'a> Ledger<'a> {
             }
             None => RunEnd::Stopped(lock_for_owner(db, self.cx.task.id, self.cx.owner).await?),
         })
+    }
+
+    /// Checks, when the process saw the database go away since the run last knew its journal was
+    /// whole, that the journal still holds every step the run wrote (see the module docs).
+    async fn check_journal(&mut self) -> Result<(), RunError> {
+        let outages = outages_seen();
+        if outages == self.outages {
+            return Ok(());
+        }
+        let durable = list_steps(self.cx.pool, self.cx.task.id).await?;
+        let written = &self.journal[..self.written];
+        if durable.len() != written.len() || durable.last().map(|s| s.seq) != written.last().map(|s| s.seq) {
+            tracing::warn!(task_id = %self.cx.task.id, kept = durable.len(), written = written.len(), "the database lost some of the run's steps");
+            return Err(RunError::JournalLost);
+        }
+        self.outages = outages;
+        Ok(())
     }
 
     /// Writes the steps held since the last write, in one statement, and the usage of their turns.

@@ -78,6 +78,10 @@ pub enum RunError {
     /// The group a run was part of failed to commit (see [`crate::groups`]).
     #[error("{0}")]
     Group(String),
+    /// The database went away since the run last wrote, and took back some of what the run wrote
+    /// without waiting for the disk (see [`super::ledger`]): the run goes on from the journal.
+    #[error("the database lost some of the run's latest steps")]
+    JournalLost,
 }
 
 /// Runs (or resumes, from `journal`) the agent for one task.
@@ -148,9 +152,11 @@ impl<'a> Run<'a> {
     async fn drive(&mut self) -> Result<RunEnd, RunError> {
         loop {
             match self.drive_from_replay().await {
-                Err(RunError::Database(err)) if is_unavailable(&err) && Instant::now() < self.cx.deadline => {
-                    quickact_shared::metrics::database_error(&err);
-                    tracing::warn!(task_id = %self.cx.task.id, error = %err, "database unavailable mid-run; resuming from the journal");
+                Err(err @ (RunError::Database(_) | RunError::JournalLost)) if resumable(&err) && Instant::now() < self.cx.deadline => {
+                    if let RunError::Database(err) = &err {
+                        quickact_shared::metrics::database_error(err);
+                    }
+                    tracing::warn!(task_id = %self.cx.task.id, error = %err, "resuming from the journal");
                     let (pool, task_id) = (self.cx.pool, self.cx.task.id);
                     let journal = retry_unavailable(self.patience(), || list_steps(pool, task_id)).await?;
                     *self = Run::resuming(self.cx, &journal, None);
@@ -317,6 +323,16 @@ impl<'a> Run<'a> {
     /// How long to wait out a database outage: until the task's deadline, and at least a little.
     fn patience(&self) -> Duration {
         self.cx.deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(2))
+    }
+}
+
+/// Whether a run that failed this way goes on from its committed journal: the database is away
+/// (wait for it), or took back steps the run had written.
+fn resumable(err: &RunError) -> bool {
+    match err {
+        RunError::Database(err) => is_unavailable(err),
+        RunError::JournalLost => true,
+        RunError::Checkpoint | RunError::Group(_) => false,
     }
 }
 

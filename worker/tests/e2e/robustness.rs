@@ -330,3 +330,95 @@ async fn a_kept_connection_is_kept_between_batches_and_replaced_after_an_outage(
     let next = sqlx::query_scalar::<_, i32>(backend).fetch_one(kept.get().await.unwrap()).await.unwrap();
     assert_ne!(next, first, "a connection the server had dropped was used");
 }
+
+/// A run's steps commit without waiting for the disk, so a database crash may take back the last
+/// of them. A run that the crash did not stop (it was waiting on the model) must not go on from
+/// what it remembers: once the process saw the database go away, the run checks its journal
+/// before it writes again, and goes on from what the journal kept. Here the crash is played by
+/// removing the run's committed steps and telling the process the database went away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_whose_steps_a_crash_took_back_goes_on_from_the_journal() {
+    let (app, key) = TestApp::start_with_user("alice").await;
+    let gate = Arc::new(Notify::new());
+    app.fake.script(
+        "lost steps",
+        vec![
+            Reply::tool("search_items", json!({})),
+            Reply::Gated(gate.clone(), Box::new(Reply::finish("action_completed", "finished from what was remembered"))),
+            Reply::tool("search_items", json!({})),
+            Reply::finish("action_completed", "finished from the journal"),
+        ],
+    );
+    let id = app.submit_id(&key, "lost steps").await;
+    app.fake.wait_for_requests("lost steps", 2, Duration::from_secs(20)).await;
+    let committed: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_steps WHERE task_id = $1::uuid")
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(committed, 2, "the first turn and its search are committed");
+    // The crash: the database lost them, and every connection of the process dropped.
+    sqlx::query("DELETE FROM quick_action_steps WHERE task_id = $1::uuid").bind(&id).execute(&app.pool).await.unwrap();
+    quickact_shared::db::database_went_away();
+    gate.notify_one();
+
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(task["result"]["message"], "finished from the journal", "the remembered turn was not acted on: {task:#}");
+    let seqs: Vec<i64> = task["steps"].as_array().unwrap().iter().map(|s| s["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, [0, 1, 2, 3], "one whole journal, no gap: {task:#}");
+    assert_eq!(app.fake.requests_for("lost steps").len(), 4, "the lost turn was asked again");
+    app.shutdown().await;
+}
+
+/// A step of a run waiting on a remote model commits without waiting for the disk; its verdict
+/// waits (see `quickact_worker::agent::ledger`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runs_checkpoints_do_not_wait_for_the_disk_and_its_verdict_does() {
+    let (app, key) = TestApp::start_with_user("alice").await;
+    // The test server does not wait for the disk by default; this database does, for connections
+    // opened from now on (the process replaces its older ones, as after an outage).
+    let database: String = sqlx::query_scalar("SELECT current_database()").fetch_one(&app.pool).await.unwrap();
+    let durable = format!("ALTER DATABASE \"{database}\" SET synchronous_commit = on");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(durable)).execute(&app.pool).await.unwrap();
+    quickact_shared::db::database_went_away();
+    // Items report, from inside the transaction that writes them, how it commits.
+    sqlx::query(
+        "CREATE FUNCTION record_commit_mode() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+             INSERT INTO commit_modes VALUES (NEW.title, current_setting('synchronous_commit'));
+             RETURN NEW;
+         END $$",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    sqlx::query("CREATE TABLE commit_modes (title text, mode text)").execute(&app.pool).await.unwrap();
+    sqlx::query(
+        "CREATE CONSTRAINT TRIGGER record_commit_mode AFTER INSERT ON items DEFERRABLE INITIALLY DEFERRED
+         FOR EACH ROW EXECUTE FUNCTION record_commit_mode()",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    app.fake.script(
+        "two writes",
+        vec![
+            Reply::tool("create_item", json!({ "kind": "todo", "title": "at a checkpoint" })),
+            Reply::RawTools(vec![
+                ("create_item".into(), json!({ "kind": "todo", "title": "with the verdict" }).to_string()),
+                ("finish".into(), json!({ "result_type": "action_completed", "message": "done" }).to_string()),
+            ]),
+        ],
+    );
+    let id = app.submit_id(&key, "two writes").await;
+    assert_eq!(app.wait_final(&key, &id, 30).await["status"], "success");
+    let modes: Vec<(String, String)> =
+        sqlx::query_as("SELECT title, mode FROM commit_modes ORDER BY title").fetch_all(&app.pool).await.unwrap();
+    assert_eq!(
+        modes,
+        [("at a checkpoint".to_owned(), "off".to_owned()), ("with the verdict".to_owned(), "on".to_owned())],
+        "the deferred trigger runs at commit, under the transaction's own setting"
+    );
+    app.shutdown().await;
+}
