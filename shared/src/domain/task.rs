@@ -89,7 +89,8 @@ impl ResultType {
     }
 
     /// The lifecycle state a run that ends with this verdict gets: `success` exactly when the
-    /// action was done (the original Django design counts clarifications as failures).
+    /// action was done. A clarification leaves the request undone like an error, so both are
+    /// `failed`; clients tell them apart by `result.type`.
     pub fn final_status(self) -> TaskStatus {
         match self {
             ResultType::ActionCompleted => TaskStatus::Success,
