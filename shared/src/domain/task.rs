@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use super::names::UnknownName;
+
 /// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
 /// Stored as text under a CHECK constraint, by the same names as in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
@@ -54,11 +56,6 @@ impl fmt::Display for TaskStatus {
         f.write_str(self.as_str())
     }
 }
-
-/// A status name that is not one of ours.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown value {0:?}")]
-pub struct UnknownName(pub String);
 
 impl FromStr for TaskStatus {
     type Err = UnknownName;
