@@ -11,7 +11,7 @@
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
-use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, wait_for, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, Notify};
@@ -73,14 +73,7 @@ impl Browser {
     /// they refresh, so an element found a moment ago may be gone: find it again until its text
     /// is read.
     async fn text(&self, css: &str) -> String {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            match self.find(css).await.text().await {
-                Ok(text) => return text,
-                Err(err) if tokio::time::Instant::now() < deadline => eprintln!("{css}: {err}; finding it again"),
-                Err(err) => panic!("the text of {css}: {err}"),
-            }
-        }
+        wait_for(&format!("the text of {css}"), PATIENCE, || async { self.find(css).await.text().await.map_err(|err| err.to_string()) }).await
     }
 
     async fn count(&self, css: &str) -> usize {
@@ -93,37 +86,25 @@ impl Browser {
 
     /// Waits until the browser is on another page than `path` (a form's answer has loaded).
     async fn wait_to_leave(&self, path: &str) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while self.path().await == path {
-            assert!(tokio::time::Instant::now() < deadline, "still on {path}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_until(&format!("the browser to leave {path}"), PATIENCE, || async { self.path().await != path }).await
     }
 
     /// Waits until the browser's address has `part` in its query (a GET form's answer has loaded).
     async fn wait_for_query(&self, part: &str) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        wait_for(&format!("{part} in the address"), PATIENCE, || async {
             let url = self.client.current_url().await.unwrap();
-            if url.query().is_some_and(|query| query.contains(part)) {
-                return;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "still at {url}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            if url.query().is_some_and(|query| query.contains(part)) { Ok(()) } else { Err(url.to_string()) }
+        })
+        .await
     }
 
     /// Waits until `css` matches exactly `n` elements (the live table, a filter's answer).
     async fn wait_for_count(&self, css: &str, n: usize) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        wait_for(&format!("{n} × {css}"), PATIENCE, || async {
             let seen = self.count(css).await;
-            if seen == n {
-                return;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "waited for {n} × {css}, saw {seen}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            if seen == n { Ok(()) } else { Err(seen) }
+        })
+        .await
     }
 
     async fn log_in(&self, key: &str) {
