@@ -353,3 +353,44 @@ async fn stats_users_keys_undo_and_logout_work_from_the_page() {
     browser.close().await;
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_api_reference_lists_every_operation_from_files_the_binary_serves() {
+    let (_one, app, _alice) = start_browser_test().await;
+    let described: Value = app.client.get(format!("{}/api/openapi.json", app.base_url)).send().await.unwrap().json().await.unwrap();
+    let operations: Vec<String> = described["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |method| format!("{} {path}", method.to_uppercase())))
+        .collect();
+
+    let browser = Browser::open(&app).await;
+    // No key and no login: the reference is as public as the description it reads.
+    browser.goto("/api/docs").await;
+    browser.wait_for_count(".opblock", operations.len()).await;
+    let mut shown = Vec::new();
+    for block in browser.client.find_all(Locator::Css(".opblock")).await.unwrap() {
+        let method = block.find(Locator::Css(".opblock-summary-method")).await.unwrap().text().await.unwrap();
+        let path = block.find(Locator::Css(".opblock-summary-path")).await.unwrap().attr("data-path").await.unwrap().unwrap_or_default();
+        shown.push(format!("{method} {path}"));
+    }
+    for operation in &operations {
+        assert!(shown.contains(operation), "{operation} is not on the page: {shown:?}");
+    }
+    assert!(browser.text("#swagger-ui").await.contains("quickact"), "the description's title");
+    // Everything the page loaded came from the API itself: no CDN, no validator badge.
+    let loaded = browser.client.execute("return performance.getEntriesByType('resource').map(e => e.name)", vec![]).await.unwrap();
+    let loaded: Vec<String> = serde_json::from_value(loaded).unwrap();
+    assert!(loaded.iter().any(|url| url.ends_with("/api/docs/swagger-ui-bundle.js")), "{loaded:?}");
+    assert!(loaded.iter().all(|url| url.starts_with(&app.base_url)), "{loaded:?}");
+    browser.screenshot("13-api-docs").await;
+
+    // An operation opens with its parameters and answers.
+    let submit = ".opblock-post:has(.opblock-summary-path[data-path='/api/quick-action'])";
+    browser.find(&format!("{submit} .opblock-summary-control")).await.click().await.unwrap();
+    browser.find(&format!("{submit} .responses-table")).await;
+    browser.screenshot("14-api-docs-operation").await;
+    browser.close().await;
+    app.shutdown().await;
+}
