@@ -111,7 +111,8 @@ fn tiles(report: &StatsReport) -> Vec<Tile> {
         tile("tile-p50", "POST→verdict p50", latency(|p| p.p50), format!("p95 {} · p99 {}", latency(|p| p.p95), latency(|p| p.p99))),
         tile("tile-tokens", "tokens", t.tokens.total.to_string(), format!("{} in · {} cached · {} out", t.tokens.input, t.tokens.cached, t.tokens.output)),
         tile("tile-cost", "cost", money(t.cost, &report.currency), String::new()),
-        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} of {} served locally", t.fast_path.tasks, t.finished)),
+        // Of the tasks that could have gone to a model: an undo runs none.
+        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} of {} served locally", t.fast_path.tasks, t.fast_path.eligible)),
         tile(
             "tile-queue",
             "queue now",
