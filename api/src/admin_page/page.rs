@@ -64,8 +64,9 @@ struct ErrorPage<'a> {
 pub struct PageError {
     pub status: StatusCode,
     pub message: String,
-    chrome: Option<Chrome>,
-    back: Option<(String, String)>,
+    // Boxed: errors travel in every handler's `Result`, and most have neither.
+    chrome: Option<Box<Chrome>>,
+    back: Option<Box<(String, String)>>,
 }
 
 impl PageError {
@@ -75,13 +76,13 @@ impl PageError {
 
     /// Shows the error under the header of the admin `chrome` names.
     pub fn within(mut self, chrome: Chrome) -> Self {
-        self.chrome = Some(chrome);
+        self.chrome = Some(Box::new(chrome));
         self
     }
 
     /// Where the error's link leads (the history by default).
     pub fn back_to(mut self, url: impl Into<String>, label: impl Into<String>) -> Self {
-        self.back = Some((url.into(), label.into()));
+        self.back = Some(Box::new((url.into(), label.into())));
         self
     }
 }
@@ -106,8 +107,8 @@ impl IntoResponse for PageError {
     fn into_response(self) -> Response {
         // Without a session (the request failed before it was read) the header shows the sections
         // only; their links lead to the login when needed.
-        let chrome = self.chrome.unwrap_or(Chrome { admin: String::new(), csrf: String::new(), section: "" });
-        let (back_url, back_label) = self.back.unwrap_or_else(|| ("/admin/tasks".into(), "Back to the history".into()));
+        let chrome = self.chrome.map_or(Chrome { admin: String::new(), csrf: String::new(), section: "" }, |chrome| *chrome);
+        let (back_url, back_label) = self.back.map_or_else(|| ("/admin/tasks".into(), "Back to the history".into()), |back| *back);
         html_with_status(
             self.status,
             &ErrorPage {
