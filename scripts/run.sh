@@ -77,6 +77,7 @@ quickact is running on $base
   your API key:  $key   (saved in $state/user-key)
   admin key:     saved in $state/admin-key (or QUICKACT_ADMIN_KEY)
   admin page:    $base/admin (log in with the admin key)
+  API reference: $base/api/docs
 
 try:
   curl -s -X POST $base/api/quick-action -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d '{"text": "明天下午3点到4点开会", "wait": true}'

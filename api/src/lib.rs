@@ -18,10 +18,12 @@
 //! - [`state`]: what handlers share.
 //! - [`views`]: tasks and journal steps as the JSON clients read.
 //! - [`openapi`]: the OpenAPI 3.1 description, generated from the handlers (`GET /api/openapi.json`).
+//! - [`api_docs`]: the reference for people at `/api/docs` (Swagger UI, from the binary).
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
 pub mod admin_page;
+pub mod api_docs;
 pub mod error;
 pub mod events;
 pub mod extract;
@@ -110,6 +112,7 @@ pub fn router(state: AppState) -> Router {
     let spec: Arc<str> = doc.to_pretty_json().expect("the OpenAPI description serialises").into();
     routes
         .route("/api/openapi.json", get(move || async move { ([(header::CONTENT_TYPE, "application/json")], spec.to_string()) }))
+        .merge(api_docs::routes())
         .merge(admin_page::routes())
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })

@@ -11,7 +11,7 @@
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use fantoccini::{Client, ClientBuilder, Locator, elements::Element};
-use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use quickact_testkit::{Reply, TestApp, TestAppOptions, wait_for, wait_until};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, Notify};
@@ -73,14 +73,7 @@ impl Browser {
     /// they refresh, so an element found a moment ago may be gone: find it again until its text
     /// is read.
     async fn text(&self, css: &str) -> String {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
-            match self.find(css).await.text().await {
-                Ok(text) => return text,
-                Err(err) if tokio::time::Instant::now() < deadline => eprintln!("{css}: {err}; finding it again"),
-                Err(err) => panic!("the text of {css}: {err}"),
-            }
-        }
+        wait_for(&format!("the text of {css}"), PATIENCE, || async { self.find(css).await.text().await.map_err(|err| err.to_string()) }).await
     }
 
     async fn count(&self, css: &str) -> usize {
@@ -93,37 +86,25 @@ impl Browser {
 
     /// Waits until the browser is on another page than `path` (a form's answer has loaded).
     async fn wait_to_leave(&self, path: &str) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while self.path().await == path {
-            assert!(tokio::time::Instant::now() < deadline, "still on {path}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_until(&format!("the browser to leave {path}"), PATIENCE, || async { self.path().await != path }).await
     }
 
     /// Waits until the browser's address has `part` in its query (a GET form's answer has loaded).
     async fn wait_for_query(&self, part: &str) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        wait_for(&format!("{part} in the address"), PATIENCE, || async {
             let url = self.client.current_url().await.unwrap();
-            if url.query().is_some_and(|query| query.contains(part)) {
-                return;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "still at {url}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            if url.query().is_some_and(|query| query.contains(part)) { Ok(()) } else { Err(url.to_string()) }
+        })
+        .await
     }
 
     /// Waits until `css` matches exactly `n` elements (the live table, a filter's answer).
     async fn wait_for_count(&self, css: &str, n: usize) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        wait_for(&format!("{n} × {css}"), PATIENCE, || async {
             let seen = self.count(css).await;
-            if seen == n {
-                return;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "waited for {n} × {css}, saw {seen}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            if seen == n { Ok(()) } else { Err(seen) }
+        })
+        .await
     }
 
     async fn log_in(&self, key: &str) {
@@ -154,9 +135,13 @@ impl Browser {
 /// What every browser test starts with: its turn at the one browser (held until the guard drops),
 /// and the deployment it drives with alice on it (the app and her key).
 async fn start_browser_test() -> (MutexGuard<'static, ()>, TestApp, String) {
-    let turn = ONE_BROWSER.lock().await;
     // The fast path on: a sentence the local reader understands runs locally, at zero tokens.
-    let (app, alice) = TestApp::start_with_options_and_user(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true"), "alice").await;
+    start_browser_test_with(TestAppOptions::default().env("QUICKACT_FAST_PATH", "true")).await
+}
+
+async fn start_browser_test_with(options: TestAppOptions) -> (MutexGuard<'static, ()>, TestApp, String) {
+    let turn = ONE_BROWSER.lock().await;
+    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
     (turn, app, alice)
 }
 
@@ -232,10 +217,48 @@ async fn an_admin_logs_in_filters_the_history_and_opens_a_trace_and_its_item() {
     assert_eq!(browser.text("#verdict-message").await, "Booked the dentist for Friday 10:00.");
     browser.screenshot("04-trace").await;
 
-    // The verdict's item links to the item as it is now.
+    // The verdict's item links to the item as it is now, and to the task that created it.
     browser.find("#verdict-items a").await.click().await.unwrap();
     assert_eq!(browser.text("#item-title").await, "Dentist");
+    let changes = browser.text("#item-changes tbody").await;
+    assert!(changes.contains("created") && changes.contains(DENTIST), "{changes}");
     browser.screenshot("05-item").await;
+
+    // A task that changed nothing offers no undo.
+    let weather = app.call(&alice, Method::GET, "/api/quick-action", None).await.body["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["input_text"] == "what's the weather like")
+        .map(|t| t["task_id"].as_str().unwrap().to_owned())
+        .unwrap();
+    browser.goto(&format!("/admin/tasks/{weather}")).await;
+    browser.find("#verdict").await;
+    assert_eq!(browser.count("#undo").await, 0, "nothing to undo, no button");
+
+    // The dentist booking changed since (alice moved it by hand): the undo is refused, inside the
+    // page, with the way back to the task.
+    let id = dentist["task_id"].as_str().unwrap();
+    let item_id = dentist["result"]["items"][0]["id"].as_str().unwrap();
+    let moved = app.call(&alice, Method::PATCH, &format!("/api/items/{item_id}"), Some(json!({"start_time": "11:00"}))).await;
+    assert_eq!(moved.status, StatusCode::OK, "{:#}", moved.body);
+    browser.goto(&format!("/admin/tasks/{id}")).await;
+    assert!(browser.text("#undo").await.contains("1 item"));
+    browser.find("#undo").await.click().await.unwrap();
+    assert_eq!(browser.text("#error-status").await, "409 Conflict");
+    assert!(browser.text("#error-message").await.contains("\"Dentist\" changed again after this task"));
+    assert_eq!(browser.text("#who").await, "admin", "the page's own header, with the admin");
+    browser.screenshot("15-undo-refused").await;
+    browser.find("#back").await.click().await.unwrap();
+    browser.find("#trace").await;
+    assert_eq!(browser.path().await, format!("/admin/tasks/{id}"));
+    assert!(app.items(&alice).await.iter().any(|item| item["title"] == "Dentist"), "nothing was undone");
+
+    // An unknown task: 404, in the layout too.
+    browser.goto("/admin/tasks/0199aaaa-0000-7000-8000-000000000000").await;
+    assert_eq!(browser.text("#error-status").await, "404 Not Found");
+    assert_eq!(browser.count("header.top nav a").await, 4);
+    browser.screenshot("16-task-not-found").await;
     browser.close().await;
     app.shutdown().await;
 }
@@ -312,6 +335,9 @@ async fn stats_users_keys_undo_and_logout_work_from_the_page() {
     assert_eq!(browser.text("#tile-tokens .value").await, "3970");
     assert!(browser.text("#tile-workers .value").await == "1");
     assert!(browser.count(".chart svg rect").await >= 2, "the charts have bars");
+    // Only today had tasks: the latency line has today's three dots (p50, p95, p99) and nothing
+    // at 0 ms on the other days of the window.
+    assert_eq!(browser.count("svg[aria-label='latency per day'] circle").await, 3);
     assert!(browser.text("#usage").await.contains("fake-model"));
     browser.screenshot("09-stats").await;
     browser.find("#group-by").await.select_by_value("model").await.unwrap();
@@ -328,7 +354,28 @@ async fn stats_users_keys_undo_and_logout_work_from_the_page() {
     browser.wait_to_leave(&format!("/admin/tasks/{id}")).await;
     browser.find("#trace[data-status=success]").await;
     assert!(app.items(&alice).await.iter().all(|item| item["title"] != "Dentist"), "the item is gone");
+    assert_eq!(browser.text("#undoes").await, id);
+    assert!(browser.text("#verdict-items").await.contains("deleted"), "the item it removed shows as deleted");
     browser.screenshot("10-undo").await;
+
+    // The booking is undone: its trace says by which task and offers no second undo.
+    browser.find("#undoes").await.click().await.unwrap();
+    browser.find("#undone-by").await;
+    assert_eq!(browser.count("#undo").await, 0);
+    // Its item, deleted by the undo, is shown as it was, with both tasks.
+    browser.find("#verdict-items a").await.click().await.unwrap();
+    assert!(browser.text("#item-deleted").await.starts_with("Deleted at"));
+    assert_eq!(browser.count("h1#item-title.deleted").await, 1);
+    let changes = browser.text("#item-changes tbody").await;
+    assert!(changes.contains("created") && changes.contains("deleted") && changes.contains("(an undo)"), "{changes}");
+    browser.screenshot("17-item-deleted-by-undo").await;
+
+    // The undo ran no model, so the fast path is still one of the three tasks that could have
+    // gone to one.
+    browser.goto("/admin/stats").await;
+    assert_eq!(browser.text("#tile-tasks .value").await, "4");
+    assert_eq!(browser.text("#tile-fast-path .value").await, "33.3%");
+    assert_eq!(browser.text("#tile-fast-path .sub").await, "1 of 3 served locally");
 
     // Create a user; the key is shown once and works.
     browser.goto("/admin/users").await;
@@ -369,6 +416,153 @@ async fn stats_users_keys_undo_and_logout_work_from_the_page() {
     assert_eq!(browser.path().await, "/admin/login");
     let cookies: Value = json!(browser.client.get_all_cookies().await.unwrap().iter().map(|c| c.name().to_owned()).collect::<Vec<_>>());
     assert!(!cookies.as_array().unwrap().iter().any(|c| c == "quickact_admin"), "{cookies}");
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_api_reference_lists_every_operation_from_files_the_binary_serves() {
+    let (_one, app, _alice) = start_browser_test().await;
+    let described: Value = app.client.get(format!("{}/api/openapi.json", app.base_url)).send().await.unwrap().json().await.unwrap();
+    let operations: Vec<String> = described["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |method| format!("{} {path}", method.to_uppercase())))
+        .collect();
+
+    let browser = Browser::open(&app).await;
+    // No key and no login: the reference is as public as the description it reads.
+    browser.goto("/api/docs").await;
+    browser.wait_for_count(".opblock", operations.len()).await;
+    let mut shown = Vec::new();
+    for block in browser.client.find_all(Locator::Css(".opblock")).await.unwrap() {
+        let method = block.find(Locator::Css(".opblock-summary-method")).await.unwrap().text().await.unwrap();
+        let path = block.find(Locator::Css(".opblock-summary-path")).await.unwrap().attr("data-path").await.unwrap().unwrap_or_default();
+        shown.push(format!("{method} {path}"));
+    }
+    for operation in &operations {
+        assert!(shown.contains(operation), "{operation} is not on the page: {shown:?}");
+    }
+    assert!(browser.text("#swagger-ui").await.contains("quickact"), "the description's title");
+    // Everything the page loaded came from the API itself: no CDN, no validator badge.
+    let loaded = browser.client.execute("return performance.getEntriesByType('resource').map(e => e.name)", vec![]).await.unwrap();
+    let loaded: Vec<String> = serde_json::from_value(loaded).unwrap();
+    assert!(loaded.iter().any(|url| url.ends_with("/api/docs/swagger-ui-bundle.js")), "{loaded:?}");
+    assert!(loaded.iter().all(|url| url.starts_with(&app.base_url)), "{loaded:?}");
+    browser.screenshot("13-api-docs").await;
+
+    // An operation opens with its parameters and answers.
+    let submit = ".opblock-post:has(.opblock-summary-path[data-path='/api/quick-action'])";
+    browser.find(&format!("{submit} .opblock-summary-control")).await.click().await.unwrap();
+    browser.find(&format!("{submit} .responses-table")).await;
+    browser.screenshot("14-api-docs-operation").await;
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_trace_shows_each_action_of_a_sentence_and_items_show_the_tasks_that_changed_them() {
+    // No model configured: the local provider serves every sentence, clause by clause.
+    let (_one, app, alice) = start_browser_test_with(TestAppOptions::default().env("OPENAI_API_KEY", "")).await;
+    let gym = app.create_item(&alice, json!({"kind": "event", "title": "健身", "date": "2026-02-08", "start_time": "19:00"})).await;
+    app.create_item(&alice, json!({"kind": "event", "title": "周会", "date": "2026-02-09", "start_time": "10:00", "end_time": "11:00"})).await;
+    // The local reader does both clauses: one deletes, one moves.
+    let sentence = "删除明天的健身，然后把周会推迟半小时";
+    let task = app.act(&alice, sentence, NOW).await;
+    assert_eq!(task["result"]["actions"].as_array().map(Vec::len), Some(2), "{task:#}");
+    let id = task["task_id"].as_str().unwrap();
+
+    let browser = Browser::open(&app).await;
+    browser.log_in(&app.admin_key).await;
+    browser.goto(&format!("/admin/tasks/{id}")).await;
+    assert_eq!(browser.count("#actions li.action").await, 2);
+    let first = browser.text("#action-1").await;
+    assert!(first.contains("删除明天的健身") && first.contains("action_completed") && first.contains("健身"), "{first}");
+    assert_eq!(browser.count("#action-1 li.item-link.deleted .deleted-badge").await, 1, "the gym is shown as deleted");
+    let second = browser.text("#action-2").await;
+    assert!(second.contains("周会") && second.contains("10:30-11:30") && !second.contains("deleted"), "{second}");
+    browser.screenshot("18-trace-actions").await;
+
+    // The deleted gym: as it was, when it was deleted and by which task; it was made by hand.
+    browser.find("#action-1 li.item-link a").await.click().await.unwrap();
+    assert!(browser.path().await.ends_with(&format!("/items/{}", gym["id"].as_str().unwrap())));
+    assert!(browser.text("#item-deleted").await.starts_with("Deleted at"));
+    assert_eq!(browser.text("#item-title").await, "健身");
+    assert_eq!(browser.count("#item-changes tr.change").await, 1);
+    assert!(browser.text("#item-changes").await.contains("deleted"));
+    assert!(browser.text("main").await.contains("created through the item routes"));
+    browser.screenshot("19-item-deleted").await;
+    browser.find("#item-changes a").await.click().await.unwrap();
+    browser.find("#actions").await;
+    assert_eq!(browser.path().await, format!("/admin/tasks/{id}"));
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn times_show_in_the_zone_picked_with_utc_on_hover_and_costs_fit_on_one_line() {
+    let (_one, app, alice) = start_browser_test().await;
+    script_dentist(&app);
+    app.act(&alice, DENTIST, NOW).await;
+    app.act(&alice, "明天下午3点到4点开会", NOW).await;
+
+    let browser = Browser::open(&app).await;
+    // Narrow, as on a laptop beside an editor: nothing numeric may wrap.
+    browser.client.set_window_size(1000, 1000).await.unwrap();
+    browser.log_in(&app.admin_key).await;
+    browser.wait_for_count("tr.task-row", 2).await;
+    let newest = "#task-rows tr:first-child";
+    let stamp = browser.find(&format!("{newest} time")).await;
+    let utc: chrono::DateTime<chrono::Utc> = stamp.attr("datetime").await.unwrap().unwrap().parse().unwrap();
+    let title = stamp.attr("title").await.unwrap().unwrap();
+    assert_eq!(title, format!("{} UTC", utc.format("%Y-%m-%d %H:%M:%S")), "UTC on hover");
+
+    // Pick Shanghai: every time moves to UTC+8, at once and after a reload.
+    browser.find("#tz-picker").await.select_by_value("Asia/Shanghai").await.unwrap();
+    let shanghai = (utc + chrono::Duration::hours(8)).format("%Y-%m-%d %H:%M:%S").to_string();
+    wait_until("the time in Shanghai", PATIENCE, || async { browser.text(&format!("{newest} time")).await == shanghai }).await;
+    browser.goto("/admin/tasks").await;
+    browser.wait_for_count("tr.task-row", 2).await;
+    wait_until("the time in Shanghai after a reload", PATIENCE, || async { browser.text(&format!("{newest} time")).await == shanghai }).await;
+    // The live table refreshes every 2 s: the new rows keep the zone.
+    browser.goto("/admin/tasks").await;
+    let third = app.act(&alice, "明天下午5点到6点开会", NOW).await;
+    let row = format!("#task-{} time", third["task_id"].as_str().unwrap());
+    let third_utc: chrono::DateTime<chrono::Utc> = third["created_at"].as_str().unwrap().parse().unwrap();
+    let third_shanghai = (third_utc + chrono::Duration::hours(8)).format("%Y-%m-%d %H:%M:%S").to_string();
+    wait_until("the new row in Shanghai", PATIENCE, || async { browser.count(&row).await == 1 && browser.text(&row).await == third_shanghai }).await;
+
+    // Costs: as many digits as they need, each on one line.
+    let costs: Vec<String> = {
+        let mut texts = Vec::new();
+        for cell in browser.client.find_all(Locator::Css("#task-rows td.cost")).await.unwrap() {
+            texts.push(cell.text().await.unwrap());
+        }
+        texts
+    };
+    assert!(costs.iter().any(|c| c == "0 CNY"), "the local tasks cost nothing: {costs:?}");
+    let model_cost = costs.iter().find(|c| *c != "0 CNY").expect("the dentist's cost");
+    let digits = model_cost.trim_end_matches(" CNY").trim_start_matches(['0', '.']);
+    assert!(!digits.is_empty() && digits.len() <= 3, "three significant digits at most: {model_cost}");
+    let lines: Vec<i64> = serde_json::from_value(
+        browser
+            .client
+            .execute(
+                "return [...document.querySelectorAll('#task-rows td.cost, #task-rows time')].map(cell => { const r = document.createRange(); r.selectNodeContents(cell); return new Set([...r.getClientRects()].map(rect => Math.round(rect.top))).size; })",
+                vec![],
+            )
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(!lines.is_empty() && lines.iter().all(|n| *n == 1), "every cost and time on one line: {lines:?}");
+    browser.screenshot("20-history-in-shanghai").await;
+
+    // The stats count days in the zone picked.
+    browser.goto("/admin/stats").await;
+    assert!(browser.text("#window").await.ends_with("days in Asia/Shanghai"), "{}", browser.text("#window").await);
+    browser.screenshot("21-stats-in-shanghai").await;
     browser.close().await;
     app.shutdown().await;
 }

@@ -1,6 +1,6 @@
 //! Typed configuration read from environment variables over documented defaults.
 //!
-//! Every variable here is listed in the README with its default. Secrets are wrapped in
+//! Every variable here is listed in docs/configuration.md with its default. Secrets are wrapped in
 //! [`SecretString`] so that `Debug` output and logs never show them.
 
 use std::{collections::HashMap, net::SocketAddr, str::FromStr, time::Duration};
@@ -112,7 +112,7 @@ pub struct ModelConfig {
 pub struct WorkerConfig {
     /// `QUICKACT_WORKER_CONCURRENCY`, default 256: tasks one worker process runs at once. A run
     /// waiting on a model holds a permit and no connection, so this is sized by the model's
-    /// latency (see the README), not by the database.
+    /// latency (docs/configuration.md, "Worker concurrency"), not by the database.
     pub concurrency: usize,
     /// `QUICKACT_HEARTBEAT_SECS`, default 5: how often a worker says it is alive.
     pub heartbeat: Duration,

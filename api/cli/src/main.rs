@@ -3,10 +3,13 @@
 //! `quickact "明天下午3点开会"` submits the sentence, shows each step live as the worker commits it
 //! (from the task's Server-Sent Events stream, resumed with `Last-Event-ID` if the connection
 //! drops) and then the verdict; its exit code is the verdict's. `history`, `show`, `items`,
-//! `cancel` and `undo` read and act on what is there. Human output by default, `--json` for scripts.
+//! `cancel` and `undo` read and act on what is there. Human output by default (times in the
+//! user's zone), `--json` for scripts (the API's JSON, times in UTC).
 
 use std::{process::ExitCode, time::Duration};
 
+use chrono::DateTime;
+use chrono_tz::Tz;
 use clap::{Parser, Subcommand};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
@@ -66,13 +69,16 @@ enum Command {
         #[arg(long)]
         tz: Option<String>,
     },
-    /// Your tasks, newest first.
+    /// Your tasks, newest first, with the time each was submitted in your time zone.
     History {
         #[arg(long, default_value_t = 20)]
         limit: u32,
         /// The `next_cursor` of a previous page.
         #[arg(long)]
         cursor: Option<String>,
+        /// Show times in this zone (an IANA name such as Europe/Paris) instead of yours.
+        #[arg(long)]
+        tz: Option<String>,
     },
     /// One task, with its steps.
     Show { id: String },
@@ -117,7 +123,7 @@ async fn main() -> ExitCode {
             eprintln!("quickact: say what to do, e.g. quickact \"明天下午3点开会\" (see --help)");
             return ExitCode::from(2);
         }
-        Some(Command::History { limit, cursor }) => client.history(limit, cursor).await,
+        Some(Command::History { limit, cursor, tz }) => client.history(limit, cursor, tz).await,
         Some(Command::Show { id }) => client.show(&id).await,
         Some(Command::Items { date, from, to, kind, status, query }) => {
             let (from, to) = match date {
@@ -231,7 +237,7 @@ impl Client {
         }
     }
 
-    async fn history(&self, limit: u32, cursor: Option<String>) -> Result<u8, String> {
+    async fn history(&self, limit: u32, cursor: Option<String>, tz: Option<String>) -> Result<u8, String> {
         let mut query = vec![("limit", limit.to_string())];
         query.extend(cursor.map(|c| ("cursor", c)));
         let page = self.call(self.request(Method::GET, "/api/quick-action").query(&query), StatusCode::OK).await?;
@@ -239,6 +245,10 @@ impl Client {
             print_json(&page);
             return Ok(exit::DONE);
         }
+        let zone = match tz {
+            Some(name) => name.trim().parse::<Tz>().map_err(|_| format!("{name:?} is not an IANA time zone (e.g. Asia/Shanghai)"))?,
+            None => self.own_zone().await?,
+        };
         for task in page["tasks"].as_array().into_iter().flatten() {
             let verdict = task["result"]["type"].as_str().unwrap_or("");
             println!(
@@ -246,7 +256,7 @@ impl Client {
                 text(&task["task_id"]),
                 text(&task["status"]),
                 verdict,
-                text(&task["created_at"]).get(..19).unwrap_or_default(),
+                local_time(text(&task["created_at"]), zone),
                 text(&task["input_text"])
             );
         }
@@ -254,6 +264,14 @@ impl Client {
             println!("more: quickact history --cursor {cursor}");
         }
         Ok(exit::DONE)
+    }
+
+    /// The caller's time zone: `POST /api/parse-time` reads a text in it when given none, and says
+    /// which it used.
+    async fn own_zone(&self) -> Result<Tz, String> {
+        let parsed = self.call(self.request(Method::POST, "/api/parse-time").json(&json!({ "text": "" })), StatusCode::OK).await?;
+        let name = text(&parsed["tz"]);
+        name.parse().map_err(|_| format!("the server named an unknown time zone {name:?}"))
     }
 
     async fn show(&self, id: &str) -> Result<u8, String> {
@@ -334,6 +352,14 @@ fn step_line(step: &Value) -> String {
         line.push_str(&format!("  ({error})"));
     }
     line
+}
+
+/// An RFC 3339 moment as `2026-02-08 15:00:03 CST`, in `zone` (as it came when it cannot be read).
+fn local_time(rfc3339: &str, zone: Tz) -> String {
+    match DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(at) => at.with_timezone(&zone).format("%Y-%m-%d %H:%M:%S %Z").to_string(),
+        Err(_) => rfc3339.to_owned(),
+    }
 }
 
 /// `[event] 2026-02-08 15:00-16:00 开会`

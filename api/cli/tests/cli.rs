@@ -101,3 +101,29 @@ async fn a_task_that_runs_out_of_time_exits_5() {
     assert!(stdout(&run).contains("… pending"), "{}", stdout(&run));
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn history_shows_when_each_task_was_submitted_in_the_users_own_zone() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let created = app
+        .call(&app.admin_key, reqwest::Method::POST, "/api/admin/users", Some(json!({"name": "nora", "tz": "America/New_York"})))
+        .await;
+    let key = created.body["api_key"].as_str().unwrap().to_owned();
+    let id = app.submit_id(&key, "明天下午3点开会").await;
+    let task = app.call(&key, reqwest::Method::GET, &format!("/api/quick-action/{id}"), None).await.body;
+    let at: chrono::DateTime<chrono::Utc> = task["created_at"].as_str().unwrap().parse().unwrap();
+
+    let history = stdout(&quickact(&app, Some(&key), &["history"]).await);
+    let row = history.lines().find(|line| line.starts_with(&id)).unwrap_or_else(|| panic!("{history}"));
+    let in_new_york = at.with_timezone(&chrono_tz::America::New_York).format("%Y-%m-%d %H:%M:%S %Z").to_string();
+    assert!(row.contains(&in_new_york), "{in_new_york} in {row}");
+    assert!(in_new_york.ends_with("EST") || in_new_york.ends_with("EDT"), "{in_new_york}");
+
+    // --tz shows another zone; an unknown one is refused.
+    let in_utc = at.format("%Y-%m-%d %H:%M:%S UTC").to_string();
+    assert!(stdout(&quickact(&app, Some(&key), &["history", "--tz", "UTC"]).await).contains(&in_utc), "{in_utc}");
+    let refused = quickact(&app, Some(&key), &["history", "--tz", "Mars/Olympus"]).await;
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not an IANA time zone"));
+    app.shutdown().await;
+}

@@ -6,11 +6,18 @@ use std::fmt::Write;
 /// Colours of successive series (readable on white, distinct for the colour-blind in pairs).
 pub const PALETTE: &[&str] = &["#2f6fed", "#12805c", "#c01048", "#b54708", "#6941c6", "#0e9384", "#667085", "#dd2590"];
 
-/// One series of a chart.
+/// One series of a chart: a value per category, `None` where there is none (a day without tasks
+/// has no latency: a line leaves a gap there rather than dropping to zero).
 pub struct Series {
     pub name: String,
     pub color: String,
-    pub values: Vec<f64>,
+    pub values: Vec<Option<f64>>,
+}
+
+impl Series {
+    fn value(&self, i: usize) -> Option<f64> {
+        self.values.get(i).copied().flatten()
+    }
 }
 
 const WIDTH: f64 = 560.0;
@@ -92,7 +99,7 @@ fn plot(label: &str, categories: &[String], max: f64, format: fn(f64) -> String,
 
 /// Bars per category, the series stacked; each bar segment has a title (shown on hover).
 pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
-    let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0)).sum()).collect();
+    let totals: Vec<f64> = (0..categories.len()).map(|i| series.iter().map(|s| s.value(i).unwrap_or(0.0)).sum()).collect();
     let max = totals.iter().copied().fold(0.0, f64::max);
     let Some(Plot { mut svg, top_value, plot_height, slot }) = plot(label, categories, max, format, whole) else { return empty(label) };
     let bar = (slot * 0.7).min(48.0);
@@ -100,7 +107,7 @@ pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], forma
         let x = LEFT + slot * i as f64 + (slot - bar) / 2.0;
         let mut base = TOP + plot_height;
         for s in series {
-            let value = s.values.get(i).copied().unwrap_or(0.0);
+            let value = s.value(i).unwrap_or(0.0);
             if value <= 0.0 {
                 continue;
             }
@@ -120,20 +127,29 @@ pub fn stacked_bars(label: &str, categories: &[String], series: &[Series], forma
     svg
 }
 
-/// One line per series over the categories, with a dot per value.
+/// One line per series over the categories, with a dot per value; a category without a value
+/// breaks the line (a gap, not a zero).
 pub fn lines(label: &str, categories: &[String], series: &[Series], format: fn(f64) -> String, whole: bool) -> String {
-    let max = series.iter().flat_map(|s| s.values.iter().copied()).fold(0.0, f64::max);
+    let max = series.iter().flat_map(|s| s.values.iter().copied().flatten()).fold(0.0, f64::max);
     let Some(Plot { mut svg, top_value, plot_height, slot }) = plot(label, categories, max, format, whole) else { return empty(label) };
     for s in series {
-        let points: Vec<(f64, f64)> = s
-            .values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (LEFT + slot * (i as f64 + 0.5), TOP + plot_height - plot_height * v / top_value))
-            .collect();
-        let path: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-        let _ = write!(svg, r#"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"#, s.color, path.join(" "));
-        for ((x, y), (value, category)) in points.iter().zip(s.values.iter().zip(categories)) {
+        let point = |i: usize, v: f64| (LEFT + slot * (i as f64 + 0.5), TOP + plot_height - plot_height * v / top_value);
+        // Runs of consecutive values, each drawn as its own line.
+        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for (i, value) in s.values.iter().enumerate() {
+            match value {
+                Some(v) => runs.last_mut().expect("there is always a run").push(point(i, *v)),
+                None if runs.last().is_some_and(|run| !run.is_empty()) => runs.push(Vec::new()),
+                None => {}
+            }
+        }
+        for run in runs.iter().filter(|run| run.len() > 1) {
+            let path: Vec<String> = run.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+            let _ = write!(svg, r#"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"#, s.color, path.join(" "));
+        }
+        for (i, (value, category)) in s.values.iter().zip(categories).enumerate() {
+            let Some(value) = value else { continue };
+            let (x, y) = point(i, *value);
             let _ = write!(
                 svg,
                 r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{}"><title>{} · {}: {}</title></circle>"#,
@@ -160,13 +176,24 @@ mod tests {
     fn stacked_bars_draw_one_segment_per_nonzero_value_and_escape_names() {
         let categories = vec!["11-22".to_owned(), "11-23".to_owned()];
         let series = vec![
-            Series { name: "ok".into(), color: "#000".into(), values: vec![3.0, 0.0] },
-            Series { name: "<script>".into(), color: "#111".into(), values: vec![1.0, 2.0] },
+            Series { name: "ok".into(), color: "#000".into(), values: vec![Some(3.0), Some(0.0)] },
+            Series { name: "<script>".into(), color: "#111".into(), values: vec![Some(1.0), Some(2.0)] },
         ];
         let svg = stacked_bars("tasks", &categories, &series, |v| format!("{v:.0}"), true);
         assert_eq!(count(&svg, "<rect"), 3);
         assert!(svg.contains("&lt;script&gt;") && !svg.contains("<script>"), "{svg}");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+    }
+
+    #[test]
+    fn a_line_leaves_a_gap_where_a_day_has_no_value() {
+        let categories: Vec<String> = ["a", "b", "c", "d", "e"].map(String::from).to_vec();
+        let series = vec![Series { name: "p50".into(), color: "#000".into(), values: vec![Some(10.0), Some(20.0), None, Some(30.0), None] }];
+        let svg = lines("latency", &categories, &series, |v| format!("{v:.0}"), false);
+        assert_eq!(count(&svg, "<circle"), 3, "a dot per value, none for the empty days: {svg}");
+        assert_eq!(count(&svg, "<polyline"), 1, "a line through a and b only; d stands alone: {svg}");
+        let bottom = format!(r#"cy="{:.1}""#, HEIGHT - BOTTOM);
+        assert!(!svg.contains(&bottom), "nothing drawn at zero: {svg}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use quickact_shared::{
 use uuid::Uuid;
 
 use super::{
-    page::{Chrome, PageError, clip, duration_ms, html, money, time},
+    page::{Chrome, Moment, PageError, clip, duration_ms, html, money},
     session::AdminSession,
 };
 use crate::{
@@ -39,7 +39,7 @@ const PAGE_SIZE: i64 = 25;
 /// One task as a row of the history.
 pub struct TaskRow {
     pub id: Uuid,
-    pub created_at: String,
+    pub created_at: Moment,
     pub user_id: Uuid,
     pub user_name: String,
     pub text: String,
@@ -57,7 +57,7 @@ impl TaskRow {
     pub fn new(task: &TaskRecord, user_name: &str, poll: bool) -> Self {
         TaskRow {
             id: task.id,
-            created_at: time(&task.created_at),
+            created_at: Moment::of(&task.created_at),
             user_id: task.user_id,
             user_name: user_name.to_owned(),
             text: clip(&task.input_text, 90),

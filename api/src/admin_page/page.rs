@@ -1,5 +1,5 @@
 //! What every admin page shares: the header's data, rendering with the security headers, errors
-//! as pages, and the formatting of times, money and durations.
+//! as pages inside the layout, and the formatting of times, money and durations.
 
 use askama::Template;
 use axum::{
@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use crate::error::ApiError;
 
 /// The header of every page: who is logged in, the CSRF token its forms carry, the section shown.
+#[derive(Debug, Clone)]
 pub struct Chrome {
     pub admin: String,
     pub csrf: String,
@@ -49,20 +50,40 @@ pub fn html_with_status<T: Template>(status: StatusCode, template: &T) -> Respon
 #[derive(Template)]
 #[template(path = "admin/error.html")]
 struct ErrorPage<'a> {
+    chrome: &'a Chrome,
     status: u16,
+    reason: &'a str,
     message: &'a str,
+    back_url: &'a str,
+    back_label: &'a str,
 }
 
-/// A request of the page that failed: shown as a small page with the reason.
+/// A request of the page that failed: shown inside the page's layout (with the header of the
+/// admin who asked, when known) with the reason and a link back to where the admin came from.
 #[derive(Debug)]
 pub struct PageError {
     pub status: StatusCode,
     pub message: String,
+    // Boxed: errors travel in every handler's `Result`, and most have neither.
+    chrome: Option<Box<Chrome>>,
+    back: Option<Box<(String, String)>>,
 }
 
 impl PageError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        PageError { status, message: message.into() }
+        PageError { status, message: message.into(), chrome: None, back: None }
+    }
+
+    /// Shows the error under the header of the admin `chrome` names.
+    pub fn within(mut self, chrome: Chrome) -> Self {
+        self.chrome = Some(Box::new(chrome));
+        self
+    }
+
+    /// Where the error's link leads (the history by default).
+    pub fn back_to(mut self, url: impl Into<String>, label: impl Into<String>) -> Self {
+        self.back = Some(Box::new((url.into(), label.into())));
+        self
     }
 }
 
@@ -72,7 +93,7 @@ impl From<ApiError> for PageError {
         if let ApiError::Internal(source) = &err {
             tracing::error!(error = %err, source = ?source, "admin page request failed");
         }
-        PageError { status, message: err.to_string() }
+        PageError::new(status, err.to_string())
     }
 }
 
@@ -84,22 +105,73 @@ impl From<sqlx::Error> for PageError {
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        html_with_status(self.status, &ErrorPage { status: self.status.as_u16(), message: &self.message })
+        // Without a session (the request failed before it was read) the header shows the sections
+        // only; their links lead to the login when needed.
+        let chrome = self.chrome.map_or(Chrome { admin: String::new(), csrf: String::new(), section: "" }, |chrome| *chrome);
+        let (back_url, back_label) = self.back.map_or_else(|| ("/admin/tasks".into(), "Back to the history".into()), |back| *back);
+        html_with_status(
+            self.status,
+            &ErrorPage {
+                chrome: &chrome,
+                status: self.status.as_u16(),
+                reason: self.status.canonical_reason().unwrap_or("Error"),
+                message: &self.message,
+                back_url: &back_url,
+                back_label: &back_label,
+            },
+        )
     }
 }
 
-/// `2026-02-07 09:00:03` (UTC, which the page says).
+/// A moment as the page shows it: a `<time>` element whose text the page's script puts in the
+/// zone the reader chose (the browser's by default; `admin.js`), with UTC on hover and as the text
+/// until then. Renders as HTML (use `|safe`): its text is only digits and punctuation. An absent
+/// moment renders as nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Moment(pub Option<DateTime<Utc>>);
+
+impl Moment {
+    pub fn of(at: &DateTime<Utc>) -> Self {
+        Moment(Some(*at))
+    }
+}
+
+impl std::fmt::Display for Moment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(at) => write!(
+                f,
+                r#"<time datetime="{}" title="{} UTC">{} UTC</time>"#,
+                at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                time(&at),
+                time(&at)
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `2026-02-07 09:00:03` (UTC).
 pub fn time(at: &DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-pub fn maybe_time(at: &Option<DateTime<Utc>>) -> String {
-    at.as_ref().map(time).unwrap_or_default()
+/// An amount of money with as many digits as it needs and no more: two decimals from 1 up,
+/// three significant digits below (model costs are fractions of a cent), trailing zeros dropped;
+/// zero is `0`.
+pub fn money(amount: f64, currency: &str) -> String {
+    format!("{} {currency}", amount_text(amount))
 }
 
-/// An amount of money with the precision model prices need.
-pub fn money(amount: f64, currency: &str) -> String {
-    format!("{amount:.6} {currency}")
+/// The number of [`money`], alone (for chart axes).
+pub fn amount_text(amount: f64) -> String {
+    if amount == 0.0 || !amount.is_finite() {
+        return "0".into();
+    }
+    let decimals = if amount.abs() >= 1.0 { 2 } else { (2 - amount.abs().log10().floor() as i32).clamp(2, 12) as usize };
+    let text = format!("{amount:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_owned()
 }
 
 /// Milliseconds as `850 ms` or `2.41 s`.
@@ -120,4 +192,30 @@ pub fn clip(text: &str, max: usize) -> String {
 /// A JSON value as indented text for a `<pre>`, cut at `max` characters.
 pub fn pretty_json(value: &serde_json::Value, max: usize) -> String {
     clip(&serde_json::to_string_pretty(value).unwrap_or_default(), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_shows_the_digits_it_needs() {
+        assert_eq!(money(0.0, "CNY"), "0 CNY");
+        assert_eq!(money(0.002326, "CNY"), "0.00233 CNY");
+        assert_eq!(money(0.00000148, "CNY"), "0.00000148 CNY");
+        assert_eq!(money(0.5, "CNY"), "0.5 CNY");
+        assert_eq!(money(0.123456, "CNY"), "0.123 CNY");
+        assert_eq!(money(12.3456, "CNY"), "12.35 CNY");
+        assert_eq!(money(3.0, "CNY"), "3 CNY");
+    }
+
+    #[test]
+    fn a_moment_is_a_time_element_with_utc_on_hover() {
+        let at: DateTime<Utc> = "2026-02-07T01:00:03.25Z".parse().unwrap();
+        assert_eq!(
+            Moment::of(&at).to_string(),
+            r#"<time datetime="2026-02-07T01:00:03.250Z" title="2026-02-07 01:00:03 UTC">2026-02-07 01:00:03 UTC</time>"#
+        );
+        assert_eq!(Moment(None).to_string(), "");
+    }
 }

@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 use askama::Template;
 use axum::{
     extract::{Query, State, rejection::QueryRejection},
-    http::StatusCode,
+    http::{HeaderMap, StatusCode, header},
     response::Response,
 };
+use cookie::Cookie;
 
 use super::{
     charts::{PALETTE, Series, lines, stacked_bars},
-    page::{Chrome, PageError, duration_ms, html, money, percent, time},
+    page::{Chrome, Moment, PageError, amount_text, duration_ms, html, money, percent},
     session::AdminSession,
 };
 use crate::{
@@ -59,7 +60,7 @@ pub struct UsageRow {
 
 pub struct WorkerRow {
     pub name: String,
-    pub last_seen: String,
+    pub last_seen: Moment,
     pub running: Vec<(String, String)>,
 }
 
@@ -70,7 +71,10 @@ struct StatsPage {
     since: String,
     until: String,
     group_by: String,
-    window: String,
+    window_since: Moment,
+    window_until: Moment,
+    /// The zone days are counted in.
+    tz: String,
     tiles: Vec<Tile>,
     charts: Vec<Chart>,
     groups: Vec<GroupRow>,
@@ -111,7 +115,8 @@ fn tiles(report: &StatsReport) -> Vec<Tile> {
         tile("tile-p50", "POST→verdict p50", latency(|p| p.p50), format!("p95 {} · p99 {}", latency(|p| p.p95), latency(|p| p.p99))),
         tile("tile-tokens", "tokens", t.tokens.total.to_string(), format!("{} in · {} cached · {} out", t.tokens.input, t.tokens.cached, t.tokens.output)),
         tile("tile-cost", "cost", money(t.cost, &report.currency), String::new()),
-        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} of {} served locally", t.fast_path.tasks, t.finished)),
+        // Of the tasks that could have gone to a model: an undo runs none.
+        tile("tile-fast-path", "fast path", percent(t.fast_path.share), format!("{} of {} served locally", t.fast_path.tasks, t.fast_path.eligible)),
         tile(
             "tile-queue",
             "queue now",
@@ -132,7 +137,7 @@ fn millis(v: f64) -> String {
 }
 
 fn amount(v: f64) -> String {
-    if v >= 1.0 { format!("{v:.2}") } else { format!("{v:.4}") }
+    amount_text(v)
 }
 
 /// One model's tokens and cost on each day of the window.
@@ -150,7 +155,7 @@ fn window_days(report: &StatsReport) -> Vec<String> {
 }
 
 fn charts(by_day: &StatsReport) -> Vec<Chart> {
-    // Every day of the window, also those without a task (a gap is a zero, not a missing bar), as
+    // Every day of the window, also those without a task (no bar, and a gap in the latency line), as
     // MM-DD under the bars; the full date is in each bar's title.
     let days = window_days(by_day);
     let short: Vec<String> = days.iter().map(|d| d.get(5..).unwrap_or(d).to_owned()).collect();
@@ -158,7 +163,7 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
     let outcome = |name: &str, color: &str, pick: fn(&OutcomeView) -> i64| Series {
         name: name.to_owned(),
         color: color.to_owned(),
-        values: days.iter().map(|d| of_day(d).map_or(0.0, |g| pick(g) as f64)).collect(),
+        values: days.iter().map(|d| Some(of_day(d).map_or(0.0, |g| pick(g) as f64))).collect(),
     };
     let outcomes = vec![
         outcome("success", "#12805c", |g| g.by_status.success),
@@ -171,7 +176,8 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
     let latency = |name: &str, color: &str, pick: fn(&PercentileView) -> f64| Series {
         name: name.to_owned(),
         color: color.to_owned(),
-        values: days.iter().map(|d| of_day(d).and_then(|g| g.latency_ms.as_ref()).map_or(0.0, pick)).collect(),
+        // A day without a finished task has no latency: a gap in the line, not 0 ms.
+        values: days.iter().map(|d| of_day(d).and_then(|g| g.latency_ms.as_ref()).map(pick)).collect(),
     };
     let latencies = vec![latency("p50", "#2f6fed", |p| p.p50), latency("p95", "#b54708", |p| p.p95), latency("p99", "#c01048", |p| p.p99)];
 
@@ -187,7 +193,11 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
         per_model
             .iter()
             .enumerate()
-            .map(|(i, (model, values))| Series { name: (*model).to_owned(), color: PALETTE[i % PALETTE.len()].to_owned(), values: pick(values).clone() })
+            .map(|(i, (model, values))| Series {
+                name: (*model).to_owned(),
+                color: PALETTE[i % PALETTE.len()].to_owned(),
+                values: pick(values).iter().copied().map(Some).collect(),
+            })
             .collect()
     };
     let tokens = model_series(|m| &m.tokens);
@@ -205,44 +215,71 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
     ]
 }
 
-/// `GET /admin/stats?since=&until=&group_by=`
-pub async fn stats(State(state): State<AppState>, session: AdminSession, params: Result<Query<StatsParams>, QueryRejection>) -> Result<Response, PageError> {
-    let Query(params) = params.map_err(|rejection| PageError::new(StatusCode::BAD_REQUEST, rejection.body_text()))?;
-    let by_day = build_report(&state, &StatsParams { group_by: Some("day".into()), ..params.clone() }).await?;
-    let grouped = match params.group_by.as_deref().map(str::trim) {
-        None | Some("") | Some("day") => None,
-        Some(_) => Some(build_report(&state, &params).await?),
+/// The zone the reader picked on the page (the cookie `admin.js` keeps), when it is a zone.
+fn zone_of_reader(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == "quickact_tz")
+        .and_then(|cookie| cookie.value().parse::<chrono_tz::Tz>().ok())
+        .map(|tz| tz.name().to_owned())
+}
+
+/// `GET /admin/stats?since=&until=&group_by=&tz=`: days are counted in `tz`, else in the zone the
+/// reader picked for times on the page, else UTC.
+pub async fn stats(
+    State(state): State<AppState>,
+    session: AdminSession,
+    headers: HeaderMap,
+    params: Result<Query<StatsParams>, QueryRejection>,
+) -> Result<Response, PageError> {
+    let chrome = Chrome { admin: session.user.name, csrf: session.csrf, section: "stats" };
+    let page = async {
+        let Query(mut params) = params.map_err(|rejection| PageError::new(StatusCode::BAD_REQUEST, rejection.body_text()))?;
+        if params.tz.as_deref().is_none_or(|tz| tz.trim().is_empty()) {
+            params.tz = zone_of_reader(&headers);
+        }
+        let by_day = build_report(&state, &StatsParams { group_by: Some("day".into()), ..params.clone() }).await?;
+        let grouped = match params.group_by.as_deref().map(str::trim) {
+            None | Some("") | Some("day") => None,
+            Some(_) => Some(build_report(&state, &params).await?),
+        };
+        let table = grouped.as_ref().unwrap_or(&by_day);
+        Ok(html(&StatsPage {
+            chrome: chrome.clone(),
+            since: params.since.clone().unwrap_or_default(),
+            until: params.until.clone().unwrap_or_default(),
+            group_by: table.group_by.to_owned(),
+            window_since: Moment::of(&by_day.since),
+            window_until: Moment::of(&by_day.until),
+            tz: by_day.tz.clone(),
+            tiles: tiles(&by_day),
+            charts: charts(&by_day),
+            groups: table.groups.iter().map(|g| group_row(g, &table.currency)).collect(),
+            usage: by_day
+                .usage
+                .iter()
+                .map(|u| UsageRow {
+                    day: u.day.clone(),
+                    model: u.model.clone(),
+                    tasks: u.tasks,
+                    tokens: format!("{} / {} / {}", u.tokens.input, u.tokens.cached, u.tokens.output),
+                    cost: money(u.cost, &by_day.currency),
+                })
+                .collect(),
+            workers: by_day
+                .workers
+                .iter()
+                .map(|w| WorkerRow {
+                    name: w.name.clone(),
+                    last_seen: Moment::of(&w.last_seen),
+                    running: w.running.iter().map(|t| (t.task_id.to_string(), t.input_text.clone())).collect(),
+                })
+                .collect(),
+        }))
     };
-    let table = grouped.as_ref().unwrap_or(&by_day);
-    let page = StatsPage {
-        chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "stats" },
-        since: params.since.clone().unwrap_or_default(),
-        until: params.until.clone().unwrap_or_default(),
-        group_by: table.group_by.to_owned(),
-        window: format!("{} – {} UTC", time(&by_day.since), time(&by_day.until)),
-        tiles: tiles(&by_day),
-        charts: charts(&by_day),
-        groups: table.groups.iter().map(|g| group_row(g, &table.currency)).collect(),
-        usage: by_day
-            .usage
-            .iter()
-            .map(|u| UsageRow {
-                day: u.day.clone(),
-                model: u.model.clone(),
-                tasks: u.tasks,
-                tokens: format!("{} / {} / {}", u.tokens.input, u.tokens.cached, u.tokens.output),
-                cost: money(u.cost, &by_day.currency),
-            })
-            .collect(),
-        workers: by_day
-            .workers
-            .iter()
-            .map(|w| WorkerRow {
-                name: w.name.clone(),
-                last_seen: time(&w.last_seen),
-                running: w.running.iter().map(|t| (t.task_id.to_string(), t.input_text.clone())).collect(),
-            })
-            .collect(),
-    };
-    Ok(html(&page))
+    page.await.map_err(|err: PageError| err.within(chrome))
 }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::{
-    page::{Chrome, PageError, html, html_with_status, maybe_time, time},
+    page::{Chrome, Moment, PageError, html, html_with_status},
     session::{AdminSession, ButtonPress},
 };
 use crate::{
@@ -31,12 +31,12 @@ pub struct UserRow {
     pub is_admin: bool,
     pub tz: String,
     pub model: String,
-    pub created_at: String,
+    pub created_at: Moment,
 }
 
 impl From<User> for UserRow {
     fn from(u: User) -> Self {
-        UserRow { id: u.id, name: u.name, is_admin: u.is_admin, tz: u.time_zone, model: u.model.unwrap_or_default(), created_at: time(&u.created_at) }
+        UserRow { id: u.id, name: u.name, is_admin: u.is_admin, tz: u.time_zone, model: u.model.unwrap_or_default(), created_at: Moment::of(&u.created_at) }
     }
 }
 
@@ -95,8 +95,8 @@ pub async fn create(State(state): State<AppState>, session: AdminSession, header
 pub struct KeyRow {
     pub id: Uuid,
     pub prefix: String,
-    pub created_at: String,
-    pub revoked_at: String,
+    pub created_at: Moment,
+    pub revoked_at: Moment,
 }
 
 #[derive(Template)]
@@ -114,7 +114,7 @@ pub async fn detail(State(state): State<AppState>, session: AdminSession, Path(i
     let keys = users::list_api_keys(&state.pool, id)
         .await?
         .into_iter()
-        .map(|k| KeyRow { id: k.id, prefix: k.prefix, created_at: time(&k.created_at), revoked_at: maybe_time(&k.revoked_at) })
+        .map(|k| KeyRow { id: k.id, prefix: k.prefix, created_at: Moment::of(&k.created_at), revoked_at: Moment(k.revoked_at) })
         .collect();
     Ok(html(&UserPage { chrome: Chrome { admin: session.user.name, csrf: session.csrf, section: "users" }, user: UserRow::from(user), keys }))
 }

@@ -73,7 +73,8 @@ pub struct OutcomeView {
     pub run_ms: Option<PercentileView>,
     pub tokens: TokenView,
     pub cost: f64,
-    /// Finished tasks served by the local provider, and their share of the finished.
+    /// Finished tasks served by the local provider, and their share of those that could have gone
+    /// to a model (undos run none).
     pub fast_path: FastPath,
 }
 
@@ -114,7 +115,11 @@ pub struct TokenView {
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct FastPath {
+    /// Finished tasks the local provider served.
     pub tasks: i64,
+    /// Finished tasks that could have gone to a model: every finished task but undos.
+    pub eligible: i64,
+    /// `tasks` / `eligible` (0 when none).
     pub share: f64,
 }
 
@@ -249,7 +254,7 @@ impl From<Outcomes> for OutcomeView {
             run_ms: o.run_ms.map(PercentileView::from),
             tokens: TokenView::new(o.input_tokens, o.cached_tokens, o.output_tokens),
             cost: nanos_to_amount(o.cost_nanos),
-            fast_path: FastPath { tasks: o.fast_path, share: share(o.fast_path, finished) },
+            fast_path: FastPath { tasks: o.fast_path, eligible: o.fast_path_eligible, share: share(o.fast_path, o.fast_path_eligible) },
             key: o.key,
             label: o.label,
             tasks: o.tasks,

@@ -73,6 +73,7 @@ async fn stats_count_what_tasks_did_and_cost_by_model_user_and_day_and_show_runn
     assert!(close(&totals["rates"]["success"], 0.5) && close(&totals["rates"]["error"], 0.25), "{totals:#}");
     assert!(close(&totals["rates"]["cancelled"], 0.25) && close(&totals["rates"]["timeout"], 0.0), "{totals:#}");
     assert_eq!(totals["fast_path"]["tasks"], 1);
+    assert_eq!(totals["fast_path"]["eligible"], 4, "every finished task could have gone to a model");
     assert!(close(&totals["fast_path"]["share"], 0.25));
     assert_eq!(totals["tokens"]["input"], 200);
     assert_eq!(totals["tokens"]["output"], 40);

@@ -1,3 +1,4 @@
 //! The service's vocabulary.
+pub mod names;
 pub mod task;
 pub mod user;

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub use super::names::UnknownName;
+
 /// Where a task is in its life. `pending -> processing -> success | failed | timeout | cancelled`.
 /// Stored as text under a CHECK constraint, by the same names as in JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
@@ -55,11 +57,6 @@ impl fmt::Display for TaskStatus {
     }
 }
 
-/// A status name that is not one of ours.
-#[derive(Debug, thiserror::Error)]
-#[error("unknown value {0:?}")]
-pub struct UnknownName(pub String);
-
 impl FromStr for TaskStatus {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -89,7 +86,8 @@ impl ResultType {
     }
 
     /// The lifecycle state a run that ends with this verdict gets: `success` exactly when the
-    /// action was done (the original Django design counts clarifications as failures).
+    /// action was done. A clarification leaves the request undone like an error, so both are
+    /// `failed`; clients tell them apart by `result.type`.
     pub fn final_status(self) -> TaskStatus {
         match self {
             ResultType::ActionCompleted => TaskStatus::Success,

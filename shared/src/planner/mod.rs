@@ -7,7 +7,9 @@
 //! - [`rules`]: search normalisation, counts stated in a sentence, conflicts.
 //! - [`schedule`]: turning time arguments into an item's date, times and part of day.
 //! - [`undo`]: putting back exactly the item changes one task made.
+//! - [`history`]: which tasks created and changed an item, and what a task left to undo.
 
+pub mod history;
 pub mod item;
 pub mod patch;
 pub mod recurrence;

@@ -61,25 +61,6 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Local start (the day's start for an item without a time, the segment's start for a part of day).
-    pub fn starts_at(&self) -> NaiveDateTime {
-        let time = self.start_time.or(self.segment.map(|s| s.bounds().0)).unwrap_or(NaiveTime::MIN);
-        self.date.and_time(time)
-    }
-
-    /// Local end of the schedule (end of the start minute for a bare time, the segment's end, the
-    /// day's end).
-    pub fn ends_at(&self) -> NaiveDateTime {
-        match (self.start_time, self.end_time) {
-            (Some(start), Some(end)) => super::rules::range_end(self.date, start, end),
-            (Some(start), None) => self.date.and_time(start),
-            (None, _) => {
-                let end = self.segment.map_or(NaiveTime::from_hms_opt(23, 59, 0).unwrap(), |s| s.bounds().1);
-                self.date.and_time(end)
-            }
-        }
-    }
-
     /// A concrete time range (what conflicts are checked for).
     pub fn range(&self) -> Option<(NaiveDateTime, NaiveDateTime)> {
         match (self.start_time, self.end_time) {

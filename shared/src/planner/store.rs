@@ -117,6 +117,12 @@ pub async fn find_item(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Resu
     .await
 }
 
+/// An item of `user_id` whether or not it was deleted (when it was, the record is its last
+/// state, and [`super::history::provenance`] says when), for those who look back at what tasks did.
+pub async fn find_item_even_deleted(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Result<Option<ItemRecord>, sqlx::Error> {
+    query_items!("SELECT", r#"FROM items WHERE id = $1 AND user_id = $2"#, id, user_id).fetch_optional(db).await
+}
+
 /// Replaces the fields of a live item. `completed_at` follows `status`: set when it becomes
 /// completed, kept while it stays completed, cleared when it is reopened. `updated_by_task` becomes
 /// `task_id` (`None`: changed by hand), and a change by a task is recorded for undo (see

@@ -59,6 +59,8 @@ pub struct Outcomes {
     pub cancelled: i64,
     /// Finished tasks served by the local provider.
     pub fast_path: i64,
+    /// Finished tasks that could have gone to a model: all but undos, which run no model at all.
+    pub fast_path_eligible: i64,
     /// POST-to-verdict (created to completed) percentiles of finished tasks, in milliseconds.
     pub latency_ms: Option<Percentiles>,
     /// Start-to-verdict (the run itself) percentiles, in milliseconds.
@@ -113,6 +115,7 @@ pub async fn outcomes(
                   count(*) FILTER (WHERE t.status = 'timeout') AS "timeout!",
                   count(*) FILTER (WHERE t.status = 'cancelled') AS "cancelled!",
                   count(*) FILTER (WHERE t.completed_at IS NOT NULL AND t.model_used = $5) AS "fast_path!",
+                  count(*) FILTER (WHERE t.completed_at IS NOT NULL AND t.undoes IS NULL) AS "fast_path_eligible!",
                   percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY t.latency_ms)
                       FILTER (WHERE t.latency_ms IS NOT NULL) AS latency_ms,
                   percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY t.run_ms)
@@ -162,6 +165,7 @@ pub async fn outcomes(
             timeout: row.timeout,
             cancelled: row.cancelled,
             fast_path: row.fast_path,
+            fast_path_eligible: row.fast_path_eligible,
             latency_ms: Percentiles::from_array(row.latency_ms),
             run_ms: Percentiles::from_array(row.run_ms),
             input_tokens: row.input_tokens,

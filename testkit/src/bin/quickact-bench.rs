@@ -28,7 +28,7 @@
 //!   window after a warm-up give the sustained tasks per second.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::BTreeMap,
     process::Stdio,
     sync::{
         Arc, Mutex,
@@ -37,54 +37,103 @@ use std::{
     time::{Duration, Instant},
 };
 
+use clap::{Args, Parser, Subcommand};
 use futures::StreamExt;
-use quickact_testkit::{FakeModel, Reply};
+use quickact_testkit::{FakeModel, Reply, wait_until};
 use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use tokio::process::{Child, Command};
 
-struct Flags(HashMap<String, String>);
+/// `quickact-bench SCENARIO [flags]`: every flag has the default the module documentation gives.
+#[derive(Parser)]
+#[command(name = "quickact-bench", about = "The bench scenarios that need a program of their own (see scripts/bench.sh)")]
+struct Cli {
+    #[command(subcommand)]
+    scenario: Scenario,
+}
 
-impl Flags {
-    fn parse(args: impl Iterator<Item = String>) -> Self {
-        let mut map = HashMap::new();
-        let mut args = args;
-        while let Some(arg) = args.next() {
-            let name = arg.strip_prefix("--").unwrap_or_else(|| usage(&format!("unexpected argument {arg}")));
-            let value = args.next().unwrap_or_else(|| usage(&format!("--{name} needs a value")));
-            map.insert(name.to_owned(), value);
-        }
-        Flags(map)
-    }
+#[derive(Subcommand)]
+enum Scenario {
+    /// N tasks POSTed, N long-polls held, then one worker drains them.
+    Burst(BurstFlags),
+    /// POST-to-verdict latency, one task after another, with a model that answers at once.
+    Latency(LatencyFlags),
+    /// Sustained tasks/s with a slow model, one worker per concurrency value.
+    Slow(SlowFlags),
+}
 
-    fn text(&self, name: &str, default: &str) -> String {
-        self.0.get(name).cloned().unwrap_or_else(|| default.to_owned())
-    }
+/// The release binaries a scenario starts.
+#[derive(Args)]
+struct Binaries {
+    #[arg(long, default_value = "target/release/quickact-api")]
+    api_binary: String,
+    #[arg(long, default_value = "target/release/quickact-worker")]
+    worker_binary: String,
+}
 
-    fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> T {
-        match self.0.get(name) {
-            Some(v) => v.parse().unwrap_or_else(|_| usage(&format!("--{name}: not a number: {v}"))),
-            None => default,
-        }
-    }
+#[derive(Args)]
+struct BurstFlags {
+    /// Tasks to submit.
+    #[arg(long, default_value_t = 10_000)]
+    n: usize,
+    /// The draining worker's concurrency.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Seconds the long-polls are held before the worker starts.
+    #[arg(long, default_value_t = 15.0)]
+    hold: f64,
+    /// Users the tasks are spread over (at least 1).
+    #[arg(long, default_value_t = 100)]
+    users: usize,
+    #[command(flatten)]
+    binaries: Binaries,
+}
+
+#[derive(Args)]
+struct LatencyFlags {
+    /// Tasks measured.
+    #[arg(long, default_value_t = 500)]
+    samples: usize,
+    /// Tasks run first and not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: usize,
+    #[command(flatten)]
+    binaries: Binaries,
+}
+
+#[derive(Args)]
+struct SlowFlags {
+    /// Worker concurrencies to measure, one worker process each.
+    #[arg(long, value_delimiter = ',', default_value = "4,64,256,512,1024,2048")]
+    concurrency: Vec<usize>,
+    /// How long the fake model takes to answer a turn, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    delay_ms: u64,
+    /// Seconds before the measuring window opens.
+    #[arg(long, default_value_t = 5.0)]
+    warmup: f64,
+    /// Seconds the verdicts are counted over.
+    #[arg(long, default_value_t = 20.0)]
+    window: f64,
+    /// Users the clients act for.
+    #[arg(long, default_value_t = 64)]
+    users: usize,
+    #[command(flatten)]
+    binaries: Binaries,
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow [--flag value ...] (see the module documentation)");
+    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow [--flag value ...] (see --help)");
     std::process::exit(2)
 }
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     quickact_worker::install_crypto_provider();
-    let mut args = std::env::args().skip(1);
-    let scenario = args.next().unwrap_or_else(|| usage("no scenario"));
-    let flags = Flags::parse(args);
-    let result = match scenario.as_str() {
-        "burst" => burst(&flags).await,
-        "latency" => latency(&flags).await,
-        "slow" => slow(&flags).await,
-        other => usage(&format!("unknown scenario {other}")),
+    let result = match Cli::parse().scenario {
+        Scenario::Burst(flags) => burst(&flags).await,
+        Scenario::Latency(flags) => latency(&flags).await,
+        Scenario::Slow(flags) => slow(&flags).await,
     };
     println!("{result}");
 }
@@ -127,14 +176,10 @@ impl Api {
             .unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"));
         let base = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
-        let started = Instant::now();
-        loop {
-            if client.get(format!("{base}/ready")).send().await.is_ok_and(|r| r.status().is_success()) {
-                break;
-            }
-            assert!(started.elapsed() < Duration::from_secs(60), "the API did not get ready in 60 s");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_until("the API to answer /ready", Duration::from_secs(60), || async {
+            client.get(format!("{base}/ready")).send().await.is_ok_and(|r| r.status().is_success())
+        })
+        .await;
         Api { child, port, base, admin_key }
     }
 
@@ -198,17 +243,10 @@ fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
 /// Runs `work` while watching `child`: if the process exits first, the scenario stops with its exit
 /// status (a dead worker would otherwise leave every client waiting for verdicts that never come).
 async fn watching<T>(child: &mut Child, what: &str, work: impl std::future::Future<Output = T>) -> T {
-    let exited = async {
-        loop {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-    };
     tokio::select! {
         result = work => result,
-        status = exited => {
+        status = child.wait() => {
+            let status = status.map_or_else(|err| err.to_string(), |status| status.to_string());
             eprintln!("{what} exited during the scenario: {status}");
             std::process::exit(1)
         }
@@ -351,19 +389,17 @@ fn count(statuses: &[String]) -> BTreeMap<String, usize> {
 // ---------------------------------------------------------------------------------------------
 // burst
 
-async fn burst(flags: &Flags) -> Value {
-    let n: usize = flags.number("n", 10_000);
-    let concurrency: usize = flags.number("concurrency", 64);
-    let hold = Duration::from_secs_f64(flags.number("hold", 15.0));
-    let users: usize = flags.number::<usize>("users", 100).max(1);
-    let api_binary = flags.text("api-binary", "target/release/quickact-api");
-    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+async fn burst(flags: &BurstFlags) -> Value {
+    let (n, concurrency) = (flags.n, flags.concurrency);
+    let hold = Duration::from_secs_f64(flags.hold);
+    let users = flags.users.max(1);
+    let (api_binary, worker_binary) = (&flags.binaries.api_binary, &flags.binaries.worker_binary);
 
     let mut db = stats_connection().await;
     sqlx::query("SELECT pg_stat_statements_reset()").execute(&mut db).await.unwrap();
     let before = counters(&mut db).await;
 
-    let api = Api::start(&api_binary).await;
+    let api = Api::start(api_binary).await;
     let client = http_client(usize::MAX);
     // The tasks belong to many users, as a real burst's do (one user's submissions queue on a lock).
     let mut keys = Vec::with_capacity(users);
@@ -446,7 +482,7 @@ async fn burst(flags: &Flags) -> Value {
 
     // 3. One worker drains them.
     let draining = Instant::now();
-    let mut worker = spawn_worker(&worker_binary, concurrency, Model::Local);
+    let mut worker = spawn_worker(worker_binary, concurrency, Model::Local);
     let mut statuses = Vec::with_capacity(ids.len());
     let (mut last_verdict, mut last_success) = (draining, draining);
     for waiter in waiters {
@@ -507,16 +543,14 @@ async fn burst(flags: &Flags) -> Value {
 // ---------------------------------------------------------------------------------------------
 // latency
 
-async fn latency(flags: &Flags) -> Value {
-    let samples: usize = flags.number("samples", 500);
-    let warmup: usize = flags.number("warmup", 20);
-    let api_binary = flags.text("api-binary", "target/release/quickact-api");
-    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+async fn latency(flags: &LatencyFlags) -> Value {
+    let (samples, warmup) = (flags.samples, flags.warmup);
+    let (api_binary, worker_binary) = (&flags.binaries.api_binary, &flags.binaries.worker_binary);
 
     let fake = FakeModel::start().await;
     fake.fallback(|_| Reply::look_up_and_finish("done"));
-    let api = Api::start(&api_binary).await;
-    let mut worker = spawn_worker(&worker_binary, 4, Model::Fake(&fake));
+    let api = Api::start(api_binary).await;
+    let mut worker = spawn_worker(worker_binary, 4, Model::Fake(&fake));
     let client = http_client(8);
     let key = api.user(&client, &format!("latency-{}", uuid::Uuid::new_v4().simple())).await;
 
@@ -571,18 +605,13 @@ async fn latency(flags: &Flags) -> Value {
 // ---------------------------------------------------------------------------------------------
 // slow
 
-async fn slow(flags: &Flags) -> Value {
-    let levels: Vec<usize> = flags
-        .text("concurrency", "4,64,256,512,1024,2048")
-        .split(',')
-        .map(|c| c.trim().parse().unwrap_or_else(|_| usage("--concurrency: numbers separated by commas")))
-        .collect();
-    let delay = Duration::from_millis(flags.number("delay-ms", 1000));
-    let warmup = Duration::from_secs_f64(flags.number("warmup", 5.0));
-    let window = Duration::from_secs_f64(flags.number("window", 20.0));
-    let users: usize = flags.number("users", 64);
-    let api_binary = flags.text("api-binary", "target/release/quickact-api");
-    let worker_binary = flags.text("worker-binary", "target/release/quickact-worker");
+async fn slow(flags: &SlowFlags) -> Value {
+    let levels = &flags.concurrency;
+    let delay = Duration::from_millis(flags.delay_ms);
+    let warmup = Duration::from_secs_f64(flags.warmup);
+    let window = Duration::from_secs_f64(flags.window);
+    let users = flags.users;
+    let (api_binary, worker_binary) = (&flags.binaries.api_binary, &flags.binaries.worker_binary);
 
     // Turn one searches the user's items; the turn that reads its result finishes.
     let fake = FakeModel::start().await;
@@ -591,7 +620,7 @@ async fn slow(flags: &Flags) -> Value {
         let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
         reply.delayed(delay)
     });
-    let api = Api::start(&api_binary).await;
+    let api = Api::start(api_binary).await;
     let client = http_client(usize::MAX);
     // The clients act for many users, as real traffic does (one user's submissions queue on a lock).
     let mut keys = Vec::with_capacity(users);
@@ -601,9 +630,9 @@ async fn slow(flags: &Flags) -> Value {
     let serial = Arc::new(AtomicUsize::new(0));
 
     let mut results = Vec::new();
-    for &concurrency in &levels {
+    for &concurrency in levels {
         let clients = concurrency * 3 / 2 + 32;
-        let mut worker = spawn_worker(&worker_binary, concurrency, Model::Fake(&fake));
+        let mut worker = spawn_worker(worker_binary, concurrency, Model::Fake(&fake));
         let started = Instant::now();
         let (window_from, window_to) = (started + warmup, started + warmup + window);
         let in_window: Arc<Mutex<Vec<String>>> = Arc::default();
