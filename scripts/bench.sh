@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh [--runs 3] [--n 10000] [--users 1] [--burst-users 1] [--concurrency 64] [--secs 15]
 #                    [--slow-concurrency 4,64,256,512,1024,2048] [--window 20] [--river-jobs 100000] [--samples 500]
+#                    [--river no]   (leave River out: its install compiles a crate for minutes)
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 here=scripts/bench
 
-runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500
+runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
     --slow-concurrency) slow_concurrency=$2 ;;
     --secs) secs=$2 ;;
     --river-jobs) river_jobs=$2 ;;
+    --river) with_river=$2 ;;
     --window) window=$2 ;;
     --samples) samples=$2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
@@ -56,7 +58,9 @@ pg_lib=$(dirname "$(pg_bin_dir)")/lib
 [ -e "$pg_lib/pg_stat_statements.so" ] || { echo "pg_stat_statements is missing from $pg_lib (install postgresql-contrib)" >&2; exit 1; }
 
 river=.local/tools/bin/riverqueue
-if [ ! -x "$river" ]; then
+if [ "$with_river" = no ]; then
+  river=
+elif [ ! -x "$river" ]; then
   say "installing riverqueue-cli 0.5.0 into .local/tools"
   if ! cargo install riverqueue-cli --version 0.5.0 --no-default-features --features postgres --locked --root .local/tools >&2; then
     echo "NOTE: riverqueue-cli could not be installed; the River comparison is left out" >&2

@@ -31,9 +31,8 @@ use uuid::Uuid;
 /// One batch is written at a time: requests arriving meanwhile wait for it and go together in the
 /// next. Two batches at once (the second once it held at least 8, while one call was five round
 /// trips) had paid when a batch was mostly round trips; with one call per batch, two at once made
-/// smaller batches, each with its own WAL flush, whose backends competed for the cores. Measured
-/// alternately on one durable cluster (medians of 3-4 runs): 16 clients 10,563 -> 12,066 req/s
-/// (and 9,839 -> 11,231 in another series), 64 clients 20,905 -> 23,460, 4 clients even.
+/// smaller batches, each with its own WAL flush, whose backends competed for the cores (the A/B
+/// is in docs/performance.md).
 const MAX_BATCH: usize = 64;
 
 /// A sentence to store as a task, checked and ready.

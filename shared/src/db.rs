@@ -68,13 +68,13 @@ pub fn bookkeeping_pool(pool: &PgPool, max_connections: u32) -> PgPool {
 /// They find their rows by key, with one right plan whatever the values. Not for statements whose
 /// best plan depends on the values: listings and reports with optional filters (`$1 IS NULL OR
 /// user_id = $1`), and the tools' searches, whose rows per user vary from none to thousands (with
-/// one plan for all users, a search of a user with no items took 300 ms once another user had
-/// 10,000).
+/// one plan for all users, a search of a user with no items took hundreds of milliseconds once
+/// another user had thousands).
 ///
 /// The one plan is made at a connection's first use of the statement, from the statistics of that
 /// moment, and kept until they change: on a new database, with tables nearly empty, that plan
 /// scanned the whole table (cheapest for a few rows) and kept doing so as the tables grew, until
-/// autovacuum next analysed them (a claim of 8 tasks took 7 ms instead of 0.1 under load). So
+/// autovacuum next analysed them (a claim took many times longer under load than with its index). So
 /// these connections also plan with sequential scans disabled (`enable_seqscan = off`): a key
 /// lookup uses its index whatever the table's size when it was planned.
 pub fn planning_once(pool: &PgPool, max_connections: u32) -> PgPool {
@@ -169,12 +169,9 @@ fn outage_since(instant: Instant) -> bool {
 /// Taking a connection from the pool for each batch and giving it back after costs a busy loop
 /// more than its batches' own statements: sqlx tests every connection given back with a round
 /// trip to the server, in a task of its own, so each batch woke the server and the process twice
-/// (2 cores shared by the server, the API and its clients). Keeping one connection, the API
-/// stored 11,598 -> 12,835 submissions/s (16 clients, durable cluster, medians of 8 alternating),
-/// and with the read loops keeping theirs too, POST-to-verdict of a long-polling client went from
-/// 3.08 to 2.94 ms at the median, 4.92 to 4.51 ms at the 99th percentile (4 runs of 500 each).
-/// A worker's loops (claims, endings, step notifications) gained nothing measurable from it (a
-/// local burst drained at 828 tasks/s against 834), and take a connection per batch still.
+/// (2 cores shared by the server, the API and its clients). The API's submission and read loops
+/// keep one (their gains are in docs/performance.md); a worker's loops gained nothing measurable
+/// from it, and take a connection per batch still.
 ///
 /// It is kept at most [`KEEP_FOR`], then given back and another taken, so the pool's own care
 /// (replacing connections opened before an outage, testing idle ones, the lifetime limit) reaches

@@ -44,8 +44,9 @@ use crate::agent::{Grouped, RunContext, RunEnd, RunError, RunPlan, RunShared, ru
 /// Most runs one group commits together.
 pub const MAX_GROUP: usize = 64;
 
-/// Group loops in a process. A 10,000-task burst of 100 users, drained by one worker on 2 cores:
-/// 1 loop 412 tasks/s, 2 loops 469, 3 loops 505 (the machine's CPU is then nearly all used).
+/// Group loops in a process. More loops let more users' runs commit side by side, up to what the
+/// machine's CPU allows (three were worth it on 2 cores with 100 users; one user's runs share one
+/// loop whatever the number: docs/performance.md).
 pub const LOOPS: usize = 3;
 
 /// A local run handed to the group loop: its plan and its committed journal.

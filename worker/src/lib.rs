@@ -51,8 +51,8 @@ pub fn process_name(prefix: &str) -> String {
 /// Most connections of a worker's main pool (the tools' statements, groups of local runs, leases),
 /// whatever its concurrency: a run holds a connection only for its short statements, never while
 /// it waits on a model. With the journal's (32), the bookkeeping's (5) and the listener, a worker
-/// opens at most 70 connections, and only as many as its load needs at once (slow model, 2,048
-/// runs: 783-797 tasks/s with 64 here, 763-775 with 32).
+/// opens at most 70 connections, and only as many as its load needs at once (a larger cap bought
+/// nothing measurable with the slow model at 2,048 runs: docs/performance.md).
 const MAX_CONNECTIONS: u32 = 32;
 
 /// Connects, migrates (unless told not to) and builds the runner.

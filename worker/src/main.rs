@@ -23,8 +23,7 @@ async fn main() -> Result<(), quickact_worker::StartupError> {
 }
 
 // jemalloc, as in the API (api/src/main.rs): a run allocates and frees many small buffers (JSON
-// bodies, rows, strings), and glibc's malloc spent about a tenth of the worker's CPU on them.
-// Measured, 10,000-task burst drained by one worker, A/B alternated three times: 525 tasks/s
-// with glibc, 564 with jemalloc (medians).
+// bodies, rows, strings), and glibc's malloc spent about a tenth of the worker's CPU on them
+// (the A/B is in docs/performance.md).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

@@ -270,7 +270,7 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
 /// [`end_tasks`] of one task: the same changes, in a statement that finds its one row by key. A
 /// local run ends in its group's transaction on a pool whose statements are planned at each
 /// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
-/// running it: a burst of 10,000 local runs drained at 654 tasks/s with it, 834 with this.
+/// running it (docs/performance.md has the burst it slowed).
 pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
     let added = Added::of(end.usage.as_ref());
     query_ending!(
