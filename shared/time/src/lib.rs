@@ -8,8 +8,13 @@
 //!
 //! Spans are counted in Unicode code points of the original text. Internally every character is
 //! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
-//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 這 to simplified), so spans map
+//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 to simplified), so spans map
 //! straight back to the original.
+//!
+//! Chinese numbers may be written in digits, numerals or the colloquial 俩 (= 两个, two) and 仨
+//! (= 三个, three), wherever a number stands: "俩点" = 2 o'clock, "仨小时" = 3 hours, "俩天后",
+//! "过仨礼拜", "每俩小时". After a pronoun or a word for people they count the people and are no
+//! number ("我们俩", "咱俩周末", "哥儿俩", "他们仨").
 //!
 //! # Layout
 //! The pipeline runs top to bottom; each module depends only on the ones above it.
@@ -33,7 +38,9 @@
 //! All dates are calendar dates in the context's time zone; weeks start on Monday.
 //!
 //! * **Relative days**: 今天/今日/本日 = reference date, 明天/明日/聽日 +1, 后天 +2, 大后天 +3,
-//!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; today/tomorrow/yesterday,
+//!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; the northern colloquial 今儿, 明儿,
+//!   后儿, 大后儿, 昨儿, 前儿, 大前儿 (also with 个: 明儿个, and 今个儿, 明个儿, 昨个儿), where
+//!   前儿/后儿 after a place word are places (跟前儿, 门后儿); today/tomorrow/yesterday,
 //!   the day after tomorrow, the day before yesterday. 次日/翌日/第二天 = the day after the date
 //!   the expression is anchored to (the start of a range), else tomorrow.
 //! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;
@@ -83,7 +90,8 @@
 //!   The same non-reference rule is used for recurrences (每天8点 = 08:00, 每天3点 = 15:00).
 //!   Explicit times that have already passed also stay on the reference date (下午3点 at 16:00,
 //!   "3am" at 04:30); only bare weekdays and recurrences move on (see above and below).
-//!   Other clock forms: "7.45 pm" (a dot only with am/pm, since 3.5 is a number), "9ish", hours
+//!   Other clock forms: 三点儿 (colloquial 3点; 一点儿 is "a little" unless a part of day stands
+//!   right before it: 下午一点儿), "7.45 pm" (a dot only with am/pm, since 3.5 is a number), "9ish", hours
 //!   and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.

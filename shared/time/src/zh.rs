@@ -3,7 +3,9 @@
 //! `text::normalize_char`); Cantonese words (聽日, 尋日, 琴日, 朝早, 晏晝, 下晝, 今個) are listed.
 
 use super::digits::meridiem;
-use super::numerals::{ascii_decimal_hundredths, int_any, is_zh_num_char, zh_digit_seq, zh_int};
+use super::numerals::{
+    ascii_decimal_hundredths, int_any, is_zh_num_char, zh_colloquial, zh_digit_seq, zh_int,
+};
 use super::segment::SegKind;
 use super::text::Text;
 use super::types::{
@@ -52,23 +54,33 @@ const REL_DAYS: &[(&str, i32)] = &[
     ("明日", 1),
     ("听日", 1),
     ("明儿", 1),
+    ("明个儿", 1),
+    ("后儿", 2),
+    ("大后儿", 3),
     ("今天", 0),
     ("今日", 0),
     ("本日", 0),
     ("当天", 0),
     ("当日", 0),
     ("今儿", 0),
+    ("今个儿", 0),
     ("昨天", -1),
     ("昨日", -1),
     ("寻日", -1),
     ("琴日", -1),
     ("昨儿", -1),
+    ("昨个儿", -1),
+    ("前儿", -2),
+    ("大前儿", -3),
     ("前天", -2),
     ("前日", -2),
     ("大前天", -3),
     ("大前日", -3),
     ("大大前天", -4),
 ];
+
+/// Characters after which 前儿/后儿 name a place (跟前儿, 眼前儿, 门后儿, 以后儿), not a day.
+const LOCATIVE_BEFORE: &str = "跟眼面门以之提事目当头窗床桌身背最然往落向朝屋院车房家楼山脑胸额炕台饭课会班前后";
 
 const DAY_SEGS: &[(&str, i32, SegKind)] = &[
     ("今晚", 0, SegKind::Evening),
@@ -156,7 +168,17 @@ fn may_start_word(c: char) -> bool {
 /// Fixed words: relative days, parts of day, connectors, glue.
 fn words(t: &Text, i: usize, best: &mut Best) {
     for &(p, d) in REL_DAYS {
-        if let Some(e) = t.lit(i, p) {
+        if let Some(mut e) = t.lit(i, p) {
+            if p.ends_with('儿') {
+                // 后儿/前儿 are also "behind"/"in front" after a place word: 跟前儿, 门后儿
+                if matches!(p, "后儿" | "前儿") && LOCATIVE_BEFORE.contains(t.before(i)) {
+                    continue;
+                }
+                // 明儿个, 今儿个, 后儿个
+                if t.at(e) == '个' {
+                    e += 1;
+                }
+            }
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
         }
     }
@@ -301,7 +323,12 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if rel.is_none() {
         // "一周", "两周": a count of weeks, not a weekday
         let b = t.before(i);
-        if b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每' {
+        let counted = match b {
+            // "咱俩周末": 俩 counts people there, so 周末 is the weekend
+            '俩' | '仨' => zh_colloquial(t, i - 1).is_some(),
+            _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每',
+        };
+        if counted {
             return None;
         }
     }
@@ -577,11 +604,19 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if marker == '时' && matches!(after, '间' | '候' | '代' | '期' | '刻' | '段' | '差') {
         return None;
     }
-    if marker == '点' && matches!(after, '点' | '儿') {
+    if marker == '点' && after == '点' {
         return None;
     }
     let padded = is_ascii && t.at(i) == '0' && e - i == 2;
     let mut j = e + 1;
+    if marker == '点' && after == '儿' {
+        // "三点儿", "俩点儿" = 3, 2 o'clock; "一点儿" is "a little" unless a part of day stands
+        // right before it ("下午一点儿")
+        if h == 1 && !is_ascii && !"午晨上里".contains(t.before(i)) {
+            return None;
+        }
+        j += 1;
+    }
     if matches!(t.at(j), '钟' | '整' | '正') {
         j += 1;
     }
@@ -802,7 +837,10 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         // "3 周", "2 小时"
         e = t.skip_ws(e);
     }
-    let (unit, mut e, word) = zh_unit(t, e, had_ge)?;
+    // 俩/仨 already hold their 个: "俩月" = 两个月, "俩天" = 两天
+    let colloquial = !had_ge && e == j + 1 && matches!(t.at(j), '俩' | '仨');
+    let (unit, mut e, word) =
+        zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
     let half_after = t.at(e) == '半'
         && amt % 100 == 0
         && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
