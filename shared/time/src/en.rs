@@ -21,6 +21,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     if c.is_ascii_digit() {
+        if c == '2' {
+            best.offer_opt(digit_shorthand(t, i));
+        }
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(nth_weekday(t, i));
         best.offer_opt(nth_month(t, i));
@@ -45,6 +48,69 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(clock_phrase(t, i));
     best.offer_opt(word_clock(t, i));
     best.offer_opt(recurrence(t, i));
+    best.offer_opt(day_half(t, i));
+}
+
+/// Chat spellings that start with a digit: 2day, 2moro, 2morrow, 2mrw, 2nite, 2night.
+fn digit_shorthand(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    const WORDS: &[(&str, i32, bool)] = &[
+        ("2day", 0, false),
+        ("2moro", 1, false),
+        ("2morro", 1, false),
+        ("2morrow", 1, false),
+        ("2morow", 1, false),
+        ("2mrw", 1, false),
+        ("2mro", 1, false),
+        ("2nite", 0, true),
+        ("2night", 0, true),
+    ];
+    let (e, k) = t.phrase_longest_in(i, WORDS, |w| w.0)?;
+    // "a 2day workshop" is a length
+    if k == 0 && t.prev_word(i).is_some_and(|w| t.word_eq(w, "a") || t.word_eq(w, "the")) {
+        return None;
+    }
+    let (_, d, night) = WORDS[k];
+    Some((e, if night { seg(SegKind::Evening, Some(d)) } else { date_atom(|x| x.rel_day = Some(d)) }))
+}
+
+/// The word before `i` (after at least one space) names a day: today, tomorrow, yesterday (and
+/// their short forms), or a weekday.
+fn after_day_word(t: &Text, i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && t.at(j - 1).is_whitespace() {
+        j -= 1;
+    }
+    if j == i {
+        return false;
+    }
+    let end = j;
+    if t.before(j) == '.' {
+        j -= 1;
+    }
+    while j > 0 && t.at(j - 1).is_ascii_alphanumeric() {
+        j -= 1;
+    }
+    if j + 1 >= end {
+        return false;
+    }
+    let ends = |x: Option<usize>| x == Some(end);
+    weekday_name(t, j).is_some_and(|(_, e, plural, _)| e == end && !plural)
+        || ["today", "tomorrow", "yesterday"].iter().any(|w| ends(t.phrase(j, w)))
+        || ends(digit_shorthand(t, j).map(|x| x.0))
+}
+
+/// "tmrw am", "monday pm", "sat eve": am, pm and eve right after a day name a part of it
+/// (morning, afternoon, evening). Elsewhere "am" is a verb and "eve" a name.
+fn day_half(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), 'a' | 'p' | 'e') {
+        return None;
+    }
+    let (e, k) = t.phrase_longest(i, &["am", "a.m.", "pm", "p.m.", "eve"])?;
+    if !after_day_word(t, i) {
+        return None;
+    }
+    let kind = [SegKind::Morning, SegKind::Morning, SegKind::Afternoon, SegKind::Afternoon, SegKind::Evening][k];
+    Some((e, seg(kind, None)))
 }
 
 fn seg(kind: SegKind, day: Option<i32>) -> Atom {
@@ -132,12 +198,40 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
         }
     }
+    if let Some(e) = t.phrase(i, "eow") {
+        // end of week: its Friday, as "end of the week" (see `month_part`)
+        best.offer(
+            e,
+            date_atom(|x| {
+                x.week = Some(0);
+                x.weekday = Some(4);
+                x.guessed = true;
+            }),
+        );
+    }
     for p in ["now", "right now"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Now);
         }
     }
-    for p in ["noon", "midday", "12 noon"] {
+    // the end of the working day: 17:00 by convention ("by EOD", "close of business friday")
+    for p in [
+        "eod",
+        "cob",
+        "eob",
+        "end of day",
+        "end of the day",
+        "the end of the day",
+        "end of business",
+        "close of business",
+        "end of the business day",
+        "end of business day",
+    ] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::end_of_day()));
+        }
+    }
+    for p in ["noon", "midday", "12 noon", "noonish"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Clock(Clock::noon()));
         }
@@ -149,6 +243,8 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
     const GLUE: &[(&str, Atom)] = &[
         ("at", Atom::Glue(Glue::At)),
+        // "tomorrow by 5pm", "friday by eod": the deadline's day and hour ("by 5" alone stays a number)
+        ("by", Atom::Glue(Glue::Soft)),
         ("on", Atom::Glue(Glue::Soft)),
         ("of", Atom::Glue(Glue::Soft)),
         ("for", Atom::Glue(Glue::Dur)),
@@ -572,6 +668,11 @@ fn nth_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
     ))
 }
 
+/// Parts of day that make a following-word context for the short weekday names (sat, sun, mon, wed).
+const PARTS_AFTER_WEEKDAY: &[&str] = &[
+    "morning", "afternoon", "evening", "night", "noon", "lunch", "am", "a.m.", "pm", "p.m.", "eve",
+];
+
 /// Weekdays with their modifiers: monday, next friday, this sat, last tuesday, friday after next,
 /// this coming monday, every monday and friday, mondays.
 fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
@@ -650,10 +751,19 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if weak && md == Md::Bare {
         // "sun", "sat", "wed", "mon" only where a date is clearly meant
         let n = t.skip_ws(e);
+        let the = t.prev_word(i).is_some_and(|w| t.word_eq(w, "the"));
         let ok = prev_word_is_context(t, i)
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
-            || month_name(t, n).is_some();
+            || month_name(t, n).is_some()
+            // "sat morning", "sun nite", "mon pm", "sun @ 2", "wed at 3" (not "the sun at noon")
+            || !the
+                && ((n > e && t.phrase_longest(n, PARTS_AFTER_WEEKDAY).is_some())
+                    || t.at(n) == '@'
+                    || t.phrase(n, "at").is_some_and(|x| {
+                        let k = t.skip_ws(x);
+                        k > x && (t.at(k).is_ascii_digit() || t.phrase(k, "noon").is_some())
+                    }));
         if !ok {
             return None;
         }
@@ -792,6 +902,31 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("next year", 1, true),
         ("last year", -1, true),
     ];
+    // "end of the week" = its Friday (the end of the working week), "start of next week" = its
+    // Monday, "middle of the week" = its Wednesday; Friday and Wednesday are a convention
+    const WEEKS: &[(&str, i32)] = &[
+        ("the week", 0),
+        ("week", 0),
+        ("this week", 0),
+        ("the current week", 0),
+        ("next week", 1),
+        ("the next week", 1),
+        ("the following week", 1),
+        ("last week", -1),
+    ];
+    if k < 5
+        && let Some((e2, p)) = t.phrase_longest_in(k2, WEEKS, |x| x.0)
+    {
+        d.week = Some(WEEKS[p].1);
+        d.weekday = Some(match part {
+            MonthPart::Begin => 0,
+            MonthPart::Mid => 2,
+            MonthPart::End => 4,
+        });
+        d.guessed = part != MonthPart::Begin;
+        d.part = None;
+        return Some((e2, Atom::Date(d)));
+    }
     if let Some((e2, p)) = t.phrase_longest_in(k2, PERIODS, |x| x.0) {
         let (_, n, is_year) = PERIODS[p];
         if is_year {
@@ -890,10 +1025,12 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             "three quarters",
             "three quarters of a",
             "three quarters of an",
+            "a couple",
+            "couple",
         ],
     ) {
         article = k < 2;
-        ([100, 100, 50, 50, 200, 200, 50, 25, 25, 25, 25, 75, 75, 75][k], e)
+        ([100, 100, 50, 50, 200, 200, 50, 25, 25, 25, 25, 75, 75, 75, 200, 200][k], e)
     } else {
         let (n, e) = en_number_word(t, i)?;
         (n * 100, e)

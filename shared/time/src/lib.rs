@@ -79,6 +79,9 @@
 //!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
 //!   next month); years likewise (明年, next year); weeks (下周, next week) Monday..Sunday.
 //!   月底/end of the month = the last day, 月初 = the 1st, 月中 = the 15th, 年底 = 31 December.
+//!   Weeks have parts too: "start/beginning of next week" = its Monday; "end of the week", "by end
+//!   of next week", "eow" = its **Friday** (the end of the working week; `confidence` `inferred`,
+//!   since some mean the Sunday), "middle of the week" = its Wednesday (`inferred`).
 //! * **Clock times**: a part-of-day word fixes AM/PM: 下午3点 = 15:00, 晚上8点 = 20:00,
 //!   中午1点 = 13:00, 凌晨2点 = 02:00, 早上/上午 as written. 晚上/夜里12点 and "midnight" =
 //!   00:00 at the end of the day, i.e. the **next date** at 00:00; 晚上/夜里 1-4点 are also read as the
@@ -96,7 +99,9 @@
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
-//!   "tomorrow morning 9").
+//!   "tomorrow morning 9"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
+//!   "close/end of business", is 17:00 by convention (`confidence` `inferred`): "by eod",
+//!   "EOD friday", "close of business tomorrow".
 //! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
 //!   An unmarked end takes the earliest reading after the start (下午3点到5点 = 15-17); an end earlier
 //!   than the start moves `end_date` to the next day; a PM marker or part of day on the end applies to
@@ -112,7 +117,7 @@
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
 //!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
-//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, an hour and a half,
+//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, a couple hours, an hour and a half,
 //!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
 //!   `duration_minutes`; days and weeks count 1440 and 10080 minutes (months and years vary and are
 //!   not read as lengths; 第3天, 3日 and 3周年 are not lengths; "a day"/"a week" is one only after
@@ -143,17 +148,23 @@
 //! "3月5日(周四)下午2点"); glue never starts or ends a match. Bare numbers become hours only in
 //! context ("at 3", "3-4pm", "from 3 to 5", "8 tonight"); "3个苹果", "pages 10-20", "有3点建议",
 //! "一点也不" are not times. The ambiguous English abbreviations mon/wed/sat/sun and the month names
-//! may/march need context ("on sat", "next mon", "march 3", "in may"). Every English word a
-//! phrase is made of also matches its common abbreviations and misspellings (nxt, wk, wknd, tmrw,
-//! tmr, tmw, tommorow, yday, tdy, tonite, hrs, mins, mth, yr, morn, arvo, biz: "nxt wk",
-//! "tmrw 3pm"; `text::ABBREVIATIONS`). `grain` is minute/hour for
+//! may/march need context ("on sat", "next mon", "march 3", "in may"; for the weekdays also a part
+//! of day or a clock time after them: "sat morning", "sun @ 2", "wed at 3", but not after "the").
+//! Every English word a phrase is made of also matches its common abbreviations and misspellings
+//! (nxt, wk, wknd, tmrw, tmr, tmw, tmro, tomo, tommorow, yday, tdy, tonite, nite, hrs, mins, mth,
+//! yr, morn, arvo, biz: "nxt wk", "tmrw 3pm", "fri nite"; `text::ABBREVIATIONS`), and the chat
+//! spellings 2day, 2moro, 2morrow, 2mrw, 2nite, 2night are today, tomorrow and tonight ("a 2day
+//! workshop" is a length). Right after a day, am/pm/eve name its morning, afternoon or evening
+//! ("tmrw am", "monday pm", "sat eve"); elsewhere "am" is a verb and "eve" a name. "by" joins a day
+//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5"). `grain` is minute/hour for
 //! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
 //! week/month/year for those spans; durations and time offsets are minute grain.
 //!
 //! Every resolution also says how much of it was read ([`Confidence`]): `read` when the text
 //! states it (by the rules above), `inferred` when a default chose between readings the text
 //! leaves open (the half of the day of a bare hour 1-11, in a range only when neither end is
-//! marked; day and month of 05.04.2027), `assumed` for the reference date a duration alone carries.
+//! marked; day and month of 05.04.2027; the 17:00 of "EOD"; the Friday of "end of the week"),
+//! `assumed` for the reference date a duration alone carries.
 //!
 //! [`resolve`] folds the expressions of a tool argument into one when they fill different slots
 //! ("明天 开会 下午3点" = tomorrow 15:00, "下午3点 2小时" = 15:00-17:00 with a duration).
@@ -240,7 +251,7 @@ pub enum Confidence {
     Read,
     /// A written expression was completed by a default that another reader could take the other
     /// way: the half of the day of a bare hour ("3点", "at 3", "9ish", "from 3 to 5"), the order of
-    /// day and month in 05.04.2027.
+    /// day and month in 05.04.2027, the 17:00 of "EOD", the Friday of "end of the week".
     Inferred,
     /// A field is there only because every resolution has it and the text gives nothing for it:
     /// the `date` of a duration alone ("2小时", "for 3 days") is the reference date.

@@ -439,7 +439,7 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(d, time_grain(&c));
         r.start_time = Some(t);
         r.rrule = rrule;
-        if half_of_day_guessed(&c, seg) || p.date.order_guessed {
+        if half_of_day_guessed(&c, seg) || c.guessed || p.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -455,7 +455,7 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(dr.date, Grain::Day);
         r.segment = Some(k.segment());
         r.rrule = rrule;
-        if p.date.order_guessed {
+        if p.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -463,7 +463,7 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
     let mut r = empty_res(dr.date, dr.grain);
     r.end_date = dr.end;
     r.rrule = rrule;
-    if p.date.order_guessed {
+    if p.date.guessed {
         r.confidence = Confidence::Inferred;
     }
     Some(r)
@@ -489,7 +489,7 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
         let mut r = empty_res(da.date, Grain::Day);
         r.end_date = Some(end);
         r.segment = a.seg.or(b.seg).map(|s| s.kind.segment());
-        if a.date.order_guessed || b.date.order_guessed {
+        if a.date.guessed || b.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -574,7 +574,8 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     let mut r = empty_res(sd, if fine { Grain::Minute } else { Grain::Hour });
     // "3到5点", "from 3 to 5": neither end says which half of the day
     let start_guessed = a.clock.is_none_or(|ca| half_of_day_guessed(&ca, seg_a));
-    if (start_guessed && half_of_day_guessed(&cb, seg_b)) || a.date.order_guessed || b.date.order_guessed {
+    let hour_guessed = a.clock.is_some_and(|c| c.guessed) || cb.guessed;
+    if (start_guessed && half_of_day_guessed(&cb, seg_b)) || hour_guessed || a.date.guessed || b.date.guessed {
         r.confidence = Confidence::Inferred;
     }
     r.start_time = Some(st);

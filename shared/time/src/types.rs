@@ -97,8 +97,9 @@ pub(crate) struct DateParts {
     pub offset: Option<(i32, Unit)>,
     /// The offset is counted from another date in the same expression ("a week after tomorrow").
     pub needs_base: bool,
-    /// Day and month were written as two numbers that could be read either way (05.04.2027).
-    pub order_guessed: bool,
+    /// A default chose between readings the text leaves open: day and month written as two
+    /// numbers that could be read either way (05.04.2027), the Friday of "end of the week".
+    pub guessed: bool,
     pub recur: Option<Recur>,
 }
 
@@ -148,7 +149,7 @@ impl DateParts {
         }
         m.after_next |= o.after_next;
         m.needs_base |= o.needs_base;
-        m.order_guessed |= o.order_guessed;
+        m.guessed |= o.guessed;
         if !m.coherent() {
             return false;
         }
@@ -239,6 +240,8 @@ pub(crate) struct Clock {
     pub absolute: bool,
     /// Written with a leading zero ("09:00"): 24-hour form unless a part of day says otherwise.
     pub padded: bool,
+    /// The hour is a convention, not written: "EOD", "close of business" = 17:00.
+    pub guessed: bool,
 }
 
 impl Clock {
@@ -250,26 +253,26 @@ impl Clock {
             mer: None,
             absolute: h > 12 || h == 0,
             padded: false,
+            guessed: false,
         }
     }
     pub(crate) fn midnight() -> Clock {
         Clock {
-            h: 24,
-            m: 0,
-            has_min: false,
-            mer: None,
             absolute: true,
-            padded: false,
+            ..Clock::bare(24)
         }
     }
     pub(crate) fn noon() -> Clock {
         Clock {
-            h: 12,
-            m: 0,
-            has_min: false,
-            mer: None,
             absolute: true,
-            padded: false,
+            ..Clock::bare(12)
+        }
+    }
+    /// The end of the working day ("EOD", "close of business"): 17:00 by convention.
+    pub(crate) fn end_of_day() -> Clock {
+        Clock {
+            guessed: true,
+            ..Clock::bare(17)
         }
     }
     /// No part of day, am/pm or 24-hour form decides the half of the day.

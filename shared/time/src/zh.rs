@@ -719,6 +719,7 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             mer,
             absolute: h > 12 || h == 0,
             padded,
+            guessed: false,
         }),
     ))
 }
