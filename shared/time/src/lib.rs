@@ -69,11 +69,20 @@
 //!   second of june; "the second" in words only after a weekday or "on", or before "of <month>",
 //!   so "the second meeting" is no date). The n-th weekday of a month: "the third Wednesday of next
 //!   month", "first friday in june", "last Friday of this month", "the second to last friday of
-//!   the month", 下个月的第三个周三, 本月最后一个周一
+//!   the month", "the first monday next month" (no "of" before a relative month), the possessive
+//!   "this month's last Friday", "next month's second Tuesday", "june's first monday",
+//!   下个月的第三个周三, 本月最后一个周一, 倒数第二个周五 (second to last), 下个月头一个周一 (the first)
 //!   (a month is required in English, where "last friday" alone is last week's; in Chinese a bare
 //!   第3个周三 is this month's); a month named without a year whose n-th weekday has passed is next
 //!   year's; a month without that weekday (a fifth Monday) gives no match. "the last/first day of
-//!   <month>" = its last/first day. A weekday with a day of the month ("Tuesday the 14th",
+//!   <month>", "next month's last day" = its last/first day.
+//!   **Working days** are Monday to Friday (no holiday calendar: a public holiday on a weekday still
+//!   counts). The n-th working day of a month: "the first working/business day of next month",
+//!   "the last business day of this month", "next month's first business day", "the 3rd workday of
+//!   march", "the first weekday of next month", 下个月第一个工作日, 本月最后一个工作日, 下个月的第三个
+//!   工作日; of a week: "the last working day of next week", 下周的最后一个工作日 (= its Friday). Chinese
+//!   needs the month or week right before (第一个工作日 alone is no date, and 三个工作日 is a count,
+//!   not "every working day"). A weekday with a day of the month ("Tuesday the 14th",
 //!   14号周二) is the next such day that falls on that weekday. The n-th month of a year: "the 4th
 //!   month of next year", 明年第二个月 (Chinese only right after a year: 工作的第二个月 is no date).
 //!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
@@ -137,7 +146,9 @@
 //!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2,
 //!   every three days, every other week, every second week, every 3rd day, monthly, every quarter
 //!   / 每季度 FREQ=MONTHLY;INTERVAL=3 ("quarterly" alone is left to the title: "the quarterly
-//!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE ...)
+//!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE, the n-th weekday or working day of every
+//!   month: 每月最后一个周五 / "the last friday of every month" FREQ=MONTHLY;BYDAY=-1FR, "every first
+//!   monday" FREQ=MONTHLY;BYDAY=1MO, 每个月第一个工作日 FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1 ...)
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
 //!   occurrence has already passed, the next occurrence.
 //!

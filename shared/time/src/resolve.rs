@@ -3,7 +3,7 @@
 
 use super::dates::{
     add_business_days, add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,
-    next_weekday, shift_month, weekday_index, ymd,
+    next_weekday, nth_weekday_in, nth_weekday_of_week, shift_month, weekday_index, ymd,
 };
 use super::grammar::{Body, Expr, Point};
 use super::recurrence;
@@ -271,19 +271,6 @@ fn weekday_year(m: u32, day: u32, wd: u8, today: NaiveDate) -> Option<NaiveDate>
     best.map(|b| b.1)
 }
 
-/// The n-th weekday `wd` of month `m` of year `y`, counted from the end when n < 0 (-1 = the
-/// last, -2 = the second to last).
-fn nth_weekday_in(y: i32, m: u32, n: i8, wd: u8) -> Option<NaiveDate> {
-    let d = if n > 0 {
-        add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?
-    } else {
-        let last = last_of_month(y, m)?;
-        let back = (weekday_index(last) as i64 - wd as i64).rem_euclid(7);
-        add_days(last, -back - 7 * (n.unsigned_abs() as i64 - 1))?
-    };
-    (d.month() == m).then_some(d)
-}
-
 /// "the third Wednesday of next month", "下个月的第三个周三": in the month given (this month when
 /// none is); a month named without a year whose n-th weekday has passed is next year's.
 fn nth_weekday_of_month(d: &DateParts, n: i8, wd: u8, today: NaiveDate) -> Option<NaiveDate> {
@@ -328,6 +315,9 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         DRes::day(sat)
     } else if let Some(w) = d.week {
         let mon = add_days(monday_of(today), 7 * w as i64)?;
+        if let Some((n, wd)) = d.nth {
+            return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
+        }
         match d.weekday {
             Some(wd) => DRes::day(add_days(mon, wd as i64)?),
             None => DRes {

@@ -72,6 +72,9 @@ impl Recur {
     pub(crate) const WEEKEND: u8 = 0b1100000;
 }
 
+/// The "weekday" of [`DateParts::nth`] that stands for any day Monday to Friday.
+pub(crate) const BUSINESS_DAY: u8 = 7;
+
 /// Everything that pins a date, accumulated field by field.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DateParts {
@@ -86,7 +89,9 @@ pub(crate) struct DateParts {
     pub weekday: Option<u8>,
     /// The n-th weekday of the month (n = 1..=5, or -1 for the last, -2 for the second to last):
     /// "the third Wednesday of
-    /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday).
+    /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday); the weekday
+    /// [`BUSINESS_DAY`] counts business days ("the first business day of next month",
+    /// 下个月第一个工作日), which may also be of a week (下周的最后一个工作日).
     pub nth: Option<(i8, u8)>,
     /// "friday after next".
     pub after_next: bool,
@@ -176,6 +181,10 @@ impl DateParts {
             if self.weekday.is_some() && (r.byday != 0 || r.freq != super::types::Freq::Weekly) {
                 return false;
             }
+            // "每月第一个周一", "the last friday of every month": monthly only
+            if self.nth.is_some() && (r.freq != Freq::Monthly || self.day.is_some() || r.last_day) {
+                return false;
+            }
             return match r.freq {
                 super::types::Freq::Monthly => self.month.is_none() && self.year.is_none(),
                 super::types::Freq::Yearly => self.year.is_none(),
@@ -201,10 +210,17 @@ impl DateParts {
         if self.part.is_some() && self.day.is_some() {
             return false;
         }
-        if self.nth.is_some()
-            && (self.day.is_some() || self.part.is_some() || self.weekday.is_some() || self.week.is_some())
-        {
-            return false;
+        if let Some((_, wd)) = self.nth {
+            // business days may be counted in a week too ("下周的最后一个工作日"), not weekdays
+            let week_ok = wd == BUSINESS_DAY && !self.has_ymd();
+            if self.day.is_some()
+                || self.part.is_some()
+                || self.weekday.is_some()
+                || self.weekend
+                || (self.week.is_some() && !week_ok)
+            {
+                return false;
+            }
         }
         if self.year.is_some() && self.day.is_some() && self.month.is_none() {
             return false;

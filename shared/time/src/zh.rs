@@ -9,8 +9,8 @@ use super::numerals::{
 use super::segment::SegKind;
 use super::text::Text;
 use super::types::{
-    Atom, Best, Clock, Conn, DateParts, Freq, Glue, MonthPart, MonthSpec, Prefix, Recur, SegAtom,
-    Unit, YearSpec, date_atom,
+    Atom, BUSINESS_DAY, Best, Clock, Conn, DateParts, Freq, Glue, MonthPart, MonthSpec, Prefix, Recur,
+    SegAtom, Unit, YearSpec, date_atom,
 };
 
 /// `after_tok`: the previous character belongs to a lexed atom (so a numeral may start here).
@@ -161,7 +161,7 @@ fn may_start_word(c: char) -> bool {
         '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
         '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
         '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
-        '去' | '来' | '又' | '零' | '最' | '差'
+        '去' | '来' | '又' | '零' | '最' | '差' | '倒' | '头'
     )
 }
 
@@ -364,44 +364,56 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     Some((e, date_atom(|x| x.week = Some(rel))))
 }
 
-/// 第三个周三, 第2个星期五, 最后一个周五, 最后一个礼拜天 (the n-th weekday of the month named
-/// before it, or of this month); 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
+/// 第三个周三, 第2个星期五, 最后一个周五, 最后一个礼拜天, 倒数第二个周五, 头一个周一 (the n-th
+/// weekday of the month named before it, or of this month); 第一个工作日, 最后一个工作日 right
+/// after a month or a week (下个月第一个工作日, 本月最后一个工作日, 下周的最后一个工作日);
+/// 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
 fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (n, mut j) = if let Some(e) = t.lit(i, "最后") {
-        (-1i8, e)
+    let (n, j) = if let Some(e) = t.lit(i, "最后") {
+        let e = if t.at(e) == '一' { e + 1 } else { e };
+        if t.at(e) != '个' {
+            return None;
+        }
+        (-1i8, e + 1)
+    } else if let Some(e) = t.lit(i, "倒数第") {
+        // 倒数第一个 = the last, 倒数第二个 = the second to last
+        let (n, e2, _) = int_any(t, e)?;
+        if !(1..=5).contains(&n) || t.at(e2) != '个' {
+            return None;
+        }
+        (-(n as i8), e2 + 1)
+    } else if let Some(e) = t.lit(i, "头一个").or_else(|| t.lit(i, "头个")) {
+        (1, e)
     } else {
         let e = t.lit(i, "第")?;
         let (n, e2, _) = int_any(t, e)?;
         if !(1..=12).contains(&n) {
             return None;
         }
-        (n as i8, e2)
+        (n as i8, if t.at(e2) == '个' { e2 + 1 } else { e2 })
     };
-    let counted = t.at(j) == '一' && n == -1;
-    if counted {
-        j += 1;
-    }
-    if t.at(j) == '个' {
-        j += 1;
-    } else if n == -1 {
-        return None;
-    }
     if let Some(e) = week_word(t, j)
         && let Some(wd) = weekday_char(t.at(e))
-        && (n == -1 || (1..=5).contains(&n))
+        && n <= 5
         && !t.at(e + 1).is_ascii_digit()
     {
         return Some((e + 1, date_atom(|x| x.nth = Some((n, wd)))));
     }
+    // the word before (的 skipped): 月/月份 for a month, 周/星期/礼拜 for a week, 年 for a year
+    let mut b = i;
+    if t.before(b) == '的' {
+        b -= 1;
+    }
+    let period = t.before(b);
+    if let Some((e, _)) = t.lit_longest(j, &["工作日", "工作天"])
+        && n <= 23
+        && matches!(period, '月' | '份' | '周' | '期' | '拜')
+    {
+        return Some((e, date_atom(|x| x.nth = Some((n, BUSINESS_DAY)))));
+    }
     // 第二个月: only right after a year, else it counts months of something else
-    if n > 0 && t.at(j) == '月' {
-        let mut b = i;
-        if t.before(b) == '的' {
-            b -= 1;
-        }
-        if t.before(b) == '年' {
-            return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
-        }
+    if n > 0 && t.at(j) == '月' && period == '年' {
+        return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
     }
     None
 }
@@ -920,6 +932,10 @@ fn calendar_duration(t: &Text, i: usize, e: usize, amt: u32, unit: Unit, word: &
 /// 每天, 每周一三五, 每个工作日, 工作日, 每月, 每年, 每隔一天, 每两周, 每小时, 每周末, 每晚.
 fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some((e, _)) = t.lit_longest(i, WORKDAY_WORDS) {
+        // "第一个工作日", "三个工作日内": an ordinal or a count, not every working day
+        if t.at(i) == '工' && t.before(i) == '个' {
+            return None;
+        }
         let mut r = Recur::new(Freq::Weekly);
         r.byday = Recur::WORKDAYS;
         return Some((e, date_atom(|x| x.recur = Some(r))));
@@ -1103,7 +1119,7 @@ mod tests {
             assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
         }
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
-        for c in "到至从由的每早晚又零第最差".chars() {
+        for c in "到至从由的每早晚又零第最差倒头".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
         }
     }
