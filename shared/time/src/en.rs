@@ -50,6 +50,57 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(word_clock(t, i));
     best.offer_opt(recurrence(t, i));
     best.offer_opt(day_half(t, i));
+    best.offer_opt(same_day_of_period(t, i));
+    best.offer_opt(same_time(t, i));
+}
+
+/// Another week, month or year, as a shift: "next month" = (1, Month). (end, n, unit).
+fn period_after(t: &Text, k: usize) -> Option<(usize, i32, Unit)> {
+    const PERIODS: &[(&str, i32, Unit)] = &[
+        ("next week", 1, Unit::Week),
+        ("next month", 1, Unit::Month),
+        ("next year", 1, Unit::Year),
+        ("last week", -1, Unit::Week),
+        ("last month", -1, Unit::Month),
+        ("last year", -1, Unit::Year),
+        ("the following week", 1, Unit::Week),
+        ("the following month", 1, Unit::Month),
+        ("the following year", 1, Unit::Year),
+        ("the week after next", 2, Unit::Week),
+    ];
+    let (e, p) = t.phrase_longest_in(k, PERIODS, |x| x.0)?;
+    Some((e, PERIODS[p].1, PERIODS[p].2))
+}
+
+/// "this day next month", "the same day next week", "same date next year", "today next week":
+/// the reference date shifted by that period (a day the month lacks is its last day).
+fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), 't' | 's') {
+        return None;
+    }
+    let (e, _) = t.phrase_longest(
+        i,
+        &["this day", "this date", "the same day", "same day", "the same date", "same date", "today"],
+    )?;
+    let k = t.skip_ws(e);
+    let (e2, n, u) = period_after(t, k).filter(|_| k > e)?;
+    Some((e2, date_atom(|x| *x = DateParts::shifted(n, u))))
+}
+
+/// "this time tomorrow", "same time next week", "the same time on friday": the reference time of
+/// day on the date that follows (only before one).
+fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), 't' | 's' | 'a') {
+        return None;
+    }
+    let (e, _) = t.phrase_longest(i, &["this time", "the same time", "same time", "at the same time", "at this time"])?;
+    let k = t.skip_ws(e);
+    let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+    let day_follows = k > e
+        && (t.phrase_longest(k2, &["tomorrow", "today", "yesterday", "next", "last", "this"]).is_some()
+            || weekday_name(t, k2).is_some()
+            || digit_shorthand(t, k2).is_some());
+    day_follows.then_some((e, Atom::SameTime))
 }
 
 /// Chat spellings that start with a digit: 2day, 2moro, 2morrow, 2mrw, 2nite, 2night.

@@ -122,7 +122,16 @@
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
-//!   the next business day is the Monday.
+//!   the next business day is the Monday. Month and year offsets keep the day of the month, or
+//!   take the month's last day when it has no such day ("in a month" on 31 January = 28 February).
+//! * **The same day in another week, month or year**: 下个月的今天, 下个月今天, 下周的今天, 明年的
+//!   这一天, 下个月同一天, 去年的今天, 一个月后的今天, "this day next month", "the same day next
+//!   week", "same date next year", "today next week" (not across a comma: "today, next week" is two
+//!   matches), "a month from today" = the reference date shifted by that period, grain day; a day
+//!   the target month lacks is its **last day** (31 January -> 28/29 February, 29 February + 1 year
+//!   -> 28 February). **The same time of day**: 明天这个时候, 下周的这个时候, 三天后的这个时间, "this
+//!   time tomorrow", "same time next week", "the same time on friday" = that date at the reference
+//!   time (grain minute); 这个时候 and "at this time" alone are no match.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
 //!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.

@@ -404,6 +404,13 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
     } else {
         Some(resolve_date(&p.date, ctx, None)?)
     };
+    if p.same_time {
+        // "明天这个时候", "same time next week": the reference time of day on that date
+        let mut r = empty_res(dres.map_or(today, |d| d.date), Grain::Minute);
+        r.start_time = Some(hm(ctx.now_minutes()));
+        r.rrule = dres.and_then(|d| d.recur).map(|rec| recurrence::rrule(&rec, &p.date));
+        return Some(r);
+    }
     let mut dr = dres.unwrap_or(DRes::day(today));
     let rrule = dr.recur.map(|r| recurrence::rrule(&r, &p.date));
     let now = ctx.now_minutes();

@@ -113,6 +113,28 @@ impl DateParts {
         *self == DateParts::default()
     }
 
+    /// A relative period and nothing else (下个月, 下周, 明年, next week): its shift in units, for
+    /// "the same day" or "the same time" in it ("下周的这个时候" = 7 days on).
+    pub(crate) fn period_shift(&self) -> Option<(i32, Unit)> {
+        let (shift, only) = match (self.week, self.month, self.year) {
+            (Some(w), None, None) => ((w, Unit::Week), DateParts { week: Some(w), ..Default::default() }),
+            (None, Some(MonthSpec::Rel(n)), None) => {
+                ((n, Unit::Month), DateParts { month: self.month, ..Default::default() })
+            }
+            (None, None, Some(YearSpec::Rel(n))) => ((n, Unit::Year), DateParts { year: self.year, ..Default::default() }),
+            _ => return None,
+        };
+        (*self == only).then_some(shift)
+    }
+
+    /// A date `n` units from the reference date (or, with `needs_base`, from another date).
+    pub(crate) fn shifted(n: i32, u: Unit) -> DateParts {
+        DateParts {
+            offset: Some((n, u)),
+            ..Default::default()
+        }
+    }
+
     pub(crate) fn has_ymd(&self) -> bool {
         self.year.is_some() || self.month.is_some() || self.day.is_some() || self.part.is_some()
     }
@@ -334,6 +356,9 @@ pub(crate) enum Atom {
     TimeOffset(i64),
     Duration(u32),
     Now,
+    /// "这个时候", "this time", "the same time": the reference time of day, on the date written
+    /// with it ("明天这个时候", "same time next week").
+    SameTime,
     /// A number not yet known to be an hour or a day.
     Bare(u32),
     Conn(Conn),

@@ -37,6 +37,8 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
     words(t, i, best);
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
+    best.offer_opt(same_day_of_period(t, i));
+    best.offer_opt(same_time(t, i));
     best.offer_opt(weekday(t, i));
     best.offer_opt(recurrence(t, i));
     best.offer_opt(month_rel(t, i));
@@ -416,6 +418,43 @@ fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
     }
     None
+}
+
+/// Words for "this same day" after a period or an offset: 下个月的今天, 下周今天, 明年的这一天,
+/// 下个月同一天, 一个月后的今天.
+const SAME_DAY_WORDS: &[&str] = &["今天", "今日", "这一天", "这天", "同一天", "同一日", "同日"];
+
+/// The same day in another week, month or year: 下个月的今天, 下个月今天, 下周的今天, 明年的这一天,
+/// 去年的今天, 下个月同一天 = the reference date shifted by that period (a day the month lacks is
+/// its last day: 31 January + 1 month = 28/29 February).
+fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (n, unit, e) = if let Some((e, k)) = t.lit_longest_in(i, MONTH_RELS, |p| p.0) {
+        (MONTH_RELS[k].1, Unit::Month, e)
+    } else if let Some((e, k)) = t.lit_longest_in(i, YEAR_RELS, |p| p.0) {
+        (YEAR_RELS[k].1, Unit::Year, e)
+    } else {
+        let (e, k) = t.lit_longest_in(i, WEEK_PREFIXES, |p| p.0)?;
+        (WEEK_PREFIXES[k].1, Unit::Week, week_word(t, e)?)
+    };
+    let e2 = same_day_suffix(t, e)?;
+    Some((e2, date_atom(|x| *x = DateParts::shifted(n, unit))))
+}
+
+/// An optional 的 and a word for "this same day" at `e`: its end.
+fn same_day_suffix(t: &Text, e: usize) -> Option<usize> {
+    let k = if t.at(e) == '的' { e + 1 } else { e };
+    t.lit_longest(k, SAME_DAY_WORDS).map(|(x, _)| x)
+}
+
+/// 这个时候, 这个时间, 这时候, 同一时间, 此时 right after a day, a week or an offset (明天这个时候,
+/// 下周的这个时候, 三天后的这个时间): the reference time of day on that date.
+fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (e, _) = t.lit_longest(i, &["这个时候", "这个时间", "这时候", "同一时间", "此时"])?;
+    let mut b = i;
+    if t.before(b) == '的' {
+        b -= 1;
+    }
+    "天日儿周期拜月年后晚早".contains(t.before(b)).then_some((e, Atom::SameTime))
 }
 
 /// 2026年, 15年, 二零一五年, 零七年 (+ 底/初).
@@ -909,20 +948,23 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 _ => return None,
             };
             let n = n * dir;
+            // "一个月后的今天" is the offset itself
+            let e = same_day_suffix(t, e).unwrap_or(e);
             Some((e, date_atom(|x| x.offset = Some((n, u)))))
         }
     }
 }
 
 /// A length in days or weeks without a direction: 5天, 3 周, 两个星期, 半天, 一天半 (months and
-/// years vary in length and stay unread). Not 第3天 (an ordinal), 3日 (a date) or 3周年.
+/// years vary in length and stay unread). Not 第3天 (an ordinal), 这一天 (a day), 3日 (a date) or 3周年.
 fn calendar_duration(t: &Text, i: usize, e: usize, amt: u32, unit: Unit, word: &str) -> Option<(usize, Atom)> {
     let per_day = match unit {
         Unit::Day if word == "天" => 1440,
         Unit::Week => 7 * 1440,
         _ => return None,
     };
-    if t.before(i) == '第' || matches!(t.at(e), '年' | '岁') {
+    // 第3天 counts, 这一天/同一天/那一周 point at a day or week
+    if matches!(t.before(i), '第' | '这' | '那' | '同' | '哪') || matches!(t.at(e), '年' | '岁') {
         return None;
     }
     let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
