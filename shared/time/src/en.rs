@@ -834,10 +834,12 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut md = Md::Bare;
     let mut j = i;
     let mut interval = 1;
+    let mut this = false;
     if let Some((e, k)) = t.phrase_longest_in(i, mods, |m| m.0) {
         let k2 = t.skip_ws(e);
         if k2 > e && weekday_name(t, k2).is_some() {
             md = mods[k].1;
+            this = mods[k].0 == "this";
             if mods[k].0 == "every other" {
                 interval = 2;
             }
@@ -921,6 +923,7 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
         date_atom(|x| {
             x.weekday = Some(wd);
             x.after_next = after_next;
+            x.this_named = this;
             if let Md::Week(w) = md {
                 x.week = Some(w);
             }

@@ -46,7 +46,9 @@
 //! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;
 //!   when it is today and an attached clock time or part of day has already passed, it is the
 //!   same weekday of next week. 本周X/这周X/this X/X of this week = X of the current Monday-start
-//!   week (possibly in the past). 下周X/下个星期X/next X/X of next week = X in the next Monday-start
+//!   week (possibly in the past), except English "this X" said on a Sunday: that week has no day
+//!   left but the Sunday, and an English speaker (whose week often starts on Sunday) means the
+//!   coming X ("this saturday" on Sunday 7 August = 13 August; 这周六 stays 6 August). 下周X/下个星期X/next X/X of next week = X in the next Monday-start
 //!   week (so on a Tuesday "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the

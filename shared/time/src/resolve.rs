@@ -319,6 +319,8 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
             return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
         }
         match d.weekday {
+            // "this saturday" said on a Sunday: the coming one
+            Some(wd) if d.this_named && w == 0 && weekday_index(today) == 6 => DRes::day(next_weekday(today, wd)),
             Some(wd) => DRes::day(add_days(mon, wd as i64)?),
             None => DRes {
                 date: mon,

@@ -97,6 +97,9 @@ pub(crate) struct DateParts {
     pub after_next: bool,
     /// Week relative to the current Monday-start week.
     pub week: Option<i32>,
+    /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
+    /// but that one, it means the coming weekday.
+    pub this_named: bool,
     pub weekend: bool,
     /// Signed offset in units.
     pub offset: Option<(i32, Unit)>,
@@ -175,6 +178,7 @@ impl DateParts {
             m.weekend = true;
         }
         m.after_next |= o.after_next;
+        m.this_named |= o.this_named;
         m.needs_base |= o.needs_base;
         m.guessed |= o.guessed;
         if !m.coherent() {
