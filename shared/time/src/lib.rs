@@ -40,7 +40,10 @@
 //! * **Relative days**: 今天/今日/本日 = reference date, 明天/明日/聽日 +1, 后天 +2, 大后天 +3,
 //!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; the northern colloquial 今儿, 明儿,
 //!   后儿, 大后儿, 昨儿, 前儿, 大前儿 (also with 个: 明儿个, and 今个儿, 明个儿, 昨个儿), where
-//!   前儿/后儿 after a place word are places (跟前儿, 门后儿); today/tomorrow/yesterday,
+//!   前儿/后儿 after a place word are places (跟前儿, 门后儿); two days at once, 明后天/明后两天
+//!   (tomorrow and the day after) and 今明两天 (today and tomorrow), are a span (`date`..`end_date`,
+//!   also with a part of day: 明后天下午);
+//!   today/tomorrow/yesterday,
 //!   the day after tomorrow, the day before yesterday. 次日/翌日/第二天 = the day after the date
 //!   the expression is anchored to (the start of a range), else tomorrow.
 //! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;

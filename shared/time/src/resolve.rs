@@ -304,7 +304,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         return Some(DRes::day(apply_offset(today, n, u)?));
     }
     let mut res = if let Some(r) = d.rel_day {
-        DRes::day(add_days(today, r as i64)?)
+        let mut x = DRes::day(add_days(today, r as i64)?);
+        if let Some(re) = d.rel_end {
+            // 明后天 = tomorrow and the day after
+            x.end = add_days(today, re as i64);
+        }
+        x
     } else if d.next_day {
         DRes::day(add_days(from, 1)?)
     } else if d.weekend {
@@ -454,6 +459,10 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(dr.date, Grain::Day);
         r.segment = Some(k.segment());
         r.rrule = rrule;
+        if p.date.rel_end.is_some() {
+            // "明后天下午": that part of both days
+            r.end_date = dr.end;
+        }
         if p.date.guessed {
             r.confidence = Confidence::Inferred;
         }

@@ -79,6 +79,8 @@ pub(crate) const BUSINESS_DAY: u8 = 7;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DateParts {
     pub rel_day: Option<i32>,
+    /// The last day of a span of relative days: 明后天 = rel_day 1, rel_end 2; 今明两天 = 0..1.
+    pub rel_end: Option<i32>,
     /// 次日/翌日: the day after the anchor date.
     pub next_day: bool,
     pub year: Option<YearSpec>,
@@ -156,6 +158,7 @@ impl DateParts {
             };
         }
         take!(rel_day);
+        take!(rel_end);
         take!(year);
         take!(month);
         take!(day);

@@ -84,6 +84,16 @@ const REL_DAYS: &[(&str, i32)] = &[
 /// Characters after which 前儿/后儿 name a place (跟前儿, 眼前儿, 门后儿, 以后儿), not a day.
 const LOCATIVE_BEFORE: &str = "跟眼面门以之提事目当头窗床桌身背最然往落向朝屋院车房家楼山脑胸额炕台饭课会班前后";
 
+/// Two relative days at once: (word, first, last). 明后天 = tomorrow and the day after.
+const REL_SPANS: &[(&str, i32, i32)] = &[
+    ("明后天", 1, 2),
+    ("明后两天", 1, 2),
+    ("明后日", 1, 2),
+    ("今明两天", 0, 1),
+    ("今明两日", 0, 1),
+    ("今明天", 0, 1),
+];
+
 const DAY_SEGS: &[(&str, i32, SegKind)] = &[
     ("今晚", 0, SegKind::Evening),
     ("今夜", 0, SegKind::Night),
@@ -182,6 +192,17 @@ fn words(t: &Text, i: usize, best: &mut Best) {
                 }
             }
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    for &(p, a, b) in REL_SPANS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                date_atom(|x| {
+                    x.rel_day = Some(a);
+                    x.rel_end = Some(b);
+                }),
+            );
         }
     }
     for p in NEXT_DAY_WORDS {
@@ -1141,6 +1162,7 @@ mod tests {
     fn every_word_passes_the_prefilter() {
         let mut words: Vec<&str> = Vec::new();
         words.extend(REL_DAYS.iter().map(|w| w.0));
+        words.extend(REL_SPANS.iter().map(|w| w.0));
         words.extend(DAY_SEGS.iter().map(|w| w.0));
         words.extend(SEGS.iter().map(|w| w.0));
         words.extend(WEEK_PREFIXES.iter().map(|w| w.0));
