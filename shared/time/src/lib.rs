@@ -120,7 +120,10 @@
 //!   An unmarked end takes the earliest reading after the start (下午3点到5点 = 15-17); an end earlier
 //!   than the start moves `end_date` to the next day; a PM marker or part of day on the end applies to
 //!   an unmarked start when that keeps start < end ("3-4pm" = 15-16, "10 - 11 at night" = 22-23).
-//!   A date written after the end ("1pm-2pm tomorrow") applies to both ends. Date ranges
+//!   A date written after the end ("1pm-2pm tomorrow") applies to both ends. Two neighbouring
+//!   hours said together are a range too, since either may be meant: 下午两三点 = 14:00-15:00,
+//!   晚上七八点 = 19:00-20:00, 十一二点 = 11:00-12:00, 凌晨一两点 (一两 only after a part of day: "有
+//!   一两点建议" counts points), with `confidence` `inferred`. Date ranges
 //!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
 //! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
 //!   tomorrow. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);

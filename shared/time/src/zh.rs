@@ -4,7 +4,7 @@
 
 use super::digits::meridiem;
 use super::numerals::{
-    ascii_decimal_hundredths, int_any, is_zh_num_char, zh_colloquial, zh_digit_seq, zh_int,
+    ascii_decimal_hundredths, int_any, is_zh_num_char, zh_colloquial, zh_digit, zh_digit_seq, zh_int,
 };
 use super::segment::SegKind;
 use super::text::Text;
@@ -794,6 +794,34 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             guessed: false,
         }),
     ))
+}
+
+/// Two neighbouring hours said together, "两三点" (2 or 3 o'clock), "七八点", "十一二点": the first
+/// hour, the end of its numeral, and the second hour's clock time with its end. The lexer makes
+/// them a range (下午两三点 = 14:00-15:00) whose `confidence` is `inferred`, since either hour may
+/// be meant. "一两点" only after a part of day (凌晨一两点); "有一两点建议" counts points.
+pub(crate) fn hour_pair(t: &Text, i: usize) -> Option<(Clock, usize, Clock, usize)> {
+    let (a, e1) = zh_int(t, i)?;
+    let b = zh_digit(t.at(e1))?;
+    let second = match a {
+        2..=8 if b == a + 1 => b,
+        1 if b == 2 && "午晨上里晚夜".contains(t.before(i)) => 2,
+        11 if b == 2 => 12,
+        _ => return None,
+    };
+    if "第这那几有".contains(t.before(i)) {
+        return None;
+    }
+    let (e2, atom) = clock(t, e1)?;
+    let Atom::Clock(c2) = atom else { return None };
+    if c2.mer.is_some() {
+        return None;
+    }
+    let first = Clock {
+        guessed: true,
+        ..Clock::bare(a)
+    };
+    Some((first, e1, Clock { h: second, absolute: second > 12, ..c2 }, e2))
 }
 
 /// "差一刻", "差5分", "差十分钟" at `j`: the minutes short of the hour (1..=59) and the end.
