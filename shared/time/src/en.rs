@@ -51,7 +51,30 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(recurrence(t, i));
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
+    best.offer_opt(early_late_month(t, i));
     best.offer_opt(same_time(t, i));
+}
+
+/// "early march", "late next month", "in early april 2027": the first or last third of a month
+/// (1st-10th, 21st-last), as a span.
+fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), 'e' | 'l') {
+        return None;
+    }
+    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in"])?;
+    let k2 = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
+    if k2 == e {
+        return None;
+    }
+    let (e2, (month, year)) = month_reference(t, k2)?;
+    Some((
+        e2,
+        date_atom(|d| {
+            d.month = Some(month);
+            d.year = year;
+            d.part = Some(MonthPart::Third(if k % 2 == 0 { 1 } else { 3 }));
+        }),
+    ))
 }
 
 /// Another week, month or year, as a shift: "next month" = (1, Month). (end, n, unit).
@@ -1062,7 +1085,7 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         d.weekday = Some(match part {
             MonthPart::Begin => 0,
             MonthPart::Mid => 2,
-            MonthPart::End => 4,
+            _ => 4,
         });
         d.guessed = part != MonthPart::Begin;
         d.part = None;
@@ -1074,7 +1097,7 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let m = match part {
                 MonthPart::End => 12,
                 MonthPart::Begin => 1,
-                MonthPart::Mid => return None,
+                _ => return None,
             };
             d.month = Some(MonthSpec::Abs(m));
             d.year = Some(YearSpec::Rel(n));

@@ -93,6 +93,9 @@
 //!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
 //!   next month); years likewise (明年, next year); weeks (下周, next week) Monday..Sunday.
 //!   月底/end of the month = the last day, 月初 = the 1st, 月中 = the 15th, 年底 = 31 December.
+//!   The thirds of a month are spans (`date`..`end_date`, grain day): 上旬/"early <month>" = 1st-10th,
+//!   中旬 = 11th-20th, 下旬/"late <month>" = 21st-last day (3月中旬, 下个月上旬, 本月下旬, 下旬 = this
+//!   month's, "early march", "late next month", "in early april 2027").
 //!   Weeks have parts too: "start/beginning of next week" = its Monday; "end of the week", "by end
 //!   of next week", "eow" = its **Friday** (the end of the working week; `confidence` `inferred`,
 //!   since some mean the Sunday), "middle of the week" = its Wednesday (`inferred`).

@@ -204,9 +204,7 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
         (Some(ms), None, part) => {
             let (y, m) = month_year(ms, year, today, from);
             Some(match part {
-                Some(MonthPart::Begin) => DRes::day(ymd(y, m, 1)?),
-                Some(MonthPart::Mid) => DRes::day(ymd(y, m, 15)?),
-                Some(MonthPart::End) => DRes::day(last_of_month(y, m)?),
+                Some(part) => month_part(y, m, part)?,
                 None => DRes {
                     date: ymd(y, m, 1)?,
                     end: last_of_month(y, m),
@@ -233,14 +231,7 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
             }
             Some(DRes::day(next))
         }
-        (None, None, Some(part)) => {
-            let (y, m) = (year.unwrap_or(today.year()), today.month());
-            Some(DRes::day(match part {
-                MonthPart::Begin => ymd(y, m, 1)?,
-                MonthPart::Mid => ymd(y, m, 15)?,
-                MonthPart::End => last_of_month(y, m)?,
-            }))
-        }
+        (None, None, Some(part)) => month_part(year.unwrap_or(today.year()), today.month(), part),
         (None, None, None) => {
             let y = year?;
             Some(DRes {
@@ -253,6 +244,23 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
         }
         _ => None,
     }
+}
+
+/// A part of month `m` of year `y`: its 1st, 15th or last day, or a third of it as a span
+/// (上旬 = 1st-10th, 中旬 = 11th-20th, 下旬 = 21st-last).
+fn month_part(y: i32, m: u32, part: MonthPart) -> Option<DRes> {
+    Some(match part {
+        MonthPart::Begin => DRes::day(ymd(y, m, 1)?),
+        MonthPart::Mid => DRes::day(ymd(y, m, 15)?),
+        MonthPart::End => DRes::day(last_of_month(y, m)?),
+        MonthPart::Third(k) => {
+            let k = k.clamp(1, 3) as u32;
+            DRes {
+                end: if k == 3 { last_of_month(y, m) } else { ymd(y, m, 10 * k) },
+                ..DRes::day(ymd(y, m, 10 * k - 9)?)
+            }
+        }
+    })
 }
 
 /// "Fri, Jul 18": the year nearest to today in which month/day falls on the weekday.

@@ -27,6 +27,9 @@ pub(crate) enum MonthPart {
     Begin,
     Mid,
     End,
+    /// A third of the month, a span: 1 = 上旬/early (1st-10th), 2 = 中旬 (11th-20th), 3 = 下旬/late
+    /// (21st to the last day).
+    Third(u8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

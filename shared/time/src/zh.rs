@@ -253,6 +253,10 @@ fn words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.part = Some(part)));
         }
     }
+    // 上旬 alone: this month's (下个月的上旬 merges with the month)
+    if matches!(t.at(i), '上' | '中' | '下') && t.at(i + 1) == '旬' {
+        best.offer(i + 2, date_atom(|x| x.part = Some(MonthPart::Third(third(t.at(i))))));
+    }
     for &(p, m, part) in YEAR_PART_WORDS {
         if let Some(e) = t.lit(i, p) {
             best.offer(
@@ -552,12 +556,22 @@ fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
     year_with_suffix(t, e, YearSpec::Rel(YEAR_RELS[k].1))
 }
 
-/// After a month: 初/底/末/中 → a part of the month.
+/// 上/中/下 of 上旬, 中旬, 下旬: the third of the month.
+fn third(c: char) -> u8 {
+    match c {
+        '上' => 1,
+        '中' => 2,
+        _ => 3,
+    }
+}
+
+/// After a month: 初/底/末/中 → a part of the month; 上旬/中旬/下旬 → a third of it.
 fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
     match t.at(e) {
         '初' => Some((MonthPart::Begin, e + 1)),
         '底' | '末' => Some((MonthPart::End, e + 1)),
         '中' if t.at(e + 1) != '旬' => Some((MonthPart::Mid, e + 1)),
+        '上' | '中' | '下' if t.at(e + 1) == '旬' => Some((MonthPart::Third(third(t.at(e))), e + 2)),
         _ => None,
     }
 }
