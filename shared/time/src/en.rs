@@ -52,7 +52,29 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
+    best.offer_opt(first_thing(t, i));
     best.offer_opt(same_time(t, i));
+}
+
+/// "first thing tomorrow", "first thing monday", "first thing in the morning": the morning of that
+/// day ("first thing" alone may be the first item of a list).
+fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if t.at(i) != 'f' {
+        return None;
+    }
+    let e = t.phrase(i, "first thing")?;
+    let k = t.skip_ws(e);
+    if k == e {
+        return None;
+    }
+    if let Some(x) = t.phrase(k, "in the morning") {
+        return Some((x, seg(SegKind::Morning, None)));
+    }
+    let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+    let day_follows = t.phrase_longest(k2, &["tomorrow", "today", "next", "this"]).is_some()
+        || weekday_name(t, k2).is_some()
+        || digit_shorthand(t, k2).is_some();
+    day_follows.then_some((e, seg(SegKind::Morning, None)))
 }
 
 /// "early march", "late next month", "in early april 2027": the first or last third of a month

@@ -144,7 +144,8 @@
 //!   time tomorrow", "same time next week", "the same time on friday" = that date at the reference
 //!   time (grain minute); 这个时候 and "at this time" alone are no match.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
-//!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
+//!   今早/明早/一大早/大清早/morning/"first thing" (before a day: "first thing tomorrow", "first
+//!   thing monday"; or "first thing in the morning") morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
 //!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
 //! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, a couple hours, an hour and a half,
 //!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
