@@ -21,7 +21,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     if c.is_ascii_digit() {
-        if c == '2' {
+        if c == '2' && matches!(t.at(i + 1), 'd' | 'm' | 'n') {
             best.offer_opt(digit_shorthand(t, i));
         }
         best.offer_opt(day_first_date(t, i));
@@ -59,7 +59,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
 /// "first thing tomorrow", "first thing monday", "first thing in the morning": the morning of that
 /// day ("first thing" alone may be the first item of a list).
 fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    if t.at(i) != 'f' {
+    if t.at(i) != 'f' || t.at(i + 1) != 'i' {
         return None;
     }
     let e = t.phrase(i, "first thing")?;
@@ -80,7 +80,7 @@ fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// "early march", "late next month", "in early april 2027": the first or last third of a month
 /// (1st-10th, 21st-last), as a span.
 fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    if !matches!(t.at(i), 'e' | 'l') {
+    if !matches!((t.at(i), t.at(i + 1)), ('e' | 'l', 'a')) {
         return None;
     }
     let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in"])?;
@@ -120,13 +120,23 @@ fn period_after(t: &Text, k: usize) -> Option<(usize, i32, Unit)> {
 /// "this day next month", "the same day next week", "same date next year", "today next week":
 /// the reference date shifted by that period (a day the month lacks is its last day).
 fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    if !matches!(t.at(i), 't' | 's') {
-        return None;
-    }
-    let (e, _) = t.phrase_longest(
-        i,
-        &["this day", "this date", "the same day", "same day", "the same date", "same date", "today"],
-    )?;
+    let e = match (t.at(i), t.at(i + 1)) {
+        ('t', 'o') => t.phrase(i, "today")?,
+        ('t', 'h') | ('s', 'a') => {
+            let mut j = i;
+            if let Some(x) = t.phrase(i, "the") {
+                j = t.skip_ws(x);
+            } else if let Some(x) = t.phrase(i, "this") {
+                j = t.skip_ws(x);
+            }
+            if j == i || t.at(i + 2) == 'e' {
+                // "same day", "the same day"
+                j = t.phrase(j, "same").map(|x| t.skip_ws(x))?;
+            }
+            t.phrase(j, "day").or_else(|| t.phrase(j, "date"))?
+        }
+        _ => return None,
+    };
     let k = t.skip_ws(e);
     let (e2, n, u) = period_after(t, k).filter(|_| k > e)?;
     Some((e2, date_atom(|x| *x = DateParts::shifted(n, u))))
@@ -135,10 +145,27 @@ fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// "this time tomorrow", "same time next week", "the same time on friday": the reference time of
 /// day on the date that follows (only before one).
 fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    if !matches!(t.at(i), 't' | 's' | 'a') {
-        return None;
+    let mut j = i;
+    if (t.at(i), t.at(i + 1), t.at(i + 2)) == ('a', 't', ' ') {
+        j = t.skip_ws(i + 2);
     }
-    let (e, _) = t.phrase_longest(i, &["this time", "the same time", "same time", "at the same time", "at this time"])?;
+    let e = match (t.at(j), t.at(j + 1)) {
+        ('t', 'h') | ('s', 'a') => {
+            let mut k = j;
+            if let Some(x) = t.phrase(j, "this") {
+                k = t.skip_ws(x);
+            } else if let Some(x) = t.phrase(j, "the") {
+                k = t.phrase(t.skip_ws(x), "same").map(|y| t.skip_ws(y))?;
+            } else if let Some(x) = t.phrase(j, "same") {
+                k = t.skip_ws(x);
+            }
+            if k == j {
+                return None;
+            }
+            t.phrase(k, "time")?
+        }
+        _ => return None,
+    };
     let k = t.skip_ws(e);
     let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
     let day_follows = k > e
@@ -199,14 +226,17 @@ fn after_day_word(t: &Text, i: usize) -> bool {
 /// "tmrw am", "monday pm", "sat eve": am, pm and eve right after a day name a part of it
 /// (morning, afternoon, evening). Elsewhere "am" is a verb and "eve" a name.
 fn day_half(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    if !matches!(t.at(i), 'a' | 'p' | 'e') {
+    let (kind, e) = match (t.at(i), t.at(i + 1)) {
+        ('a' | 'p', 'm') => (if t.at(i) == 'a' { SegKind::Morning } else { SegKind::Afternoon }, i + 2),
+        ('a' | 'p', '.') if t.at(i + 2) == 'm' && t.at(i + 3) == '.' => {
+            (if t.at(i) == 'a' { SegKind::Morning } else { SegKind::Afternoon }, i + 4)
+        }
+        ('e', 'v') if t.at(i + 2) == 'e' => (SegKind::Evening, i + 3),
+        _ => return None,
+    };
+    if t.is_alnum(e) || !after_day_word(t, i) {
         return None;
     }
-    let (e, k) = t.phrase_longest(i, &["am", "a.m.", "pm", "p.m.", "eve"])?;
-    if !after_day_word(t, i) {
-        return None;
-    }
-    let kind = [SegKind::Morning, SegKind::Morning, SegKind::Afternoon, SegKind::Afternoon, SegKind::Evening][k];
     Some((e, seg(kind, None)))
 }
 
@@ -295,7 +325,7 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
         }
     }
-    if let Some(e) = t.phrase(i, "eow") {
+    if let Some(e) = t.phrase(i, "eow").filter(|_| t.at(i + 1) == 'o') {
         // end of week: its Friday, as "end of the week" (see `month_part`)
         best.offer(
             e,
@@ -312,6 +342,11 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         }
     }
     // the end of the working day: 17:00 by convention ("by EOD", "close of business friday")
+    let eod_start = match (t.at(i), t.at(i + 1)) {
+        ('e', 'o' | 'n') | ('c', 'o' | 'l') => true,
+        ('t', 'h') => t.at(t.skip_ws(i + 3)) == 'e',
+        _ => false,
+    };
     for p in [
         "eod",
         "cob",
@@ -323,15 +358,23 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         "close of business",
         "end of the business day",
         "end of business day",
-    ] {
+    ]
+    .into_iter()
+    .filter(|_| eod_start)
+    {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Clock(Clock::end_of_day()));
         }
     }
-    for p in ["noon", "midday", "12 noon", "noonish"] {
+    for p in ["noon", "midday", "12 noon"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Clock(Clock::noon()));
         }
+    }
+    if t.at(i) == 'n'
+        && let Some(e) = t.lit(i, "noonish").filter(|&e| !t.is_alnum(e))
+    {
+        best.offer(e, Atom::Clock(Clock::noon()));
     }
     for p in ["midnight", "12 midnight"] {
         if let Some(e) = t.phrase(i, p) {
@@ -738,7 +781,10 @@ fn nth_atom(n: i8, wd: u8, month: Option<(MonthSpec, Option<YearSpec>)>, week: O
 fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut every = false;
-    if let Some(x) = t.phrase(i, "every").or_else(|| t.phrase(i, "each")) {
+    if let Some(x) = (matches!((t.at(i), t.at(i + 1)), ('e', 'v' | 'a')))
+        .then(|| t.phrase(i, "every").or_else(|| t.phrase(i, "each")))
+        .flatten()
+    {
         j = t.skip_ws(x);
         every = j > x;
     } else if let Some(x) = t.phrase(i, "the") {
@@ -781,6 +827,9 @@ fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// "next month's second tuesday", "this month's last friday", "june's first monday", "next
 /// month's first business day", "next month's last day": the month first, with 's.
 fn possessive_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !t.has_apostrophe() {
+        return None;
+    }
     let (e, (month, year)) = month_reference(t, i)?;
     if !matches!(t.at(e), '\'' | '’') || t.at(e + 1) != 's' || t.is_alnum(e + 2) {
         return None;
@@ -1194,6 +1243,12 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             Some(f) => (v + f, e + 1),
             None => (v, e),
         }
+    } else if let Some((e, _)) = matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('a', ' ', 'c') | ('c', 'o', 'u'))
+        .then(|| t.phrase_longest(i, &["a couple of", "a couple", "couple of", "couple"]))
+        .flatten()
+    {
+        // "a couple of days", "in a couple hours", "couple days from now"
+        (200, e)
     } else if let Some((e, k)) = t.phrase_longest(
         i,
         &[
@@ -1201,8 +1256,6 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             "an",
             "half a",
             "half an",
-            "a couple of",
-            "couple of",
             "a half",
             "a quarter",
             "a quarter of a",
@@ -1211,12 +1264,10 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             "three quarters",
             "three quarters of a",
             "three quarters of an",
-            "a couple",
-            "couple",
         ],
     ) {
         article = k < 2;
-        ([100, 100, 50, 50, 200, 200, 50, 25, 25, 25, 25, 75, 75, 75, 200, 200][k], e)
+        ([100, 100, 50, 50, 50, 25, 25, 25, 25, 75, 75, 75][k], e)
     } else {
         let (n, e) = en_number_word(t, i)?;
         (n * 100, e)

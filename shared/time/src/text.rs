@@ -3,13 +3,22 @@
 
 pub(crate) struct Text {
     c: Vec<char>,
+    /// An apostrophe stands somewhere in the text (so a possessive may: "next month's").
+    apostrophe: bool,
 }
 
 impl Text {
     pub(crate) fn new(s: &str) -> Text {
         Text {
             c: s.chars().map(normalize_char).collect(),
+            apostrophe: s.contains(['\'', '’']),
         }
+    }
+
+    /// Whether an apostrophe stands anywhere in the text: possessives are looked for only then.
+    #[inline]
+    pub(crate) fn has_apostrophe(&self) -> bool {
+        self.apostrophe
     }
 
     #[inline]

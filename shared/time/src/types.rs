@@ -124,6 +124,9 @@ impl DateParts {
     /// A relative period and nothing else (下个月, 下周, 明年, next week): its shift in units, for
     /// "the same day" or "the same time" in it ("下周的这个时候" = 7 days on).
     pub(crate) fn period_shift(&self) -> Option<(i32, Unit)> {
+        if self.rel_day.is_some() || self.weekday.is_some() || self.offset.is_some() || self.recur.is_some() {
+            return None;
+        }
         let (shift, only) = match (self.week, self.month, self.year) {
             (Some(w), None, None) => ((w, Unit::Week), DateParts { week: Some(w), ..Default::default() }),
             (None, Some(MonthSpec::Rel(n)), None) => {

@@ -37,7 +37,6 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
     words(t, i, best);
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
-    best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(same_time(t, i));
     best.offer_opt(weekday(t, i));
     best.offer_opt(recurrence(t, i));
@@ -197,7 +196,7 @@ fn words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
         }
     }
-    for &(p, a, b) in REL_SPANS {
+    for &(p, a, b) in REL_SPANS.iter().filter(|_| matches!(t.at(i), '明' | '今')) {
         if let Some(e) = t.lit(i, p) {
             best.offer(
                 e,
@@ -391,6 +390,10 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if matches!(c, '年' | '岁') {
         return None;
     }
+    if let Some(x) = same_day_suffix(t, e) {
+        // 下周的今天
+        return Some((x, Atom::Date(DateParts::shifted(rel, Unit::Week))));
+    }
     Some((e, date_atom(|x| x.week = Some(rel))))
 }
 
@@ -399,6 +402,9 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// after a month or a week (下个月第一个工作日, 本月最后一个工作日, 下周的最后一个工作日);
 /// 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
 fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), '最' | '倒' | '头' | '第') {
+        return None;
+    }
     let (n, j) = if let Some(e) = t.lit(i, "最后") {
         let e = if t.at(e) == '一' { e + 1 } else { e };
         if t.at(e) != '个' {
@@ -452,23 +458,9 @@ fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// 下个月同一天, 一个月后的今天.
 const SAME_DAY_WORDS: &[&str] = &["今天", "今日", "这一天", "这天", "同一天", "同一日", "同日"];
 
-/// The same day in another week, month or year: 下个月的今天, 下个月今天, 下周的今天, 明年的这一天,
-/// 去年的今天, 下个月同一天 = the reference date shifted by that period (a day the month lacks is
-/// its last day: 31 January + 1 month = 28/29 February).
-fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (n, unit, e) = if let Some((e, k)) = t.lit_longest_in(i, MONTH_RELS, |p| p.0) {
-        (MONTH_RELS[k].1, Unit::Month, e)
-    } else if let Some((e, k)) = t.lit_longest_in(i, YEAR_RELS, |p| p.0) {
-        (YEAR_RELS[k].1, Unit::Year, e)
-    } else {
-        let (e, k) = t.lit_longest_in(i, WEEK_PREFIXES, |p| p.0)?;
-        (WEEK_PREFIXES[k].1, Unit::Week, week_word(t, e)?)
-    };
-    let e2 = same_day_suffix(t, e)?;
-    Some((e2, date_atom(|x| *x = DateParts::shifted(n, unit))))
-}
-
-/// An optional 的 and a word for "this same day" at `e`: its end.
+/// An optional 的 and a word for "this same day" at `e`, after a period (下个月的今天, 下周今天, 明年
+/// 的这一天, 下个月同一天): its end. The period is then a shift of the reference date (a day the
+/// month lacks is its last day: 31 January + 1 month = 28/29 February).
 fn same_day_suffix(t: &Text, e: usize) -> Option<usize> {
     let k = if t.at(e) == '的' { e + 1 } else { e };
     t.lit_longest(k, SAME_DAY_WORDS).map(|(x, _)| x)
@@ -477,6 +469,9 @@ fn same_day_suffix(t: &Text, e: usize) -> Option<usize> {
 /// 这个时候, 这个时间, 这时候, 同一时间, 此时 right after a day, a week or an offset (明天这个时候,
 /// 下周的这个时候, 三天后的这个时间): the reference time of day on that date.
 fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), '这' | '同' | '此') {
+        return None;
+    }
     let (e, _) = t.lit_longest(i, &["这个时候", "这个时间", "这时候", "同一时间", "此时"])?;
     let mut b = i;
     if t.before(b) == '的' {
@@ -556,6 +551,9 @@ const YEAR_RELS: &[(&str, i32)] = &[
 
 fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (e, k) = t.lit_longest_in(i, YEAR_RELS, |p| p.0)?;
+    if let Some(x) = same_day_suffix(t, e) {
+        return Some((x, Atom::Date(DateParts::shifted(YEAR_RELS[k].1, Unit::Year))));
+    }
     year_with_suffix(t, e, YearSpec::Rel(YEAR_RELS[k].1))
 }
 
@@ -648,6 +646,9 @@ const MONTH_RELS: &[(&str, i32)] = &[
 /// 下个月, 本月初, 上个月底, 下月15号.
 fn month_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (e, k) = t.lit_longest_in(i, MONTH_RELS, |p| p.0)?;
+    if let Some(x) = same_day_suffix(t, e) {
+        return Some((x, Atom::Date(DateParts::shifted(MONTH_RELS[k].1, Unit::Month))));
+    }
     Some(month_with_day(t, e, MonthSpec::Rel(MONTH_RELS[k].1)))
 }
 
