@@ -205,8 +205,12 @@ const EN_TENS: [(&str, u32); 8] = [
 
 /// English number word 0..=99 at a word start ("three", "twenty-five", "thirty five").
 pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
-    // the first letters of every number word: most words end here
-    if !matches!(t.at(i), 'z' | 'o' | 't' | 'f' | 's' | 'e' | 'n') || !t.word_start(i) {
+    // the first two letters of every number word: most words end here ("to", "next", "from")
+    if !matches!(
+        (t.at(i), t.at(i + 1)),
+        ('z', 'e') | ('o', 'n') | ('t', 'w' | 'h' | 'e') | ('f', 'o' | 'i') | ('s', 'i' | 'e') | ('e', 'i' | 'l') | ('n', 'i')
+    ) || !t.word_start(i)
+    {
         return None;
     }
     for (w, v) in EN_TENS {
@@ -271,7 +275,11 @@ const EN_ORDINALS: [(&str, u32); 19] = [
 /// "twenty second", "thirtieth", "thirty first", "22nd", "3rd". (value, end).
 pub(crate) fn en_ordinal(t: &Text, i: usize) -> Option<(u32, usize)> {
     let c = t.at(i);
-    if !(c.is_ascii_digit() || matches!(c, 'f' | 's' | 't' | 'e' | 'n')) || !t.word_start(i) {
+    // digits, or the first two letters of an ordinal word
+    if !(c.is_ascii_digit()
+        || matches!((c, t.at(i + 1)), ('f', 'i' | 'o') | ('s', 'e' | 'i') | ('t', 'h' | 'e' | 'w') | ('e', 'i' | 'l') | ('n', 'i')))
+        || !t.word_start(i)
+    {
         return None;
     }
     if t.at(i).is_ascii_digit() {
