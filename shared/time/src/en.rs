@@ -902,7 +902,8 @@ fn nth_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
 
 /// Parts of day that make a following-word context for the short weekday names (sat, sun, mon, wed).
 const PARTS_AFTER_WEEKDAY: &[&str] = &[
-    "morning", "afternoon", "evening", "night", "noon", "lunch", "am", "a.m.", "pm", "p.m.", "eve",
+    "morning", "afternoon", "evening", "night", "noon", "lunch", "dinner", "breakfast", "am", "a.m.", "pm",
+    "p.m.", "eve",
 ];
 
 /// Weekdays with their modifiers: monday, next friday, this sat, last tuesday, friday after next,
@@ -986,7 +987,12 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
         // "sun", "sat", "wed", "mon" only where a date is clearly meant
         let n = t.skip_ws(e);
         let the = t.prev_word(i).is_some_and(|w| t.word_eq(w, "the"));
+        // "lunch wed", "dinner sat": a meal names the day it is on
+        let meal = t
+            .prev_word(i)
+            .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
         let ok = prev_word_is_context(t, i)
+            || meal
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
             || month_name(t, n).is_some()

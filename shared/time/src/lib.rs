@@ -181,7 +181,8 @@
 //! context ("at 3", "3-4pm", "from 3 to 5", "8 tonight"); "3个苹果", "pages 10-20", "有3点建议",
 //! "一点也不" are not times. The ambiguous English abbreviations mon/wed/sat/sun and the month names
 //! may/march need context ("on sat", "next mon", "march 3", "in may"; for the weekdays also a part
-//! of day or a clock time after them: "sat morning", "sun @ 2", "wed at 3", but not after "the").
+//! of day or a clock time after them: "sat morning", "sun @ 2", "wed at 3", but not after "the";
+//! or a meal before them: "lunch wed", "dinner sat").
 //! Every English word a phrase is made of also matches its common abbreviations and misspellings
 //! (nxt, wk, wknd, tmrw, tmr, tmw, tmro, tomo, tommorow, yday, tdy, tonite, nite, hrs, mins, mth,
 //! yr, morn, arvo, biz: "nxt wk", "tmrw 3pm", "fri nite"; `text::ABBREVIATIONS`), and the chat
