@@ -170,6 +170,8 @@
 //!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE, the n-th weekday or working day of every
 //!   month: 每月最后一个周五 / "the last friday of every month" FREQ=MONTHLY;BYDAY=-1FR, "every first
 //!   monday" FREQ=MONTHLY;BYDAY=1MO, 每个月第一个工作日 FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1 ...)
+//!   An interval and the weekdays written apart are one weekly rule: "biweekly on mondays",
+//!   "every other week on tuesdays and thursdays" FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
 //!   occurrence has already passed, the next occurrence.
 //!

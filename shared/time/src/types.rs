@@ -153,6 +153,7 @@ impl DateParts {
     /// Merge `o` into `self` when no field is set twice and the result is coherent.
     pub(crate) fn merge(&mut self, o: &DateParts) -> bool {
         let mut m = *self;
+        let mut o = *o;
         macro_rules! take {
             ($f:ident) => {
                 if o.$f.is_some() {
@@ -162,6 +163,22 @@ impl DateParts {
                     m.$f = o.$f;
                 }
             };
+        }
+        // "biweekly on mondays": an interval and the weekdays of one weekly recurrence
+        if let (Some(a), Some(b)) = (m.recur, o.recur)
+            && a.freq == Freq::Weekly
+            && b.freq == Freq::Weekly
+            && !a.last_day
+            && !b.last_day
+            && (a.byday == 0) != (b.byday == 0)
+            && (a.interval == 1 || b.interval == 1)
+        {
+            m.recur = Some(Recur {
+                interval: a.interval.max(b.interval),
+                byday: a.byday | b.byday,
+                ..a
+            });
+            o.recur = None;
         }
         take!(rel_day);
         take!(rel_end);
