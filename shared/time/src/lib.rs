@@ -8,8 +8,8 @@
 //!
 //! Spans are counted in Unicode code points of the original text. Internally every character is
 //! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
-//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 to simplified), so spans map
-//! straight back to the original.
+//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 to simplified), so spans
+//! map straight back to the original.
 //!
 //! Chinese numbers may be written in digits, numerals or the colloquial 俩 (= 两个, two) and 仨
 //! (= 三个, three), wherever a number stands: "俩点" = 2 o'clock, "仨小时" = 3 hours, "俩天后",
@@ -42,17 +42,17 @@
 //!   后儿, 大后儿, 昨儿, 前儿, 大前儿 (also with 个: 明儿个, and 今个儿, 明个儿, 昨个儿), where
 //!   前儿/后儿 after a place word are places (跟前儿, 门后儿); two days at once, 明后天/明后两天
 //!   (tomorrow and the day after) and 今明两天 (today and tomorrow), are a span (`date`..`end_date`,
-//!   also with a part of day: 明后天下午);
-//!   today/tomorrow/yesterday,
-//!   the day after tomorrow, the day before yesterday. 次日/翌日/第二天 = the day after the date
+//!   also with a part of day: 明后天下午); today/tomorrow/yesterday, the day after tomorrow, the
+//!   day before yesterday. 次日/翌日/第二天 = the day after the date
 //!   the expression is anchored to (the start of a range), else tomorrow.
 //! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;
 //!   when it is today and an attached clock time or part of day has already passed, it is the
 //!   same weekday of next week. 本周X/这周X/this X/X of this week = X of the current Monday-start
 //!   week (possibly in the past), except English "this X" said on a Sunday: that week has no day
 //!   left but the Sunday, and an English speaker (whose week often starts on Sunday) means the
-//!   coming X ("this saturday" on Sunday 7 August = 13 August; 这周六 stays 6 August). 下周X/下个星期X/next X/X of next week = X in the next Monday-start
-//!   week (so on a Tuesday "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
+//!   coming X ("this saturday" on Sunday 7 August = 13 August; 这周六 stays 6 August).
+//!   下周X/下个星期X/next X/X of next week = X in the next Monday-start week (so on a Tuesday
+//!   "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
 //!   current week, or of the next/last week with 下/上/next/last; bare 周末 said on a Sunday means the
@@ -111,8 +111,8 @@
 //!   Explicit times that have already passed also stay on the reference date (下午3点 at 16:00,
 //!   "3am" at 04:30); only bare weekdays and recurrences move on (see above and below).
 //!   Other clock forms: 三点儿 (colloquial 3点; 一点儿 is "a little" unless a part of day stands
-//!   right before it: 下午一点儿), "7.45 pm" (a dot only with am/pm, since 3.5 is a number), "9ish", hours
-//!   and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
+//!   right before it: 下午一点儿), "7.45 pm" (a dot only with am/pm, since 3.5 is a number),
+//!   "9ish", hours and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
@@ -145,10 +145,12 @@
 //!   time (grain minute); 这个时候 and "at this time" alone are no match.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/一大早/大清早/morning/"first thing" (before a day: "first thing tomorrow", "first
-//!   thing monday"; or "first thing in the morning") morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
-//!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
-//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, a couple hours, an hour and a half,
-//!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
+//!   thing monday"; or "first thing in the morning") morning, 上午 forenoon, 中午/lunch noon,
+//!   下午/午后/afternoon afternoon, 晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/
+//!   all day all_day.
+//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, a couple hours, an hour
+//!   and a half, ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an
+//!   hour) give
 //!   `duration_minutes`; days and weeks count 1440 and 10080 minutes (months and years vary and are
 //!   not read as lengths; 第3天, 3日 and 3周年 are not lengths; "a day"/"a week" is one only after
 //!   "for"/"lasting"/"by", since "once a day" is not). Durations written next to each other add up
@@ -191,9 +193,11 @@
 //! spellings 2day, 2moro, 2morrow, 2mrw, 2nite, 2night are today, tomorrow and tonight ("a 2day
 //! workshop" is a length). Right after a day, am/pm/eve name its morning, afternoon or evening
 //! ("tmrw am", "monday pm", "sat eve"); elsewhere "am" is a verb and "eve" a name. "by" joins a day
-//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5"). `grain` is minute/hour for
-//! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
-//! week/month/year for those spans; durations and time offsets are minute grain.
+//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5").
+//!
+//! `grain` is minute/hour for clock times (minute when minutes are written), day for dates, parts
+//! of day and date ranges, and week/month/year for those spans; durations and time offsets are
+//! minute grain.
 //!
 //! Every resolution also says how much of it was read ([`Confidence`]): `read` when the text
 //! states it (by the rules above), `inferred` when a default chose between readings the text
@@ -209,8 +213,12 @@
 //! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
 //! "within N days"/N日内 deadlines and "last/next N days" intervals; time zones named in the text;
 //! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
-//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点" gives the afternoon
-//! range on the reference date).
+//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点"
+//! gives the afternoon range on the reference date; "下周二或周三" gives this week's Wednesday);
+//! lists of weekdays or days of the month without "every" ("gym mon wed fri", 每月1号和15号 reads
+//! the 1st only); parts of a week other than its start, middle and end ("early next week"); the
+//! British "a week tomorrow", "monday week"; approximate offsets (三四天后); 下班前 (before the end of
+//! work); meals other than lunch as parts of day ("dinner at 7" is 07:00).
 
 mod dates;
 mod digits;
