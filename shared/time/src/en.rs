@@ -142,8 +142,8 @@ fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
     Some((e2, date_atom(|x| *x = DateParts::shifted(n, u))))
 }
 
-/// "this time tomorrow", "same time next week", "the same time on friday": the reference time of
-/// day on the date that follows (only before one).
+/// "this time tomorrow", "same time next week", "the same time on friday", "tomorrow same time":
+/// the reference time of day on the date it is said with (only next to one).
 fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     if (t.at(i), t.at(i + 1), t.at(i + 2)) == ('a', 't', ' ') {
@@ -172,7 +172,10 @@ fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
         && (t.phrase_longest(k2, &["tomorrow", "today", "yesterday", "next", "last", "this"]).is_some()
             || weekday_name(t, k2).is_some()
             || digit_shorthand(t, k2).is_some());
-    day_follows.then_some((e, Atom::SameTime))
+    // "tomorrow same time", "next week at the same time"
+    let day_precedes = after_day_word(t, i)
+        || t.prev_word(i).is_some_and(|w| ["week", "month", "year"].iter().any(|p| t.phrase(w.0, p) == Some(w.1)));
+    (day_follows || day_precedes).then_some((e, Atom::SameTime))
 }
 
 /// Chat spellings that start with a digit: 2day, 2moro, 2morrow, 2mrw, 2nite, 2night.

@@ -141,8 +141,8 @@
 //!   matches), "a month from today" = the reference date shifted by that period, grain day; a day
 //!   the target month lacks is its **last day** (31 January -> 28/29 February, 29 February + 1 year
 //!   -> 28 February). **The same time of day**: 明天这个时候, 下周的这个时候, 三天后的这个时间, "this
-//!   time tomorrow", "same time next week", "the same time on friday" = that date at the reference
-//!   time (grain minute); 这个时候 and "at this time" alone are no match.
+//!   time tomorrow", "same time next week", "the same time on friday", "tomorrow same time" = that
+//!   date at the reference time (grain minute); 这个时候 and "at the same time" alone are no match.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
 //!   今早/明早/一大早/大清早/morning/"first thing" (before a day: "first thing tomorrow", "first
 //!   thing monday"; or "first thing in the morning") morning, 上午 forenoon, 中午/lunch noon,

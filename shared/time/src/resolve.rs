@@ -420,8 +420,9 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         Some(resolve_date(&p.date, ctx, None)?)
     };
     if p.same_time {
-        // "明天这个时候", "same time next week": the reference time of day on that date
-        let mut r = empty_res(dres.map_or(today, |d| d.date), Grain::Minute);
+        // "明天这个时候", "same time next week": the reference time of day on that date (alone it
+        // says nothing)
+        let mut r = empty_res(dres?.date, Grain::Minute);
         r.start_time = Some(hm(ctx.now_minutes()));
         r.rrule = dres.and_then(|d| d.recur).map(|rec| recurrence::rrule(&rec, &p.date));
         return Some(r);
