@@ -1,5 +1,6 @@
 //! Calendar arithmetic: month lengths, adding months, Monday-start weeks, next weekday.
 
+use super::types::BUSINESS_DAY;
 use chrono::{Datelike, Days, Months, NaiveDate};
 
 pub(crate) fn ymd(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
@@ -118,4 +119,45 @@ pub(crate) fn add_business_days(d: NaiveDate, n: i64) -> Option<NaiveDate> {
         }
     }
     Some(x)
+}
+
+/// The n-th weekday `wd` (0 = Monday) of month `m` of year `y`, counted from the end when n < 0
+/// (-1 = the last, -2 = the second to last); None when the month has no such day (a fifth Monday).
+/// `wd` = [`BUSINESS_DAY`] counts the days Monday to Friday instead (no holiday calendar): the
+/// first business day of a month starting on a Saturday is the 3rd.
+pub(crate) fn nth_weekday_in(y: i32, m: u32, n: i8, wd: u8) -> Option<NaiveDate> {
+    if n == 0 {
+        return None;
+    }
+    if wd == BUSINESS_DAY {
+        let (first, last) = (ymd(y, m, 1)?, last_of_month(y, m)?);
+        let (mut d, step) = if n > 0 { (first, 1) } else { (last, -1) };
+        let mut left = n.unsigned_abs();
+        while d.month() == m {
+            if weekday_index(d) < 5 {
+                left -= 1;
+                if left == 0 {
+                    return Some(d);
+                }
+            }
+            d = add_days(d, step)?;
+        }
+        return None;
+    }
+    let d = if n > 0 {
+        add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?
+    } else {
+        let last = last_of_month(y, m)?;
+        let back = (weekday_index(last) as i64 - wd as i64).rem_euclid(7);
+        add_days(last, -back - 7 * (n.unsigned_abs() as i64 - 1))?
+    };
+    (d.month() == m).then_some(d)
+}
+
+/// The n-th weekday (or business day) of the week that starts on Monday `mon`: 1 = its first,
+/// -1 = its last (Sunday, or Friday for business days).
+pub(crate) fn nth_weekday_of_week(mon: NaiveDate, n: i8, wd: u8) -> Option<NaiveDate> {
+    let days = if wd == BUSINESS_DAY { 5 } else { return None };
+    let k = if n > 0 { n as i64 - 1 } else { days + n as i64 };
+    (0..days).contains(&k).then(|| add_days(mon, k)).flatten()
 }

@@ -95,7 +95,7 @@ fn day_month_year(t: &Text, i: usize) -> Option<(usize, Atom)> {
             p.year = Some(YearSpec::Abs(y as i32));
             p.month = Some(super::types::MonthSpec::Abs(m));
             p.day = Some(d);
-            p.order_guessed = ambiguous;
+            p.guessed = ambiguous;
         }),
     ))
 }
@@ -217,6 +217,7 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             mer: None,
             absolute: h > 12 || h == 0,
             padded: leading_zero,
+            guessed: false,
         };
         let mut e = e2;
         if h <= 12
@@ -251,6 +252,7 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             mer: Some(mer),
             absolute: false,
             padded: false,
+            guessed: false,
         }),
     ))
 }

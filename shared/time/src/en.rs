@@ -7,8 +7,8 @@ use super::numerals::{ascii_decimal_hundredths, ascii_int, en_number_word, en_or
 use super::segment::SegKind;
 use super::text::Text;
 use super::types::{
-    Atom, Best, Clock, Conn, DateParts, Freq, Glue, Mer, MonthPart, MonthSpec, Prefix, Recur,
-    SegAtom, Unit, YearSpec, date_atom,
+    Atom, BUSINESS_DAY, Best, Clock, Conn, DateParts, Freq, Glue, Mer, MonthPart, MonthSpec, Prefix,
+    Recur, SegAtom, Unit, YearSpec, date_atom,
 };
 
 pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
@@ -21,6 +21,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     if c.is_ascii_digit() {
+        if c == '2' && matches!(t.at(i + 1), 'd' | 'm' | 'n') {
+            best.offer_opt(digit_shorthand(t, i));
+        }
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(nth_weekday(t, i));
         best.offer_opt(nth_month(t, i));
@@ -35,6 +38,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     fixed_words(t, i, best);
     best.offer_opt(nth_weekday(t, i));
     best.offer_opt(nth_month(t, i));
+    best.offer_opt(possessive_month(t, i));
     best.offer_opt(day_first_date(t, i));
     best.offer_opt(weekday_expr(t, i));
     best.offer_opt(month_first_date(t, i));
@@ -45,6 +49,198 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(clock_phrase(t, i));
     best.offer_opt(word_clock(t, i));
     best.offer_opt(recurrence(t, i));
+    best.offer_opt(day_half(t, i));
+    best.offer_opt(same_day_of_period(t, i));
+    best.offer_opt(early_late_month(t, i));
+    best.offer_opt(first_thing(t, i));
+    best.offer_opt(same_time(t, i));
+}
+
+/// "first thing tomorrow", "first thing monday", "first thing in the morning": the morning of that
+/// day ("first thing" alone may be the first item of a list).
+fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if t.at(i) != 'f' || t.at(i + 1) != 'i' {
+        return None;
+    }
+    let e = t.phrase(i, "first thing")?;
+    let k = t.skip_ws(e);
+    if k == e {
+        return None;
+    }
+    if let Some(x) = t.phrase(k, "in the morning") {
+        return Some((x, seg(SegKind::Morning, None)));
+    }
+    let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+    let day_follows = t.phrase_longest(k2, &["tomorrow", "today", "next", "this"]).is_some()
+        || weekday_name(t, k2).is_some()
+        || digit_shorthand(t, k2).is_some();
+    day_follows.then_some((e, seg(SegKind::Morning, None)))
+}
+
+/// "early march", "late next month", "in early april 2027": the first or last third of a month
+/// (1st-10th, 21st-last), as a span.
+fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!((t.at(i), t.at(i + 1)), ('e' | 'l', 'a')) {
+        return None;
+    }
+    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in"])?;
+    let k2 = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
+    if k2 == e {
+        return None;
+    }
+    let (e2, (month, year)) = month_reference(t, k2)?;
+    Some((
+        e2,
+        date_atom(|d| {
+            d.month = Some(month);
+            d.year = year;
+            d.part = Some(MonthPart::Third(if k % 2 == 0 { 1 } else { 3 }));
+        }),
+    ))
+}
+
+/// Another week, month or year, as a shift: "next month" = (1, Month). (end, n, unit).
+fn period_after(t: &Text, k: usize) -> Option<(usize, i32, Unit)> {
+    const PERIODS: &[(&str, i32, Unit)] = &[
+        ("next week", 1, Unit::Week),
+        ("next month", 1, Unit::Month),
+        ("next year", 1, Unit::Year),
+        ("last week", -1, Unit::Week),
+        ("last month", -1, Unit::Month),
+        ("last year", -1, Unit::Year),
+        ("the following week", 1, Unit::Week),
+        ("the following month", 1, Unit::Month),
+        ("the following year", 1, Unit::Year),
+        ("the week after next", 2, Unit::Week),
+    ];
+    let (e, p) = t.phrase_longest_in(k, PERIODS, |x| x.0)?;
+    Some((e, PERIODS[p].1, PERIODS[p].2))
+}
+
+/// "this day next month", "the same day next week", "same date next year", "today next week":
+/// the reference date shifted by that period (a day the month lacks is its last day).
+fn same_day_of_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let e = match (t.at(i), t.at(i + 1)) {
+        ('t', 'o') => t.phrase(i, "today")?,
+        ('t', 'h') | ('s', 'a') => {
+            let mut j = i;
+            if let Some(x) = t.phrase(i, "the") {
+                j = t.skip_ws(x);
+            } else if let Some(x) = t.phrase(i, "this") {
+                j = t.skip_ws(x);
+            }
+            if j == i || t.at(i + 2) == 'e' {
+                // "same day", "the same day"
+                j = t.phrase(j, "same").map(|x| t.skip_ws(x))?;
+            }
+            t.phrase(j, "day").or_else(|| t.phrase(j, "date"))?
+        }
+        _ => return None,
+    };
+    let k = t.skip_ws(e);
+    let (e2, n, u) = period_after(t, k).filter(|_| k > e)?;
+    Some((e2, date_atom(|x| *x = DateParts::shifted(n, u))))
+}
+
+/// "this time tomorrow", "same time next week", "the same time on friday", "tomorrow same time":
+/// the reference time of day on the date it is said with (only next to one).
+fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    if (t.at(i), t.at(i + 1), t.at(i + 2)) == ('a', 't', ' ') {
+        j = t.skip_ws(i + 2);
+    }
+    let e = match (t.at(j), t.at(j + 1)) {
+        ('t', 'h') | ('s', 'a') => {
+            let mut k = j;
+            if let Some(x) = t.phrase(j, "this") {
+                k = t.skip_ws(x);
+            } else if let Some(x) = t.phrase(j, "the") {
+                k = t.phrase(t.skip_ws(x), "same").map(|y| t.skip_ws(y))?;
+            } else if let Some(x) = t.phrase(j, "same") {
+                k = t.skip_ws(x);
+            }
+            if k == j {
+                return None;
+            }
+            t.phrase(k, "time")?
+        }
+        _ => return None,
+    };
+    let k = t.skip_ws(e);
+    let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+    let day_follows = k > e
+        && (t.phrase_longest(k2, &["tomorrow", "today", "yesterday", "next", "last", "this"]).is_some()
+            || weekday_name(t, k2).is_some()
+            || digit_shorthand(t, k2).is_some());
+    // "tomorrow same time", "next week at the same time"
+    let day_precedes = after_day_word(t, i)
+        || t.prev_word(i).is_some_and(|w| ["week", "month", "year"].iter().any(|p| t.phrase(w.0, p) == Some(w.1)));
+    (day_follows || day_precedes).then_some((e, Atom::SameTime))
+}
+
+/// Chat spellings that start with a digit: 2day, 2moro, 2morrow, 2mrw, 2nite, 2night.
+fn digit_shorthand(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    const WORDS: &[(&str, i32, bool)] = &[
+        ("2day", 0, false),
+        ("2moro", 1, false),
+        ("2morro", 1, false),
+        ("2morrow", 1, false),
+        ("2morow", 1, false),
+        ("2mrw", 1, false),
+        ("2mro", 1, false),
+        ("2nite", 0, true),
+        ("2night", 0, true),
+    ];
+    let (e, k) = t.phrase_longest_in(i, WORDS, |w| w.0)?;
+    // "a 2day workshop" is a length
+    if k == 0 && t.prev_word(i).is_some_and(|w| t.word_eq(w, "a") || t.word_eq(w, "the")) {
+        return None;
+    }
+    let (_, d, night) = WORDS[k];
+    Some((e, if night { seg(SegKind::Evening, Some(d)) } else { date_atom(|x| x.rel_day = Some(d)) }))
+}
+
+/// The word before `i` (after at least one space) names a day: today, tomorrow, yesterday (and
+/// their short forms), or a weekday.
+fn after_day_word(t: &Text, i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && t.at(j - 1).is_whitespace() {
+        j -= 1;
+    }
+    if j == i {
+        return false;
+    }
+    let end = j;
+    if t.before(j) == '.' {
+        j -= 1;
+    }
+    while j > 0 && t.at(j - 1).is_ascii_alphanumeric() {
+        j -= 1;
+    }
+    if j + 1 >= end {
+        return false;
+    }
+    let ends = |x: Option<usize>| x == Some(end);
+    weekday_name(t, j).is_some_and(|(_, e, plural, _)| e == end && !plural)
+        || ["today", "tomorrow", "yesterday"].iter().any(|w| ends(t.phrase(j, w)))
+        || ends(digit_shorthand(t, j).map(|x| x.0))
+}
+
+/// "tmrw am", "monday pm", "sat eve": am, pm and eve right after a day name a part of it
+/// (morning, afternoon, evening). Elsewhere "am" is a verb and "eve" a name.
+fn day_half(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (kind, e) = match (t.at(i), t.at(i + 1)) {
+        ('a' | 'p', 'm') => (if t.at(i) == 'a' { SegKind::Morning } else { SegKind::Afternoon }, i + 2),
+        ('a' | 'p', '.') if t.at(i + 2) == 'm' && t.at(i + 3) == '.' => {
+            (if t.at(i) == 'a' { SegKind::Morning } else { SegKind::Afternoon }, i + 4)
+        }
+        ('e', 'v') if t.at(i + 2) == 'e' => (SegKind::Evening, i + 3),
+        _ => return None,
+    };
+    if t.is_alnum(e) || !after_day_word(t, i) {
+        return None;
+    }
+    Some((e, seg(kind, None)))
 }
 
 fn seg(kind: SegKind, day: Option<i32>) -> Atom {
@@ -132,15 +328,56 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
         }
     }
+    if let Some(e) = t.phrase(i, "eow").filter(|_| t.at(i + 1) == 'o') {
+        // end of week: its Friday, as "end of the week" (see `month_part`)
+        best.offer(
+            e,
+            date_atom(|x| {
+                x.week = Some(0);
+                x.weekday = Some(4);
+                x.guessed = true;
+            }),
+        );
+    }
     for p in ["now", "right now"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Now);
+        }
+    }
+    // the end of the working day: 17:00 by convention ("by EOD", "close of business friday")
+    let eod_start = match (t.at(i), t.at(i + 1)) {
+        ('e', 'o' | 'n') | ('c', 'o' | 'l') => true,
+        ('t', 'h') => t.at(t.skip_ws(i + 3)) == 'e',
+        _ => false,
+    };
+    for p in [
+        "eod",
+        "cob",
+        "eob",
+        "end of day",
+        "end of the day",
+        "the end of the day",
+        "end of business",
+        "close of business",
+        "end of the business day",
+        "end of business day",
+    ]
+    .into_iter()
+    .filter(|_| eod_start)
+    {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::end_of_day()));
         }
     }
     for p in ["noon", "midday", "12 noon"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Clock(Clock::noon()));
         }
+    }
+    if t.at(i) == 'n'
+        && let Some(e) = t.lit(i, "noonish").filter(|&e| !t.is_alnum(e))
+    {
+        best.offer(e, Atom::Clock(Clock::noon()));
     }
     for p in ["midnight", "12 midnight"] {
         if let Some(e) = t.phrase(i, p) {
@@ -149,6 +386,8 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
     const GLUE: &[(&str, Atom)] = &[
         ("at", Atom::Glue(Glue::At)),
+        // "tomorrow by 5pm", "friday by eod": the deadline's day and hour ("by 5" alone stays a number)
+        ("by", Atom::Glue(Glue::Soft)),
         ("on", Atom::Glue(Glue::Soft)),
         ("of", Atom::Glue(Glue::Soft)),
         ("for", Atom::Glue(Glue::Dur)),
@@ -486,48 +725,140 @@ fn month_reference(t: &Text, k: usize) -> Option<(usize, (MonthSpec, Option<Year
     Some((e, (MonthSpec::Rel(PERIODS[p].1), None)))
 }
 
-/// The n-th weekday of a month: "the third Wednesday of next month", "first monday in march",
-/// "last Friday of this month", "the 2nd tuesday of the month". The month is required (a bare
-/// "last friday" is the Friday of last week).
-fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let mut j = i;
-    if let Some(x) = t.phrase(i, "the") {
-        j = t.skip_ws(x);
+/// An ordinal that counts days in a month or week, at `j`: 1..=5 ("first", "2nd"), -1 ("last",
+/// "final"), -2 ("second to last", "penultimate"). (n, end).
+fn nth_ordinal(t: &Text, j: usize) -> Option<(i8, usize)> {
+    if let Some((x, _)) = t.phrase_longest(j, &["second to last", "second-to-last", "penultimate", "next to last"]) {
+        return Some((-2, x));
     }
-    let n: i8 = if let Some((x, _)) = t.phrase_longest(j, &["second to last", "second-to-last", "penultimate", "next to last"]) {
-        j = x;
-        -2
-    } else if let Some(x) = t.phrase(j, "last").or_else(|| t.phrase(j, "final")) {
-        j = x;
-        -1
-    } else {
-        let (n, x) = en_ordinal(t, j)?;
-        if !(1..=5).contains(&n) {
-            return None;
-        }
-        j = x;
-        n as i8
-    };
-    let k = t.skip_ws(j);
-    if k == j {
-        return None;
+    if let Some(x) = t.phrase(j, "last").or_else(|| t.phrase(j, "final")) {
+        return Some((-1, x));
+    }
+    let (n, x) = en_ordinal(t, j)?;
+    (1..=5).contains(&n).then_some((n as i8, x))
+}
+
+/// What an ordinal counts at `k`: a weekday name (0 = Monday) or a business day ("business day",
+/// "working day", "workday", "weekday" = [`BUSINESS_DAY`]). (weekday, end).
+fn nth_day_kind(t: &Text, k: usize) -> Option<(u8, usize)> {
+    if let Some((e, _)) = t.phrase_longest(k, &["business day", "working day", "work day", "workday", "weekday"]) {
+        return Some((BUSINESS_DAY, e));
     }
     let (wd, e, plural, _) = weekday_name(t, k)?;
-    if plural {
+    (!plural).then_some((wd, e))
+}
+
+/// The week a business-day ordinal counts in: "of next week", "of the week". (end, week).
+fn week_reference(t: &Text, k: usize) -> Option<(usize, i32)> {
+    const WEEKS: &[(&str, i32)] = &[
+        ("the week", 0),
+        ("this week", 0),
+        ("next week", 1),
+        ("the next week", 1),
+        ("the following week", 1),
+        ("last week", -1),
+    ];
+    let (e, p) = t.phrase_longest_in(k, WEEKS, |w| w.0)?;
+    Some((e, WEEKS[p].1))
+}
+
+fn nth_atom(n: i8, wd: u8, month: Option<(MonthSpec, Option<YearSpec>)>, week: Option<i32>, every: bool) -> Atom {
+    date_atom(|d| {
+        d.nth = Some((n, wd));
+        if let Some((m, y)) = month {
+            d.month = Some(m);
+            d.year = y;
+        }
+        d.week = week;
+        if every {
+            d.recur = Some(Recur::new(Freq::Monthly));
+        }
+    })
+}
+
+/// The n-th weekday of a month: "the third Wednesday of next month", "first monday in march",
+/// "last Friday of this month", "the 2nd tuesday of the month", "the first monday next month";
+/// the n-th business day: "the first business day of next month", "the last working day of the
+/// week"; every month: "the last friday of every month", "every first monday (of the month)". The
+/// month is required (a bare "last friday" is the Friday of last week).
+fn nth_weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let mut j = i;
+    let mut every = false;
+    if let Some(x) = (matches!((t.at(i), t.at(i + 1)), ('e', 'v' | 'a')))
+        .then(|| t.phrase(i, "every").or_else(|| t.phrase(i, "each")))
+        .flatten()
+    {
+        j = t.skip_ws(x);
+        every = j > x;
+    } else if let Some(x) = t.phrase(i, "the") {
+        j = t.skip_ws(x);
+    }
+    let (n, x) = nth_ordinal(t, j)?;
+    let k = t.skip_ws(x);
+    if k == x {
         return None;
     }
+    let (wd, e) = nth_day_kind(t, k)?;
     let k2 = t.skip_ws(e);
-    let x = t.phrase(k2, "of").or_else(|| t.phrase(k2, "in"))?;
-    let k3 = t.skip_ws(x);
-    let (e3, (month, year)) = month_reference(t, k3)?;
-    Some((
-        e3,
-        date_atom(|d| {
-            d.nth = Some((n, wd));
-            d.month = Some(month);
-            d.year = year;
-        }),
-    ))
+    let of = t.phrase(k2, "of").or_else(|| t.phrase(k2, "in"));
+    let k3 = of.map_or(k2, |x| t.skip_ws(x));
+    if of.is_some() || k2 > e {
+        if let Some((e3, _)) = t.phrase_longest(k3, &["every month", "each month", "the month"]).filter(|_| every || of.is_some())
+            && (every || t.phrase(k3, "the month").is_none())
+        {
+            // "the last friday of every month", "every first monday of the month"
+            return Some((e3, nth_atom(n, wd, None, None, true)));
+        }
+        if let Some((e3, (month, year))) = month_reference(t, k3)
+            // without "of" only a relative month: "the first monday next month"
+            && (of.is_some() || matches!(month, MonthSpec::Rel(_)))
+            && !every
+        {
+            return Some((e3, nth_atom(n, wd, Some((month, year)), None, false)));
+        }
+        if wd == BUSINESS_DAY
+            && !every
+            && let Some((e3, w)) = week_reference(t, k3)
+        {
+            return Some((e3, nth_atom(n, wd, None, Some(w), false)));
+        }
+    }
+    // "every first monday": of every month
+    every.then(|| (e, nth_atom(n, wd, None, None, true)))
+}
+
+/// "next month's second tuesday", "this month's last friday", "june's first monday", "next
+/// month's first business day", "next month's last day": the month first, with 's.
+fn possessive_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !t.has_apostrophe() {
+        return None;
+    }
+    let (e, (month, year)) = month_reference(t, i)?;
+    if !matches!(t.at(e), '\'' | '’') || t.at(e + 1) != 's' || t.is_alnum(e + 2) {
+        return None;
+    }
+    let j = t.skip_ws(e + 2);
+    if j == e + 2 {
+        return None;
+    }
+    if let Some((x, p)) = t.phrase_longest(j, &["first day", "last day", "final day", "end", "beginning", "start"]) {
+        let part = if matches!(p, 0 | 4 | 5) { MonthPart::Begin } else { MonthPart::End };
+        return Some((
+            x,
+            date_atom(|d| {
+                d.month = Some(month);
+                d.year = year;
+                d.part = Some(part);
+            }),
+        ));
+    }
+    let (n, x) = nth_ordinal(t, j)?;
+    let k = t.skip_ws(x);
+    if k == x {
+        return None;
+    }
+    let (wd, e2) = nth_day_kind(t, k)?;
+    Some((e2, nth_atom(n, wd, Some((month, year)), None, false)))
 }
 
 /// "the 4th month of next year", "the second month of 2027".
@@ -572,6 +903,12 @@ fn nth_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
     ))
 }
 
+/// Parts of day that make a following-word context for the short weekday names (sat, sun, mon, wed).
+const PARTS_AFTER_WEEKDAY: &[&str] = &[
+    "morning", "afternoon", "evening", "night", "noon", "lunch", "dinner", "breakfast", "am", "a.m.", "pm",
+    "p.m.", "eve",
+];
+
 /// Weekdays with their modifiers: monday, next friday, this sat, last tuesday, friday after next,
 /// this coming monday, every monday and friday, mondays.
 fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
@@ -595,10 +932,12 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut md = Md::Bare;
     let mut j = i;
     let mut interval = 1;
+    let mut this = false;
     if let Some((e, k)) = t.phrase_longest_in(i, mods, |m| m.0) {
         let k2 = t.skip_ws(e);
         if k2 > e && weekday_name(t, k2).is_some() {
             md = mods[k].1;
+            this = mods[k].0 == "this";
             if mods[k].0 == "every other" {
                 interval = 2;
             }
@@ -650,10 +989,24 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if weak && md == Md::Bare {
         // "sun", "sat", "wed", "mon" only where a date is clearly meant
         let n = t.skip_ws(e);
+        let the = t.prev_word(i).is_some_and(|w| t.word_eq(w, "the"));
+        // "lunch wed", "dinner sat": a meal names the day it is on
+        let meal = t
+            .prev_word(i)
+            .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
         let ok = prev_word_is_context(t, i)
+            || meal
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
-            || month_name(t, n).is_some();
+            || month_name(t, n).is_some()
+            // "sat morning", "sun nite", "mon pm", "sun @ 2", "wed at 3" (not "the sun at noon")
+            || !the
+                && ((n > e && t.phrase_longest(n, PARTS_AFTER_WEEKDAY).is_some())
+                    || t.at(n) == '@'
+                    || t.phrase(n, "at").is_some_and(|x| {
+                        let k = t.skip_ws(x);
+                        k > x && (t.at(k).is_ascii_digit() || t.phrase(k, "noon").is_some())
+                    }));
         if !ok {
             return None;
         }
@@ -673,6 +1026,7 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
         date_atom(|x| {
             x.weekday = Some(wd);
             x.after_next = after_next;
+            x.this_named = this;
             if let Md::Week(w) = md {
                 x.week = Some(w);
             }
@@ -792,13 +1146,38 @@ fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("next year", 1, true),
         ("last year", -1, true),
     ];
+    // "end of the week" = its Friday (the end of the working week), "start of next week" = its
+    // Monday, "middle of the week" = its Wednesday; Friday and Wednesday are a convention
+    const WEEKS: &[(&str, i32)] = &[
+        ("the week", 0),
+        ("week", 0),
+        ("this week", 0),
+        ("the current week", 0),
+        ("next week", 1),
+        ("the next week", 1),
+        ("the following week", 1),
+        ("last week", -1),
+    ];
+    if k < 5
+        && let Some((e2, p)) = t.phrase_longest_in(k2, WEEKS, |x| x.0)
+    {
+        d.week = Some(WEEKS[p].1);
+        d.weekday = Some(match part {
+            MonthPart::Begin => 0,
+            MonthPart::Mid => 2,
+            _ => 4,
+        });
+        d.guessed = part != MonthPart::Begin;
+        d.part = None;
+        return Some((e2, Atom::Date(d)));
+    }
     if let Some((e2, p)) = t.phrase_longest_in(k2, PERIODS, |x| x.0) {
         let (_, n, is_year) = PERIODS[p];
         if is_year {
             let m = match part {
                 MonthPart::End => 12,
                 MonthPart::Begin => 1,
-                MonthPart::Mid => return None,
+                _ => return None,
             };
             d.month = Some(MonthSpec::Abs(m));
             d.year = Some(YearSpec::Rel(n));
@@ -873,6 +1252,12 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             Some(f) => (v + f, e + 1),
             None => (v, e),
         }
+    } else if let Some((e, _)) = matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('a', ' ', 'c') | ('c', 'o', 'u'))
+        .then(|| t.phrase_longest(i, &["a couple of", "a couple", "couple of", "couple"]))
+        .flatten()
+    {
+        // "a couple of days", "in a couple hours", "couple days from now"
+        (200, e)
     } else if let Some((e, k)) = t.phrase_longest(
         i,
         &[
@@ -880,8 +1265,6 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
             "an",
             "half a",
             "half an",
-            "a couple of",
-            "couple of",
             "a half",
             "a quarter",
             "a quarter of a",
@@ -893,7 +1276,7 @@ fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
         ],
     ) {
         article = k < 2;
-        ([100, 100, 50, 50, 200, 200, 50, 25, 25, 25, 25, 75, 75, 75][k], e)
+        ([100, 100, 50, 50, 50, 25, 25, 25, 25, 75, 75, 75][k], e)
     } else {
         let (n, e) = en_number_word(t, i)?;
         (n * 100, e)

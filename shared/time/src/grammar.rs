@@ -20,6 +20,8 @@ pub(crate) struct Point {
     /// Offset from the reference instant, minutes.
     pub toff: Option<i64>,
     pub now: bool,
+    /// "明天这个时候", "same time next week": the reference time of day.
+    pub same_time: bool,
 }
 
 impl Point {
@@ -29,6 +31,17 @@ impl Point {
             && self.clock.is_none()
             && self.toff.is_none()
             && !self.now
+            && !self.same_time
+    }
+
+    /// With the same time of day, a period is a shift: "下周的这个时候", "this time next week" =
+    /// 7 days on, not the week.
+    fn shift_period(&mut self) {
+        if self.same_time
+            && let Some((n, u)) = self.date.period_shift()
+        {
+            self.date = DateParts::shifted(n, u);
+        }
     }
 
     /// Add one atom; false when it does not fit.
@@ -38,13 +51,22 @@ impl Point {
                 if self.toff.is_some() || self.now || !self.date.merge(&d) {
                     return false;
                 }
-                if self.clock.is_some() {
+                if self.clock.is_some() || self.same_time {
                     self.date_after_time = true;
                 }
+                self.shift_period();
+                true
+            }
+            Atom::SameTime => {
+                if self.clock.is_some() || self.seg.is_some() || self.same_time || self.toff.is_some() || self.now {
+                    return false;
+                }
+                self.same_time = true;
+                self.shift_period();
                 true
             }
             Atom::Seg(s) => {
-                if self.seg.is_some() || self.toff.is_some() || self.now {
+                if self.seg.is_some() || self.toff.is_some() || self.now || self.same_time {
                     return false;
                 }
                 let mut nd = self.date;
@@ -72,7 +94,7 @@ impl Point {
                 true
             }
             Atom::Clock(c) => {
-                if self.clock.is_some() || self.toff.is_some() || self.now {
+                if self.clock.is_some() || self.toff.is_some() || self.now || self.same_time {
                     return false;
                 }
                 self.clock = Some(c);
@@ -112,11 +134,18 @@ impl Point {
             p.seg = o.seg;
         }
         if o.clock.is_some() {
-            if p.clock.is_some() {
+            if p.clock.is_some() || p.same_time {
                 return None;
             }
             p.clock = o.clock;
         }
+        if o.same_time {
+            if p.clock.is_some() || p.seg.is_some() || p.same_time {
+                return None;
+            }
+            p.same_time = true;
+        }
+        p.shift_period();
         p.e = o.e;
         Some(p)
     }
@@ -314,7 +343,7 @@ fn parse_point(t: &Text, toks: &[Tok], k0: usize) -> Option<(Point, usize, bool)
 }
 
 fn range_ok(a: &Point, b: &Point) -> bool {
-    if a.toff.is_some() || b.toff.is_some() || b.now || b.date.recur.is_some() {
+    if a.toff.is_some() || b.toff.is_some() || b.now || b.date.recur.is_some() || a.same_time || b.same_time {
         return false;
     }
     if !a.is_valid() || !b.is_valid() {

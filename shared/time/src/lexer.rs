@@ -53,6 +53,18 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
         if !alnum && !is_han(c) {
             punct(t, i, &mut best);
         }
+        if best.atom.is_none()
+            && is_han(c)
+            && let Some((c1, e1, c2, e2)) = zh::hour_pair(t, i)
+        {
+            // "两三点": 两 to 三点, the connector between them has no width
+            toks.push(Tok { s: i, e: e1, a: Atom::Clock(c1) });
+            toks.push(Tok { s: e1, e: e1, a: Atom::Conn(Conn::To) });
+            toks.push(Tok { s: e1, e: e2, a: Atom::Clock(c2) });
+            i = e2;
+            last_end = i;
+            continue;
+        }
         let found = best.atom.map(|a| (best.end, a)).or_else(|| bare_number(t, i, c, last_end));
         if let Some((e, a)) = found {
             toks.push(Tok { s: i, e, a });

@@ -8,8 +8,13 @@
 //!
 //! Spans are counted in Unicode code points of the original text. Internally every character is
 //! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
-//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 這 to simplified), so spans map
-//! straight back to the original.
+//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 to simplified), so spans
+//! map straight back to the original.
+//!
+//! Chinese numbers may be written in digits, numerals or the colloquial 俩 (= 两个, two) and 仨
+//! (= 三个, three), wherever a number stands: "俩点" = 2 o'clock, "仨小时" = 3 hours, "俩天后",
+//! "过仨礼拜", "每俩小时". After a pronoun or a word for people they count the people and are no
+//! number ("我们俩", "咱俩周末", "哥儿俩", "他们仨").
 //!
 //! # Layout
 //! The pipeline runs top to bottom; each module depends only on the ones above it.
@@ -33,14 +38,21 @@
 //! All dates are calendar dates in the context's time zone; weeks start on Monday.
 //!
 //! * **Relative days**: 今天/今日/本日 = reference date, 明天/明日/聽日 +1, 后天 +2, 大后天 +3,
-//!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; today/tomorrow/yesterday,
-//!   the day after tomorrow, the day before yesterday. 次日/翌日/第二天 = the day after the date
+//!   大大后天 +4, 昨天/昨日/尋日/琴日 -1, 前天 -2, 大前天 -3; the northern colloquial 今儿, 明儿,
+//!   后儿, 大后儿, 昨儿, 前儿, 大前儿 (also with 个: 明儿个, and 今个儿, 明个儿, 昨个儿), where
+//!   前儿/后儿 after a place word are places (跟前儿, 门后儿); two days at once, 明后天/明后两天
+//!   (tomorrow and the day after) and 今明两天 (today and tomorrow), are a span (`date`..`end_date`,
+//!   also with a part of day: 明后天下午); today/tomorrow/yesterday, the day after tomorrow, the
+//!   day before yesterday. 次日/翌日/第二天 = the day after the date
 //!   the expression is anchored to (the start of a range), else tomorrow.
 //! * **Weekdays**: a bare weekday (周三, 星期天, friday) is the next occurrence, today included;
 //!   when it is today and an attached clock time or part of day has already passed, it is the
 //!   same weekday of next week. 本周X/这周X/this X/X of this week = X of the current Monday-start
-//!   week (possibly in the past). 下周X/下个星期X/next X/X of next week = X in the next Monday-start
-//!   week (so on a Tuesday "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
+//!   week (possibly in the past), except English "this X" said on a Sunday: that week has no day
+//!   left but the Sunday, and an English speaker (whose week often starts on Sunday) means the
+//!   coming X ("this saturday" on Sunday 7 August = 13 August; 这周六 stays 6 August).
+//!   下周X/下个星期X/next X/X of next week = X in the next Monday-start week (so on a Tuesday
+//!   "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
 //!   current week, or of the next/last week with 下/上/next/last; bare 周末 said on a Sunday means the
@@ -62,16 +74,31 @@
 //!   second of june; "the second" in words only after a weekday or "on", or before "of <month>",
 //!   so "the second meeting" is no date). The n-th weekday of a month: "the third Wednesday of next
 //!   month", "first friday in june", "last Friday of this month", "the second to last friday of
-//!   the month", 下个月的第三个周三, 本月最后一个周一
+//!   the month", "the first monday next month" (no "of" before a relative month), the possessive
+//!   "this month's last Friday", "next month's second Tuesday", "june's first monday",
+//!   下个月的第三个周三, 本月最后一个周一, 倒数第二个周五 (second to last), 下个月头一个周一 (the first)
 //!   (a month is required in English, where "last friday" alone is last week's; in Chinese a bare
 //!   第3个周三 is this month's); a month named without a year whose n-th weekday has passed is next
 //!   year's; a month without that weekday (a fifth Monday) gives no match. "the last/first day of
-//!   <month>" = its last/first day. A weekday with a day of the month ("Tuesday the 14th",
+//!   <month>", "next month's last day" = its last/first day.
+//!   **Working days** are Monday to Friday (no holiday calendar: a public holiday on a weekday still
+//!   counts). The n-th working day of a month: "the first working/business day of next month",
+//!   "the last business day of this month", "next month's first business day", "the 3rd workday of
+//!   march", "the first weekday of next month", 下个月第一个工作日, 本月最后一个工作日, 下个月的第三个
+//!   工作日; of a week: "the last working day of next week", 下周的最后一个工作日 (= its Friday). Chinese
+//!   needs the month or week right before (第一个工作日 alone is no date, and 三个工作日 is a count,
+//!   not "every working day"). A weekday with a day of the month ("Tuesday the 14th",
 //!   14号周二) is the next such day that falls on that weekday. The n-th month of a year: "the 4th
 //!   month of next year", 明年第二个月 (Chinese only right after a year: 工作的第二个月 is no date).
 //!   Month words give a month-grain span: date = first day, `end_date` = last day (下个月, 三月,
 //!   next month); years likewise (明年, next year); weeks (下周, next week) Monday..Sunday.
 //!   月底/end of the month = the last day, 月初 = the 1st, 月中 = the 15th, 年底 = 31 December.
+//!   The thirds of a month are spans (`date`..`end_date`, grain day): 上旬/"early <month>" = 1st-10th,
+//!   中旬 = 11th-20th, 下旬/"late <month>" = 21st-last day (3月中旬, 下个月上旬, 本月下旬, 下旬 = this
+//!   month's, "early march", "late next month", "in early april 2027").
+//!   Weeks have parts too: "start/beginning of next week" = its Monday; "end of the week", "by end
+//!   of next week", "eow" = its **Friday** (the end of the working week; `confidence` `inferred`,
+//!   since some mean the Sunday), "middle of the week" = its Wednesday (`inferred`).
 //! * **Clock times**: a part-of-day word fixes AM/PM: 下午3点 = 15:00, 晚上8点 = 20:00,
 //!   中午1点 = 13:00, 凌晨2点 = 02:00, 早上/上午 as written. 晚上/夜里12点 and "midnight" =
 //!   00:00 at the end of the day, i.e. the **next date** at 00:00; 晚上/夜里 1-4点 are also read as the
@@ -83,29 +110,47 @@
 //!   The same non-reference rule is used for recurrences (每天8点 = 08:00, 每天3点 = 15:00).
 //!   Explicit times that have already passed also stay on the reference date (下午3点 at 16:00,
 //!   "3am" at 04:30); only bare weekdays and recurrences move on (see above and below).
-//!   Other clock forms: "7.45 pm" (a dot only with am/pm, since 3.5 is a number), "9ish", hours
-//!   and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
+//!   Other clock forms: 三点儿 (colloquial 3点; 一点儿 is "a little" unless a part of day stands
+//!   right before it: 下午一点儿), "7.45 pm" (a dot only with am/pm, since 3.5 is a number),
+//!   "9ish", hours and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
-//!   "tomorrow morning 9").
+//!   "tomorrow morning 9"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
+//!   "close/end of business", is 17:00 by convention (`confidence` `inferred`): "by eod",
+//!   "EOD friday", "close of business tomorrow".
 //! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
 //!   An unmarked end takes the earliest reading after the start (下午3点到5点 = 15-17); an end earlier
 //!   than the start moves `end_date` to the next day; a PM marker or part of day on the end applies to
 //!   an unmarked start when that keeps start < end ("3-4pm" = 15-16, "10 - 11 at night" = 22-23).
-//!   A date written after the end ("1pm-2pm tomorrow") applies to both ends. Date ranges
+//!   A date written after the end ("1pm-2pm tomorrow") applies to both ends. Two neighbouring
+//!   hours said together are a range too, since either may be meant: 下午两三点 = 14:00-15:00,
+//!   晚上七八点 = 19:00-20:00, 十一二点 = 11:00-12:00, 凌晨一两点 (一两 only after a part of day: "有
+//!   一两点建议" counts points), with `confidence` `inferred`. Date ranges
 //!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
 //! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
 //!   tomorrow. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
-//!   the next business day is the Monday.
+//!   the next business day is the Monday. Month and year offsets keep the day of the month, or
+//!   take the month's last day when it has no such day ("in a month" on 31 January = 28 February).
+//! * **The same day in another week, month or year**: 下个月的今天, 下个月今天, 下周的今天, 明年的
+//!   这一天, 下个月同一天, 去年的今天, 一个月后的今天, "this day next month", "the same day next
+//!   week", "same date next year", "today next week" (not across a comma: "today, next week" is two
+//!   matches), "a month from today" = the reference date shifted by that period, grain day; a day
+//!   the target month lacks is its **last day** (31 January -> 28/29 February, 29 February + 1 year
+//!   -> 28 February). **The same time of day**: 明天这个时候, 下周的这个时候, 三天后的这个时间, "this
+//!   time tomorrow", "same time next week", "the same time on friday", "tomorrow same time" = that
+//!   date at the reference time (grain minute); 这个时候 and "at the same time" alone are no match.
 //! * **Parts of day** without a clock time give `segment`: 凌晨/黎明/后半夜 early_morning, 早上/早晨/
-//!   今早/明早/morning morning, 上午 forenoon, 中午/lunch noon, 下午/午后/afternoon afternoon,
-//!   晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/all day all_day.
-//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, an hour and a half,
-//!   ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an hour) give
+//!   今早/明早/一大早/大清早/morning/"first thing" (before a day: "first thing tomorrow", "first
+//!   thing monday"; or "first thing in the morning") morning, 上午 forenoon, 中午/lunch noon,
+//!   下午/午后/afternoon afternoon, 晚上/今晚/夜里/tonight/evening/night evening, 全天/整天/白天/
+//!   all day all_day.
+//! * **Durations** (2小时, 一个半小时, 90分钟, 5天, 两周, 半天, for 2 hours, a couple hours, an hour
+//!   and a half, ten days, 45-minute, 2h, 90min, 2h30, ¼ hour, 1½ hours, three quarters of an
+//!   hour) give
 //!   `duration_minutes`; days and weeks count 1440 and 10080 minutes (months and years vary and are
 //!   not read as lengths; 第3天, 3日 and 3周年 are not lengths; "a day"/"a week" is one only after
 //!   "for"/"lasting"/"by", since "once a day" is not). Durations written next to each other add up
@@ -124,7 +169,11 @@
 //!   工作日 BYDAY=MO,TU,WE,TH,FR, 每月5号 FREQ=MONTHLY;BYMONTHDAY=5, 每隔一天 FREQ=DAILY;INTERVAL=2,
 //!   every three days, every other week, every second week, every 3rd day, monthly, every quarter
 //!   / 每季度 FREQ=MONTHLY;INTERVAL=3 ("quarterly" alone is left to the title: "the quarterly
-//!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE ...)
+//!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE, the n-th weekday or working day of every
+//!   month: 每月最后一个周五 / "the last friday of every month" FREQ=MONTHLY;BYDAY=-1FR, "every first
+//!   monday" FREQ=MONTHLY;BYDAY=1MO, 每个月第一个工作日 FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1 ...)
+//!   An interval and the weekdays written apart are one weekly rule: "biweekly on mondays",
+//!   "every other week on tuesdays and thursdays" FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
 //!   occurrence has already passed, the next occurrence.
 //!
@@ -135,17 +184,26 @@
 //! "3月5日(周四)下午2点"); glue never starts or ends a match. Bare numbers become hours only in
 //! context ("at 3", "3-4pm", "from 3 to 5", "8 tonight"); "3个苹果", "pages 10-20", "有3点建议",
 //! "一点也不" are not times. The ambiguous English abbreviations mon/wed/sat/sun and the month names
-//! may/march need context ("on sat", "next mon", "march 3", "in may"). Every English word a
-//! phrase is made of also matches its common abbreviations and misspellings (nxt, wk, wknd, tmrw,
-//! tmr, tmw, tommorow, yday, tdy, tonite, hrs, mins, mth, yr, morn, arvo, biz: "nxt wk",
-//! "tmrw 3pm"; `text::ABBREVIATIONS`). `grain` is minute/hour for
-//! clock times (minute when minutes are written), day for dates, parts of day and date ranges, and
-//! week/month/year for those spans; durations and time offsets are minute grain.
+//! may/march need context ("on sat", "next mon", "march 3", "in may"; for the weekdays also a part
+//! of day or a clock time after them: "sat morning", "sun @ 2", "wed at 3", but not after "the";
+//! or a meal before them: "lunch wed", "dinner sat").
+//! Every English word a phrase is made of also matches its common abbreviations and misspellings
+//! (nxt, wk, wknd, tmrw, tmr, tmw, tmro, tomo, tommorow, yday, tdy, tonite, nite, hrs, mins, mth,
+//! yr, morn, arvo, biz: "nxt wk", "tmrw 3pm", "fri nite"; `text::ABBREVIATIONS`), and the chat
+//! spellings 2day, 2moro, 2morrow, 2mrw, 2nite, 2night are today, tomorrow and tonight ("a 2day
+//! workshop" is a length). Right after a day, am/pm/eve name its morning, afternoon or evening
+//! ("tmrw am", "monday pm", "sat eve"); elsewhere "am" is a verb and "eve" a name. "by" joins a day
+//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5").
+//!
+//! `grain` is minute/hour for clock times (minute when minutes are written), day for dates, parts
+//! of day and date ranges, and week/month/year for those spans; durations and time offsets are
+//! minute grain.
 //!
 //! Every resolution also says how much of it was read ([`Confidence`]): `read` when the text
 //! states it (by the rules above), `inferred` when a default chose between readings the text
 //! leaves open (the half of the day of a bare hour 1-11, in a range only when neither end is
-//! marked; day and month of 05.04.2027), `assumed` for the reference date a duration alone carries.
+//! marked; day and month of 05.04.2027; the 17:00 of "EOD"; the Friday of "end of the week"),
+//! `assumed` for the reference date a duration alone carries.
 //!
 //! [`resolve`] folds the expressions of a tool argument into one when they fill different slots
 //! ("明天 开会 下午3点" = tomorrow 15:00, "下午3点 2小时" = 15:00-17:00 with a duration).
@@ -155,8 +213,12 @@
 //! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
 //! "within N days"/N日内 deadlines and "last/next N days" intervals; time zones named in the text;
 //! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
-//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点" gives the afternoon
-//! range on the reference date).
+//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点"
+//! gives the afternoon range on the reference date; "下周二或周三" gives this week's Wednesday);
+//! lists of weekdays or days of the month without "every" ("gym mon wed fri", 每月1号和15号 reads
+//! the 1st only); parts of a week other than its start, middle and end ("early next week"); the
+//! British "a week tomorrow", "monday week"; approximate offsets (三四天后); 下班前 (before the end of
+//! work); meals other than lunch as parts of day ("dinner at 7" is 07:00).
 
 mod dates;
 mod digits;
@@ -232,7 +294,7 @@ pub enum Confidence {
     Read,
     /// A written expression was completed by a default that another reader could take the other
     /// way: the half of the day of a bare hour ("3点", "at 3", "9ish", "from 3 to 5"), the order of
-    /// day and month in 05.04.2027.
+    /// day and month in 05.04.2027, the 17:00 of "EOD", the Friday of "end of the week".
     Inferred,
     /// A field is there only because every resolution has it and the text gives nothing for it:
     /// the `date` of a duration alone ("2小时", "for 3 days") is the reference date.

@@ -1,5 +1,5 @@
 //! Number parsing over normalised text: ASCII digits, decimals, Chinese numerals
-//! (零一二两三四五六七八九十百廿卅) and English number words.
+//! (零一二两三四五六七八九十百廿卅, and the colloquial 俩 = 2 and 仨 = 3) and English number words.
 
 use super::text::Text;
 
@@ -22,7 +22,26 @@ pub(crate) fn zh_digit(c: char) -> Option<u32> {
 
 /// True for characters that can start or continue a Chinese numeral.
 pub(crate) fn is_zh_num_char(c: char) -> bool {
-    zh_digit(c).is_some() || matches!(c, '十' | '百' | '廿' | '卅')
+    zh_digit(c).is_some() || matches!(c, '十' | '百' | '廿' | '卅' | '俩' | '仨')
+}
+
+/// The colloquial numerals 俩 (two) and 仨 (three) at `i`: a whole number on their own, standing
+/// where 两个/三个 would ("俩点", "仨小时", "俩天后"). Not after a pronoun or a word for people,
+/// where they count the people ("我们俩", "咱俩", "哥儿俩", "夫妻俩", "他们仨").
+pub(crate) fn zh_colloquial(t: &Text, i: usize) -> Option<u32> {
+    let v = match t.at(i) {
+        '俩' => 2,
+        '仨' => 3,
+        _ => return None,
+    };
+    let mut b = t.before(i);
+    if b == '儿' && i >= 1 {
+        b = t.before(i - 1);
+    }
+    if "们咱你我他她它俺您哥弟姐妹兄娘爹爷妻夫父母子女".contains(b) {
+        return None;
+    }
+    Some(v)
 }
 
 /// ASCII integer (1..=9 digits) at `i`: (value, end, digit count).
@@ -42,6 +61,9 @@ pub(crate) fn ascii_int(t: &Text, i: usize) -> Option<(u32, usize, usize)> {
 /// Chinese numeral 0..=999 at `i` ("十", "十二", "二十五", "两", "一百零五", "廿三", "零五").
 /// Stops before a second digit in a row ("一三五" reads only "一").
 pub(crate) fn zh_int(t: &Text, i: usize) -> Option<(u32, usize)> {
+    if matches!(t.at(i), '俩' | '仨') {
+        return zh_colloquial(t, i).map(|v| (v, i + 1));
+    }
     let mut j = i;
     let mut total = 0u32;
     let mut cur: Option<u32> = None;
@@ -183,8 +205,12 @@ const EN_TENS: [(&str, u32); 8] = [
 
 /// English number word 0..=99 at a word start ("three", "twenty-five", "thirty five").
 pub(crate) fn en_number_word(t: &Text, i: usize) -> Option<(u32, usize)> {
-    // the first letters of every number word: most words end here
-    if !matches!(t.at(i), 'z' | 'o' | 't' | 'f' | 's' | 'e' | 'n') || !t.word_start(i) {
+    // the first two letters of every number word: most words end here ("to", "next", "from")
+    if !matches!(
+        (t.at(i), t.at(i + 1)),
+        ('z', 'e') | ('o', 'n') | ('t', 'w' | 'h' | 'e') | ('f', 'o' | 'i') | ('s', 'i' | 'e') | ('e', 'i' | 'l') | ('n', 'i')
+    ) || !t.word_start(i)
+    {
         return None;
     }
     for (w, v) in EN_TENS {
@@ -249,7 +275,11 @@ const EN_ORDINALS: [(&str, u32); 19] = [
 /// "twenty second", "thirtieth", "thirty first", "22nd", "3rd". (value, end).
 pub(crate) fn en_ordinal(t: &Text, i: usize) -> Option<(u32, usize)> {
     let c = t.at(i);
-    if !(c.is_ascii_digit() || matches!(c, 'f' | 's' | 't' | 'e' | 'n')) || !t.word_start(i) {
+    // digits, or the first two letters of an ordinal word
+    if !(c.is_ascii_digit()
+        || matches!((c, t.at(i + 1)), ('f', 'i' | 'o') | ('s', 'e' | 'i') | ('t', 'h' | 'e' | 'w') | ('e', 'i' | 'l') | ('n', 'i')))
+        || !t.word_start(i)
+    {
         return None;
     }
     if t.at(i).is_ascii_digit() {

@@ -1,7 +1,9 @@
 //! Recurrences: the RFC 5545 RRULE text and the first occurrence on or after a date.
 
-use super::dates::{last_of_month, next_month_and_day, next_month_day, next_weekday_in, ymd};
-use super::types::{DateParts, Freq, MonthSpec, Recur};
+use super::dates::{
+    last_of_month, next_month_and_day, next_month_day, next_weekday_in, nth_weekday_in, shift_month, ymd,
+};
+use super::types::{BUSINESS_DAY, DateParts, Freq, MonthSpec, Recur};
 use chrono::{Datelike, NaiveDate};
 use std::fmt::Write;
 
@@ -24,7 +26,9 @@ fn month_abs(d: &DateParts) -> Option<u32> {
     }
 }
 
-/// "FREQ=WEEKLY;BYDAY=MO,WE,FR", "FREQ=MONTHLY;BYMONTHDAY=5", "FREQ=DAILY;INTERVAL=2".
+/// "FREQ=WEEKLY;BYDAY=MO,WE,FR", "FREQ=MONTHLY;BYMONTHDAY=5", "FREQ=DAILY;INTERVAL=2",
+/// "FREQ=MONTHLY;BYDAY=-1FR" (the last Friday of every month), "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1"
+/// (the first business day of every month).
 pub(crate) fn rrule(r: &Recur, d: &DateParts) -> String {
     let mut s = String::with_capacity(40);
     s.push_str("FREQ=");
@@ -37,6 +41,14 @@ pub(crate) fn rrule(r: &Recur, d: &DateParts) -> String {
     });
     if r.interval > 1 {
         let _ = write!(s, ";INTERVAL={}", r.interval);
+    }
+    if let Some((n, wd)) = d.nth {
+        if wd == BUSINESS_DAY {
+            let _ = write!(s, ";BYDAY=MO,TU,WE,TH,FR;BYSETPOS={n}");
+        } else {
+            let _ = write!(s, ";BYDAY={n}{}", DAY_CODES[wd as usize]);
+        }
+        return s;
     }
     let days = byday(r, d);
     if days != 0 {
@@ -75,6 +87,14 @@ pub(crate) fn first_occurrence(r: &Recur, d: &DateParts, from: NaiveDate) -> Opt
                 next_weekday_in(from, days)
             } else {
                 from
+            })
+        }
+        Freq::Monthly if d.nth.is_some() => {
+            // this month's n-th weekday when it has not passed, else the next month that has one
+            let (n, wd) = d.nth?;
+            (0..24).find_map(|k| {
+                let (y, m) = shift_month(from.year(), from.month(), k);
+                nth_weekday_in(y, m, n, wd).filter(|x| *x >= from)
             })
         }
         Freq::Monthly => match d.day {

@@ -3,7 +3,7 @@
 
 use super::dates::{
     add_business_days, add_days, add_months, last_of_month, monday_of, next_month_and_day, next_month_day,
-    next_weekday, shift_month, weekday_index, ymd,
+    next_weekday, nth_weekday_in, nth_weekday_of_week, shift_month, weekday_index, ymd,
 };
 use super::grammar::{Body, Expr, Point};
 use super::recurrence;
@@ -204,9 +204,7 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
         (Some(ms), None, part) => {
             let (y, m) = month_year(ms, year, today, from);
             Some(match part {
-                Some(MonthPart::Begin) => DRes::day(ymd(y, m, 1)?),
-                Some(MonthPart::Mid) => DRes::day(ymd(y, m, 15)?),
-                Some(MonthPart::End) => DRes::day(last_of_month(y, m)?),
+                Some(part) => month_part(y, m, part)?,
                 None => DRes {
                     date: ymd(y, m, 1)?,
                     end: last_of_month(y, m),
@@ -233,14 +231,7 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
             }
             Some(DRes::day(next))
         }
-        (None, None, Some(part)) => {
-            let (y, m) = (year.unwrap_or(today.year()), today.month());
-            Some(DRes::day(match part {
-                MonthPart::Begin => ymd(y, m, 1)?,
-                MonthPart::Mid => ymd(y, m, 15)?,
-                MonthPart::End => last_of_month(y, m)?,
-            }))
-        }
+        (None, None, Some(part)) => month_part(year.unwrap_or(today.year()), today.month(), part),
         (None, None, None) => {
             let y = year?;
             Some(DRes {
@@ -253,6 +244,23 @@ fn resolve_ymd(d: &DateParts, today: NaiveDate, from: NaiveDate) -> Option<DRes>
         }
         _ => None,
     }
+}
+
+/// A part of month `m` of year `y`: its 1st, 15th or last day, or a third of it as a span
+/// (上旬 = 1st-10th, 中旬 = 11th-20th, 下旬 = 21st-last).
+fn month_part(y: i32, m: u32, part: MonthPart) -> Option<DRes> {
+    Some(match part {
+        MonthPart::Begin => DRes::day(ymd(y, m, 1)?),
+        MonthPart::Mid => DRes::day(ymd(y, m, 15)?),
+        MonthPart::End => DRes::day(last_of_month(y, m)?),
+        MonthPart::Third(k) => {
+            let k = k.clamp(1, 3) as u32;
+            DRes {
+                end: if k == 3 { last_of_month(y, m) } else { ymd(y, m, 10 * k) },
+                ..DRes::day(ymd(y, m, 10 * k - 9)?)
+            }
+        }
+    })
 }
 
 /// "Fri, Jul 18": the year nearest to today in which month/day falls on the weekday.
@@ -269,19 +277,6 @@ fn weekday_year(m: u32, day: u32, wd: u8, today: NaiveDate) -> Option<NaiveDate>
         }
     }
     best.map(|b| b.1)
-}
-
-/// The n-th weekday `wd` of month `m` of year `y`, counted from the end when n < 0 (-1 = the
-/// last, -2 = the second to last).
-fn nth_weekday_in(y: i32, m: u32, n: i8, wd: u8) -> Option<NaiveDate> {
-    let d = if n > 0 {
-        add_days(next_weekday(ymd(y, m, 1)?, wd), 7 * (n as i64 - 1))?
-    } else {
-        let last = last_of_month(y, m)?;
-        let back = (weekday_index(last) as i64 - wd as i64).rem_euclid(7);
-        add_days(last, -back - 7 * (n.unsigned_abs() as i64 - 1))?
-    };
-    (d.month() == m).then_some(d)
 }
 
 /// "the third Wednesday of next month", "下个月的第三个周三": in the month given (this month when
@@ -317,7 +312,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         return Some(DRes::day(apply_offset(today, n, u)?));
     }
     let mut res = if let Some(r) = d.rel_day {
-        DRes::day(add_days(today, r as i64)?)
+        let mut x = DRes::day(add_days(today, r as i64)?);
+        if let Some(re) = d.rel_end {
+            // 明后天 = tomorrow and the day after
+            x.end = add_days(today, re as i64);
+        }
+        x
     } else if d.next_day {
         DRes::day(add_days(from, 1)?)
     } else if d.weekend {
@@ -328,7 +328,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         DRes::day(sat)
     } else if let Some(w) = d.week {
         let mon = add_days(monday_of(today), 7 * w as i64)?;
+        if let Some((n, wd)) = d.nth {
+            return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
+        }
         match d.weekday {
+            // "this saturday" said on a Sunday: the coming one
+            Some(wd) if d.this_named && w == 0 && weekday_index(today) == 6 => DRes::day(next_weekday(today, wd)),
             Some(wd) => DRes::day(add_days(mon, wd as i64)?),
             None => DRes {
                 date: mon,
@@ -414,6 +419,14 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
     } else {
         Some(resolve_date(&p.date, ctx, None)?)
     };
+    if p.same_time {
+        // "明天这个时候", "same time next week": the reference time of day on that date (alone it
+        // says nothing)
+        let mut r = empty_res(dres?.date, Grain::Minute);
+        r.start_time = Some(hm(ctx.now_minutes()));
+        r.rrule = dres.and_then(|d| d.recur).map(|rec| recurrence::rrule(&rec, &p.date));
+        return Some(r);
+    }
     let mut dr = dres.unwrap_or(DRes::day(today));
     let rrule = dr.recur.map(|r| recurrence::rrule(&r, &p.date));
     let now = ctx.now_minutes();
@@ -439,7 +452,7 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(d, time_grain(&c));
         r.start_time = Some(t);
         r.rrule = rrule;
-        if half_of_day_guessed(&c, seg) || p.date.order_guessed {
+        if half_of_day_guessed(&c, seg) || c.guessed || p.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -455,7 +468,11 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(dr.date, Grain::Day);
         r.segment = Some(k.segment());
         r.rrule = rrule;
-        if p.date.order_guessed {
+        if p.date.rel_end.is_some() {
+            // "明后天下午": that part of both days
+            r.end_date = dr.end;
+        }
+        if p.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -463,7 +480,7 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
     let mut r = empty_res(dr.date, dr.grain);
     r.end_date = dr.end;
     r.rrule = rrule;
-    if p.date.order_guessed {
+    if p.date.guessed {
         r.confidence = Confidence::Inferred;
     }
     Some(r)
@@ -489,7 +506,7 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
         let mut r = empty_res(da.date, Grain::Day);
         r.end_date = Some(end);
         r.segment = a.seg.or(b.seg).map(|s| s.kind.segment());
-        if a.date.order_guessed || b.date.order_guessed {
+        if a.date.guessed || b.date.guessed {
             r.confidence = Confidence::Inferred;
         }
         return Some(r);
@@ -574,7 +591,8 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     let mut r = empty_res(sd, if fine { Grain::Minute } else { Grain::Hour });
     // "3到5点", "from 3 to 5": neither end says which half of the day
     let start_guessed = a.clock.is_none_or(|ca| half_of_day_guessed(&ca, seg_a));
-    if (start_guessed && half_of_day_guessed(&cb, seg_b)) || a.date.order_guessed || b.date.order_guessed {
+    let hour_guessed = a.clock.is_some_and(|c| c.guessed) || cb.guessed;
+    if (start_guessed && half_of_day_guessed(&cb, seg_b)) || hour_guessed || a.date.guessed || b.date.guessed {
         r.confidence = Confidence::Inferred;
     }
     r.start_time = Some(st);

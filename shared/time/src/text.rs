@@ -3,13 +3,26 @@
 
 pub(crate) struct Text {
     c: Vec<char>,
+    /// An apostrophe stands somewhere in the text (so a possessive may: "next month's").
+    apostrophe: bool,
 }
 
 impl Text {
     pub(crate) fn new(s: &str) -> Text {
-        Text {
-            c: s.chars().map(normalize_char).collect(),
+        // sized for the whole text at once: collecting from `chars()` would grow it several times
+        let mut c = Vec::with_capacity(s.len());
+        let mut apostrophe = false;
+        for ch in s.chars() {
+            apostrophe |= ch == '\'' || ch == '’';
+            c.push(normalize_char(ch));
         }
+        Text { c, apostrophe }
+    }
+
+    /// Whether an apostrophe stands anywhere in the text: possessives are looked for only then.
+    #[inline]
+    pub(crate) fn has_apostrophe(&self) -> bool {
+        self.apostrophe
     }
 
     #[inline]
@@ -32,6 +45,14 @@ impl Text {
     /// Literal match of `s` at `i`; returns the end.
     #[inline]
     pub(crate) fn lit(&self, i: usize, s: &str) -> Option<usize> {
+        // most calls fail at the first character: compare its leading UTF-8 bytes with the
+        // pattern's before decoding the pattern (the word tables are tried at every position)
+        if let (Some(&c), Some(&p0)) = (self.c.get(i), s.as_bytes().first()) {
+            let (b0, b1) = utf8_lead(c);
+            if p0 != b0 || (b0 >= 0xC0 && s.as_bytes().get(1) != Some(&b1)) {
+                return None;
+            }
+        }
         let mut j = i;
         for ch in s.chars() {
             if self.c.get(j) != Some(&ch) {
@@ -222,10 +243,14 @@ pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("week", &["wk"]),
     ("weeks", &["wks"]),
     ("weekend", &["wknd", "wkend"]),
-    ("tomorrow", &["tmrw", "tmr", "tmw", "tmrow", "tomoz", "tomorow", "tommorow", "tommorrow"]),
+    (
+        "tomorrow",
+        &["tmrw", "tmr", "tmw", "tmrow", "tmro", "tmrrw", "tmorrow", "tomo", "tomoz", "tomorow", "tomorrw", "tommorow", "tommorrow"],
+    ),
     ("yesterday", &["yday", "yest"]),
     ("today", &["tdy"]),
     ("tonight", &["tonite", "tonit"]),
+    ("night", &["nite"]),
     ("minutes", &["mins"]),
     ("minute", &["min"]),
     ("hours", &["hrs"]),
@@ -238,6 +263,21 @@ pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("afternoon", &["aftn", "arvo"]),
     ("business", &["biz"]),
 ];
+
+/// The first two bytes of `c` in UTF-8 (the second is 0 for ASCII).
+#[inline]
+fn utf8_lead(c: char) -> (u8, u8) {
+    let u = c as u32;
+    if u < 0x80 {
+        (u as u8, 0)
+    } else if u < 0x800 {
+        (0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8)
+    } else if u < 0x1_0000 {
+        (0xE0 | (u >> 12) as u8, 0x80 | ((u >> 6) & 0x3F) as u8)
+    } else {
+        (0xF0 | (u >> 18) as u8, 0x80 | ((u >> 12) & 0x3F) as u8)
+    }
+}
 
 /// Normalise one character. The mapping is one-to-one so that spans stay valid.
 pub(crate) fn normalize_char(c: char) -> char {
@@ -259,6 +299,8 @@ pub(crate) fn normalize_char(c: char) -> char {
         '禮' => '礼',
         '鐘' | '鍾' => '钟',
         '兩' => '两',
+        '倆' => '俩',
+        '兒' => '儿',
         '這' => '这',
         '從' => '从',
         '當' => '当',

@@ -27,6 +27,9 @@ pub(crate) enum MonthPart {
     Begin,
     Mid,
     End,
+    /// A third of the month, a span: 1 = 上旬/early (1st-10th), 2 = 中旬 (11th-20th), 3 = 下旬/late
+    /// (21st to the last day).
+    Third(u8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,10 +75,15 @@ impl Recur {
     pub(crate) const WEEKEND: u8 = 0b1100000;
 }
 
+/// The "weekday" of [`DateParts::nth`] that stands for any day Monday to Friday.
+pub(crate) const BUSINESS_DAY: u8 = 7;
+
 /// Everything that pins a date, accumulated field by field.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct DateParts {
     pub rel_day: Option<i32>,
+    /// The last day of a span of relative days: 明后天 = rel_day 1, rel_end 2; 今明两天 = 0..1.
+    pub rel_end: Option<i32>,
     /// 次日/翌日: the day after the anchor date.
     pub next_day: bool,
     pub year: Option<YearSpec>,
@@ -86,25 +94,56 @@ pub(crate) struct DateParts {
     pub weekday: Option<u8>,
     /// The n-th weekday of the month (n = 1..=5, or -1 for the last, -2 for the second to last):
     /// "the third Wednesday of
-    /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday).
+    /// next month", "下个月的第三个周三", "last Friday of this month". (n, weekday); the weekday
+    /// [`BUSINESS_DAY`] counts business days ("the first business day of next month",
+    /// 下个月第一个工作日), which may also be of a week (下周的最后一个工作日).
     pub nth: Option<(i8, u8)>,
     /// "friday after next".
     pub after_next: bool,
     /// Week relative to the current Monday-start week.
     pub week: Option<i32>,
+    /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
+    /// but that one, it means the coming weekday.
+    pub this_named: bool,
     pub weekend: bool,
     /// Signed offset in units.
     pub offset: Option<(i32, Unit)>,
     /// The offset is counted from another date in the same expression ("a week after tomorrow").
     pub needs_base: bool,
-    /// Day and month were written as two numbers that could be read either way (05.04.2027).
-    pub order_guessed: bool,
+    /// A default chose between readings the text leaves open: day and month written as two
+    /// numbers that could be read either way (05.04.2027), the Friday of "end of the week".
+    pub guessed: bool,
     pub recur: Option<Recur>,
 }
 
 impl DateParts {
     pub(crate) fn is_empty(&self) -> bool {
         *self == DateParts::default()
+    }
+
+    /// A relative period and nothing else (下个月, 下周, 明年, next week): its shift in units, for
+    /// "the same day" or "the same time" in it ("下周的这个时候" = 7 days on).
+    pub(crate) fn period_shift(&self) -> Option<(i32, Unit)> {
+        if self.rel_day.is_some() || self.weekday.is_some() || self.offset.is_some() || self.recur.is_some() {
+            return None;
+        }
+        let (shift, only) = match (self.week, self.month, self.year) {
+            (Some(w), None, None) => ((w, Unit::Week), DateParts { week: Some(w), ..Default::default() }),
+            (None, Some(MonthSpec::Rel(n)), None) => {
+                ((n, Unit::Month), DateParts { month: self.month, ..Default::default() })
+            }
+            (None, None, Some(YearSpec::Rel(n))) => ((n, Unit::Year), DateParts { year: self.year, ..Default::default() }),
+            _ => return None,
+        };
+        (*self == only).then_some(shift)
+    }
+
+    /// A date `n` units from the reference date (or, with `needs_base`, from another date).
+    pub(crate) fn shifted(n: i32, u: Unit) -> DateParts {
+        DateParts {
+            offset: Some((n, u)),
+            ..Default::default()
+        }
     }
 
     pub(crate) fn has_ymd(&self) -> bool {
@@ -114,6 +153,7 @@ impl DateParts {
     /// Merge `o` into `self` when no field is set twice and the result is coherent.
     pub(crate) fn merge(&mut self, o: &DateParts) -> bool {
         let mut m = *self;
+        let mut o = *o;
         macro_rules! take {
             ($f:ident) => {
                 if o.$f.is_some() {
@@ -124,7 +164,24 @@ impl DateParts {
                 }
             };
         }
+        // "biweekly on mondays": an interval and the weekdays of one weekly recurrence
+        if let (Some(a), Some(b)) = (m.recur, o.recur)
+            && a.freq == Freq::Weekly
+            && b.freq == Freq::Weekly
+            && !a.last_day
+            && !b.last_day
+            && (a.byday == 0) != (b.byday == 0)
+            && (a.interval == 1 || b.interval == 1)
+        {
+            m.recur = Some(Recur {
+                interval: a.interval.max(b.interval),
+                byday: a.byday | b.byday,
+                ..a
+            });
+            o.recur = None;
+        }
         take!(rel_day);
+        take!(rel_end);
         take!(year);
         take!(month);
         take!(day);
@@ -147,8 +204,9 @@ impl DateParts {
             m.weekend = true;
         }
         m.after_next |= o.after_next;
+        m.this_named |= o.this_named;
         m.needs_base |= o.needs_base;
-        m.order_guessed |= o.order_guessed;
+        m.guessed |= o.guessed;
         if !m.coherent() {
             return false;
         }
@@ -173,6 +231,10 @@ impl DateParts {
                 return false;
             }
             if self.weekday.is_some() && (r.byday != 0 || r.freq != super::types::Freq::Weekly) {
+                return false;
+            }
+            // "每月第一个周一", "the last friday of every month": monthly only
+            if self.nth.is_some() && (r.freq != Freq::Monthly || self.day.is_some() || r.last_day) {
                 return false;
             }
             return match r.freq {
@@ -200,10 +262,17 @@ impl DateParts {
         if self.part.is_some() && self.day.is_some() {
             return false;
         }
-        if self.nth.is_some()
-            && (self.day.is_some() || self.part.is_some() || self.weekday.is_some() || self.week.is_some())
-        {
-            return false;
+        if let Some((_, wd)) = self.nth {
+            // business days may be counted in a week too ("下周的最后一个工作日"), not weekdays
+            let week_ok = wd == BUSINESS_DAY && !self.has_ymd();
+            if self.day.is_some()
+                || self.part.is_some()
+                || self.weekday.is_some()
+                || self.weekend
+                || (self.week.is_some() && !week_ok)
+            {
+                return false;
+            }
         }
         if self.year.is_some() && self.day.is_some() && self.month.is_none() {
             return false;
@@ -239,6 +308,8 @@ pub(crate) struct Clock {
     pub absolute: bool,
     /// Written with a leading zero ("09:00"): 24-hour form unless a part of day says otherwise.
     pub padded: bool,
+    /// The hour is a convention, not written: "EOD", "close of business" = 17:00.
+    pub guessed: bool,
 }
 
 impl Clock {
@@ -250,26 +321,26 @@ impl Clock {
             mer: None,
             absolute: h > 12 || h == 0,
             padded: false,
+            guessed: false,
         }
     }
     pub(crate) fn midnight() -> Clock {
         Clock {
-            h: 24,
-            m: 0,
-            has_min: false,
-            mer: None,
             absolute: true,
-            padded: false,
+            ..Clock::bare(24)
         }
     }
     pub(crate) fn noon() -> Clock {
         Clock {
-            h: 12,
-            m: 0,
-            has_min: false,
-            mer: None,
             absolute: true,
-            padded: false,
+            ..Clock::bare(12)
+        }
+    }
+    /// The end of the working day ("EOD", "close of business"): 17:00 by convention.
+    pub(crate) fn end_of_day() -> Clock {
+        Clock {
+            guessed: true,
+            ..Clock::bare(17)
         }
     }
     /// No part of day, am/pm or 24-hour form decides the half of the day.
@@ -315,6 +386,9 @@ pub(crate) enum Atom {
     TimeOffset(i64),
     Duration(u32),
     Now,
+    /// "这个时候", "this time", "the same time": the reference time of day, on the date written
+    /// with it ("明天这个时候", "same time next week").
+    SameTime,
     /// A number not yet known to be an hour or a day.
     Bare(u32),
     Conn(Conn),

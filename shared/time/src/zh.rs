@@ -3,12 +3,14 @@
 //! `text::normalize_char`); Cantonese words (聽日, 尋日, 琴日, 朝早, 晏晝, 下晝, 今個) are listed.
 
 use super::digits::meridiem;
-use super::numerals::{ascii_decimal_hundredths, int_any, is_zh_num_char, zh_digit_seq, zh_int};
+use super::numerals::{
+    ascii_decimal_hundredths, int_any, is_zh_num_char, zh_colloquial, zh_digit, zh_digit_seq, zh_int,
+};
 use super::segment::SegKind;
 use super::text::Text;
 use super::types::{
-    Atom, Best, Clock, Conn, DateParts, Freq, Glue, MonthPart, MonthSpec, Prefix, Recur, SegAtom,
-    Unit, YearSpec, date_atom,
+    Atom, BUSINESS_DAY, Best, Clock, Conn, DateParts, Freq, Glue, MonthPart, MonthSpec, Prefix, Recur,
+    SegAtom, Unit, YearSpec, date_atom,
 };
 
 /// `after_tok`: the previous character belongs to a lexed atom (so a numeral may start here).
@@ -35,6 +37,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
     words(t, i, best);
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
+    best.offer_opt(same_time(t, i));
     best.offer_opt(weekday(t, i));
     best.offer_opt(recurrence(t, i));
     best.offer_opt(month_rel(t, i));
@@ -52,22 +55,42 @@ const REL_DAYS: &[(&str, i32)] = &[
     ("明日", 1),
     ("听日", 1),
     ("明儿", 1),
+    ("明个儿", 1),
+    ("后儿", 2),
+    ("大后儿", 3),
     ("今天", 0),
     ("今日", 0),
     ("本日", 0),
     ("当天", 0),
     ("当日", 0),
     ("今儿", 0),
+    ("今个儿", 0),
     ("昨天", -1),
     ("昨日", -1),
     ("寻日", -1),
     ("琴日", -1),
     ("昨儿", -1),
+    ("昨个儿", -1),
+    ("前儿", -2),
+    ("大前儿", -3),
     ("前天", -2),
     ("前日", -2),
     ("大前天", -3),
     ("大前日", -3),
     ("大大前天", -4),
+];
+
+/// Characters after which 前儿/后儿 name a place (跟前儿, 眼前儿, 门后儿, 以后儿), not a day.
+const LOCATIVE_BEFORE: &str = "跟眼面门以之提事目当头窗床桌身背最然往落向朝屋院车房家楼山脑胸额炕台饭课会班前后";
+
+/// Two relative days at once: (word, first, last). 明后天 = tomorrow and the day after.
+const REL_SPANS: &[(&str, i32, i32)] = &[
+    ("明后天", 1, 2),
+    ("明后两天", 1, 2),
+    ("明后日", 1, 2),
+    ("今明两天", 0, 1),
+    ("今明两日", 0, 1),
+    ("今明天", 0, 1),
 ];
 
 const DAY_SEGS: &[(&str, i32, SegKind)] = &[
@@ -96,6 +119,9 @@ const SEGS: &[(&str, SegKind)] = &[
     ("早晨", SegKind::Morning),
     ("清晨", SegKind::Morning),
     ("一早", SegKind::Morning),
+    ("一大早", SegKind::Morning),
+    ("大清早", SegKind::Morning),
+    ("大早上", SegKind::Morning),
     ("朝早", SegKind::Morning),
     ("上午", SegKind::Forenoon),
     ("中午", SegKind::Noon),
@@ -149,15 +175,36 @@ fn may_start_word(c: char) -> bool {
         '正' | '午' | '晌' | '下' | '晏' | '傍' | '晚' | '夜' | '深' | '半' | '白' | '全' |
         '整' | '现' | '此' | '目' | '月' | '年' | '到' | '至' | '从' | '由' | '的' | '开' |
         '持' | '历' | '为' | '时' | '星' | '礼' | '周' | '这' | '每' | '工' | '天' | '同' |
-        '去' | '来' | '又' | '零' | '最' | '差'
+        '去' | '来' | '又' | '零' | '最' | '差' | '倒' | '头'
     )
 }
 
 /// Fixed words: relative days, parts of day, connectors, glue.
 fn words(t: &Text, i: usize, best: &mut Best) {
     for &(p, d) in REL_DAYS {
-        if let Some(e) = t.lit(i, p) {
+        if let Some(mut e) = t.lit(i, p) {
+            if p.ends_with('儿') {
+                // 后儿/前儿 are also "behind"/"in front" after a place word: 跟前儿, 门后儿
+                if matches!(p, "后儿" | "前儿") && LOCATIVE_BEFORE.contains(t.before(i)) {
+                    continue;
+                }
+                // 明儿个, 今儿个, 后儿个
+                if t.at(e) == '个' {
+                    e += 1;
+                }
+            }
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    for &(p, a, b) in REL_SPANS.iter().filter(|_| matches!(t.at(i), '明' | '今')) {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                date_atom(|x| {
+                    x.rel_day = Some(a);
+                    x.rel_end = Some(b);
+                }),
+            );
         }
     }
     for p in NEXT_DAY_WORDS {
@@ -207,6 +254,10 @@ fn words(t: &Text, i: usize, best: &mut Best) {
         if let Some(e) = t.lit(i, p) {
             best.offer(e, date_atom(|x| x.part = Some(part)));
         }
+    }
+    // 上旬 alone: this month's (下个月的上旬 merges with the month)
+    if matches!(t.at(i), '上' | '中' | '下') && t.at(i + 1) == '旬' {
+        best.offer(i + 2, date_atom(|x| x.part = Some(MonthPart::Third(third(t.at(i))))));
     }
     for &(p, m, part) in YEAR_PART_WORDS {
         if let Some(e) = t.lit(i, p) {
@@ -301,7 +352,12 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if rel.is_none() {
         // "一周", "两周": a count of weeks, not a weekday
         let b = t.before(i);
-        if b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每' {
+        let counted = match b {
+            // "咱俩周末": 俩 counts people there, so 周末 is the weekend
+            '俩' | '仨' => zh_colloquial(t, i - 1).is_some(),
+            _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每',
+        };
+        if counted {
             return None;
         }
     }
@@ -334,49 +390,94 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if matches!(c, '年' | '岁') {
         return None;
     }
+    if let Some(x) = same_day_suffix(t, e) {
+        // 下周的今天
+        return Some((x, Atom::Date(DateParts::shifted(rel, Unit::Week))));
+    }
     Some((e, date_atom(|x| x.week = Some(rel))))
 }
 
-/// 第三个周三, 第2个星期五, 最后一个周五, 最后一个礼拜天 (the n-th weekday of the month named
-/// before it, or of this month); 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
+/// 第三个周三, 第2个星期五, 最后一个周五, 最后一个礼拜天, 倒数第二个周五, 头一个周一 (the n-th
+/// weekday of the month named before it, or of this month); 第一个工作日, 最后一个工作日 right
+/// after a month or a week (下个月第一个工作日, 本月最后一个工作日, 下周的最后一个工作日);
+/// 第二个月, 第4个月 right after a year (明年第二个月, 2027年的第4个月).
 fn nth_weekday_or_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (n, mut j) = if let Some(e) = t.lit(i, "最后") {
-        (-1i8, e)
+    if !matches!(t.at(i), '最' | '倒' | '头' | '第') {
+        return None;
+    }
+    let (n, j) = if let Some(e) = t.lit(i, "最后") {
+        let e = if t.at(e) == '一' { e + 1 } else { e };
+        if t.at(e) != '个' {
+            return None;
+        }
+        (-1i8, e + 1)
+    } else if let Some(e) = t.lit(i, "倒数第") {
+        // 倒数第一个 = the last, 倒数第二个 = the second to last
+        let (n, e2, _) = int_any(t, e)?;
+        if !(1..=5).contains(&n) || t.at(e2) != '个' {
+            return None;
+        }
+        (-(n as i8), e2 + 1)
+    } else if let Some(e) = t.lit(i, "头一个").or_else(|| t.lit(i, "头个")) {
+        (1, e)
     } else {
         let e = t.lit(i, "第")?;
         let (n, e2, _) = int_any(t, e)?;
         if !(1..=12).contains(&n) {
             return None;
         }
-        (n as i8, e2)
+        (n as i8, if t.at(e2) == '个' { e2 + 1 } else { e2 })
     };
-    let counted = t.at(j) == '一' && n == -1;
-    if counted {
-        j += 1;
-    }
-    if t.at(j) == '个' {
-        j += 1;
-    } else if n == -1 {
-        return None;
-    }
     if let Some(e) = week_word(t, j)
         && let Some(wd) = weekday_char(t.at(e))
-        && (n == -1 || (1..=5).contains(&n))
+        && n <= 5
         && !t.at(e + 1).is_ascii_digit()
     {
         return Some((e + 1, date_atom(|x| x.nth = Some((n, wd)))));
     }
+    // the word before (的 skipped): 月/月份 for a month, 周/星期/礼拜 for a week, 年 for a year
+    let mut b = i;
+    if t.before(b) == '的' {
+        b -= 1;
+    }
+    let period = t.before(b);
+    if let Some((e, _)) = t.lit_longest(j, &["工作日", "工作天"])
+        && n <= 23
+        && matches!(period, '月' | '份' | '周' | '期' | '拜')
+    {
+        return Some((e, date_atom(|x| x.nth = Some((n, BUSINESS_DAY)))));
+    }
     // 第二个月: only right after a year, else it counts months of something else
-    if n > 0 && t.at(j) == '月' {
-        let mut b = i;
-        if t.before(b) == '的' {
-            b -= 1;
-        }
-        if t.before(b) == '年' {
-            return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
-        }
+    if n > 0 && t.at(j) == '月' && period == '年' {
+        return Some((j + 1, date_atom(|x| x.month = Some(MonthSpec::Abs(n as u32)))));
     }
     None
+}
+
+/// Words for "this same day" after a period or an offset: 下个月的今天, 下周今天, 明年的这一天,
+/// 下个月同一天, 一个月后的今天.
+const SAME_DAY_WORDS: &[&str] = &["今天", "今日", "这一天", "这天", "同一天", "同一日", "同日"];
+
+/// An optional 的 and a word for "this same day" at `e`, after a period (下个月的今天, 下周今天, 明年
+/// 的这一天, 下个月同一天): its end. The period is then a shift of the reference date (a day the
+/// month lacks is its last day: 31 January + 1 month = 28/29 February).
+fn same_day_suffix(t: &Text, e: usize) -> Option<usize> {
+    let k = if t.at(e) == '的' { e + 1 } else { e };
+    t.lit_longest(k, SAME_DAY_WORDS).map(|(x, _)| x)
+}
+
+/// 这个时候, 这个时间, 这时候, 同一时间, 此时 right after a day, a week or an offset (明天这个时候,
+/// 下周的这个时候, 三天后的这个时间): the reference time of day on that date.
+fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    if !matches!(t.at(i), '这' | '同' | '此') {
+        return None;
+    }
+    let (e, _) = t.lit_longest(i, &["这个时候", "这个时间", "这时候", "同一时间", "此时"])?;
+    let mut b = i;
+    if t.before(b) == '的' {
+        b -= 1;
+    }
+    "天日儿周期拜月年后晚早".contains(t.before(b)).then_some((e, Atom::SameTime))
 }
 
 /// 2026年, 15年, 二零一五年, 零七年 (+ 底/初).
@@ -450,15 +551,28 @@ const YEAR_RELS: &[(&str, i32)] = &[
 
 fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (e, k) = t.lit_longest_in(i, YEAR_RELS, |p| p.0)?;
+    if let Some(x) = same_day_suffix(t, e) {
+        return Some((x, Atom::Date(DateParts::shifted(YEAR_RELS[k].1, Unit::Year))));
+    }
     year_with_suffix(t, e, YearSpec::Rel(YEAR_RELS[k].1))
 }
 
-/// After a month: 初/底/末/中 → a part of the month.
+/// 上/中/下 of 上旬, 中旬, 下旬: the third of the month.
+fn third(c: char) -> u8 {
+    match c {
+        '上' => 1,
+        '中' => 2,
+        _ => 3,
+    }
+}
+
+/// After a month: 初/底/末/中 → a part of the month; 上旬/中旬/下旬 → a third of it.
 fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
     match t.at(e) {
         '初' => Some((MonthPart::Begin, e + 1)),
         '底' | '末' => Some((MonthPart::End, e + 1)),
         '中' if t.at(e + 1) != '旬' => Some((MonthPart::Mid, e + 1)),
+        '上' | '中' | '下' if t.at(e + 1) == '旬' => Some((MonthPart::Third(third(t.at(e))), e + 2)),
         _ => None,
     }
 }
@@ -532,6 +646,9 @@ const MONTH_RELS: &[(&str, i32)] = &[
 /// 下个月, 本月初, 上个月底, 下月15号.
 fn month_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (e, k) = t.lit_longest_in(i, MONTH_RELS, |p| p.0)?;
+    if let Some(x) = same_day_suffix(t, e) {
+        return Some((x, Atom::Date(DateParts::shifted(MONTH_RELS[k].1, Unit::Month))));
+    }
     Some(month_with_day(t, e, MonthSpec::Rel(MONTH_RELS[k].1)))
 }
 
@@ -577,11 +694,19 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if marker == '时' && matches!(after, '间' | '候' | '代' | '期' | '刻' | '段' | '差') {
         return None;
     }
-    if marker == '点' && matches!(after, '点' | '儿') {
+    if marker == '点' && after == '点' {
         return None;
     }
     let padded = is_ascii && t.at(i) == '0' && e - i == 2;
     let mut j = e + 1;
+    if marker == '点' && after == '儿' {
+        // "三点儿", "俩点儿" = 3, 2 o'clock; "一点儿" is "a little" unless a part of day stands
+        // right before it ("下午一点儿")
+        if h == 1 && !is_ascii && !"午晨上里".contains(t.before(i)) {
+            return None;
+        }
+        j += 1;
+    }
     if matches!(t.at(j), '钟' | '整' | '正') {
         j += 1;
     }
@@ -684,8 +809,37 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             mer,
             absolute: h > 12 || h == 0,
             padded,
+            guessed: false,
         }),
     ))
+}
+
+/// Two neighbouring hours said together, "两三点" (2 or 3 o'clock), "七八点", "十一二点": the first
+/// hour, the end of its numeral, and the second hour's clock time with its end. The lexer makes
+/// them a range (下午两三点 = 14:00-15:00) whose `confidence` is `inferred`, since either hour may
+/// be meant. "一两点" only after a part of day (凌晨一两点); "有一两点建议" counts points.
+pub(crate) fn hour_pair(t: &Text, i: usize) -> Option<(Clock, usize, Clock, usize)> {
+    let (a, e1) = zh_int(t, i)?;
+    let b = zh_digit(t.at(e1))?;
+    let second = match a {
+        2..=8 if b == a + 1 => b,
+        1 if b == 2 && "午晨上里晚夜".contains(t.before(i)) => 2,
+        11 if b == 2 => 12,
+        _ => return None,
+    };
+    if "第这那几有".contains(t.before(i)) {
+        return None;
+    }
+    let (e2, atom) = clock(t, e1)?;
+    let Atom::Clock(c2) = atom else { return None };
+    if c2.mer.is_some() {
+        return None;
+    }
+    let first = Clock {
+        guessed: true,
+        ..Clock::bare(a)
+    };
+    Some((first, e1, Clock { h: second, absolute: second > 12, ..c2 }, e2))
 }
 
 /// "差一刻", "差5分", "差十分钟" at `j`: the minutes short of the hour (1..=59) and the end.
@@ -802,7 +956,10 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         // "3 周", "2 小时"
         e = t.skip_ws(e);
     }
-    let (unit, mut e, word) = zh_unit(t, e, had_ge)?;
+    // 俩/仨 already hold their 个: "俩月" = 两个月, "俩天" = 两天
+    let colloquial = !had_ge && e == j + 1 && matches!(t.at(j), '俩' | '仨');
+    let (unit, mut e, word) =
+        zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
     let half_after = t.at(e) == '半'
         && amt % 100 == 0
         && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
@@ -858,20 +1015,23 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 _ => return None,
             };
             let n = n * dir;
+            // "一个月后的今天" is the offset itself
+            let e = same_day_suffix(t, e).unwrap_or(e);
             Some((e, date_atom(|x| x.offset = Some((n, u)))))
         }
     }
 }
 
 /// A length in days or weeks without a direction: 5天, 3 周, 两个星期, 半天, 一天半 (months and
-/// years vary in length and stay unread). Not 第3天 (an ordinal), 3日 (a date) or 3周年.
+/// years vary in length and stay unread). Not 第3天 (an ordinal), 这一天 (a day), 3日 (a date) or 3周年.
 fn calendar_duration(t: &Text, i: usize, e: usize, amt: u32, unit: Unit, word: &str) -> Option<(usize, Atom)> {
     let per_day = match unit {
         Unit::Day if word == "天" => 1440,
         Unit::Week => 7 * 1440,
         _ => return None,
     };
-    if t.before(i) == '第' || matches!(t.at(e), '年' | '岁') {
+    // 第3天 counts, 这一天/同一天/那一周 point at a day or week
+    if matches!(t.before(i), '第' | '这' | '那' | '同' | '哪') || matches!(t.at(e), '年' | '岁') {
         return None;
     }
     let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
@@ -881,6 +1041,10 @@ fn calendar_duration(t: &Text, i: usize, e: usize, amt: u32, unit: Unit, word: &
 /// 每天, 每周一三五, 每个工作日, 工作日, 每月, 每年, 每隔一天, 每两周, 每小时, 每周末, 每晚.
 fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some((e, _)) = t.lit_longest(i, WORKDAY_WORDS) {
+        // "第一个工作日", "三个工作日内": an ordinal or a count, not every working day
+        if t.at(i) == '工' && t.before(i) == '个' {
+            return None;
+        }
         let mut r = Recur::new(Freq::Weekly);
         r.byday = Recur::WORKDAYS;
         return Some((e, date_atom(|x| x.recur = Some(r))));
@@ -1044,6 +1208,7 @@ mod tests {
     fn every_word_passes_the_prefilter() {
         let mut words: Vec<&str> = Vec::new();
         words.extend(REL_DAYS.iter().map(|w| w.0));
+        words.extend(REL_SPANS.iter().map(|w| w.0));
         words.extend(DAY_SEGS.iter().map(|w| w.0));
         words.extend(SEGS.iter().map(|w| w.0));
         words.extend(WEEK_PREFIXES.iter().map(|w| w.0));
@@ -1064,7 +1229,7 @@ mod tests {
             assert!(may_start_word(c), "{w}: {c} is missing from may_start_word");
         }
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
-        for c in "到至从由的每早晚又零第最差".chars() {
+        for c in "到至从由的每早晚又零第最差倒头".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
         }
     }
