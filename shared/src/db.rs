@@ -15,6 +15,8 @@ use sqlx::{
     postgres::{PgConnectOptions, PgPoolOptions},
 };
 
+pub use crate::unavailable::is_unavailable;
+
 /// Our own schema (`migrations/` at the workspace root), the queue's included: the queue is the
 /// task table (see [`crate::queue`]).
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
@@ -229,26 +231,6 @@ pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
 pub enum MigrateError {
     #[error("applying quickact migrations: {0}")]
     Schema(#[from] sqlx::migrate::MigrateError),
-}
-
-/// True when the error means "the database cannot be reached right now" (down, restarting,
-/// network) rather than "this query is wrong": such failures are worth retrying, and the API
-/// answers them with 503.
-pub fn is_unavailable(err: &sqlx::Error) -> bool {
-    match err {
-        sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed
-        | sqlx::Error::Protocol(_) => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            // 08: connection exceptions; 57P01-57P03: admin shutdown, crash shutdown, cannot
-            // connect now (starting up); 53300: too many connections.
-            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
-        }),
-        _ => false,
-    }
 }
 
 /// Runs `op` until it succeeds, fails for a reason other than an unreachable database, or

@@ -2,16 +2,17 @@
 //!
 //! # Layout
 //! - [`config`]: typed configuration from environment variables.
-//! - [`db`]: the connection pool, migrations, and telling "database down" from other failures.
+//! - [`db`]: the connection pools, migrations, outages seen, durable flushes.
+//! - [`unavailable`]: telling "database down" from other failures.
 //! - [`domain`]: tasks, verdicts and users as the service speaks of them.
 //! - [`store`]: the SQL behind them (plain functions over `impl PgExecutor`, so they work on a pool
 //!   or inside a transaction).
 //! - [`queue`]: the queue, which is the task table: fetch (which claims), hand-back, heartbeats.
-//! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, new-job wakeups).
-//! - [`batch`]: many callers' writes served together, one commit for all (submissions, claims,
-//!   local runs).
+//! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, waiting-task wakeups).
+//! - [`batch`]: many callers' requests served together, one statement or commit for all
+//!   (submissions, reads, endings, local runs), with one answer type.
 //! - [`planner`]: the items the agent acts on (store, rules).
-//! - [`sweeper`]: overdue and jobless tasks, and retention, swept by every process.
+//! - [`sweeper`]: overdue tasks and retention, swept by every process.
 //! - [`pricing`]: per-model prices and the cost of a turn.
 //! - [`metrics`]: the Prometheus metrics both processes export, and their fixed labels.
 //! - [`telemetry`]: logging (text or JSON) and the shutdown signal.
@@ -32,3 +33,4 @@ pub mod queue;
 pub mod store;
 pub mod sweeper;
 pub mod telemetry;
+pub mod unavailable;

@@ -29,7 +29,7 @@ use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gau
 use metrics_exporter_prometheus::PrometheusBuilder;
 pub use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::{db::is_unavailable, domain::task::TaskRecord, store::stats};
+use crate::{domain::task::TaskRecord, store::stats, unavailable::is_unavailable};
 
 pub const TASKS_SUBMITTED: &str = "quickact_tasks_submitted_total";
 pub const TASKS_FINISHED: &str = "quickact_tasks_finished_total";

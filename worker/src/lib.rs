@@ -6,8 +6,8 @@
 //! - [`runner`]: one task from claim to final state: lease, cancellation, timeout, retries, panics.
 //! - [`groups`]: local runs committed many at a time, in one transaction.
 //! - [`agent`]: the loop of model turns and tool calls, journaled step by step.
-//! - [`provider`]: model providers behind one interface (OpenAI-compatible; lenient parsing).
-//! - [`providers`]: which provider serves a task.
+//! - [`provider`]: model providers behind one interface (OpenAI-compatible, local; which serves a
+//!   task; lenient parsing).
 //! - [`tools`]: the tool registry and the tools the model may call.
 //! - [`metrics`]: the worker's `GET /metrics` listener (`QUICKACT_WORKER_METRICS_BIND`).
 //!
@@ -18,7 +18,6 @@ pub mod agent;
 pub mod groups;
 pub mod metrics;
 pub mod provider;
-pub mod providers;
 pub mod queue;
 pub mod runner;
 pub mod tools;
@@ -30,7 +29,7 @@ use rand::Rng;
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 
-use crate::{providers::ConfiguredProviders, runner::Runner, tools::ToolRegistry};
+use crate::{provider::choice::ConfiguredProviders, runner::Runner, tools::ToolRegistry};
 
 /// A boxed error for startup paths.
 pub type StartupError = Box<dyn std::error::Error + Send + Sync>;

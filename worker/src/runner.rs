@@ -40,7 +40,7 @@ use uuid::Uuid;
 use crate::{
     agent::{Endings, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
-    provider::ModelProvider,
+    provider::choice::ProviderChoice,
     queue::Claimed,
     tools::ToolRegistry,
 };
@@ -62,18 +62,6 @@ const MAX_ENDINGS: usize = 64;
 
 /// How long a run may wait for the database to come back before it hands its task back.
 const DATABASE_PATIENCE: Duration = Duration::from_secs(30);
-
-/// Chooses the model provider for a task.
-pub trait ProviderChoice: Send + Sync {
-    /// The provider and the model name for a user whose own choice is `user_model`.
-    fn choose(&self, user_model: Option<&str>, input_text: &str) -> (Arc<dyn ModelProvider>, String);
-
-    /// Where a run that `choose` gave to the local fast path hands over when the local reading
-    /// cannot finish the action: the model, when one is configured (see `agent::run`).
-    fn hand_over_to(&self, _user_model: Option<&str>) -> Option<(Arc<dyn ModelProvider>, String)> {
-        None
-    }
-}
 
 /// Everything runs share within one worker process.
 pub struct Runner {

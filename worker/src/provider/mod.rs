@@ -2,9 +2,12 @@
 //!
 //! A provider takes the conversation so far (OpenAI chat-completions messages) and the tool
 //! definitions, and answers with one assistant message: text and/or tool calls, plus token usage.
+//! - [`choice`]: which provider serves a task (the fast path, the hand-over to the model).
 //! - [`openai`]: any OpenAI-compatible endpoint, through async-openai.
+//! - [`local`]: the deterministic provider that needs no network.
 //! - [`parse`]: the lenient reading of chat-completions responses both use.
 
+pub mod choice;
 pub mod local;
 pub mod openai;
 pub mod parse;

@@ -6,11 +6,14 @@
 //! or schema-violating arguments, a refused action) becomes a tool result that says what was wrong;
 //! none of them ends the run.
 //!
+//! - [`names`]: the tools' names (a leaf the local provider uses too).
+//! - [`planner`]: the tools on the user's items (search, create, update, delete, complete, resolve a time).
 //! - [`finish`]: the terminal tool, the only source of a verdict.
 //! - [`state`]: what earlier tool calls of the run observed (candidates of the last search, items
 //!   changed), rebuilt from the journal on replay.
 
 pub mod finish;
+pub mod names;
 pub mod planner;
 pub mod state;
 
@@ -26,10 +29,7 @@ use uuid::Uuid;
 
 pub use state::RunState;
 
-/// Name of the terminal tool.
-pub const FINISH: &str = quickact_shared::store::steps::FINISH_TOOL;
-/// Name of the search tool.
-pub const SEARCH_ITEMS: &str = <planner::SearchItems as TypedTool>::NAME;
+pub use names::{FINISH, SEARCH_ITEMS};
 
 /// What a tool may know about the run it serves. The user comes from the task, never from the
 /// model, so a tool can only see and change the task owner's items.

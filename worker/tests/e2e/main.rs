@@ -6,13 +6,16 @@
 //! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
 //! - `endings`: the endings of runs with nothing open, written in batches.
 //! - `fast_path`: with a model configured, the local fast path and its hand-over to the model.
+//! - `groups`: local runs committed many in one transaction: each once, and a failed group loses
+//!   nothing and does nothing twice.
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `local_provider`: the rule-based provider on a table of sentences.
 //! - `multi_action`: several actions in one sentence, each with its own outcome.
 //! - `observability`: a worker process's JSON logs and Prometheus metrics.
 //! - `planner`: the planner's tools and rules through a scripted model.
-//! - `robustness`: concurrent workers, crashes, panics, a database restart, graceful shutdown.
+//! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
+//!   back, graceful shutdown.
 //!
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 

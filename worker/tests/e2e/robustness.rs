@@ -13,8 +13,8 @@ use std::{
 use futures::future::BoxFuture;
 use quickact_testkit::{GateHeldOpen, Reply, TestApp, TestAppOptions, postgres::PgCluster};
 use quickact_worker::{
-    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, openai::OpenAiProvider},
-    runner::{ProviderChoice, Runner},
+    provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, choice::ProviderChoice, openai::OpenAiProvider},
+    runner::Runner,
     tools::ToolRegistry,
 };
 use reqwest::{Method, StatusCode};

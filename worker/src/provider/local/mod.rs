@@ -24,6 +24,7 @@ use self::{
     plan::{Say, next_step, next_step_of_all},
 };
 use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Usage};
+use crate::tools::names::FINISH;
 
 /// The name runs served locally record as `model_used`.
 pub const LOCAL_MODEL: &str = quickact_shared::store::stats::LOCAL_MODEL;
@@ -70,7 +71,7 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         Err(reason) => {
             tracing::info!(reason, "the local provider did not understand the sentence");
             let say = Say { chinese };
-            ("finish", json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
+            (FINISH, json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
         }
     };
     Ok(ModelReply {

@@ -11,7 +11,10 @@ use serde_json::{Value, json};
 use quickact_shared::domain::task::ResultType;
 
 use super::intent::{Change, Clause, Intent, Listing, Target};
-use crate::provider::AnsweredCall;
+use crate::{
+    provider::AnsweredCall,
+    tools::names::{COMPLETE_TODO, CREATE_ITEM, DELETE_ITEM, FINISH, SEARCH_ITEMS, UPDATE_ITEM},
+};
 
 /// What the tools answered so far, in order.
 pub type History = [AnsweredCall];
@@ -90,11 +93,11 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
     let say = Say { chinese };
     match intent {
         Intent::Create(item) => match history.last() {
-            None => ("create_item", json!(item)),
+            None => (CREATE_ITEM, json!(item)),
             Some(call) => finish_after_change(&call.result, say.created(), &say),
         },
-        Intent::Complete(target) => act_on_target(target, history, &say, |id| ("complete_todo", json!({ "id": id })), say.completed()),
-        Intent::Delete(target) => act_on_target(target, history, &say, |id| ("delete_item", json!({ "id": id })), say.deleted()),
+        Intent::Complete(target) => act_on_target(target, history, &say, |id| (COMPLETE_TODO, json!({ "id": id })), say.completed()),
+        Intent::Delete(target) => act_on_target(target, history, &say, |id| (DELETE_ITEM, json!({ "id": id })), say.deleted()),
         Intent::Reschedule { target, change } => {
             let change = change.clone();
             act_on_target(
@@ -106,13 +109,13 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
                         Change::To(when) => json!({ "id": id, "when": when }),
                         Change::By(by) => json!({ "id": id, "shift": by }),
                     };
-                    ("update_item", arguments)
+                    (UPDATE_ITEM, arguments)
                 },
                 say.moved(),
             )
         }
         Intent::List(listing) => match history.last().map(|call| &call.result) {
-            None => ("search_items", list_arguments(listing)),
+            None => (SEARCH_ITEMS, list_arguments(listing)),
             Some(Ok(result)) => finish("action_completed", say.listed(read_as::<Found>(result).count), None),
             Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
@@ -130,7 +133,7 @@ pub fn next_step_of_all(clauses: &[Clause], history: &History, chinese: bool) ->
         let (outcome, calls) = loop {
             let calls = &history[start..start + made];
             let step = next_step(&clause.intent, calls, chinese);
-            if step.0 == "finish" {
+            if step.0 == FINISH {
                 break (step.1, calls);
             }
             if start + made == history.len() {
@@ -145,7 +148,7 @@ pub fn next_step_of_all(clauses: &[Clause], history: &History, chinese: bool) ->
     let message = actions.iter().filter_map(|a| a["message"].as_str()).collect::<Vec<_>>().join(if chinese { "；" } else { "; " });
     let mut arguments = finish(ResultType::of_all(types).as_str(), message, None).1;
     arguments["actions"] = Value::Array(actions);
-    ("finish", arguments)
+    (FINISH, arguments)
 }
 
 /// One clause's entry in `actions`: its own finish, plus the ids of the items its calls changed
@@ -196,7 +199,7 @@ fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(
             if let Some(date) = &target.date {
                 arguments["date"] = json!(date);
             }
-            ("search_items", arguments)
+            (SEARCH_ITEMS, arguments)
         }
         1 => {
             let candidates = match &history[0].result {
@@ -253,7 +256,7 @@ fn finish(result_type: &str, message: String, suggestion: Option<String>) -> Ste
     if let Some(suggestion) = suggestion {
         arguments["suggestion"] = json!(suggestion);
     }
-    ("finish", arguments)
+    (FINISH, arguments)
 }
 
 /// The local provider's words, in the user's language.

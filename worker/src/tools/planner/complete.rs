@@ -7,13 +7,13 @@ use quickact_shared::planner::{
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{ItemIdArguments, create::changed, item_id_parameters, owned_item, parse_item_id};
+use super::{ItemIdArguments, changed, item_id_parameters, owned_item, parse_item_id};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CompleteTodo;
 
 impl TypedTool for CompleteTodo {
-    const NAME: &'static str = "complete_todo";
+    const NAME: &'static str = crate::tools::names::COMPLETE_TODO;
     const DESCRIPTION: &'static str = "Mark an item found by search_items as completed (\"完成报告提交\", \"mark buy milk as done\").";
     type Arguments = ItemIdArguments;
 

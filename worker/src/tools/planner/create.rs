@@ -1,7 +1,7 @@
 //! `create_item`: add an event, to-do or reminder.
 
 use quickact_shared::planner::{
-    item::{ItemKind, ItemRecord},
+    item::ItemKind,
     patch::{ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
     store::{check_item_quota, insert_item, lock_user_items},
@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, check_sentence_dates, conflict_outcome, invalid, passed_outcome, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, invalid, passed_outcome, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CreateItem {
@@ -34,7 +34,7 @@ pub struct CreateArguments {
 }
 
 impl TypedTool for CreateItem {
-    const NAME: &'static str = "create_item";
+    const NAME: &'static str = crate::tools::names::CREATE_ITEM;
     const DESCRIPTION: &'static str = "Create an item. event: something at a time (a range, or a part of the day); todo: something to do \
          by a date; reminder: something to be reminded of. Pass the time as the user said it in `when`. \
          Without a date the item is for today; an event without an end lasts the default duration. A time \
@@ -101,12 +101,3 @@ impl TypedTool for CreateItem {
     }
 }
 
-/// The result of a successful change: the item for the verdict, and a line for the model.
-pub fn changed(verb: &str, item: &ItemRecord, notes: &[String]) -> Value {
-    json!({
-        "written": true,
-        "item": item.to_json(),
-        "notes": notes,
-        "model_view": { verb: item.summary(), "id": item.id, "notes": notes },
-    })
-}

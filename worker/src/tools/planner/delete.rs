@@ -10,7 +10,7 @@ use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 pub struct DeleteItem;
 
 impl TypedTool for DeleteItem {
-    const NAME: &'static str = "delete_item";
+    const NAME: &'static str = crate::tools::names::DELETE_ITEM;
     const DESCRIPTION: &'static str = "Delete an item found by search_items.";
     type Arguments = ItemIdArguments;
 

@@ -265,3 +265,13 @@ pub fn compact(items: &[FoundItem]) -> Vec<Value> {
         })
         .collect()
 }
+
+/// The result of a successful change: the item for the verdict, and a line for the model.
+pub fn changed(verb: &str, item: &ItemRecord, notes: &[String]) -> Value {
+    json!({
+        "written": true,
+        "item": item.to_json(),
+        "notes": notes,
+        "model_view": { verb: item.summary(), "id": item.id, "notes": notes },
+    })
+}

@@ -16,7 +16,7 @@ pub struct ResolveArguments {
 }
 
 impl TypedTool for ResolveTime {
-    const NAME: &'static str = "resolve_time";
+    const NAME: &'static str = crate::tools::names::RESOLVE_TIME;
     const DESCRIPTION: &'static str = "Resolve time expressions (\"大后天晚上8点半\", \"next monday 3pm\") into exact dates and times in the \
          user's time zone, relative to when the sentence was written. Never compute dates yourself.";
     type Arguments = ResolveArguments;

@@ -33,7 +33,7 @@ pub struct SearchArguments {
 }
 
 impl TypedTool for SearchItems {
-    const NAME: &'static str = "search_items";
+    const NAME: &'static str = crate::tools::names::SEARCH_ITEMS;
     const DESCRIPTION: &'static str = "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
          deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
          (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used.";

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, check_sentence_dates, conflict_outcome, create::changed, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct UpdateItem {
@@ -34,7 +34,7 @@ pub struct UpdateArguments {
 }
 
 impl TypedTool for UpdateItem {
-    const NAME: &'static str = "update_item";
+    const NAME: &'static str = crate::tools::names::UPDATE_ITEM;
     const DESCRIPTION: &'static str = "Change an item found by search_items. To move it, pass the new time as the user said it in `when` \
          (a time alone keeps the item's day; a new start keeps its duration), or `shift` for \"推迟半小时\" / \
          \"提前1小时\" / \"30 minutes later\". A passed time or a conflict is reported instead of written.";

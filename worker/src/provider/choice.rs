@@ -7,14 +7,24 @@ use std::sync::Arc;
 
 use quickact_shared::config::ModelConfig;
 
-use crate::{
-    provider::{
-        ModelProvider,
-        local::{LOCAL_MODEL, LocalProvider, understands},
-        openai::OpenAiProvider,
-    },
-    runner::ProviderChoice,
+use super::{
+    ModelProvider,
+    local::{LOCAL_MODEL, LocalProvider, understands},
+    openai::OpenAiProvider,
 };
+
+/// Chooses the model provider for a task.
+pub trait ProviderChoice: Send + Sync {
+    /// The provider and the model name for a user whose own choice is `user_model`.
+    fn choose(&self, user_model: Option<&str>, input_text: &str) -> (Arc<dyn ModelProvider>, String);
+
+    /// Where a run that `choose` gave to the local fast path hands over when the local reading
+    /// cannot finish the action: the model, when one is configured (see `agent::run`).
+    fn hand_over_to(&self, _user_model: Option<&str>) -> Option<(Arc<dyn ModelProvider>, String)> {
+        None
+    }
+}
+
 
 /// The providers this deployment has.
 pub struct ConfiguredProviders {
