@@ -273,20 +273,20 @@ fn assert_all(what: &str, n: usize, failures: &[String]) {
 }
 
 #[test]
-fn table() {
+fn every_expression_in_the_table_resolves_as_written() {
     let (n, failures) = run(|name| !name.starts_with("sentence/"));
     assert_all("table", n, &failures);
 }
 
 #[test]
-fn sentences() {
+fn every_sentence_in_the_table_yields_its_expressions() {
     let (n, failures) = run(|name| name.starts_with("sentence/"));
     assert!(n >= 20, "too few sentence cases: {n}");
     assert_all("sentence", n, &failures);
 }
 
 #[test]
-fn table_is_large_enough() {
+fn the_table_holds_at_least_300_cases() {
     assert!(
         rows().len() >= 300,
         "the table needs at least 300 cases, has {}",
@@ -295,7 +295,7 @@ fn table_is_large_enough() {
 }
 
 #[test]
-fn segment_api() {
+fn segments_parse_from_their_english_and_chinese_names_and_keep_their_bounds() {
     assert_eq!("afternoon".parse::<Segment>(), Ok(Segment::Afternoon));
     assert_eq!("下午".parse::<Segment>(), Ok(Segment::Afternoon));
     assert_eq!(
@@ -344,7 +344,7 @@ fn resolution_serialises_compactly() {
 /// Random mixes of time-ish fragments must never panic (debug builds check overflow) and every
 /// span must address the original text.
 #[test]
-fn no_panics_on_noise() {
+fn noise_never_panics_and_every_span_addresses_the_text() {
     const PARTS: &[&str] = &[
         "明天",
         "下午",
