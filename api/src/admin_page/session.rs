@@ -108,15 +108,20 @@ fn to_login(headers: &HeaderMap) -> Response {
     }
 }
 
-fn session_token(headers: &HeaderMap) -> Option<String> {
+/// The value of the request's cookie `name`, if it sent one.
+pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == SESSION_COOKIE)
+        .find(|cookie| cookie.name() == name)
         .map(|cookie| cookie.value().to_owned())
+}
+
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    cookie_value(headers, SESSION_COOKIE)
         .filter(|token| !token.is_empty() && token.len() <= 100)
 }
 

@@ -5,15 +5,14 @@ use std::collections::BTreeMap;
 use askama::Template;
 use axum::{
     extract::{Query, State, rejection::QueryRejection},
-    http::{HeaderMap, StatusCode, header},
+    http::{HeaderMap, StatusCode},
     response::Response,
 };
-use cookie::Cookie;
 
 use super::{
     charts::{PALETTE, Series, lines, stacked_bars},
     page::{Chrome, Moment, PageError, amount_text, duration_ms, html, money, percent},
-    session::AdminSession,
+    session::{AdminSession, cookie_value},
 };
 use crate::{
     routes::stats::{OutcomeView, PercentileView, StatsParams, StatsReport, build_report},
@@ -217,14 +216,8 @@ fn charts(by_day: &StatsReport) -> Vec<Chart> {
 
 /// The zone the reader picked on the page (the cookie `admin.js` keeps), when it is a zone.
 fn zone_of_reader(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == "quickact_tz")
-        .and_then(|cookie| cookie.value().parse::<chrono_tz::Tz>().ok())
+    cookie_value(headers, "quickact_tz")
+        .and_then(|zone| zone.parse::<chrono_tz::Tz>().ok())
         .map(|tz| tz.name().to_owned())
 }
 
