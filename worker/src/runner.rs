@@ -1,8 +1,8 @@
 //! Running one claimed task: keep its lease, run the agent within the time budget, and write the
 //! final state, whatever happens on the way.
 //!
-//! Runs are spawned tasks owned by this process: a task fetched again while it already runs here
-//! (its lease lapsed under a stall, and this process took it back) joins the running one.
+//! Runs are spawned tasks owned by this process, one per task: a task claimed again while an
+//! earlier run of it is still here stops that run first (see [`Runner::run_task`]).
 
 use std::{
     collections::HashMap,
@@ -213,20 +213,26 @@ impl Runner {
         // span; top-level keys of `span` in JSON logs).
         let span = tracing::info_span!("run", task_id = %task_id, user_id = %task.user_id, worker = %self.owner);
         let run = RunOfTask { task, holder: holder.clone(), stop: stop.clone() };
-        let done = tokio::spawn(
-            async move {
-                runner.run_to_an_end(run).await;
-                let mut running = runner.running.lock().expect("running map lock");
-                if running.get(&task_id).is_some_and(|running| running.holder == ours) {
-                    running.remove(&task_id);
+        // Spawned and recorded under one lock: a run that ends at once removes its entry only
+        // after it was recorded, so no entry of a finished run is left behind.
+        let done = {
+            let mut running = self.running.lock().expect("running map lock");
+            let done = tokio::spawn(
+                async move {
+                    runner.run_to_an_end(run).await;
+                    let mut running = runner.running.lock().expect("running map lock");
+                    if running.get(&task_id).is_some_and(|running| running.holder == ours) {
+                        running.remove(&task_id);
+                    }
                 }
-            }
-            .instrument(span),
-        )
-        .map(|_| ())
-        .boxed()
-        .shared();
-        self.running.lock().expect("running map lock").insert(task_id, Running { holder, stop, done: done.clone() });
+                .instrument(span),
+            )
+            .map(|_| ())
+            .boxed()
+            .shared();
+            running.insert(task_id, Running { holder, stop, done: done.clone() });
+            done
+        };
         done.await;
         drop(permit);
     }
