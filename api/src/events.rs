@@ -22,7 +22,7 @@ use std::{collections::VecDeque, convert::Infallible, time::Duration};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 use quickact_shared::{
-    db::{self, is_unavailable},
+    db::is_unavailable,
     domain::task::TaskStatus,
     notify::TaskSubscription,
     store::{steps, tasks},
@@ -109,17 +109,17 @@ impl Feed {
     /// Reads the task, then the steps after the last one sent (in this order: once the task reads
     /// as final its journal is whole), and queues what the client has not seen.
     async fn read(&mut self) -> Result<(), sqlx::Error> {
-        let Some(task) = tasks::find_task(&self.state.pool, self.id).await? else {
+        // One connection for the reads and the flush: a flush on another connection, opened after a
+        // crash and a restart, would succeed while the steps read before the crash are gone.
+        let mut conn = self.state.pool.acquire().await?;
+        let Some(task) = tasks::find_task(&mut *conn, self.id).await? else {
             self.finished = true;
             return Ok(());
         };
-        let journal = steps::list_steps_after(&self.state.pool, self.id, self.sent_seq).await?;
-        // A run commits its steps without waiting for the disk (only its verdict waits): what a
-        // client is shown is first made durable, so a crash cannot take back a step it saw. A
-        // final task's steps are durable already: its verdict's commit came after them.
-        if !task.status.is_final() && !journal.is_empty() {
-            db::flush_commits(&self.state.pool).await?;
-        }
+        // Made durable before they are sent when the task is unfinished; a final task's steps are
+        // durable already (its verdict's commit, which waited for the disk, came after them).
+        let journal = steps::steps_to_show(&mut conn, self.id, self.sent_seq, !task.status.is_final()).await?;
+        drop(conn);
         if !task.status.is_final() && self.last_status != Some(task.status) {
             self.last_status = Some(task.status);
             let data = json!({ "status": task.status, "attempts": task.attempts, "started_at": task.started_at });

@@ -6,13 +6,19 @@
 //! commits on its own. Reads waiting at the same moment are served together instead (see
 //! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, one for every
 //! journal. With one read waiting a batch is that read alone, so nothing waits for company.
+//!
+//! The steps of an unfinished task were committed without waiting for the disk (a run's verdict is
+//! the commit that waits): before they are shown, they are made durable ([`db::flush_commits`]) on
+//! the connection that read them, so a database crash cannot take back a step a client saw. On the
+//! same connection, or the proof is void: a flush on a connection opened after a crash and a restart
+//! succeeds while the steps read before the crash are gone.
 
 use std::{collections::HashMap, sync::Arc};
 
 use futures::future::BoxFuture;
 use quickact_shared::{
     batch::Batcher,
-    db::KeptConnection,
+    db::{self, KeptConnection},
     domain::task::TaskRecord,
     store::{
         steps::{self, Step},
@@ -33,7 +39,14 @@ const MAX_BATCH: usize = 256;
 pub struct Reads {
     pool: PgPool,
     tasks: Batcher<Uuid, Option<TaskRecord>>,
-    journals: Batcher<Uuid, Vec<Step>>,
+    journals: Batcher<JournalRead, Vec<Step>>,
+}
+
+/// A journal to read, and whether its task was unfinished when read (its steps then need a flush).
+#[derive(Clone, Copy)]
+struct JournalRead {
+    id: Uuid,
+    unfinished: bool,
 }
 
 impl Reads {
@@ -45,11 +58,15 @@ impl Reads {
                 Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
             })
         });
-        let journals = batched(pool.clone(), |conn, ids| {
+        let journals = batched(pool.clone(), |conn, reads: Vec<JournalRead>| {
             Box::pin(async move {
+                let ids: Vec<Uuid> = reads.iter().map(|r| r.id).collect();
                 let mut found: HashMap<Uuid, Vec<Step>> = HashMap::new();
-                for step in steps::list_steps_of(conn, &ids).await? {
+                for step in steps::list_steps_of(&mut *conn, &ids).await? {
                     found.entry(step.task_id).or_default().push(step);
+                }
+                if reads.iter().any(|r| r.unfinished && found.contains_key(&r.id)) {
+                    db::flush_commits(&mut *conn).await?;
                 }
                 Ok(ids.iter().map(|id| found.get(id).cloned().unwrap_or_default()).collect())
             })
@@ -68,23 +85,31 @@ impl Reads {
         Ok(self.tasks.call_or_alone(id, |id| Box::pin(tasks::find_task(&self.pool, id))).await?)
     }
 
-    /// The task's whole journal, in order.
-    pub async fn journal(&self, id: Uuid) -> Result<Vec<Step>, ApiError> {
-        Ok(self.journals.call_or_alone(id, |id| Box::pin(steps::list_steps(&self.pool, id))).await?)
+    /// The task's whole journal, in order. `task` is the task as just read: when it was unfinished,
+    /// the steps are durable before they are returned.
+    pub async fn journal(&self, task: &TaskRecord) -> Result<Vec<Step>, ApiError> {
+        let read = JournalRead { id: task.id, unfinished: !task.status.is_final() };
+        Ok(self
+            .journals
+            .call_or_alone(read, |read| {
+                Box::pin(async move { steps::steps_to_show(&mut *self.pool.acquire().await?, read.id, -1, read.unfinished).await })
+            })
+            .await?)
     }
 }
 
-/// A loop answering each batch of ids with `read`'s answers, one per id in order, on a connection
-/// it keeps ([`KeptConnection`]).
-fn batched<T, F>(pool: PgPool, read: F) -> Batcher<Uuid, T>
+/// A loop answering each batch of requests with `read`'s answers, one per request in order, on a
+/// connection it keeps ([`KeptConnection`]).
+fn batched<K, T, F>(pool: PgPool, read: F) -> Batcher<K, T>
 where
+    K: Send + 'static,
     T: Send + 'static,
-    F: for<'c> Fn(&'c mut PgConnection, Vec<Uuid>) -> BoxFuture<'c, Result<Vec<T>, sqlx::Error>> + Send + Sync + 'static,
+    F: for<'c> Fn(&'c mut PgConnection, Vec<K>) -> BoxFuture<'c, Result<Vec<T>, sqlx::Error>> + Send + Sync + 'static,
 {
     let kept = Arc::new(Mutex::new(KeptConnection::new(pool)));
     let read = Arc::new(read);
-    Batcher::start(MAX_BATCH, "reads", move |ids: Vec<Uuid>| {
+    Batcher::start(MAX_BATCH, "reads", move |requests: Vec<K>| {
         let (kept, read) = (kept.clone(), read.clone());
-        async move { kept.lock().await.run(async |conn| read(conn, ids).await).await }
+        async move { kept.lock().await.run(async |conn| read(conn, requests).await).await }
     })
 }

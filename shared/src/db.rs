@@ -145,12 +145,21 @@ pub fn outages_seen() -> u64 {
     OUTAGES.load(Ordering::SeqCst)
 }
 
-/// Waits until every commit made before this call is on disk: one commit that waits for the disk
-/// (it takes a transaction id, so it writes a commit record), which the write-ahead log flushes
-/// after everything before it. For readers that show what a crash must not take back.
+/// Waits until every commit made before this call is on disk: one commit that waits for the disk,
+/// which the write-ahead log flushes after everything before it. For readers that show what a
+/// crash must not take back, on the connection that read it: that connection answering proves the
+/// server did not restart in between (a crash drops every connection), where a fresh one would
+/// flush a restarted server's log, without what the crash took.
+///
+/// The commit must write to the log, or Postgres does not wait for the disk whatever
+/// `synchronous_commit` says: a transaction that only took a transaction id
+/// (`pg_current_xact_id()`, what this did first) commits without a flush, and the chaos suite
+/// caught a step that a client had been shown lost in a crash. A transactional logical message
+/// is the smallest write to the log there is (no table, no lock, nothing to vacuum); it needs no
+/// privilege and any `wal_level`.
 pub async fn flush_commits(db: impl sqlx::PgExecutor<'_>) -> Result<(), sqlx::Error> {
-    // One implicit transaction for both statements, whatever the server's own setting.
-    sqlx::raw_sql("SET LOCAL synchronous_commit = on; SELECT pg_current_xact_id()").execute(db).await?;
+    // One implicit transaction for both statements, whatever the session's own setting.
+    sqlx::raw_sql("SET LOCAL synchronous_commit = on; SELECT pg_logical_emit_message(true, 'quickact.flush', '')").execute(db).await?;
     Ok(())
 }
 

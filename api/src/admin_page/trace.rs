@@ -237,8 +237,10 @@ fn no_such_task() -> PageError {
 }
 
 async fn trace_body(state: &AppState, id: Uuid, csrf: String) -> Result<TraceBody, PageError> {
-    let task = tasks::find_task(&state.pool, id).await?.ok_or_else(no_such_task)?;
-    let journal = steps::list_steps(&state.pool, id).await?;
+    let mut conn = state.pool.acquire().await?;
+    let task = tasks::find_task(&mut *conn, id).await?.ok_or_else(no_such_task)?;
+    let journal = steps::steps_to_show(&mut conn, id, -1, !task.status.is_final()).await?;
+    drop(conn);
     let user_name = users::find_user(&state.pool, task.user_id).await?.map(|u| u.name).unwrap_or_default();
     let deleted = match &task.result {
         Some(result) => history::deleted_items(&state.pool, task.user_id, &item_ids(result)).await?,

@@ -243,7 +243,7 @@ pub fn get(
             wait?;
             task
         };
-        let journal = state.reads.journal(id).await?;
+        let journal = state.reads.journal(&task).await?;
         Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
     }
 }

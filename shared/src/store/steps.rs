@@ -176,3 +176,15 @@ pub async fn list_steps_of(db: impl PgExecutor<'_>, task_ids: &[Uuid]) -> Result
 pub async fn list_steps_after(db: impl PgExecutor<'_>, task_id: Uuid, after: i32) -> Result<Vec<Step>, sqlx::Error> {
     select_steps!("WHERE task_id = $1 AND seq > $2 ORDER BY seq", task_id, after).fetch_all(db).await
 }
+
+/// The steps of a task after position `after`, to show a client: when the task was unfinished as
+/// read (`unfinished`), its run committed them without waiting for the disk, and they are made
+/// durable first ([`crate::db::flush_commits`], on this same connection), so a database crash
+/// cannot take back a step someone saw.
+pub async fn steps_to_show(conn: &mut sqlx::PgConnection, task_id: Uuid, after: i32, unfinished: bool) -> Result<Vec<Step>, sqlx::Error> {
+    let journal = list_steps_after(&mut *conn, task_id, after).await?;
+    if unfinished && !journal.is_empty() {
+        crate::db::flush_commits(&mut *conn).await?;
+    }
+    Ok(journal)
+}

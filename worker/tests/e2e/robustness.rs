@@ -422,3 +422,24 @@ async fn a_runs_checkpoints_do_not_wait_for_the_disk_and_its_verdict_does() {
     );
     app.shutdown().await;
 }
+
+/// What a client is shown of a running task is first made durable (`db::flush_commits`): once the
+/// flush returns, a commit made earlier without waiting for the disk is on it. A commit that only
+/// took a transaction id did not wait (Postgres flushes a commit only when its transaction wrote
+/// to the log), and the chaos suite's crashes took back a step an event stream had shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flush_puts_the_commits_made_before_it_on_disk() {
+    // The log writer flushes commits that did not wait at most every 10 s here, not within the test.
+    let cluster = PgCluster::start_with_options("-c wal_writer_delay=10000").expect("a throwaway cluster");
+    let mut writer = PgConnection::connect(&cluster.url("postgres")).await.unwrap();
+    let mut reader = PgConnection::connect(&cluster.url("postgres")).await.unwrap();
+    sqlx::raw_sql("CREATE TABLE written (x int); SET synchronous_commit = off").execute(&mut writer).await.unwrap();
+    for round in 0..20 {
+        sqlx::query("INSERT INTO written VALUES (1)").execute(&mut writer).await.unwrap();
+        let written: String = sqlx::query_scalar("SELECT pg_current_wal_insert_lsn()::text").fetch_one(&mut writer).await.unwrap();
+        quickact_shared::db::flush_commits(&mut reader).await.unwrap();
+        let on_disk: bool =
+            sqlx::query_scalar("SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn").bind(&written).fetch_one(&mut reader).await.unwrap();
+        assert!(on_disk, "round {round}: the flush returned before the earlier commit (log position {written}) was on disk");
+    }
+}
