@@ -3,6 +3,7 @@
 # Sourced by the other scripts; usable alone:
 #   scripts/pg.sh start DIR      -> prints a DATABASE_URL for the cluster in DIR (created if missing)
 #   scripts/pg.sh stop DIR
+#   scripts/pg.sh crash DIR      -> stops it in immediate mode: no checkpoint, recovery at the next start
 # The cluster listens on 127.0.0.1 on a free port, trusts local connections and keeps its data in
 # DIR. PG_PORT picks the port (default: a free one); PG_EXTRA_OPTS adds server options (the tests turn fsync off). As root, the server runs as the `postgres` user (PostgreSQL refuses to run as root).
 set -euo pipefail
@@ -68,6 +69,14 @@ pg_stop() {
   fi
 }
 
+# Stops the server as a crash would (immediate mode: every process quits at once, nothing is
+# flushed; the next start replays the write-ahead log). The chaos suite's database crash.
+pg_crash() {
+  local dir=$1 bin
+  bin=$(pg_bin_dir)
+  pg_as_owner "$bin/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null
+}
+
 # Starts a throwaway cluster for the calling script, removed when that script exits (also when it is
 # interrupted or its output pipe closes), and exports DATABASE_URL for it. $1 names the temp dir.
 pg_throwaway() {
@@ -83,6 +92,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-}" in
     start) pg_start "$2" ;;
     stop) pg_stop "$2" ;;
-    *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+    crash) pg_crash "$2" ;;
+    *) echo "usage: $0 start|stop|crash DIR" >&2; exit 2 ;;
   esac
 fi

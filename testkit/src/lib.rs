@@ -11,12 +11,14 @@
 //!   waits), where the code offers no event to wait on.
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
+//! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
 
 pub mod app;
 pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;
 pub mod postgres;
+pub mod processes;
 pub mod prometheus;
 pub mod wait;
 

@@ -103,14 +103,24 @@ fn migrations_fingerprint() -> String {
 pub struct PgCluster {
     dir: PathBuf,
     port: u16,
+    options: String,
 }
+
+/// Server options of a test cluster: nothing is durable (a test's data dies with it).
+const FAST: &str = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
 
 impl PgCluster {
     pub fn start() -> std::io::Result<Self> {
+        Self::start_with_options(FAST)
+    }
+
+    /// A cluster started with these server options (`-c name=value ...`, after the defaults of
+    /// `scripts/pg.sh`, so they override them).
+    pub fn start_with_options(options: &str) -> std::io::Result<Self> {
         let dir = std::env::temp_dir().join(format!("quickact-pg-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir)?;
         let port = free_port();
-        let cluster = PgCluster { dir, port };
+        let cluster = PgCluster { dir, port, options: options.to_owned() };
         cluster.script(&["start", cluster.data_dir().to_str().unwrap()])?;
         Ok(cluster)
     }
@@ -128,6 +138,12 @@ impl PgCluster {
         self.script(&["stop", self.data_dir().to_str().unwrap()])
     }
 
+    /// Stops the server as a crash does (immediate mode: no checkpoint, commits not yet written out
+    /// are lost, the next start replays the write-ahead log).
+    pub fn crash(&self) -> std::io::Result<()> {
+        self.script(&["crash", self.data_dir().to_str().unwrap()])
+    }
+
     /// Starts the server again on the same port.
     pub fn restart_server(&self) -> std::io::Result<()> {
         self.script(&["start", self.data_dir().to_str().unwrap()])
@@ -139,7 +155,7 @@ impl PgCluster {
             .arg(&script)
             .args(args)
             .env("PG_PORT", self.port.to_string())
-            .env("PG_EXTRA_OPTS", "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+            .env("PG_EXTRA_OPTS", &self.options)
             .output()?;
         if !output.status.success() {
             return Err(std::io::Error::other(format!(

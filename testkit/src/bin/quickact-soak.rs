@@ -13,18 +13,17 @@
 
 use std::{
     collections::BTreeMap,
-    process::Stdio,
     time::{Duration, Instant},
 };
 
-use quickact_testkit::{Reply, TestApp, TestAppOptions};
+use quickact_testkit::{
+    Reply, TestApp, TestAppOptions,
+    processes::{rss_mib, spawn_api, spawn_worker},
+};
 use rand::Rng;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::{
-    io::{AsyncBufReadExt, BufReader},
-    process::{Child, Command},
-};
+use tokio::process::Child;
 
 struct Settings {
     minutes: f64,
@@ -82,48 +81,6 @@ fn misbehaving_model(request: &Value) -> Reply {
     Reply::Delayed(delay, Box::new(reply))
 }
 
-async fn spawn_api(app: &TestApp, binary: &str) -> (Child, String) {
-    let mut api = Command::new(binary)
-        .envs(app.env_vars())
-        .env("QUICKACT_BIND", "127.0.0.1:0")
-        .env("QUICKACT_SKIP_MIGRATIONS", "1")
-        .env("RUST_LOG", "warn,quickact_api=info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {binary}: {e} (build it with cargo build --release)"));
-    let mut lines = BufReader::new(api.stderr.take().expect("stderr")).lines();
-    let address = loop {
-        let line = lines.next_line().await.expect("read the API's log").expect("the API exited before it listened");
-        if let Some(rest) = line.split("address=").nth(1) {
-            break rest.split_whitespace().next().expect("an address").to_owned();
-        }
-    };
-    // Keep draining the log so the API never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (api, format!("http://{address}"))
-}
-
-fn spawn_worker(app: &TestApp, binary: &str) -> Child {
-    Command::new(binary)
-        .envs(app.env_vars())
-        .env("QUICKACT_SKIP_MIGRATIONS", "1")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {binary}: {e} (build it with cargo build --release)"))
-}
-
-/// Resident memory of a process, in MiB.
-fn rss_mib(child: &Child) -> f64 {
-    let Some(pid) = child.id() else { return 0.0 };
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kib: f64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0.0);
-    kib / 1024.0
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let settings = settings();
@@ -135,8 +92,8 @@ async fn main() {
     let app = TestApp::start_with(options).await;
     app.fake.fallback(misbehaving_model);
     let (_, key) = app.create_user("soak").await;
-    let (mut api, base) = spawn_api(&app, &settings.api_binary).await;
-    let mut workers: Vec<Child> = (0..3).map(|_| spawn_worker(&app, &settings.worker_binary)).collect();
+    let (mut api, base) = spawn_api(&app, &settings.api_binary, &[]).await;
+    let mut workers: Vec<Child> = (0..3).map(|_| spawn_worker(&app, &settings.worker_binary, &[])).collect();
     let client = reqwest::Client::builder().timeout(Duration::from_secs(150)).build().unwrap();
 
     let started = Instant::now();
@@ -180,7 +137,7 @@ async fn main() {
             let victim = kills % workers.len();
             workers[victim].start_kill().ok();
             let _ = workers[victim].wait().await;
-            workers[victim] = spawn_worker(&app, &settings.worker_binary);
+            workers[victim] = spawn_worker(&app, &settings.worker_binary, &[]);
             kills += 1;
             next_kill += settings.kill_every;
             println!("{:>6.0} s: killed worker {victim} (kill {kills}), {} tasks submitted", started.elapsed().as_secs_f64(), submitted.len());
