@@ -310,6 +310,7 @@ impl Runner {
             provider,
             hand_over_to,
             time_zone,
+            clock,
             deadline,
             abort,
             span: tracing::Span::current(),

@@ -89,6 +89,8 @@ pub struct RunPlan {
     /// hands over to (see `super::run`).
     pub hand_over_to: Option<(Arc<dyn ModelProvider>, String)>,
     pub time_zone: Tz,
+    /// The database's clock, for the run's steps.
+    pub clock: RunClock,
     /// When the task's time budget ends (on the database's clock, see [`RunClock::instant_at`]).
     pub deadline: Instant,
     /// Cancelled when the run must stop at once (task cancelled or taken over, shutdown).
@@ -118,6 +120,8 @@ pub struct RunContext<'a> {
     pub tools: &'a ToolRegistry,
     pub prices: &'a PriceTable,
     pub time_zone: Tz,
+    /// The database's clock: what the run's steps are stamped with.
+    pub clock: RunClock,
     pub deadline: Instant,
     pub abort: CancellationToken,
 }
@@ -141,6 +145,7 @@ impl<'a> RunContext<'a> {
             tools: &shared.tools,
             prices: &shared.prices,
             time_zone: plan.time_zone,
+            clock: plan.clock,
             deadline: plan.deadline,
             abort: plan.abort.clone(),
         }
