@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
 source scripts/browser.sh
+source scripts/faketime.sh
 
 # Build against the committed .sqlx/ query data: no database is needed (or consulted) at build time.
 export SQLX_OFFLINE=true
@@ -26,6 +27,17 @@ if [ -z "${QUICKACT_WEBDRIVER_URL:-}" ]; then
     browser_start
   else
     echo "warning: no chromium/chromedriver: the browser tests will fail" >&2
+  fi
+fi
+
+# The skewed-clock tests (worker/tests/e2e/robustness.rs) run a worker process with libfaketime
+# preloaded: Debian's faketime, installed with apt when missing. Where it cannot be installed, those
+# tests fail saying why.
+if [ -z "${QUICKACT_LIBFAKETIME:-}" ]; then
+  if faketime_install; then
+    faketime_export
+  else
+    echo "warning: no libfaketime: the skewed-clock tests will fail" >&2
   fi
 fi
 

@@ -15,9 +15,14 @@
 //!   another worker takes the task at once, or after a pause when the attempt failed.
 //!
 //! One state machine (`status`, `completed_at`), one attempt counter (`attempts`), one lease.
+//!
+//! Time is the database's: leases, deadlines and the sweeper compare with its `now()`, and the
+//! fetch answers with it ([`ClaimedTask::database_now`]), so a worker runs its tasks by the
+//! database's clock, not by its own machine's, which may be minutes off.
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
@@ -34,12 +39,77 @@ pub const TASKS_WAITING_CHANNEL: &str = "quickact_tasks_waiting";
 /// costs at most this long.
 pub const RESCUE_POLL: Duration = Duration::from_secs(2);
 
+/// A task as the fetch claimed it.
+#[derive(Debug, Clone)]
+pub struct ClaimedTask {
+    pub task: TaskRecord,
+    /// The database's clock at the claim (its `now()`, which stamped the task's creation and its
+    /// lease, and will stamp its verdict): what the run's deadline and step times go by.
+    pub database_now: DateTime<Utc>,
+}
+
+/// A row of the fetch: the task's columns (see [`query_tasks!`]) and the database's clock. The
+/// query macros fill flat records only, hence the task's fields again.
+struct ClaimRow {
+    id: Uuid,
+    user_id: Uuid,
+    input_text: String,
+    status: TaskStatus,
+    result_type: Option<ResultType>,
+    result: Option<serde_json::Value>,
+    created_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    completed_at: Option<DateTime<Utc>>,
+    input_tokens: i64,
+    output_tokens: i64,
+    cached_tokens: i64,
+    cost_nanos: i64,
+    currency: String,
+    model_used: Option<String>,
+    timeout_seconds: i32,
+    idempotency_key: Option<String>,
+    reference_time: DateTime<Utc>,
+    time_zone: String,
+    attempts: i32,
+    undoes: Option<Uuid>,
+    database_now: DateTime<Utc>,
+}
+
+impl From<ClaimRow> for ClaimedTask {
+    fn from(row: ClaimRow) -> Self {
+        let task = TaskRecord {
+            id: row.id,
+            user_id: row.user_id,
+            input_text: row.input_text,
+            status: row.status,
+            result_type: row.result_type,
+            result: row.result,
+            created_at: row.created_at,
+            started_at: row.started_at,
+            completed_at: row.completed_at,
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            cached_tokens: row.cached_tokens,
+            cost_nanos: row.cost_nanos,
+            currency: row.currency,
+            model_used: row.model_used,
+            timeout_seconds: row.timeout_seconds,
+            idempotency_key: row.idempotency_key,
+            reference_time: row.reference_time,
+            time_zone: row.time_zone,
+            attempts: row.attempts,
+            undoes: row.undoes,
+        };
+        ClaimedTask { task, database_now: row.database_now }
+    }
+}
+
 /// Takes up to `limit` waiting tasks for `owner`, each leased for `lease_secs` to
 /// [`lease_holder`]`(owner, claim)`: the oldest
 /// unfinished tasks nobody holds (new, handed back, or whose holder's lease lapsed), skipping rows
 /// another transaction has locked. In the same statement each is moved to `processing`, leased,
 /// its attempt counted, and its waiters told (its SSE stream shows the claim). Returns the claimed
-/// tasks, oldest first.
+/// tasks, oldest first, each with the database's clock at the claim.
 ///
 /// `running`: tasks this worker runs now, which it does not take again: their runs renew their
 /// leases, also one that lapsed while nobody else took the task.
@@ -57,8 +127,8 @@ pub async fn fetch_tasks(
     limit: usize,
     lease_secs: f64,
     running: &[Uuid],
-) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    query_tasks!(
+) -> Result<Vec<ClaimedTask>, sqlx::Error> {
+    let rows = query_tasks!(ClaimRow:
         "WITH claimed AS (
              UPDATE quick_action_tasks t
              SET status = 'processing', started_at = coalesce(t.started_at, now()), attempts = t.attempts + 1,
@@ -75,14 +145,15 @@ pub async fn fetch_tasks(
              SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
            )
            SELECT ",
-        " FROM claimed CROSS JOIN notified ORDER BY created_at",
+        r#", now() AS "database_now!" FROM claimed CROSS JOIN notified ORDER BY created_at"#,
         lease_holder(owner, claim),
         limit.min(i64::MAX as usize) as i64,
         lease_secs,
         running,
     )
     .fetch_all(db)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(ClaimedTask::from).collect())
 }
 
 /// Who holds the leases of worker `owner`'s fetch `claim`: the worker's name and the claim's number.

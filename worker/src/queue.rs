@@ -33,15 +33,21 @@ use quickact_shared::{
     domain::task::TaskRecord,
     queue::{RESCUE_POLL, fetch_tasks, lease_holder, worker_alive},
 };
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::{
+    sync::{OwnedSemaphorePermit, Semaphore},
+    time::Instant,
+};
 use tokio_util::sync::CancellationToken;
 use apalis_core::layers::Identity;
 
-use crate::runner::Runner;
+use crate::{agent::RunClock, runner::Runner};
 
 /// A task this process claimed, with the permit it runs under.
 pub struct Claimed {
     pub task: TaskRecord,
+    /// The database's clock as the claim read it, which the run goes by (this machine's own may be
+    /// off).
+    pub clock: RunClock,
     /// Who holds the task's lease: this worker and the fetch that claimed it (see
     /// [`quickact_shared::queue::fetch_tasks`]); every write of the run checks it.
     pub holder: String,
@@ -151,6 +157,7 @@ impl Fetcher {
             let running = runner.running_tasks();
             match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, runner.worker.lease().as_secs_f64(), &running).await {
                 Ok(tasks) => {
+                    let arrived = Instant::now();
                     backoff = Duration::from_millis(100);
                     self.backlog = tasks.len() == room;
                     if tasks.is_empty() {
@@ -158,7 +165,12 @@ impl Fetcher {
                     }
                     return tasks
                         .into_iter()
-                        .map(|task| Claimed { task, holder: holder.clone(), permit: permits.split(1).expect("a permit per task claimed") })
+                        .map(|claimed| Claimed {
+                            task: claimed.task,
+                            clock: RunClock::new(claimed.database_now, arrived),
+                            holder: holder.clone(),
+                            permit: permits.split(1).expect("a permit per task claimed"),
+                        })
                         .collect();
                 }
                 Err(err) => {

@@ -11,7 +11,6 @@ use std::{
     time::Duration,
 };
 
-use chrono::Utc;
 use chrono_tz::Tz;
 use futures::{
     FutureExt,
@@ -38,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{Endings, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
+    agent::{Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::choice::ProviderChoice,
     queue::Claimed,
@@ -99,6 +98,7 @@ struct Running {
 /// What one run of a task starts from.
 struct RunOfTask {
     task: TaskRecord,
+    clock: RunClock,
     holder: String,
     stop: CancellationToken,
 }
@@ -198,7 +198,7 @@ impl Runner {
     /// left): that run's writes are refused, as they check its holder. It is stopped, and this
     /// claim runs once it has ended.
     pub async fn run_task(self: &Arc<Self>, claimed: Claimed) {
-        let Claimed { task, holder, permit } = claimed;
+        let Claimed { task, clock, holder, permit } = claimed;
         let task_id = task.id;
         let earlier = self.running.lock().expect("running map lock").remove(&task_id);
         if let Some(earlier) = earlier {
@@ -212,7 +212,7 @@ impl Runner {
         // Every line a run logs carries the task, its user and this worker (as fields of this
         // span; top-level keys of `span` in JSON logs).
         let span = tracing::info_span!("run", task_id = %task_id, user_id = %task.user_id, worker = %self.owner);
-        let run = RunOfTask { task, holder: holder.clone(), stop: stop.clone() };
+        let run = RunOfTask { task, clock, holder: holder.clone(), stop: stop.clone() };
         // Spawned and recorded under one lock: a run that ends at once removes its entry only
         // after it was recorded, so no entry of a finished run is left behind.
         let done = {
@@ -261,7 +261,7 @@ impl Runner {
 
     /// One attempt at a claimed task: run it, finish it.
     async fn attempt(self: &Arc<Self>, run: RunOfTask) -> Attempt {
-        let RunOfTask { task, holder, stop: abort } = run;
+        let RunOfTask { task, clock, holder, stop: abort } = run;
         let task_id = task.id;
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
         let pool = &self.pool;
@@ -273,11 +273,12 @@ impl Runner {
             };
             return self.finish(&task, &holder, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await;
         }
-        let deadline = task.deadline();
-        if Utc::now() >= deadline {
+        // The deadline is on the database's clock, as the claim read it: this machine's may be
+        // minutes off, and would end every task at once, or give each minutes more.
+        if clock.now() >= task.deadline() {
             return self.finish(&task, &holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await;
         }
-        let deadline = Instant::now() + (deadline - Utc::now()).to_std().unwrap_or_default();
+        let deadline = clock.instant_at(task.deadline());
 
         // Steps are written only by a run that claimed the task, so a first claim has none to read.
         let journal = if task.attempts <= 1 {
@@ -309,6 +310,7 @@ impl Runner {
             provider,
             hand_over_to,
             time_zone,
+            clock,
             deadline,
             abort,
             span: tracing::Span::current(),

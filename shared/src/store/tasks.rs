@@ -19,15 +19,21 @@ use crate::{
 /// (`"a" + "b"`), not `concat!`, so the list lives here once, with its type overrides, instead of
 /// being copied into every query (the SQL function `quickact_submit`, which stores new tasks,
 /// returns the same columns: `api/src/submit.rs`).
+///
+/// `query_tasks!(Row: ...)` fills `Row` instead: a record with the task's columns and the ones
+/// `$after` adds (the queue's fetch adds the database's clock).
 macro_rules! query_tasks {
-    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
+    ($record:ident: $before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
-            TaskRecord,
+            $record,
             $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes"# + $after
             $(, $arg)*
         )
+    };
+    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
+        query_tasks!(TaskRecord: $before $(+ $more)*, $after $(, $arg)*)
     };
 }
 pub(crate) use query_tasks;

@@ -1,8 +1,9 @@
-//! What a run is given: its plan (the task, its holder, its model and deadline), what every run of
-//! the process shares, and the context built from both, in one place.
+//! What a run is given: its plan (the task, its holder, its model, its clock and deadline), what
+//! every run of the process shares, and the context built from both, in one place.
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use quickact_shared::{
     batch::Batcher,
@@ -44,6 +45,39 @@ pub struct RunShared {
     pub prices: PriceTable,
 }
 
+/// A run's clock: the database's, as the claim read it, carried on by this process's monotonic
+/// clock. The run's deadline and its steps' times go by it, never by this machine's wall clock: that
+/// may be minutes off the database's, which stamps the task's creation, its lease and its verdict
+/// (see `quickact_shared::queue`).
+#[derive(Debug, Clone, Copy)]
+pub struct RunClock {
+    /// The database's `now()` at the claim.
+    database_now_at_claim: DateTime<Utc>,
+    /// When the claim's answer arrived here, after the database's `now()` was read: the run's
+    /// clock lags the database's by at most the claim's round trip, and never runs ahead of it, so
+    /// a step is never stamped after the verdict that follows it, nor a deadline passed early.
+    claimed: Instant,
+}
+
+impl RunClock {
+    /// The clock of a claim whose answer arrived at `claimed` with the database's `now()`.
+    pub fn new(database_now_at_claim: DateTime<Utc>, claimed: Instant) -> Self {
+        RunClock { database_now_at_claim, claimed }
+    }
+
+    /// The database's time now, as the run tells it.
+    pub fn now(&self) -> DateTime<Utc> {
+        // A run lasts seconds; an elapsed time chrono cannot hold would take ages.
+        self.database_now_at_claim + chrono::Duration::from_std(self.claimed.elapsed()).unwrap_or_default()
+    }
+
+    /// When the database's clock shows `at`, on this process's monotonic clock (the claim's moment
+    /// for a time already past then).
+    pub fn instant_at(&self, at: DateTime<Utc>) -> Instant {
+        self.claimed + (at - self.database_now_at_claim).to_std().unwrap_or_default()
+    }
+}
+
 /// One run, as its worker plans it: owned, so it can be handed to a group loop.
 pub struct RunPlan {
     pub task: TaskRecord,
@@ -55,7 +89,9 @@ pub struct RunPlan {
     /// hands over to (see `super::run`).
     pub hand_over_to: Option<(Arc<dyn ModelProvider>, String)>,
     pub time_zone: Tz,
-    /// When the task's time budget ends.
+    /// The database's clock, for the run's steps.
+    pub clock: RunClock,
+    /// When the task's time budget ends (on the database's clock, see [`RunClock::instant_at`]).
     pub deadline: Instant,
     /// Cancelled when the run must stop at once (task cancelled or taken over, shutdown).
     pub abort: CancellationToken,
@@ -84,6 +120,8 @@ pub struct RunContext<'a> {
     pub tools: &'a ToolRegistry,
     pub prices: &'a PriceTable,
     pub time_zone: Tz,
+    /// The database's clock: what the run's steps are stamped with.
+    pub clock: RunClock,
     pub deadline: Instant,
     pub abort: CancellationToken,
 }
@@ -107,6 +145,7 @@ impl<'a> RunContext<'a> {
             tools: &shared.tools,
             prices: &shared.prices,
             time_zone: plan.time_zone,
+            clock: plan.clock,
             deadline: plan.deadline,
             abort: plan.abort.clone(),
         }

@@ -1,6 +1,6 @@
 //! The tool-calling agent: prompt, journal replay and the loop of model turns and tool calls.
 //!
-//! - [`context`]: what a run is given (its plan, what the process shares) and its context.
+//! - [`context`]: what a run is given (its plan, what the process shares, its clock) and its context.
 //! - [`run`]: the loop itself, top to bottom.
 //! - [`turn`]: a model turn: the request, retries, how it is journaled.
 //! - [`tool_call`]: a tool call: run or refused, journaled, `finish` ending the run.
@@ -18,5 +18,5 @@ pub mod run;
 mod tool_call;
 mod turn;
 
-pub use context::{Endings, RunContext, RunPlan, RunShared};
+pub use context::{Endings, RunClock, RunContext, RunPlan, RunShared};
 pub use run::{Grouped, MAX_MODEL_TURNS, RunEnd, RunError, run_agent, run_agent_grouped};

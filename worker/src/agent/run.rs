@@ -270,7 +270,7 @@ impl<'a> Run<'a> {
     async fn hand_over(&mut self, call: &ToolCall, reason: String) -> Result<Recorded<()>, RunError> {
         let (provider, model) = self.cx.hand_over_to.expect("a hand-over has a model to go to");
         tracing::info!(task_id = %self.cx.task.id, %model, %reason, "the local reading hands the run over to the model");
-        let mut step = self.new_step(StepKind::ToolCall, FINISH, Utc::now(), 0, false);
+        let mut step = self.new_step(StepKind::ToolCall, FINISH, self.cx.clock.now(), 0, false);
         step.tool_call_id = Some(call.id.clone());
         step.arguments = Some(parse_arguments_text(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone())));
         step.error = Some(format!(
@@ -297,7 +297,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// A new journal step at the next position.
+    /// A new journal step at the next position, finished now on the run's clock (the database's).
     pub(super) fn new_step(&self, kind: StepKind, name: &str, started_at: chrono::DateTime<Utc>, latency_ms: i32, ok: bool) -> Step {
         Step {
             task_id: self.cx.task.id,
@@ -315,7 +315,7 @@ impl<'a> Run<'a> {
             cost_nanos: 0,
             latency_ms,
             started_at,
-            finished_at: Utc::now(),
+            finished_at: self.cx.clock.now(),
             attempt: self.cx.attempt,
         }
     }

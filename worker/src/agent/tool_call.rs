@@ -51,7 +51,7 @@ impl Run<'_> {
         turn_changes_nothing: bool,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
         let arguments = parse_arguments_text(&call.arguments);
-        let started_at = Utc::now();
+        let started_at = self.cx.clock.now();
         let started = Instant::now();
         let writes = refusal.is_none() && may_write(self.cx, call);
         let alone = (last || turn_changes_nothing) && !writes && !self.ledger.is_open();

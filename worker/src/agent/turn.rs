@@ -39,7 +39,7 @@ impl Run<'_> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let started_at = Utc::now();
+            let started_at = self.cx.clock.now();
             let started = Instant::now();
             let request = self.request(&user);
             let result = tokio::select! {

@@ -297,7 +297,7 @@ async fn a_fetch_reads_the_tasks_it_takes_not_every_task_kept() {
     .await
     .unwrap();
     sqlx::query("ANALYZE quick_action_tasks").execute(&mut *tx).await.unwrap();
-    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, &[]).await.unwrap().iter().map(|t| t.id.to_string()).collect();
+    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, &[]).await.unwrap().iter().map(|claimed| claimed.task.id.to_string()).collect();
     let (sequential, read): (i64, i64) = sqlx::query_as(
         "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'quick_action_tasks'::regclass",
     )

@@ -1,5 +1,6 @@
 //! Failures the backbone must survive: concurrent workers, a killed worker process, a database
-//! restart under a waiting client, a panicking run, and graceful shutdown.
+//! restart under a waiting client, a panicking run, graceful shutdown, and a worker machine whose
+//! clock is minutes off.
 
 use std::{
     process::Command,
@@ -11,7 +12,7 @@ use std::{
 };
 
 use futures::future::BoxFuture;
-use quickact_testkit::{GateHeldOpen, Reply, TestApp, TestAppOptions, postgres::PgCluster};
+use quickact_testkit::{GateHeldOpen, Reply, TestApp, TestAppOptions, postgres::PgCluster, wait_for};
 use quickact_worker::{
     provider::{ChatRequest, ModelProvider, ModelReply, ProviderError, choice::ProviderChoice, openai::OpenAiProvider},
     runner::Runner,
@@ -442,4 +443,112 @@ async fn a_flush_puts_the_commits_made_before_it_on_disk() {
             sqlx::query_scalar("SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn").bind(&written).fetch_one(&mut reader).await.unwrap();
         assert!(on_disk, "round {round}: the flush returned before the earlier commit (log position {written}) was on disk");
     }
+
+/// The library that fakes a process's clock: Debian's libfaketime, which `scripts/test.sh`
+/// installs and names in `QUICKACT_LIBFAKETIME`.
+fn libfaketime() -> String {
+    let library = std::env::var("QUICKACT_LIBFAKETIME").unwrap_or_else(|_| "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1".into());
+    assert!(
+        std::path::Path::new(&library).is_file(),
+        "libfaketime is not at {library}: run the tests with scripts/test.sh (it installs Debian's faketime), or set QUICKACT_LIBFAKETIME"
+    );
+    library
+}
+
+/// A worker process whose machine's clock is `skew_minutes` off the database's (libfaketime; its
+/// monotonic clock runs true) runs tasks on the database's time: a task with a minute to go
+/// succeeds rather than ending as out of time at once (a clock ahead), a task whose model never
+/// answers is ended by the worker at its deadline rather than minutes later (a clock behind), and
+/// every step is stamped between its task's creation and its verdict.
+async fn a_worker_off_by(skew_minutes: i64) {
+    let library = libfaketime();
+    // No sweeper round during the test: a task out of time is ended by its worker or not at all.
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "3600");
+    let (app, key) = TestApp::start_with_options_and_user(options, "alice").await;
+    app.fake.script("skewed first", vec![Reply::look_up_and_finish("first done")]);
+    app.fake.script("skewed second", vec![Reply::look_up_and_finish("second done")]);
+    let never = Arc::new(Notify::new());
+    app.fake.script("skewed unanswered", vec![Reply::Gated(never, Box::new(Reply::look_up_and_finish("unreachable")))]);
+    let faketime = format!("{skew_minutes:+}m");
+    let mut process = app.spawn_logged_worker_process(
+        WORKER_BINARY,
+        &[
+            ("QUICKACT_LOG_FORMAT", "json"),
+            ("LD_PRELOAD", library.as_str()),
+            ("FAKETIME", faketime.as_str()),
+            // Timers and deadlines run on the monotonic clock, which a wrong wall clock leaves alone.
+            ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+            ("FAKETIME_NO_CACHE", "1"),
+        ],
+    );
+
+    // The fake clock is in effect in the worker: its log lines are stamped `skew_minutes` off.
+    let stamped = wait_for("the worker's first log line", Duration::from_secs(20), || {
+        let first = process.lines().first().cloned();
+        async move {
+            let line: serde_json::Value = serde_json::from_str(first.as_deref().ok_or("no line yet")?).map_err(|_| "not JSON")?;
+            let stamp = line["timestamp"].as_str().ok_or("no timestamp")?;
+            chrono::DateTime::parse_from_rfc3339(stamp).map_err(|_| "not a timestamp")
+        }
+    })
+    .await;
+    let off_by = (stamped.to_utc() - chrono::Utc::now()).num_seconds();
+    assert!((off_by - skew_minutes * 60).abs() < 60, "the worker's clock is {off_by} s off, not {skew_minutes} minutes");
+
+    let submit = |text: &'static str, timeout: u32| {
+        let app = &app;
+        let key = &key;
+        async move {
+            let answer = app.call(key, Method::POST, "/api/quick-action", Some(json!({ "text": text, "timeout": timeout }))).await;
+            assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+            answer.body["task_id"].as_str().unwrap().to_owned()
+        }
+    };
+    let first = submit("skewed first", 60).await;
+    let second = submit("skewed second", 60).await;
+    let unanswered = submit("skewed unanswered", 10).await;
+
+    let mut tasks = Vec::new();
+    for id in [&first, &second] {
+        let task = app.wait_final(&key, id, 60).await;
+        assert_eq!(task["status"], "success", "{task:#}");
+        assert!(task["steps"].as_array().is_some_and(|steps| steps.len() >= 3), "{task:#}");
+        tasks.push(task);
+    }
+    let task = app.wait_final(&key, &unanswered, 60).await;
+    assert_eq!(task["status"], "timeout", "the worker ended it at its deadline: {task:#}");
+    assert_eq!(app.fake.requests_for("skewed unanswered").len(), 1, "its run started and waited on the model");
+    let at = |task: &serde_json::Value, field: &str| {
+        chrono::DateTime::parse_from_rfc3339(task[field].as_str().unwrap_or_else(|| panic!("{field} of {task:#}"))).unwrap().to_utc()
+    };
+    assert!(at(&task, "completed_at") >= at(&task, "created_at") + chrono::Duration::seconds(10), "not before its deadline: {task:#}");
+    tasks.push(task);
+
+    // Every step lies within its task, on the database's clock (which stamps creation and verdict).
+    let slack = chrono::Duration::seconds(1);
+    for task in &tasks {
+        let (created, completed) = (at(task, "created_at"), at(task, "completed_at"));
+        for step in task["steps"].as_array().unwrap() {
+            for field in ["started_at", "finished_at"] {
+                let stamp = at(step, field);
+                assert!(
+                    created - slack <= stamp && stamp <= completed + slack,
+                    "step {} {field} {stamp} is outside its task ({created} to {completed})",
+                    step["seq"]
+                );
+            }
+        }
+    }
+    assert!(process.terminate().success());
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_whose_clock_is_five_minutes_ahead_runs_tasks_on_the_databases_time() {
+    a_worker_off_by(5).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_whose_clock_is_five_minutes_behind_runs_tasks_on_the_databases_time() {
+    a_worker_off_by(-5).await;
 }
