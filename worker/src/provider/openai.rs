@@ -8,13 +8,13 @@
 //!   every attempt.
 //!
 //! A `429` or `503` may say when to come back (`Retry-After`, `retry-after-ms`: see
-//! [`super::retry_after`]), and the agent waits at least that long rather than on its own backoff. But
-//! async-openai turns a failed answer into an `ApiError` that keeps the status and the body's message
-//! and drops the headers. So requests go through `RetryAfterTransport`, async-openai's middleware
-//! hook around the bare [`ReqwestService`]: it passes every answer on untouched except a `429`/`503`
-//! that carries such a hint, which it turns into a `ComeBackLater` error itself (status, the body's
-//! message, the wait) for `classify` to find in `OpenAIError::Boxed`. Nothing else about a request
-//! changes; the agent's deadline decides whether the wait fits (see `agent::turn`).
+//! [`super::retry_after`]), and the agent then waits at least that long. But async-openai turns a
+//! failed answer into an `ApiError` that keeps the status and the body's message and drops the
+//! headers. So requests go through `RetryAfterTransport`, on async-openai's middleware hook, around
+//! the bare [`ReqwestService`]: it passes every answer on untouched except a `429`/`503` carrying
+//! such a hint, which it turns into a `ComeBackLater` error itself (status, the body's message, the
+//! wait) for `classify` to find in `OpenAIError::Boxed`. Nothing else about a request changes; the
+//! agent's deadline decides whether the wait fits (see `agent::turn`).
 //!
 //! Responses are requested through the `byot` ("bring your own types") API and read leniently (see
 //! [`super::parse`]), because strict enums reject values some compatible providers send.
