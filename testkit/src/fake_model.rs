@@ -1,6 +1,6 @@
 //! A scripted fake of an OpenAI-compatible chat-completions endpoint: a real HTTP server on port 0
-//! that answers `POST /v1/chat/completions` with tool calls, text, usage, error statuses or
-//! garbage, in the order a test scripts, and records every request it receives.
+//! that answers `POST /v1/chat/completions` with tool calls, text, usage, error statuses, rate
+//! limits or garbage, in the order a test scripts, and records every request it receives and when.
 //!
 //! Scripts are keyed by a piece of the user's sentence, so tasks running at the same time each get
 //! their own script.
@@ -9,7 +9,7 @@ use std::{
     collections::VecDeque,
     net::SocketAddr,
     sync::{Arc, Mutex},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use axum::{
@@ -34,6 +34,8 @@ pub enum Reply {
     Text(String),
     /// An HTTP error with an OpenAI-style error body.
     Status(u16, String),
+    /// A rate limit: `429` with `Retry-After: <retry_after_secs>` and an OpenAI-style error body.
+    RateLimited { retry_after_secs: u64 },
     /// A 200 whose body is not a chat completion.
     Garbage(String),
     /// Waits until the `Notify` is notified (`notify_one` before or `notify_waiters` during the wait),
@@ -149,10 +151,19 @@ pub struct FakeModel {
 
 type Responder = Arc<dyn Fn(&Value) -> Reply + Send + Sync>;
 
+/// A request as the fake received it.
+#[derive(Clone, Debug)]
+pub struct Received {
+    /// When it arrived (before its reply was chosen or delayed), to measure how far apart a
+    /// client's retries are.
+    pub at: Instant,
+    pub body: Value,
+}
+
 struct Shared {
     scripts: Mutex<Vec<(String, VecDeque<Reply>)>>,
     fallback: Mutex<Option<Responder>>,
-    requests: Mutex<Vec<Value>>,
+    requests: Mutex<Vec<Received>>,
     /// Counts requests received, so a test can wait for one instead of polling.
     received: watch::Sender<usize>,
 }
@@ -195,12 +206,18 @@ impl FakeModel {
 
     /// Every request received so far.
     pub fn requests(&self) -> Vec<Value> {
-        self.state.requests.lock().unwrap().clone()
+        self.state.requests.lock().unwrap().iter().map(|received| received.body.clone()).collect()
     }
 
     /// Requests whose user message contains `sentence`.
     pub fn requests_for(&self, sentence: &str) -> Vec<Value> {
         self.requests().into_iter().filter(|r| user_text(r).contains(sentence)).collect()
+    }
+
+    /// Requests whose user message contains `sentence`, with when each arrived, in order.
+    pub fn received_for(&self, sentence: &str) -> Vec<Received> {
+        let requests = self.state.requests.lock().unwrap();
+        requests.iter().filter(|received| user_text(&received.body).contains(sentence)).cloned().collect()
     }
 
     /// Returns once `n` requests whose user message contains `sentence` have arrived (the moment
@@ -228,7 +245,7 @@ pub fn user_text(request: &Value) -> String {
 }
 
 async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) -> Response {
-    state.requests.lock().unwrap().push(request.clone());
+    state.requests.lock().unwrap().push(Received { at: Instant::now(), body: request.clone() });
     state.received.send_modify(|count| *count += 1);
     let text = user_text(&request);
     let scripted = {
@@ -271,6 +288,11 @@ fn render(reply: Reply, model: &str, usage: Usage, serial: usize) -> BoxFuture<'
             Reply::Status(status, message) => {
                 let status = StatusCode::from_u16(status).expect("a valid status");
                 (status, Json(json!({ "error": { "message": message, "type": "fake_error", "param": null, "code": null } }))).into_response()
+            }
+            Reply::RateLimited { retry_after_secs } => {
+                let message = format!("Rate limit reached for {model}. Please try again in {retry_after_secs}s.");
+                let error = json!({ "error": { "message": message, "type": "requests", "param": null, "code": "rate_limit_exceeded" } });
+                (StatusCode::TOO_MANY_REQUESTS, [("retry-after", retry_after_secs.to_string())], Json(error)).into_response()
             }
             Reply::Garbage(body) => (StatusCode::OK, [("content-type", "application/json")], body).into_response(),
             Reply::Text(text) => Json(completion(&model, json!({ "role": "assistant", "content": text }), "stop", usage)).into_response(),

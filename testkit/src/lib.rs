@@ -3,7 +3,7 @@
 //! - [`postgres`]: a fresh database per test on the server `DATABASE_URL` names (created from a
 //!   migrated template), and whole throwaway clusters for tests that restart the server.
 //! - [`fake_model`]: a real HTTP server speaking the OpenAI chat-completions wire format (tool
-//!   calls, usage, error statuses), scripted per test.
+//!   calls, usage, error statuses, rate limits), scripted per test.
 //! - [`app`]: the API on port 0 and workers in process, wired to a test database and a fake model,
 //!   with a small HTTP client.
 //! - [`wait`]: waiting for background work by a condition and a deadline, never a fixed sleep.
@@ -25,7 +25,7 @@ pub mod wait;
 /// One Server-Sent Event as [`sse_events`] parses it.
 pub use eventsource_stream::Event as SseEvent;
 pub use app::{LoggedProcess, TestApp, TestAppOptions, assert_step_refused, sse_events, tool_step, tool_steps};
-pub use fake_model::{FakeModel, GateHeldOpen, Reply, last_tool_result};
+pub use fake_model::{FakeModel, GateHeldOpen, Received, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
 pub use wait::{wait_for, wait_until};

@@ -33,6 +33,9 @@ pub(super) struct Turn {
 
 impl Run<'_> {
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
+    /// A wait the provider asks for is honoured, but never as less than the backoff (a `Retry-After:
+    /// 0` or a `retry-after-ms: 20` would burn every attempt in a blink), nor past the deadline: a
+    /// wait that does not end before it ends the turn at once.
     pub(super) async fn request_turn(&mut self) -> Result<Recorded<Result<Turn, ProviderError>>, RunError> {
         let user = self.user_turn();
         let mut delay = Duration::from_millis(500);
@@ -63,7 +66,7 @@ impl Run<'_> {
                 return Ok(Recorded::NotOurs(check));
             }
             let wait = match &err {
-                ProviderError::Transient { retry_after, .. } => retry_after.unwrap_or(delay),
+                ProviderError::Transient { retry_after, .. } => retry_after.map_or(delay, |asked| asked.max(delay)),
                 ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
             };
             if attempt >= MAX_MODEL_ATTEMPTS || Instant::now() + wait >= self.cx.deadline {

@@ -6,11 +6,13 @@
 //! - [`openai`]: any OpenAI-compatible endpoint, through async-openai.
 //! - [`local`]: the deterministic provider that needs no network.
 //! - [`parse`]: the lenient reading of chat-completions responses both use.
+//! - [`retry_after`]: the wait a rate-limited endpoint asks for, from its answer's headers.
 
 pub mod choice;
 pub mod local;
 pub mod openai;
 pub mod parse;
+pub mod retry_after;
 
 use std::{sync::Arc, time::Duration};
 

@@ -11,6 +11,8 @@
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `model_faults`: model endpoint faults that say how to ride them out (a rate limit's
+//!   `Retry-After`).
 //! - `multi_action`: several actions in one sentence, each with its own outcome.
 //! - `observability`: a worker process's JSON logs and Prometheus metrics.
 //! - `planner`: the planner's tools and rules through a scripted model.
@@ -25,6 +27,7 @@ mod fast_path;
 mod groups;
 mod integrity;
 mod local_provider;
+mod model_faults;
 mod multi_action;
 mod observability;
 mod planner;
