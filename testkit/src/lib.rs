@@ -12,6 +12,8 @@
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
+//! - [`chaos`]: the chaos suite: the service under database crashes, purged sessions, paused
+//!   workers, a pinned snapshot, exhausted connections, skewed clocks and model faults.
 
 pub mod app;
 pub mod fake_model;
@@ -19,6 +21,7 @@ pub mod held_reads;
 pub mod held_writes;
 pub mod postgres;
 pub mod processes;
+pub mod chaos;
 pub mod prometheus;
 pub mod wait;
 
