@@ -1,7 +1,13 @@
 //! The seven scenarios: each starts its own fleet, runs a load, brings its fault while the load
 //! runs, and checks what must hold (see the module above).
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
 
 use rand::Rng;
 use sqlx::Connection;
@@ -195,7 +201,7 @@ pub async fn paused_worker(options: &ChaosOptions) -> Outcome {
         paused_for.push(stopped.elapsed().as_secs_f64());
         // The paused run wakes with replies in hand and tries to write: give it time to (the
         // service's serving is probed meanwhile).
-        let (probe, steps_later) = tokio::join!(load.probe(false), async {
+        let (probe, steps_later) = tokio::join!(load.probe(true), async {
             tokio::time::sleep(Duration::from_secs(3)).await;
             old_steps().await
         });
@@ -299,34 +305,42 @@ pub async fn connections_exhausted(options: &ChaosOptions) -> Outcome {
     let load = Load::start(&fleet, plan);
     let before = warm_up(&fleet, options).await;
     let mut outcome = Outcome::default();
-    let mut held_most = 0;
+    let (mut held_most, mut least_left) = (0, i64::MAX);
     while !load.submitted_all() {
         tokio::time::sleep(secs((3.0, 6.0))).await;
         let mut hog = take_free_connections(&fleet, Vec::new()).await;
         if outcome.faults % 2 == 1 {
-            // The service's own sessions too, each slot taken the moment it frees.
-            let mine: Vec<i32> = {
-                let mut ids = Vec::new();
-                for conn in &mut hog {
+            // The service's own sessions too: terminated, and each slot taken as it frees, until
+            // the other client holds every one (the service reconnects as fast as it can).
+            let mut mine: Vec<i32> = Vec::new();
+            let taking = Instant::now();
+            while taking.elapsed() < Duration::from_secs(3) {
+                for conn in &mut hog[mine.len()..] {
                     if let Ok(pid) = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(&mut *conn).await {
-                        ids.push(pid);
+                        mine.push(pid);
                     }
                 }
-                ids
-            };
-            if let Some(conn) = hog.first_mut() {
-                let _ = sqlx::query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                let Some(conn) = hog.first_mut() else { break };
+                let others: i64 = sqlx::query_scalar(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
                      WHERE datname = current_database() AND backend_type = 'client backend' AND NOT pid = ANY($1)",
                 )
                 .bind(&mine)
-                .execute(&mut *conn)
-                .await;
+                .fetch_one(&mut *conn)
+                .await
+                .unwrap_or(0);
+                if others == 0 {
+                    break;
+                }
+                hog = take_free_connections(&fleet, hog).await;
             }
-            hog = take_free_connections(&fleet, hog).await;
         }
         held_most = held_most.max(hog.len());
-        tokio::time::sleep(secs(options.size((6.0, 10.0), (10.0, 20.0)))).await;
+        let hold = secs(options.size((6.0, 10.0), (10.0, 20.0)));
+        tokio::time::sleep(hold / 2).await;
+        let service = fleet.connections().await.unwrap_or(-1);
+        least_left = least_left.min(service + i64::from(fleet.app.pool.size()));
+        tokio::time::sleep(hold / 2).await;
         for conn in hog {
             let _ = conn.close().await;
         }
@@ -334,7 +348,8 @@ pub async fn connections_exhausted(options: &ChaosOptions) -> Outcome {
         outcome.recoveries.push(load.probe(true).await);
     }
     outcome.figure("exhaustions (every other one with the service's sessions terminated too)", outcome.faults);
-    outcome.figure("connections held by the other client", held_most);
+    outcome.figure("connections held by the other client (most)", held_most);
+    outcome.figure("sessions the service had left while they were held (fewest)", least_left);
     conclude(fleet, load, before, outcome).await
 }
 
@@ -350,7 +365,7 @@ async fn take_free_connections(fleet: &Fleet, mut held: Vec<sqlx::PgConnection>)
             }
             Err(_) => {
                 let since = *refused_since.get_or_insert_with(Instant::now);
-                if since.elapsed() > Duration::from_secs(1) {
+                if since.elapsed() > Duration::from_millis(300) {
                     return held;
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
@@ -412,7 +427,7 @@ pub async fn clock_skew(options: &ChaosOptions) -> Outcome {
     }
     fleet.replace_worker(0).await;
     outcome.faults = 1;
-    outcome.recoveries.push(load.probe(false).await);
+    outcome.recoveries.push(load.probe(true).await);
     while !load.submitted_all() {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -463,10 +478,14 @@ pub async fn model_faults(options: &ChaosOptions) -> Outcome {
         let t = started.elapsed().as_secs_f64();
         t >= storm.0 && t < storm.0 + storm.1
     };
+    let (limited, hung) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (limited_count, hung_count) = (limited.clone(), hung.clone());
     fleet.app.fake.fallback(move |request| {
         if in_storm() {
+            limited_count.fetch_add(1, Ordering::Relaxed);
             Reply::RateLimited { retry_after_secs: rand::rng().random_range(1..=3) }
         } else if rand::rng().random_bool(0.05) {
+            hung_count.fetch_add(1, Ordering::Relaxed);
             Reply::Delayed(Duration::from_secs(3600), Box::new(Reply::Status(500, "never sent".into())))
         } else {
             model_reply(request, (100, 1000))
@@ -495,7 +514,10 @@ pub async fn model_faults(options: &ChaosOptions) -> Outcome {
         outcome.violations.push(format!("{} tasks ended more than 5 s past their deadline, e.g. {:?}", late.len(), &late[..late.len().min(3)]));
     }
     let requests = fleet.app.fake.requests().len();
-    outcome.figure("model requests", requests);
+    outcome.figure(
+        "model requests (answered 429, never answered)",
+        format!("{requests} ({}, {})", limited.load(Ordering::Relaxed), hung.load(Ordering::Relaxed)),
+    );
     outcome.figure("storm (s from the start, length)", format!("{:.0}, {:.0}", storm.0, storm.1));
     conclude(fleet, load, before, outcome).await
 }
