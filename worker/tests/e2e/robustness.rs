@@ -443,6 +443,7 @@ async fn a_flush_puts_the_commits_made_before_it_on_disk() {
             sqlx::query_scalar("SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn").bind(&written).fetch_one(&mut reader).await.unwrap();
         assert!(on_disk, "round {round}: the flush returned before the earlier commit (log position {written}) was on disk");
     }
+}
 
 /// The library that fakes a process's clock: Debian's libfaketime, which `scripts/test.sh`
 /// installs and names in `QUICKACT_LIBFAKETIME`.
