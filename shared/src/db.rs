@@ -21,11 +21,22 @@ pub use crate::unavailable::is_unavailable;
 /// task table (see [`crate::queue`]).
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
+/// How long a session of ours may sit idle inside a transaction before the server ends it (every
+/// pool of ours, and the listeners, connect with it).
+///
+/// No transaction of ours waits on anything but its own statements (never a model, a client or a
+/// timer), so one idle this long belongs to a process that is frozen (a SIGSTOP, a paused VM) or
+/// stuck. Ended, it releases its row locks (a frozen worker's open transaction would otherwise hold
+/// its users' items and its tasks' rows, which the fetch skips, until it wakes) and the snapshot it
+/// pins; its tasks are taken over after their lease, as a dead worker's are. Equal to the default
+/// lease: the takeover and the release come together.
+const IDLE_IN_TRANSACTION_LIMIT: &str = "15s";
+
 /// Opens a pool, retrying for `patience` while the server is not reachable yet (a container
 /// starting beside the database, or a database restarting).
 pub async fn connect(url: &SecretString, max_connections: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
     let options: PgConnectOptions = url.expose_secret().parse()?;
-    let options = options.application_name("quickact");
+    let options = options.application_name("quickact").options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_LIMIT)]);
     let started = tokio::time::Instant::now();
     let mut delay = Duration::from_millis(100);
     loop {

@@ -445,6 +445,21 @@ async fn a_flush_puts_the_commits_made_before_it_on_disk() {
     }
 }
 
+/// A frozen process (SIGSTOP, a paused VM) inside a transaction would hold its row locks and pin
+/// the snapshot until it woke: every session of ours, in every pool, is ended by the server once it
+/// sits idle in a transaction past a limit (the chaos suite's paused workers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_ends_a_session_of_ours_left_idle_in_a_transaction() {
+    use quickact_shared::db;
+
+    let url = quickact_testkit::postgres::create_test_database().await;
+    let pool = db::connect(&secrecy::SecretString::from(url), 2, Duration::from_secs(10)).await.unwrap();
+    for pool in [pool.clone(), db::bookkeeping_pool(&pool, 1), db::planning_once(&pool, 1)] {
+        let limit: String = sqlx::query_scalar("SHOW idle_in_transaction_session_timeout").fetch_one(&pool).await.unwrap();
+        assert_eq!(limit, "15s");
+    }
+}
+
 /// The library that fakes a process's clock: Debian's libfaketime, which `scripts/test.sh`
 /// installs and names in `QUICKACT_LIBFAKETIME`.
 fn libfaketime() -> String {
