@@ -247,10 +247,34 @@ pub async fn pinned_snapshot(options: &ChaosOptions) -> Outcome {
     sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ").execute(&mut pin).await.expect("begin");
     let _: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks").fetch_one(&mut pin).await.expect("take the snapshot");
     let pinned = Instant::now();
+    // A task only the sweeper can end: leased to a worker that never renews or ends it (the fetch
+    // leaves it alone until its lease lapses, in an hour), past its 5 s deadline soon.
+    let swept: uuid::Uuid = sqlx::query_scalar(
+        "INSERT INTO quick_action_tasks (id, user_id, input_text, status, started_at, timeout_seconds, reference_time, time_zone,
+                                         attempts, lease_owner, lease_expires_at)
+         SELECT gen_random_uuid(), id, 'a task its frozen worker never ends', 'processing', now(), 5, now(), 'UTC',
+                1, 'frozen-0-00000000.00000001', now() + interval '1 hour'
+         FROM users WHERE NOT is_admin LIMIT 1
+         RETURNING id",
+    )
+    .fetch_one(&fleet.app.pool)
+    .await
+    .expect("insert a task for the sweeper");
     let mut dead_during = dead_before.clone();
     while pinned.elapsed() < Duration::from_secs_f64(hold) {
         tokio::time::sleep(Duration::from_secs(5).min(Duration::from_secs_f64(hold).saturating_sub(pinned.elapsed()))).await;
         dead_during = dead_tuples(&fleet).await;
+    }
+    let (status, ended_after): (String, Option<f64>) =
+        sqlx::query_as("SELECT status, extract(epoch FROM completed_at - created_at)::float8 FROM quick_action_tasks WHERE id = $1")
+            .bind(swept)
+            .fetch_one(&fleet.app.pool)
+            .await
+            .expect("read the swept task");
+    if status == "timeout" {
+        outcome.figure("a task only the sweeper could end (5 s timeout), ended while pinned after (s)", format!("{:.1}", ended_after.unwrap_or(0.0)));
+    } else {
+        outcome.violations.push(format!("the sweeper did not end an overdue task while the snapshot was pinned (it is {status})"));
     }
     sqlx::query("COMMIT").execute(&mut pin).await.expect("release the snapshot");
     pin.close().await.ok();
