@@ -149,15 +149,12 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
     )
 }
 
-/// Connections of the pool for submissions and the long-polls' reads: one batch of each kind at a
-/// time per loop (the submissions, the tasks, the journals), with room for a fallback.
-const HOT_PATH_CONNECTIONS: u32 = 8;
-
 /// Prepares what the API needs: the pool, migrations (unless skipped), the admin bootstrap and the
 /// notification listener (stopped by `stop`).
 pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState, StartupError> {
     let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
-    let pool = db::connect(&url, 32, Duration::from_secs(60)).await?;
+    let pools = db::ApiPools::within(config.http.database_connections);
+    let pool = db::connect(&url, pools.main, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
         db::migrate(&pool).await?;
     }
@@ -170,7 +167,9 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     let submit_rate = SubmitRate::new(&config.http);
     // Submissions and the batched reads of long-polls are on every task's way: their statements
     // are planned once per connection (see `db::planning_once`), unlike listings and reports.
-    let planned_once = db::planning_once(&pool, HOT_PATH_CONNECTIONS);
+    // The hot path's pool: one batch of each kind at a time per loop (the submissions, the tasks,
+    // the journals), with room for a fallback.
+    let planned_once = db::planning_once(&pool, pools.hot_path);
     let submissions = submit::start(planned_once.clone());
     let reads = reads::Reads::start(planned_once);
     Ok(AppState {

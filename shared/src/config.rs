@@ -59,6 +59,9 @@ pub struct SweeperConfig {
 /// How the API protects itself and its clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpConfig {
+    /// `QUICKACT_DATABASE_CONNECTIONS`, default 41 for the API: most connections the process opens
+    /// to Postgres, its pools and its listener together (see `db::ApiPools`).
+    pub database_connections: u32,
     /// `QUICKACT_REQUEST_TIMEOUT_SECS`, default 30: longest a request may take (503 after it).
     /// Requests that may long-poll are bounded by their own wait instead.
     pub request_timeout: Duration,
@@ -124,6 +127,9 @@ pub struct WorkerConfig {
     pub shutdown_grace: Duration,
     /// `QUICKACT_WORKER_NAME`: prefix of this process's worker name (host name by default).
     pub name_prefix: String,
+    /// `QUICKACT_DATABASE_CONNECTIONS`, default 102 for a worker: most connections the process
+    /// opens to Postgres, all its pools and its listener together (see `db::WorkerPools`).
+    pub database_connections: u32,
     /// `QUICKACT_WORKER_METRICS_BIND`: where the worker serves `GET /metrics` (none by default).
     pub metrics_bind: Option<SocketAddr>,
 }
@@ -179,6 +185,7 @@ impl Config {
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
                 name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
+                database_connections: database_connections(&get, "102", crate::db::WorkerPools::FEWEST)?,
                 metrics_bind: get("QUICKACT_WORKER_METRICS_BIND")
                     .map(|value| {
                         value.trim().parse().map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
@@ -190,6 +197,7 @@ impl Config {
                     .transpose()?,
             },
             http: HttpConfig {
+                database_connections: database_connections(&get, "41", crate::db::ApiPools::FEWEST)?,
                 request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),
                 max_concurrent_requests: parse_positive(&get, "QUICKACT_MAX_CONCURRENT_REQUESTS", "512")?,
                 max_long_polls_per_user: parse_positive(&get, "QUICKACT_MAX_LONG_POLLS_PER_USER", "100")?,
@@ -218,6 +226,16 @@ where
 {
     let value = get(name).unwrap_or_else(|| default.to_owned());
     value.trim().parse().map_err(|e: T::Err| ConfigError::Invalid { name, value, reason: e.to_string() })
+}
+
+/// `QUICKACT_DATABASE_CONNECTIONS`, with the process's own default and least.
+fn database_connections(get: &impl Fn(&str) -> Option<String>, default: &str, fewest: u32) -> Result<u32, ConfigError> {
+    let name = "QUICKACT_DATABASE_CONNECTIONS";
+    let n: u32 = parse_or(get, name, default)?;
+    if n < fewest {
+        return Err(ConfigError::Invalid { name, value: n.to_string(), reason: format!("this process needs at least {fewest}") });
+    }
+    Ok(n)
 }
 
 fn parse_positive(get: &impl Fn(&str) -> Option<String>, name: &'static str, default: &str) -> Result<usize, ConfigError> {

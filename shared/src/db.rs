@@ -53,6 +53,54 @@ pub async fn connect(url: &SecretString, max_connections: u32, patience: Duratio
     }
 }
 
+/// A worker's connections (`QUICKACT_DATABASE_CONNECTIONS`), split among its pools: the listener
+/// takes one, the bookkeeping pool up to 5, and the main pool (the tools' statements, groups of
+/// local runs), the journal's and the lazily written journal's share the rest. A fleet's processes
+/// together must fit the server's `max_connections` (docs/configuration.md): pools that together
+/// may open more than the server has fill it after a burst (a reconnect storm after an outage, every
+/// waiting run opening one) and keep what they took, since steady use keeps every pooled connection
+/// busy, while another pool cannot open one (the chaos suite's exhausted-connections scenario).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerPools {
+    pub main: u32,
+    pub journal: u32,
+    pub lazy_journal: u32,
+    pub bookkeeping: u32,
+}
+
+impl WorkerPools {
+    /// The least a worker runs with: its listener, and two connections for each pool.
+    pub const FEWEST: u32 = 9;
+
+    pub fn within(total: u32) -> WorkerPools {
+        let total = total.max(Self::FEWEST);
+        let bookkeeping = ((total - 1) / 8).clamp(2, 5);
+        let rest = total - 1 - bookkeeping;
+        let third = rest / 3;
+        WorkerPools { main: third, journal: third, lazy_journal: rest - 2 * third, bookkeeping }
+    }
+}
+
+/// The API's connections (`QUICKACT_DATABASE_CONNECTIONS`), split among its pools: the listener
+/// takes one, the hot path (submissions and the long-polls' batched reads: one batch of each kind
+/// at a time) up to 8, the main pool the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApiPools {
+    pub main: u32,
+    pub hot_path: u32,
+}
+
+impl ApiPools {
+    /// The least the API runs with: its listener, two for the hot path, two for the rest.
+    pub const FEWEST: u32 = 5;
+
+    pub fn within(total: u32) -> ApiPools {
+        let total = total.max(Self::FEWEST);
+        let hot_path = (total / 5).clamp(2, 8);
+        ApiPools { main: total - 1 - hot_path, hot_path }
+    }
+}
+
 /// A pool beside `pool`, to the same database, whose commits do not wait for the disk
 /// (`synchronous_commit = off`): for writes that a database crash may lose without losing anything.
 ///
@@ -112,10 +160,17 @@ const PLAN_ONCE: [(&str, &str); 2] = [("plan_cache_mode", "force_generic_plan"),
 /// happens ([`database_went_away`]); connections opened before that are replaced instead of used,
 /// and one idle long enough for the server, or something between, to have dropped it quietly is
 /// tested first.
+///
+/// A connection idle for [`GIVE_BACK_WHEN_IDLE_FOR`] is closed, so a pool that grew in a burst (a
+/// reconnect storm after an outage, every waiting run opening one) gives the server its slots back
+/// once the load drops, instead of after sqlx's default of ten minutes. Under steady load every
+/// pooled connection stays in use: what keeps a fleet's pools from filling the server is its
+/// budget ([`WorkerPools`], [`ApiPools`]).
 fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(0)
+        .idle_timeout(GIVE_BACK_WHEN_IDLE_FOR)
         .acquire_timeout(Duration::from_secs(5))
         .test_before_acquire(false)
         .before_acquire(|conn, meta| {
@@ -130,6 +185,9 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
             })
         })
 }
+
+/// How long a pooled connection may sit unused before it is closed (given back to the server).
+const GIVE_BACK_WHEN_IDLE_FOR: Duration = Duration::from_secs(30);
 
 /// How long a connection may sit in a pool before it is tested on checkout.
 const TEST_WHEN_IDLE_FOR: Duration = Duration::from_secs(10);
@@ -281,4 +339,26 @@ where
 pub fn like_pattern(text: &str) -> String {
     let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
     format!("%{escaped}%")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_connections_are_split_among_its_pools_within_its_budget() {
+        // The defaults keep the sizes the pools had before they had a budget.
+        assert_eq!(WorkerPools::within(102), WorkerPools { main: 32, journal: 32, lazy_journal: 32, bookkeeping: 5 });
+        assert_eq!(ApiPools::within(41), ApiPools { main: 32, hot_path: 8 });
+        for total in [WorkerPools::FEWEST, 10, 20, 33, 64, 102, 300] {
+            let p = WorkerPools::within(total);
+            assert_eq!(1 + p.main + p.journal + p.lazy_journal + p.bookkeeping, total, "{total}: {p:?}");
+            assert!(p.main >= 2 && p.journal >= 2 && p.lazy_journal >= 2 && p.bookkeeping >= 2, "{total}: {p:?}");
+        }
+        for total in [ApiPools::FEWEST, 10, 16, 41, 100] {
+            let p = ApiPools::within(total);
+            assert_eq!(1 + p.main + p.hot_path, total, "{total}: {p:?}");
+            assert!(p.main >= 2 && p.hot_path >= 2, "{total}: {p:?}");
+        }
+    }
 }

@@ -47,18 +47,16 @@ pub fn process_name(prefix: &str) -> String {
     format!("{prefix}-{}-{suffix:08x}", std::process::id())
 }
 
-/// Most connections of a worker's main pool (the tools' statements, groups of local runs, leases),
-/// whatever its concurrency: a run holds a connection only for its short statements, never while
-/// it waits on a model. With the journal's (32), the bookkeeping's (5) and the listener, a worker
-/// opens at most 70 connections, and only as many as its load needs at once (a larger cap bought
-/// nothing measurable with the slow model at 2,048 runs: docs/performance.md).
-const MAX_CONNECTIONS: u32 = 32;
-
 /// Connects, migrates (unless told not to) and builds the runner.
 pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Runner>, StartupError> {
     install_crypto_provider();
     let url = config.database_url.clone().ok_or("DATABASE_URL is not set")?;
-    let connections = (config.worker.concurrency as u32 * 2 + 4).min(MAX_CONNECTIONS);
+    // A run holds a connection only for its short statements, never while it waits on a model:
+    // the main pool needs no more than twice the runs, and at most its share of the process's
+    // connections (a larger cap bought nothing measurable with the slow model at 2,048 runs:
+    // docs/performance.md).
+    let pools = db::WorkerPools::within(config.worker.database_connections);
+    let connections = (config.worker.concurrency as u32 * 2 + 4).min(pools.main);
     let pool = db::connect(&url, connections, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
         db::migrate(&pool).await?;

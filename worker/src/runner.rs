@@ -49,13 +49,6 @@ use crate::{
 /// killing its worker, which the queue alone would retry forever.
 pub const MAX_TASK_ATTEMPTS: i32 = 3;
 
-/// Connections of [`Runner::bookkeeping`]: the fetch, the heartbeat, lease renewals and
-/// hand-backs, and one statement of step notifications at a time.
-const BOOKKEEPING_CONNECTIONS: u32 = 5;
-
-/// Connections of [`Runner::journal`]: a run holds one for a statement at a time.
-const JOURNAL_CONNECTIONS: u32 = 32;
-
 /// Most runs one ending statement ends (see [`Endings`]).
 const MAX_ENDINGS: usize = 64;
 
@@ -137,14 +130,18 @@ impl Runner {
         providers: Arc<dyn ProviderChoice>,
         tools: ToolRegistry,
     ) -> Arc<Self> {
-        let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, BOOKKEEPING_CONNECTIONS);
-        let journal = quickact_shared::db::planning_once(&pool, JOURNAL_CONNECTIONS);
+        // The bookkeeping pool: the fetch, the heartbeat, lease renewals and hand-backs, and one
+        // statement of step notifications at a time. The journal's: a run holds one for a
+        // statement at a time.
+        let sizes = quickact_shared::db::WorkerPools::within(worker.database_connections);
+        let bookkeeping = quickact_shared::db::bookkeeping_pool(&pool, sizes.bookkeeping);
+        let journal = quickact_shared::db::planning_once(&pool, sizes.journal);
         let shared = Arc::new(RunShared {
             pool: pool.clone(),
             step_events: StepEvents::start(bookkeeping.clone()),
             endings: ending_batches(journal.clone()),
             journal,
-            lazy_journal: quickact_shared::db::bookkeeping_pool(&pool, JOURNAL_CONNECTIONS),
+            lazy_journal: quickact_shared::db::bookkeeping_pool(&pool, sizes.lazy_journal),
             tools: tools.clone(),
             prices: model.prices.clone(),
         });
