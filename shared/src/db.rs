@@ -81,6 +81,41 @@ impl WorkerPools {
     }
 }
 
+/// Warns, at a worker's start, when the live workers (this one included) with this one's budget and
+/// an API with its default may together open more connections than the server takes
+/// (`max_connections` less its reserved slots): the fleet must fit (see [`WorkerPools`]). Other
+/// workers' budgets are not recorded, so it is an estimate; a failed read only says so.
+pub async fn warn_if_the_fleet_may_not_fit(pool: &PgPool, budget: u32) {
+    let read: Result<(i32, i32, i64), sqlx::Error> = sqlx::query_as(
+        "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+                (SELECT count(*) FROM quickact_workers WHERE last_seen > now() - interval '1 minute')",
+    )
+    .fetch_one(pool)
+    .await;
+    match read {
+        Ok((max, reserved, workers)) => {
+            let workers = workers.max(1) as u32;
+            let fleet = workers * budget + API_DEFAULT_CONNECTIONS;
+            let room = (max - reserved).max(0) as u32;
+            if fleet > room {
+                tracing::warn!(
+                    workers,
+                    budget,
+                    fleet,
+                    max_connections = max,
+                    "{workers} worker(s) with QUICKACT_DATABASE_CONNECTIONS={budget} and an API may open {fleet} connections, \
+                     more than the server takes ({room}); after a burst some pools could open none: lower \
+                     QUICKACT_DATABASE_CONNECTIONS or raise max_connections (docs/configuration.md)"
+                );
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "could not compare the fleet's connections with the server's max_connections"),
+    }
+}
+
+/// `QUICKACT_DATABASE_CONNECTIONS`' default for the API (see [`ApiPools`]).
+const API_DEFAULT_CONNECTIONS: u32 = 41;
+
 /// The API's connections (`QUICKACT_DATABASE_CONNECTIONS`), split among its pools: the listener
 /// takes one, the hot path (submissions and the long-polls' batched reads: one batch of each kind
 /// at a time) up to 8, the main pool the rest.

@@ -61,6 +61,7 @@ pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Run
     if !config.skip_migrations {
         db::migrate(&pool).await?;
     }
+    db::warn_if_the_fleet_may_not_fit(&pool, config.worker.database_connections).await;
     build_runner(config, pool, stop)
 }
 

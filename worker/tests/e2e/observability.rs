@@ -114,3 +114,29 @@ async fn a_worker_process_serves_metrics_of_the_tasks_it_ran() {
     assert!(process.terminate().success());
     app.shutdown().await;
 }
+
+/// A worker whose connections, with the other live workers' and an API's, may not fit the server's
+/// `max_connections` says so at start (the chaos suite saw such a fleet starve its own pools).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_that_may_not_fit_the_servers_connections_says_so() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let max: String = sqlx::query_scalar("SHOW max_connections").fetch_one(&app.pool).await.unwrap();
+    let too_many = (max.parse::<u32>().unwrap() + 1).to_string();
+    let mut fits = app.spawn_logged_worker_process(WORKER_BINARY, &[("QUICKACT_DATABASE_CONNECTIONS", "20")]);
+    let mut does_not = app.spawn_logged_worker_process(WORKER_BINARY, &[("QUICKACT_DATABASE_CONNECTIONS", too_many.as_str())]);
+    let warned = |process: &LoggedProcess| process.lines().iter().any(|l| l.contains("more than the server takes"));
+    wait_for("the warning", Duration::from_secs(20), || {
+        let lines = does_not.lines();
+        async move { lines.iter().any(|l| l.contains("more than the server takes")).then_some(()).ok_or(lines.len()) }
+    })
+    .await;
+    // The one that fits started as far (it answers a task) and said nothing of it.
+    let (_, key) = app.create_user("alice").await;
+    app.fake.script("fits", vec![Reply::look_up_and_finish("done")]);
+    does_not.terminate();
+    let id = app.submit_id(&key, "fits").await;
+    assert_eq!(app.wait_final(&key, &id, 30).await["status"], "success");
+    fits.terminate();
+    assert!(!warned(&fits), "{:?}", fits.lines());
+    app.shutdown().await;
+}
