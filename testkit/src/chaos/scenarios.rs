@@ -377,12 +377,7 @@ pub async fn connections_exhausted(options: &ChaosOptions) -> Outcome {
         outcome.recoveries.push(local.max(model));
     }
     // The holds are shorter than a task's deadline: once they end, the workers must catch up.
-    wait_until_all_final(&fleet).await;
-    let timeouts: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status = 'timeout'").fetch_one(&fleet.app.pool).await.unwrap_or(-1);
-    if timeouts != 0 {
-        outcome.violations.push(format!("{timeouts} tasks timed out: the workers did not catch up once the connections were released"));
-    }
+    no_task_timed_out(&fleet, &mut outcome, "the workers did not catch up once the connections were released").await;
     outcome.figure("exhaustions (every other one with the service's sessions terminated too)", outcome.faults);
     outcome.figure("connections held by the other client (most)", held_most);
     outcome.figure("sessions the service had left while they were held (fewest)", least_left);
@@ -467,12 +462,7 @@ pub async fn clock_skew(options: &ChaosOptions) -> Outcome {
     while !load.submitted_all() {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
-    wait_until_all_final(&fleet).await;
-    let timeouts: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status = 'timeout'").fetch_one(&fleet.app.pool).await.unwrap_or(-1);
-    if timeouts != 0 {
-        outcome.violations.push(format!("{timeouts} tasks ended as timeouts though their runs took seconds of their 60"));
-    }
+    no_task_timed_out(&fleet, &mut outcome, "their runs take seconds of their 60").await;
     // A step's times are the database's: inside its task's life, whichever clock its worker has.
     let astray: Vec<(uuid::Uuid, i32, String)> = sqlx::query_as(
         "SELECT s.task_id, s.seq, format('started %s, task created %s, completed %s', s.started_at, t.created_at, t.completed_at)
@@ -486,6 +476,18 @@ pub async fn clock_skew(options: &ChaosOptions) -> Outcome {
         outcome.violations.push(format!("{} steps are timed outside their task's life, e.g. {:?}", astray.len(), &astray[..astray.len().min(3)]));
     }
     conclude(fleet, load, before, outcome).await
+}
+
+/// Once every task is final, a violation (saying `why` none should have) for each that timed out.
+async fn no_task_timed_out(fleet: &Fleet, outcome: &mut Outcome, why: &str) {
+    wait_until_all_final(fleet).await;
+    let timeouts: Result<i64, _> =
+        sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE status = 'timeout'").fetch_one(&fleet.app.pool).await;
+    match timeouts {
+        Ok(0) => {}
+        Ok(n) => outcome.violations.push(format!("{n} tasks timed out: {why}")),
+        Err(err) => outcome.violations.push(format!("the timeouts could not be counted: {err}")),
+    }
 }
 
 /// Waits (up to two minutes) until no task is unfinished.
