@@ -185,7 +185,7 @@ impl Config {
                 missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
                 shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
                 name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
-                database_connections: database_connections(&get, "102", crate::db::WorkerPools::FEWEST)?,
+                database_connections: database_connections(&get, crate::db::WorkerPools::DEFAULT, crate::db::WorkerPools::FEWEST)?,
                 metrics_bind: get("QUICKACT_WORKER_METRICS_BIND")
                     .map(|value| {
                         value.trim().parse().map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
@@ -197,7 +197,7 @@ impl Config {
                     .transpose()?,
             },
             http: HttpConfig {
-                database_connections: database_connections(&get, "41", crate::db::ApiPools::FEWEST)?,
+                database_connections: database_connections(&get, crate::db::ApiPools::DEFAULT, crate::db::ApiPools::FEWEST)?,
                 request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),
                 max_concurrent_requests: parse_positive(&get, "QUICKACT_MAX_CONCURRENT_REQUESTS", "512")?,
                 max_long_polls_per_user: parse_positive(&get, "QUICKACT_MAX_LONG_POLLS_PER_USER", "100")?,
@@ -229,9 +229,9 @@ where
 }
 
 /// `QUICKACT_DATABASE_CONNECTIONS`, with the process's own default and least.
-fn database_connections(get: &impl Fn(&str) -> Option<String>, default: &str, fewest: u32) -> Result<u32, ConfigError> {
+fn database_connections(get: &impl Fn(&str) -> Option<String>, default: u32, fewest: u32) -> Result<u32, ConfigError> {
     let name = "QUICKACT_DATABASE_CONNECTIONS";
-    let n: u32 = parse_or(get, name, default)?;
+    let n: u32 = parse_or(get, name, &default.to_string())?;
     if n < fewest {
         return Err(ConfigError::Invalid { name, value: n.to_string(), reason: format!("this process needs at least {fewest}") });
     }

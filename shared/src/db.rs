@@ -69,6 +69,8 @@ pub struct WorkerPools {
 }
 
 impl WorkerPools {
+    /// A worker's budget unless configured: the sizes its pools had before they had a budget.
+    pub const DEFAULT: u32 = 102;
     /// The least a worker runs with: its listener, and two connections for each pool.
     pub const FEWEST: u32 = 9;
 
@@ -95,7 +97,7 @@ pub async fn warn_if_the_fleet_may_not_fit(pool: &PgPool, budget: u32) {
     match read {
         Ok((max, reserved, workers)) => {
             let workers = workers.max(1) as u32;
-            let fleet = workers * budget + API_DEFAULT_CONNECTIONS;
+            let fleet = workers * budget + ApiPools::DEFAULT;
             let room = (max - reserved).max(0) as u32;
             if fleet > room {
                 tracing::warn!(
@@ -113,9 +115,6 @@ pub async fn warn_if_the_fleet_may_not_fit(pool: &PgPool, budget: u32) {
     }
 }
 
-/// `QUICKACT_DATABASE_CONNECTIONS`' default for the API (see [`ApiPools`]).
-const API_DEFAULT_CONNECTIONS: u32 = 41;
-
 /// The API's connections (`QUICKACT_DATABASE_CONNECTIONS`), split among its pools: the listener
 /// takes one, the hot path (submissions and the long-polls' batched reads: one batch of each kind
 /// at a time) up to 8, the main pool the rest.
@@ -126,6 +125,8 @@ pub struct ApiPools {
 }
 
 impl ApiPools {
+    /// The API's budget unless configured.
+    pub const DEFAULT: u32 = 41;
     /// The least the API runs with: its listener, two for the hot path, two for the rest.
     pub const FEWEST: u32 = 5;
 
@@ -383,8 +384,8 @@ mod tests {
     #[test]
     fn a_process_connections_are_split_among_its_pools_within_its_budget() {
         // The defaults keep the sizes the pools had before they had a budget.
-        assert_eq!(WorkerPools::within(102), WorkerPools { main: 32, journal: 32, lazy_journal: 32, bookkeeping: 5 });
-        assert_eq!(ApiPools::within(41), ApiPools { main: 32, hot_path: 8 });
+        assert_eq!(WorkerPools::within(WorkerPools::DEFAULT), WorkerPools { main: 32, journal: 32, lazy_journal: 32, bookkeeping: 5 });
+        assert_eq!(ApiPools::within(ApiPools::DEFAULT), ApiPools { main: 32, hot_path: 8 });
         for total in [WorkerPools::FEWEST, 10, 20, 33, 64, 102, 300] {
             let p = WorkerPools::within(total);
             assert_eq!(1 + p.main + p.journal + p.lazy_journal + p.bookkeeping, total, "{total}: {p:?}");
