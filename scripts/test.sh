@@ -41,7 +41,18 @@ if [ -z "${QUICKACT_LIBFAKETIME:-}" ]; then
   fi
 fi
 
-cargo test --workspace --locked "$@"
+# The chaos tests' reports gather in target/chaos/report-short.md; on a failure it is printed last,
+# where a log read from its end shows it (a failed scenario's panic is long past by then).
+rm -f target/chaos/report-short.md
+status=0
+cargo test --workspace --locked "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  if [ -f target/chaos/report-short.md ]; then
+    echo "=== target/chaos/report-short.md"
+    cat target/chaos/report-short.md
+  fi
+  exit "$status"
+fi
 
 # The full run (no filter: the README's command, and CI) also fuzzes the live API from its committed
 # OpenAPI description: no 5xx, every answer as described.

@@ -57,8 +57,7 @@ pub fn model_reply(request: &Value, delay_ms: (u64, u64)) -> Reply {
     let reply = if answered_a_tool {
         Reply::finish("action_completed", "done")
     } else {
-        let sentence = crate::fake_model::user_text(request);
-        let title = sentence.split_whitespace().find(|w| w.starts_with(TOKEN_PREFIX)).unwrap_or("zxunknown").to_owned();
+        let title = title_in(request).unwrap_or_else(|| "zxunknown".to_owned());
         Reply::tool("create_item", json!({ "kind": "todo", "title": title }))
     };
     let delay = rand::rng().random_range(delay_ms.0..=delay_ms.1.max(delay_ms.0));
@@ -66,11 +65,27 @@ pub fn model_reply(request: &Value, delay_ms: (u64, u64)) -> Reply {
 }
 
 const TOKEN_PREFIX: &str = "zx";
+const LETTERS: &[u8] = b"bcdfghjklmnpqrstvwz";
+/// Probes are numbered from here, the load's tasks below it.
+const FIRST_PROBE: usize = 1_000_000;
+
+/// The title (the task's token) the sentence of a model request carries.
+fn title_in(request: &Value) -> Option<String> {
+    crate::fake_model::user_text(request).split_whitespace().find(|w| w.starts_with(TOKEN_PREFIX)).map(str::to_owned)
+}
+
+/// Whether a model request is a probe's: a scenario whose model misbehaves at random spares the
+/// probe, which times the recovery from the scenario's fault, not the luck of the draw.
+pub fn is_probe(request: &Value) -> bool {
+    let Some(title) = title_in(request) else { return false };
+    let digits = &title.as_bytes()[title.len().saturating_sub(5)..];
+    let n = digits.iter().try_fold(0usize, |n, d| Some(n * LETTERS.len() + LETTERS.iter().position(|l| l == d)?));
+    n.is_some_and(|n| n >= FIRST_PROBE)
+}
 
 /// A title no other task has and no reader takes for a word: consonants only (no month, weekday or
 /// verb hides in it), the run's code and the task's number.
 fn token(run: &str, n: usize) -> String {
-    const LETTERS: &[u8] = b"bcdfghjklmnpqrstvwz";
     let mut digits = Vec::new();
     let mut n = n;
     for _ in 0..5 {
@@ -205,7 +220,7 @@ impl Load {
     pub async fn probe(&self, local: bool) -> f64 {
         let started = Instant::now();
         let n = self.shared.probes.fetch_add(1, Ordering::Relaxed);
-        let number = 1_000_000 + n;
+        let number = FIRST_PROBE + n;
         let give_up = started + Duration::from_secs(120);
         let Some(accepted) = submit(&self.shared, number, local, give_up, Duration::from_millis(100)).await else {
             return started.elapsed().as_secs_f64();
@@ -607,4 +622,22 @@ async fn verify(shared: &Shared, fleet: &Fleet) -> Verified {
     v.examples.server_errors = records.server_errors;
     v.never_accepted = records.never_accepted;
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request_for(n: usize) -> Value {
+        json!({ "messages": [{ "role": "user", "content": format!("add {} to my list", token("kq", n)) }] })
+    }
+
+    #[test]
+    fn a_probes_model_requests_are_told_from_the_loads() {
+        assert!(is_probe(&request_for(FIRST_PROBE)));
+        assert!(is_probe(&request_for(FIRST_PROBE + 17)));
+        assert!(!is_probe(&request_for(0)));
+        assert!(!is_probe(&request_for(FIRST_PROBE - 1)));
+        assert!(!is_probe(&json!({ "messages": [{ "role": "user", "content": "no token here" }] })));
+    }
 }

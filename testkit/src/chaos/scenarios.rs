@@ -15,7 +15,7 @@ use sqlx::Connection;
 use super::{
     ChaosOptions, Outcome,
     fleet::{Fleet, FleetSettings},
-    load::{Load, LoadPlan, model_reply},
+    load::{Load, LoadPlan, is_probe, model_reply},
 };
 use crate::Reply;
 
@@ -522,7 +522,7 @@ pub async fn model_faults(options: &ChaosOptions) -> Outcome {
         if in_storm() {
             limited_count.fetch_add(1, Ordering::Relaxed);
             Reply::RateLimited { retry_after_secs: rand::rng().random_range(1..=3) }
-        } else if rand::rng().random_bool(0.05) {
+        } else if !is_probe(request) && rand::rng().random_bool(0.05) {
             hung_count.fetch_add(1, Ordering::Relaxed);
             Reply::Delayed(Duration::from_secs(3600), Box::new(Reply::Status(500, "never sent".into())))
         } else {
