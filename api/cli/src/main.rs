@@ -38,7 +38,7 @@ mod exit {
     name = "quickact",
     version,
     about = "Tell quickact what to do with your schedule, in one sentence",
-    args_conflicts_with_subcommands = true,
+    subcommand_precedence_over_arg = true,
     after_help = "Exit codes: 0 done, 1 request failed, 2 usage, 3 needs clarification, 4 error verdict, 5 timeout, 6 cancelled."
 )]
 struct Cli {
@@ -68,6 +68,10 @@ enum Command {
         /// Time zone of the sentence (IANA name), instead of your own.
         #[arg(long)]
         tz: Option<String>,
+        /// Submit as batch work (a script's): served after interactive tasks until it has waited
+        /// the server's aging time.
+        #[arg(long)]
+        batch: bool,
     },
     /// Your tasks, newest first, with the time each was submitted in your time zone.
     History {
@@ -117,8 +121,8 @@ async fn main() -> ExitCode {
     };
     let client = Client { http: reqwest::Client::new(), base: cli.url.trim_end_matches('/').to_owned(), key, json: cli.json };
     let outcome = match cli.command {
-        Some(Command::Submit { text, timeout, tz }) => client.submit(&text.join(" "), timeout, tz).await,
-        None if !cli.text.is_empty() => client.submit(&cli.text.join(" "), None, None).await,
+        Some(Command::Submit { text, timeout, tz, batch }) => client.submit(&text.join(" "), timeout, tz, batch).await,
+        None if !cli.text.is_empty() => client.submit(&cli.text.join(" "), None, None, false).await,
         None => {
             eprintln!("quickact: say what to do, e.g. quickact \"明天下午3点开会\" (see --help)");
             return ExitCode::from(2);
@@ -176,8 +180,11 @@ impl Client {
         })
     }
 
-    async fn submit(&self, text: &str, timeout: Option<u32>, tz: Option<String>) -> Result<u8, String> {
+    async fn submit(&self, text: &str, timeout: Option<u32>, tz: Option<String>, batch: bool) -> Result<u8, String> {
         let mut body = json!({ "text": text });
+        if batch {
+            body["priority"] = json!("batch");
+        }
         if let Some(timeout) = timeout {
             body["timeout"] = json!(timeout);
         }

@@ -80,6 +80,14 @@ async fn the_exit_code_and_json_tell_the_verdict_to_scripts() {
     let task: Value = serde_json::from_slice(&run.stdout).expect("--json prints only the task");
     assert_eq!(task["status"], "failed");
     assert_eq!(task["result"]["type"], "error");
+    assert_eq!(task["priority"], "interactive");
+    assert_eq!(task["input_text"], "做那个东西", "a flag before the subcommand leaves it a subcommand");
+
+    // A script's sentence: --batch.
+    app.fake.script("批量的东西", vec![Reply::finish("error", "不知道要做什么")]);
+    let batch = quickact(&app, Some(&key), &["--json", "submit", "--batch", "批量的东西"]).await;
+    let task: Value = serde_json::from_slice(&batch.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&batch.stderr)));
+    assert_eq!(task["priority"], "batch");
 
     let no_key = quickact(&app, None, &["history"]).await;
     assert_eq!(no_key.status.code(), Some(1));
