@@ -18,7 +18,7 @@ use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
     db::KeptConnection,
-    domain::task::{ResultType, TaskRecord, TaskStatus},
+    domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus},
     store::column,
 };
 use serde_json::Value;
@@ -49,6 +49,7 @@ pub struct Submission {
     pub currency: String,
     /// The user's cap on unfinished tasks.
     pub cap: i64,
+    pub priority: TaskPriority,
 }
 
 /// What became of a submission.
@@ -107,6 +108,7 @@ struct SubmitRow {
     time_zone: Option<String>,
     attempts: Option<i32>,
     undoes: Option<Uuid>,
+    priority: Option<TaskPriority>,
 }
 
 impl SubmitRow {
@@ -137,6 +139,7 @@ impl SubmitRow {
                 time_zone: self.time_zone?,
                 attempts: self.attempts?,
                 undoes: self.undoes,
+                priority: self.priority?,
             })
         };
         match stored() {
@@ -147,15 +150,16 @@ impl SubmitRow {
 }
 
 /// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
-/// last replaced by `20261127000001_task_row_is_the_job`), one statement and so one transaction:
+/// last replaced by `20261127000002_fair_turns`), one statement and so one transaction:
 /// room under the cap and the tasks; one answer per submission, in order.
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
         SubmitRow,
         r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
                   result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
-                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes
-           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
+                  priority AS "priority: TaskPriority"
+           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
            ORDER BY ord"#,
         &column(batch, |s| s.id) as &[Uuid],
         &column(batch, |s| s.user_id) as &[Uuid],
@@ -166,6 +170,7 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         &column(batch, |s| s.time_zone.as_str()) as &[&str],
         &column(batch, |s| s.currency.as_str()) as &[&str],
         &column(batch, |s| s.cap) as &[i64],
+        &column(batch, |s| s.priority.as_str()) as &[&str],
     )
     .fetch_all(db)
     .await?;

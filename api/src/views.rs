@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{
-    domain::task::{TaskRecord, TaskStatus},
+    domain::task::{TaskPriority, TaskRecord, TaskStatus},
     pricing::nanos_to_amount,
     store::steps::{Step, StepKind},
 };
@@ -37,6 +37,9 @@ pub struct TaskView {
     pub model_used: Option<String>,
     /// The time budget in seconds.
     pub timeout: i32,
+    /// How soon it is served: `interactive`, or `batch` (after interactive tasks, until it has
+    /// waited `QUICKACT_BATCH_AGING_SECS`).
+    pub priority: TaskPriority,
     pub attempts: i32,
     /// The moment the sentence was written, which its dates are read against.
     pub reference_time: DateTime<Utc>,
@@ -88,6 +91,7 @@ impl From<TaskRecord> for TaskView {
             cost: Cost { amount: nanos_to_amount(task.cost_nanos), currency: task.currency },
             model_used: task.model_used,
             timeout: task.timeout_seconds,
+            priority: task.priority,
             attempts: task.attempts,
             reference_time: task.reference_time,
             tz: task.time_zone,

@@ -9,7 +9,10 @@ use chrono_tz::Tz;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use crate::pricing::{ModelPrice, PriceTable};
+use crate::{
+    pricing::{ModelPrice, PriceTable},
+    queue::Turns,
+};
 
 /// Why a configuration could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +135,9 @@ pub struct WorkerConfig {
     pub database_connections: u32,
     /// `QUICKACT_WORKER_METRICS_BIND`: where the worker serves `GET /metrics` (none by default).
     pub metrics_bind: Option<SocketAddr>,
+    /// `QUICKACT_MAX_RUNNING_PER_USER` and `QUICKACT_BATCH_AGING_SECS`: how the fetch shares the
+    /// workers between users and priorities.
+    pub turns: Turns,
 }
 
 impl WorkerConfig {
@@ -195,6 +201,10 @@ impl Config {
                         })
                     })
                     .transpose()?,
+                turns: Turns {
+                    max_running_per_user: parse_positive(&get, "QUICKACT_MAX_RUNNING_PER_USER", "16")?.min(i32::MAX as usize) as u32,
+                    batch_aging: Duration::from_secs(parse_or(&get, "QUICKACT_BATCH_AGING_SECS", "10")?),
+                },
             },
             http: HttpConfig {
                 database_connections: database_connections(&get, crate::db::ApiPools::DEFAULT, crate::db::ApiPools::FEWEST)?,

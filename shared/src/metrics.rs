@@ -17,6 +17,10 @@
 //! | `quickact_tool_calls_total` | counter | `tool`, `outcome` (`ok`, `error`) | worker |
 //! | `quickact_queue_pending`, `quickact_queue_processing` | gauge | | both, read at scrape |
 //! | `quickact_queue_oldest_pending_seconds` | gauge | | both, read at scrape |
+//! | `quickact_queue_pending_by_priority`, `quickact_queue_processing_by_priority` | gauge | `priority` | both, read at scrape |
+//! | `quickact_queue_oldest_pending_by_priority_seconds` | gauge | `priority` | both, read at scrape |
+//! | `quickact_queue_users_waiting`, `quickact_queue_users_running` | gauge | | both, read at scrape (users with a pending, with a running task) |
+//! | `quickact_queue_user_most_pending`, `quickact_queue_user_most_running` | gauge | | both, read at scrape (the busiest user's; per user: the admin page, `GET /api/admin/stats`) |
 //! | `quickact_worker_running_tasks` | gauge | | worker, at scrape |
 //! | `quickact_long_polls_open`, `quickact_sse_streams_open` | gauge | | API |
 //! | `quickact_http_requests_total` | counter | `method`, `route`, `status` | API |
@@ -29,7 +33,11 @@ use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gau
 use metrics_exporter_prometheus::PrometheusBuilder;
 pub use metrics_exporter_prometheus::PrometheusHandle;
 
-use crate::{domain::task::TaskRecord, store::stats, unavailable::is_unavailable};
+use crate::{
+    domain::task::{TaskPriority, TaskRecord},
+    store::stats,
+    unavailable::is_unavailable,
+};
 
 pub const TASKS_SUBMITTED: &str = "quickact_tasks_submitted_total";
 pub const TASKS_FINISHED: &str = "quickact_tasks_finished_total";
@@ -42,6 +50,13 @@ pub const TOOL_CALLS: &str = "quickact_tool_calls_total";
 pub const QUEUE_PENDING: &str = "quickact_queue_pending";
 pub const QUEUE_PROCESSING: &str = "quickact_queue_processing";
 pub const QUEUE_OLDEST_PENDING: &str = "quickact_queue_oldest_pending_seconds";
+pub const QUEUE_PENDING_BY_PRIORITY: &str = "quickact_queue_pending_by_priority";
+pub const QUEUE_PROCESSING_BY_PRIORITY: &str = "quickact_queue_processing_by_priority";
+pub const QUEUE_OLDEST_PENDING_BY_PRIORITY: &str = "quickact_queue_oldest_pending_by_priority_seconds";
+pub const QUEUE_USERS_WAITING: &str = "quickact_queue_users_waiting";
+pub const QUEUE_USERS_RUNNING: &str = "quickact_queue_users_running";
+pub const QUEUE_USER_MOST_PENDING: &str = "quickact_queue_user_most_pending";
+pub const QUEUE_USER_MOST_RUNNING: &str = "quickact_queue_user_most_running";
 pub const WORKER_RUNNING: &str = "quickact_worker_running_tasks";
 pub const LONG_POLLS_OPEN: &str = "quickact_long_polls_open";
 pub const SSE_STREAMS_OPEN: &str = "quickact_sse_streams_open";
@@ -93,6 +108,13 @@ fn describe() {
     describe_gauge!(QUEUE_PENDING, "Tasks waiting for a worker, read at scrape time.");
     describe_gauge!(QUEUE_PROCESSING, "Tasks a worker is running, read at scrape time.");
     describe_gauge!(QUEUE_OLDEST_PENDING, metrics::Unit::Seconds, "Age of the oldest pending task, read at scrape time (0 when none waits).");
+    describe_gauge!(QUEUE_PENDING_BY_PRIORITY, "Tasks of a priority waiting for a worker, read at scrape time.");
+    describe_gauge!(QUEUE_PROCESSING_BY_PRIORITY, "Tasks of a priority a worker is running, read at scrape time.");
+    describe_gauge!(QUEUE_OLDEST_PENDING_BY_PRIORITY, metrics::Unit::Seconds, "Age of a priority's oldest pending task, read at scrape time.");
+    describe_gauge!(QUEUE_USERS_WAITING, "Users with a task waiting for a worker, read at scrape time.");
+    describe_gauge!(QUEUE_USERS_RUNNING, "Users with a task a worker holds, read at scrape time.");
+    describe_gauge!(QUEUE_USER_MOST_PENDING, "The most tasks one user has waiting, read at scrape time.");
+    describe_gauge!(QUEUE_USER_MOST_RUNNING, "The most tasks a worker holds for one user (QUICKACT_MAX_RUNNING_PER_USER caps it), read at scrape time.");
     describe_gauge!(WORKER_RUNNING, "Tasks this worker process is running.");
     describe_gauge!(LONG_POLLS_OPEN, "Long-polls (wait=true) this API process holds open.");
     describe_gauge!(SSE_STREAMS_OPEN, "Task event streams (SSE) this API process holds open.");
@@ -172,16 +194,29 @@ impl Drop for OpenGuard {
 /// Reads the queue's gauges from the database and renders every metric in the Prometheus text
 /// format. A database that cannot be read leaves the gauges as they were (and counts the error).
 pub async fn render(handle: &PrometheusHandle, pool: &sqlx::PgPool) -> String {
-    match stats::queue_now(pool).await {
-        Ok(queue) => {
-            gauge!(QUEUE_PENDING).set(queue.pending as f64);
-            gauge!(QUEUE_PROCESSING).set(queue.processing as f64);
-            gauge!(QUEUE_OLDEST_PENDING).set(queue.oldest_pending_secs);
+    let read = async {
+        let queue = stats::queue_now(pool).await?;
+        gauge!(QUEUE_PENDING).set(queue.pending as f64);
+        gauge!(QUEUE_PROCESSING).set(queue.processing as f64);
+        gauge!(QUEUE_OLDEST_PENDING).set(queue.oldest_pending_secs);
+        let by_priority = stats::queue_by_priority(pool).await?;
+        for priority in [TaskPriority::Interactive, TaskPriority::Batch] {
+            let now = by_priority.iter().find(|p| p.priority == priority);
+            let label = priority.as_str();
+            gauge!(QUEUE_PENDING_BY_PRIORITY, "priority" => label).set(now.map_or(0.0, |p| p.pending as f64));
+            gauge!(QUEUE_PROCESSING_BY_PRIORITY, "priority" => label).set(now.map_or(0.0, |p| p.processing as f64));
+            gauge!(QUEUE_OLDEST_PENDING_BY_PRIORITY, "priority" => label).set(now.map_or(0.0, |p| p.oldest_pending_secs));
         }
-        Err(err) => {
-            tracing::warn!(error = %err, "metrics: could not read the queue");
-            database_error(&err);
-        }
+        let users = stats::queue_users(pool).await?;
+        gauge!(QUEUE_USERS_WAITING).set(users.waiting as f64);
+        gauge!(QUEUE_USERS_RUNNING).set(users.running as f64);
+        gauge!(QUEUE_USER_MOST_PENDING).set(users.most_pending as f64);
+        gauge!(QUEUE_USER_MOST_RUNNING).set(users.most_running as f64);
+        Ok::<_, sqlx::Error>(())
+    };
+    if let Err(err) = read.await {
+        tracing::warn!(error = %err, "metrics: could not read the queue");
+        database_error(&err);
     }
     handle.render()
 }

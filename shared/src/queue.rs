@@ -2,9 +2,10 @@
 //!
 //! - **Enqueue**: the API inserts the row (`quickact_submit`); a statement-level trigger notifies
 //!   [`TASKS_WAITING_CHANNEL`] once per inserting statement, and every worker listening fetches.
-//! - **Fetch and claim** are one statement ([`fetch_tasks`]): the oldest unfinished tasks nobody
-//!   holds, `FOR UPDATE SKIP LOCKED`, moved to `processing` with this worker's lease and the attempt
-//!   counted, in its `UPDATE ... RETURNING`.
+//! - **Fetch and claim** are one statement ([`fetch_tasks`]): unfinished tasks nobody holds, users
+//!   served in turn (priority first, then round robin, each user under a cap on held tasks),
+//!   `FOR UPDATE SKIP LOCKED`, moved to `processing` with this worker's lease and the attempt
+//!   counted.
 //! - **Rescue** is lease expiry: a task whose holder stopped renewing its lease (a crash, a pause,
 //!   a lost network) is taken by the next fetch of any worker, which resumes it from its journal.
 //!   Workers fetch on every notification and, idle or not, every [`RESCUE_POLL`] so a lapsed lease
@@ -26,10 +27,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::{
-    domain::task::{ResultType, TaskRecord, TaskStatus},
-    store::tasks::query_tasks,
-};
+use crate::domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus};
 
 /// Channel that announces waiting tasks (no payload): new submissions and tasks handed back.
 pub const TASKS_WAITING_CHANNEL: &str = "quickact_tasks_waiting";
@@ -48,7 +46,7 @@ pub struct ClaimedTask {
     pub database_now: DateTime<Utc>,
 }
 
-/// A row of the fetch: the task's columns (see [`query_tasks!`]) and the database's clock. The
+/// A row of the fetch: the task's columns and the database's clock. The
 /// query macros fill flat records only, hence the task's fields again.
 struct ClaimRow {
     id: Uuid,
@@ -72,6 +70,7 @@ struct ClaimRow {
     time_zone: String,
     attempts: i32,
     undoes: Option<Uuid>,
+    priority: TaskPriority,
     database_now: DateTime<Utc>,
 }
 
@@ -99,17 +98,35 @@ impl From<ClaimRow> for ClaimedTask {
             time_zone: row.time_zone,
             attempts: row.attempts,
             undoes: row.undoes,
+            priority: row.priority,
         };
         ClaimedTask { task, database_now: row.database_now }
     }
 }
 
+/// How a fetch chooses between users and priorities (the worker's settings).
+#[derive(Debug, Clone, Copy)]
+pub struct Turns {
+    /// Most tasks of one user held at once, across every worker (`QUICKACT_MAX_RUNNING_PER_USER`).
+    pub max_running_per_user: u32,
+    /// How long a batch task waits before it is served as interactive (`QUICKACT_BATCH_AGING_SECS`).
+    pub batch_aging: Duration,
+}
+
 /// Takes up to `limit` waiting tasks for `owner`, each leased for `lease_secs` to
-/// [`lease_holder`]`(owner, claim)`: the oldest
-/// unfinished tasks nobody holds (new, handed back, or whose holder's lease lapsed), skipping rows
-/// another transaction has locked. In the same statement each is moved to `processing`, leased,
-/// its attempt counted, and its waiters told (its SSE stream shows the claim). Returns the claimed
-/// tasks, oldest first, each with the database's clock at the claim.
+/// [`lease_holder`]`(owner, claim)`: unfinished tasks nobody holds (new, handed back, or whose
+/// holder's lease lapsed), skipping rows another transaction has locked, served in turn (the SQL
+/// function `quickact_fetch_tasks`, migration `20261127000002_fair_turns`):
+/// 1. interactive tasks, and batch tasks older than [`Turns::batch_aging`], before batch ones;
+/// 2. every user's first task in this fetch before anyone's second (round robin);
+/// 3. the user served longest ago first;
+/// 4. within a user, arrival order;
+///
+/// and never more than [`Turns::max_running_per_user`] of one user's tasks held at once. Fetches
+/// take turns across the fleet (an advisory lock) so that cap holds between worker processes. In
+/// the same statement each task is moved to `processing`, leased, its attempt counted, and its
+/// waiters told (its SSE stream shows the claim). Returns the claimed tasks, oldest first, each
+/// with the database's clock at the claim.
 ///
 /// `running`: tasks this worker runs now, which it does not take again: their runs renew their
 /// leases, also one that lapsed while nobody else took the task.
@@ -117,9 +134,6 @@ impl From<ClaimRow> for ClaimedTask {
 /// `claim` makes this fetch's leases its own: a task claimed again (its lease lapsed, or a database
 /// crash lost the claim) gets another holder, even by the same worker, so a run of an earlier claim
 /// is fenced out of every write (they all check the holder), and cannot act twice beside the new one.
-///
-/// The order is the queue's policy, in this one statement: fair turns between users or priorities
-/// change it and the index it walks (`quick_action_tasks_unfinished_idx`), nothing else.
 pub async fn fetch_tasks(
     db: impl PgExecutor<'_>,
     owner: &str,
@@ -127,29 +141,26 @@ pub async fn fetch_tasks(
     limit: usize,
     lease_secs: f64,
     running: &[Uuid],
+    turns: Turns,
 ) -> Result<Vec<ClaimedTask>, sqlx::Error> {
-    let rows = query_tasks!(ClaimRow:
-        "WITH claimed AS (
-             UPDATE quick_action_tasks t
-             SET status = 'processing', started_at = coalesce(t.started_at, now()), attempts = t.attempts + 1,
-                 lease_owner = $1, lease_expires_at = now() + make_interval(secs => $3)
-             WHERE t.id = ANY (ARRAY(
-                 SELECT w.id FROM quick_action_tasks w
-                 WHERE w.completed_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
-                   AND w.id <> ALL ($4)
-                 ORDER BY w.created_at
-                 LIMIT $2
-                 FOR UPDATE SKIP LOCKED))
-             RETURNING t.*
-           ), notified AS (
-             SELECT count(pg_notify('quickact_task_events', id::text)) AS n FROM claimed
-           )
-           SELECT ",
-        r#", now() AS "database_now!" FROM claimed CROSS JOIN notified ORDER BY created_at"#,
+    // The function returns rows of the table, which sqlx cannot tell are never NULL: hence the
+    // columns spelled out with their overrides, not `query_tasks!`.
+    let rows = sqlx::query_as!(
+        ClaimRow,
+        r#"SELECT id AS "id!", user_id AS "user_id!", input_text AS "input_text!", status AS "status!: TaskStatus",
+                  result_type AS "result_type: ResultType", result, created_at AS "created_at!", started_at, completed_at,
+                  input_tokens AS "input_tokens!", output_tokens AS "output_tokens!", cached_tokens AS "cached_tokens!",
+                  cost_nanos AS "cost_nanos!", currency AS "currency!", model_used, timeout_seconds AS "timeout_seconds!",
+                  idempotency_key, reference_time AS "reference_time!", time_zone AS "time_zone!", attempts AS "attempts!",
+                  undoes, priority AS "priority!: TaskPriority", now() AS "database_now!"
+           FROM quickact_fetch_tasks($1, $2, $3, $4, $5, $6)
+           ORDER BY created_at"#,
         lease_holder(owner, claim),
-        limit.min(i64::MAX as usize) as i64,
+        limit.min(i32::MAX as usize) as i32,
         lease_secs,
         running,
+        turns.max_running_per_user.min(i32::MAX as u32) as i32,
+        turns.batch_aging.as_secs_f64(),
     )
     .fetch_all(db)
     .await?;

@@ -9,6 +9,9 @@
 //! When the fetch runs:
 //! - on a waiting-task announcement (a submission, a hand-back; every announcement heard while a
 //!   fetch was in flight makes one more fetch, so none is missed);
+//! - after a fetch that came back short, whenever a run of this process ends: a user at their cap
+//!   of running tasks (`QUICKACT_MAX_RUNNING_PER_USER`) may have waiting tasks no announcement
+//!   will bring, and the process whose run ended has the room to take the next one;
 //! - right away again after a fetch that filled all the room it had (more may be waiting);
 //! - every [`RESCUE_POLL`], to take tasks whose holder's lease lapsed;
 //! - with a backlog, once a few runs ended ([`min_room`]): one statement claims several tasks.
@@ -139,6 +142,7 @@ impl Fetcher {
             if !self.backlog {
                 tokio::select! {
                     _ = self.wakeups.next() => {}
+                    _ = self.runner.run_ended.notified() => {}
                     _ = tokio::time::sleep(RESCUE_POLL) => {}
                 }
             }
@@ -155,7 +159,8 @@ impl Fetcher {
             self.claims = self.claims.wrapping_add(1);
             let holder = lease_holder(&runner.owner, self.claims);
             let running = runner.running_tasks();
-            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, runner.worker.lease().as_secs_f64(), &running).await {
+            let lease = runner.worker.lease().as_secs_f64();
+            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, lease, &running, runner.worker.turns).await {
                 Ok(tasks) => {
                     let arrived = Instant::now();
                     backoff = Duration::from_millis(100);

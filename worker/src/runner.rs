@@ -76,6 +76,9 @@ pub struct Runner {
     hand_back: CancellationToken,
     /// Where local runs go to be committed in groups (see [`crate::groups`]).
     groups: Groups,
+    /// Told when a run of this process ended and gave its room back: a user at their cap of
+    /// running tasks may have a turn again (see `crate::queue`).
+    pub run_ended: tokio::sync::Notify,
 }
 
 /// A run in progress in this process.
@@ -159,6 +162,7 @@ impl Runner {
             running: Mutex::new(HashMap::new()),
             hand_back: CancellationToken::new(),
             groups,
+            run_ended: tokio::sync::Notify::new(),
         })
     }
 
@@ -232,6 +236,7 @@ impl Runner {
         };
         done.await;
         drop(permit);
+        self.run_ended.notify_one();
     }
 
     /// One attempt at the task. A failed attempt (a panic included) hands the task back to the

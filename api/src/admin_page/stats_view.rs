@@ -79,6 +79,17 @@ struct StatsPage {
     groups: Vec<GroupRow>,
     usage: Vec<UsageRow>,
     workers: Vec<WorkerRow>,
+    queue_priorities: Vec<QueueRow>,
+    queue_users: Vec<QueueRow>,
+}
+
+/// A line of the queue now: a priority, or a user (`key`: their id).
+pub struct QueueRow {
+    pub label: String,
+    pub key: String,
+    pub pending: i64,
+    pub running: i64,
+    pub oldest: String,
 }
 
 fn percentiles(p: &Option<PercentileView>) -> String {
@@ -125,6 +136,11 @@ fn tiles(report: &StatsReport) -> Vec<Tile> {
         tile("tile-wait", "queue wait p50", report.queue.wait_ms.map(|w| duration_ms(w.p50)).unwrap_or_else(|| "–".into()), report.queue.wait_ms.map(|w| format!("p95 {}", duration_ms(w.p95))).unwrap_or_default()),
         tile("tile-workers", "workers alive", report.workers.len().to_string(), format!("running {} now", report.workers.iter().map(|w| w.running.len()).sum::<usize>())),
     ]
+}
+
+/// How long the oldest waiting task has waited, or a dash when none waits.
+fn waited(pending: i64, secs: f64) -> String {
+    if pending == 0 { "–".into() } else { format!("{secs:.1} s") }
 }
 
 fn count(v: f64) -> String {
@@ -270,6 +286,30 @@ pub async fn stats(
                     name: w.name.clone(),
                     last_seen: Moment::of(&w.last_seen),
                     running: w.running.iter().map(|t| (t.task_id.to_string(), t.input_text.clone())).collect(),
+                })
+                .collect(),
+            queue_priorities: by_day
+                .queue
+                .by_priority
+                .iter()
+                .map(|p| QueueRow {
+                    label: p.priority.as_str().to_owned(),
+                    key: String::new(),
+                    pending: p.pending,
+                    running: p.processing,
+                    oldest: waited(p.pending, p.oldest_pending_age_secs),
+                })
+                .collect(),
+            queue_users: by_day
+                .queue
+                .users
+                .iter()
+                .map(|u| QueueRow {
+                    label: u.name.clone(),
+                    key: u.user_id.to_string(),
+                    pending: u.pending,
+                    running: u.running,
+                    oldest: waited(u.pending, u.oldest_pending_age_secs),
                 })
                 .collect(),
         }))

@@ -10,7 +10,7 @@ use axum::{
 };
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
-    domain::task::TaskRecord,
+    domain::task::{TaskPriority, TaskRecord},
     planner::undo::{UndoOutcome, undo_task},
     store::{
         ending::{CancelOutcome, cancel_task},
@@ -61,6 +61,11 @@ pub struct CreateRequest {
     /// IANA zone overriding the user's own.
     #[serde(default)]
     tz: Option<String>,
+    /// `interactive` (the default: someone waits for the answer) or `batch` (scripts, imports):
+    /// batch tasks are served after interactive ones, until they have waited
+    /// `QUICKACT_BATCH_AGING_SECS`.
+    #[serde(default)]
+    priority: TaskPriority,
 }
 
 /// Submit a sentence.
@@ -125,6 +130,7 @@ pub async fn create(
         time_zone,
         currency: state.config.model.currency.clone(),
         cap: state.config.max_active_tasks_per_user,
+        priority: request.priority,
     };
     // A waiting client hears every change after the commit: it subscribes before.
     let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));

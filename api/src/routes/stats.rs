@@ -6,8 +6,9 @@ use axum::{Json, extract::State};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use quickact_shared::{
+    domain::task::TaskPriority,
     pricing::nanos_to_amount,
-    store::stats::{self, DailyUsage, GroupBy, Outcomes, Percentiles, QueueNow, WorkerNow},
+    store::stats::{self, DailyUsage, GroupBy, Outcomes, Percentiles, PriorityQueueNow, QueueNow, UserQueueNow, WorkerNow},
 };
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -26,6 +27,8 @@ const DEFAULT_WINDOW_DAYS: i64 = 7;
 const MAX_WINDOW_DAYS: i64 = 400;
 /// Most groups listed (the busiest, for `model` and `user`).
 pub const MAX_GROUPS: usize = 200;
+/// Users listed in the queue's view.
+const QUEUE_USERS: i64 = 20;
 
 #[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -139,6 +142,28 @@ pub struct QueueView {
     pub oldest_pending_age_secs: f64,
     /// Submission to start, of the window's started tasks.
     pub wait_ms: Option<PercentileView>,
+    /// The same by priority (those with unfinished tasks).
+    pub by_priority: Vec<PriorityQueueView>,
+    /// The users with unfinished tasks, those with the most waiting first (at most 20).
+    pub users: Vec<UserQueueView>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PriorityQueueView {
+    pub priority: TaskPriority,
+    pub pending: i64,
+    pub processing: i64,
+    pub oldest_pending_age_secs: f64,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct UserQueueView {
+    pub user_id: Uuid,
+    pub name: String,
+    pub pending: i64,
+    /// Tasks a worker holds for the user now (`QUICKACT_MAX_RUNNING_PER_USER` caps it).
+    pub running: i64,
+    pub oldest_pending_age_secs: f64,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -196,6 +221,8 @@ pub async fn build_report(state: &AppState, params: &StatsParams) -> Result<Stat
     groups.truncate(MAX_GROUPS);
     let usage = stats::daily_usage(pool, since, until, tz.name()).await?;
     let queue = stats::queue_now(pool).await?;
+    let by_priority = stats::queue_by_priority(pool).await?;
+    let queue_users = stats::queue_by_user(pool, QUEUE_USERS).await?;
     let wait = stats::queue_wait(pool, since, until).await?;
     let workers = stats::workers_now(pool, state.config.worker.lease().as_secs_f64()).await?;
     Ok(StatsReport {
@@ -207,7 +234,7 @@ pub async fn build_report(state: &AppState, params: &StatsParams) -> Result<Stat
         totals: OutcomeView::from(totals),
         groups: groups.into_iter().map(OutcomeView::from).collect(),
         usage: usage.into_iter().map(UsageView::from).collect(),
-        queue: QueueView::new(queue, wait),
+        queue: QueueView::new(queue, wait, by_priority, queue_users),
         workers: workers.into_iter().map(WorkerView::from).collect(),
     })
 }
@@ -276,12 +303,21 @@ impl From<DailyUsage> for UsageView {
 }
 
 impl QueueView {
-    fn new(now: QueueNow, wait: Option<Percentiles>) -> Self {
+    fn new(now: QueueNow, wait: Option<Percentiles>, by_priority: Vec<PriorityQueueNow>, users: Vec<UserQueueNow>) -> Self {
+        let secs = |s: f64| (s * 1000.0).round() / 1000.0;
         QueueView {
             pending: now.pending,
             processing: now.processing,
-            oldest_pending_age_secs: (now.oldest_pending_secs * 1000.0).round() / 1000.0,
+            oldest_pending_age_secs: secs(now.oldest_pending_secs),
             wait_ms: wait.map(PercentileView::from),
+            by_priority: by_priority
+                .into_iter()
+                .map(|p| PriorityQueueView { priority: p.priority, pending: p.pending, processing: p.processing, oldest_pending_age_secs: secs(p.oldest_pending_secs) })
+                .collect(),
+            users: users
+                .into_iter()
+                .map(|u| UserQueueView { user_id: u.user_id, name: u.name, pending: u.pending, running: u.running, oldest_pending_age_secs: secs(u.oldest_pending_secs) })
+                .collect(),
         }
     }
 }

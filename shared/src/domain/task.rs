@@ -64,6 +64,28 @@ impl FromStr for TaskStatus {
     }
 }
 
+/// How soon a task is served. Interactive tasks (someone waits for them) go before batch ones
+/// (scripts, imports), except that a batch task waiting longer than the aging time
+/// (`QUICKACT_BATCH_AGING_SECS`) is served as interactive, so batch work is slowed, never starved.
+/// Stored as text, like [`TaskStatus`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
+pub enum TaskPriority {
+    #[default]
+    Interactive,
+    Batch,
+}
+
+impl TaskPriority {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskPriority::Interactive => "interactive",
+            TaskPriority::Batch => "batch",
+        }
+    }
+}
+
 /// The verdict of a run: exactly one per finished task. Stored as text, like [`TaskStatus`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -203,6 +225,7 @@ pub struct TaskRecord {
     pub attempts: i32,
     /// For an undo, the task whose item changes it reverted.
     pub undoes: Option<Uuid>,
+    pub priority: TaskPriority,
 }
 
 impl TaskRecord {

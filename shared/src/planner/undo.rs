@@ -22,7 +22,7 @@ use super::{
 };
 use crate::{
     domain::{
-        task::{ResultType, TaskRecord, TaskStatus, Verdict},
+        task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
         user::User,
     },
     store::{

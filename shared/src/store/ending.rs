@@ -13,7 +13,7 @@ use super::{
     steps::{Step, StepKind, list_steps, rows_json},
     tasks::{Added, Usage, find_task, query_tasks},
 };
-use crate::domain::task::{ResultType, TaskRecord, TaskStatus, Verdict};
+use crate::domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict};
 
 /// How a task ends.
 #[derive(Debug, Clone, PartialEq)]

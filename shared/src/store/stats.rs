@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
+use crate::domain::task::TaskPriority;
+
 /// What `model_used` says of a task the local provider served (the zero-token fast path, or every
 /// task when no model is configured). The worker's local provider records this name.
 pub const LOCAL_MODEL: &str = "local";
@@ -247,6 +249,87 @@ pub async fn queue_now(db: impl PgExecutor<'_>) -> Result<QueueNow, sqlx::Error>
     .fetch_one(db)
     .await?;
     Ok(QueueNow { pending: row.pending, processing: row.processing, oldest_pending_secs: row.oldest_pending_secs })
+}
+
+/// One priority's share of the queue now.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PriorityQueueNow {
+    pub priority: TaskPriority,
+    pub pending: i64,
+    pub processing: i64,
+    /// How long its oldest pending task has waited, in seconds (0 when none waits).
+    pub oldest_pending_secs: f64,
+}
+
+/// The queue by priority (a priority with no unfinished task is left out).
+pub async fn queue_by_priority(db: impl PgExecutor<'_>) -> Result<Vec<PriorityQueueNow>, sqlx::Error> {
+    sqlx::query_as!(
+        PriorityQueueNow,
+        r#"SELECT priority AS "priority!: TaskPriority",
+                  count(*) FILTER (WHERE status = 'pending') AS "pending!",
+                  count(*) FILTER (WHERE status = 'processing') AS "processing!",
+                  coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending')), 0)::float8 AS "oldest_pending_secs!"
+           FROM quick_action_tasks WHERE completed_at IS NULL
+           GROUP BY priority ORDER BY priority"#
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// One user's share of the queue now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserQueueNow {
+    pub user_id: Uuid,
+    pub name: String,
+    pub pending: i64,
+    /// Tasks of the user a worker holds now (what `QUICKACT_MAX_RUNNING_PER_USER` caps).
+    pub running: i64,
+    pub oldest_pending_secs: f64,
+}
+
+/// The users with unfinished tasks, those with the most waiting first, at most `limit`.
+pub async fn queue_by_user(db: impl PgExecutor<'_>, limit: i64) -> Result<Vec<UserQueueNow>, sqlx::Error> {
+    sqlx::query_as!(
+        UserQueueNow,
+        r#"SELECT t.user_id, u.name,
+                  count(*) FILTER (WHERE t.status = 'pending') AS "pending!",
+                  count(*) FILTER (WHERE t.lease_owner IS NOT NULL AND t.lease_expires_at >= now()) AS "running!",
+                  coalesce(extract(epoch FROM now() - min(t.created_at) FILTER (WHERE t.status = 'pending')), 0)::float8 AS "oldest_pending_secs!"
+           FROM quick_action_tasks t JOIN users u ON u.id = t.user_id
+           WHERE t.completed_at IS NULL
+           GROUP BY t.user_id, u.name
+           ORDER BY 3 DESC, 4 DESC, t.user_id
+           LIMIT $1"#,
+        limit,
+    )
+    .fetch_all(db)
+    .await
+}
+
+/// The users in the queue now, counted (for `/metrics`, whose labels stay bounded: no user ids).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct QueueUsers {
+    /// Users with a pending task.
+    pub waiting: i64,
+    /// Users with a task a worker holds.
+    pub running: i64,
+    /// The most pending tasks one user has.
+    pub most_pending: i64,
+    /// The most tasks a worker holds for one user.
+    pub most_running: i64,
+}
+
+pub async fn queue_users(db: impl PgExecutor<'_>) -> Result<QueueUsers, sqlx::Error> {
+    sqlx::query_as!(
+        QueueUsers,
+        r#"SELECT count(*) FILTER (WHERE pending > 0) AS "waiting!", count(*) FILTER (WHERE running > 0) AS "running!",
+                  coalesce(max(pending), 0)::bigint AS "most_pending!", coalesce(max(running), 0)::bigint AS "most_running!"
+           FROM (SELECT count(*) FILTER (WHERE status = 'pending') AS pending,
+                        count(*) FILTER (WHERE lease_owner IS NOT NULL AND lease_expires_at >= now()) AS running
+                 FROM quick_action_tasks WHERE completed_at IS NULL GROUP BY user_id) per_user"#
+    )
+    .fetch_one(db)
+    .await
 }
 
 /// Queue wait (created to started) percentiles of the tasks submitted in the window, in ms.

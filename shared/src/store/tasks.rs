@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::steps::{Step, steps_insert};
 use crate::{
     db::like_pattern,
-    domain::task::{ResultType, TaskRecord, TaskStatus},
+    domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus},
 };
 
 /// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` (a literal,
@@ -28,7 +28,8 @@ macro_rules! query_tasks {
             $record,
             $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
-                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes"# + $after
+                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
+                  priority AS "priority: TaskPriority""# + $after
             $(, $arg)*
         )
     };

@@ -9,6 +9,8 @@
 //! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15] [--users 100]
 //! quickact-bench latency [--samples 500] [--warmup 20]
 //! quickact-bench slow    [--concurrency 4,64,256,512,1024,2048] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
+//! quickact-bench fairness [--heavy-users 100] [--per-user 50] [--light 20] [--concurrency 64] [--delay-ms 0]
+//!                         [--baseline-api-binary B --baseline-worker-binary B]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -26,6 +28,14 @@
 //!   POST, then a long-poll for the verdict, then the next task; 1.5 x concurrency + 32 clients
 //!   acting for `--users` users, so the queue never runs dry) and the verdicts that arrive in a
 //!   window after a warm-up give the sustained tasks per second.
+//! - **fairness**: `--heavy-users` users each submit `--per-user` tasks at once (no worker running),
+//!   then one worker process (`--concurrency`; the local provider, or with `--delay-ms` a fake model
+//!   answering after that long, two turns a task) drains them; once its first runs ended, a light
+//!   user submits `--light` sentences one after another with `wait: true`: their POST-to-verdict
+//!   (p50, max) and how many heavy tasks still waited at each, and the heavy drain's tasks per
+//!   second. With the baseline binaries (a build of the engine before fair turns), the same drain
+//!   without the light user runs again on a database of its own (migrated by the baseline's API):
+//!   the throughput ratio of one run.
 
 use std::{
     collections::BTreeMap,
@@ -60,6 +70,8 @@ enum Scenario {
     Latency(LatencyFlags),
     /// Sustained tasks/s with a slow model, one worker per concurrency value.
     Slow(SlowFlags),
+    /// A light user's latency behind 100 users' bursts, and the drain's throughput.
+    Fairness(FairnessFlags),
 }
 
 /// The release binaries a scenario starts.
@@ -122,8 +134,36 @@ struct SlowFlags {
     binaries: Binaries,
 }
 
+#[derive(Args)]
+struct FairnessFlags {
+    /// Users who each submit a burst at once.
+    #[arg(long, default_value_t = 100)]
+    heavy_users: usize,
+    /// Tasks each of them submits.
+    #[arg(long, default_value_t = 50)]
+    per_user: usize,
+    /// Sentences the light user submits, one after another, each waited for.
+    #[arg(long, default_value_t = 20)]
+    light: usize,
+    /// The worker's concurrency.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// 0: the local provider runs the tasks; else a fake model answering after this many
+    /// milliseconds, two turns a task.
+    #[arg(long, default_value_t = 0)]
+    delay_ms: u64,
+    /// The API binary of the engine before fair turns, for the throughput ratio.
+    #[arg(long, requires = "baseline_worker_binary")]
+    baseline_api_binary: Option<String>,
+    /// Its worker binary.
+    #[arg(long, requires = "baseline_api_binary")]
+    baseline_worker_binary: Option<String>,
+    #[command(flatten)]
+    binaries: Binaries,
+}
+
 fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow [--flag value ...] (see --help)");
+    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|fairness [--flag value ...] (see --help)");
     std::process::exit(2)
 }
 
@@ -134,6 +174,7 @@ async fn main() {
         Scenario::Burst(flags) => burst(&flags).await,
         Scenario::Latency(flags) => latency(&flags).await,
         Scenario::Slow(flags) => slow(&flags).await,
+        Scenario::Fairness(flags) => fairness(&flags).await,
     };
     println!("{result}");
 }
@@ -160,10 +201,15 @@ struct Api {
 
 impl Api {
     async fn start(binary: &str) -> Api {
+        Api::start_on(binary, &database_url()).await
+    }
+
+    /// The API on the database `url` names (its migrations run at start).
+    async fn start_on(binary: &str, url: &str) -> Api {
         let port = free_port();
         let admin_key = format!("qa_bench_admin_{}", uuid::Uuid::new_v4().simple());
         let child = Command::new(binary)
-            .env("DATABASE_URL", database_url())
+            .env("DATABASE_URL", url)
             .env("QUICKACT_BIND", format!("127.0.0.1:{port}"))
             .env("QUICKACT_ADMIN_KEY", &admin_key)
             .env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000000")
@@ -216,10 +262,23 @@ enum Model<'a> {
     Fake(&'a FakeModel),
 }
 
+/// A worker process with no cap on one user's running tasks: the scenarios but `fairness`
+/// measure one worker's drain, often of one user's burst. (Not the worker's concurrency: a user
+/// whose held tasks may reach the cap has them counted at every fetch, from all their unfinished
+/// rows, which a burst of 10,000 makes the bench's own cost.)
 fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
+    spawn_worker_on(binary, concurrency, model, &database_url(), Some(100_000_000))
+}
+
+/// A worker process on the database `url` names; `max_running_per_user`: its cap on one user's
+/// running tasks (None: the worker's default).
+fn spawn_worker_on(binary: &str, concurrency: usize, model: Model, url: &str, max_running_per_user: Option<usize>) -> Child {
     let mut command = Command::new(binary);
+    if let Some(cap) = max_running_per_user {
+        command.env("QUICKACT_MAX_RUNNING_PER_USER", cap.to_string());
+    }
     command
-        .env("DATABASE_URL", database_url())
+        .env("DATABASE_URL", url)
         .env("QUICKACT_SKIP_MIGRATIONS", "1")
         .env("QUICKACT_WORKER_CONCURRENCY", concurrency.to_string())
         .env("QUICKACT_WORKER_NAME", "bench")
@@ -692,6 +751,136 @@ async fn slow(flags: &SlowFlags) -> Value {
         "results": results,
         "best": best,
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// fairness
+
+async fn fairness(flags: &FairnessFlags) -> Value {
+    let fake = FakeModel::start().await;
+    let delay = Duration::from_millis(flags.delay_ms);
+    // As in `slow`: turn one searches, the turn that reads its result finishes.
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    let model = || if flags.delay_ms == 0 { Model::Local } else { Model::Fake(&fake) };
+    let url = database_url();
+    let fair = heavy_drain(flags, &flags.binaries.api_binary, &flags.binaries.worker_binary, &url, model(), true).await;
+    let mut result = json!({ "scenario": "fairness", "model": if flags.delay_ms == 0 { "local".to_owned() } else { format!("fake, {} ms a turn, 2 turns", flags.delay_ms) }, "fair": fair });
+    if let (Some(api), Some(worker)) = (&flags.baseline_api_binary, &flags.baseline_worker_binary) {
+        // A database of its own on the same server, migrated by the baseline's API.
+        let mut server = PgConnection::connect(&url).await.expect("connect to DATABASE_URL");
+        let name = format!("quickact_fairness_baseline_{}", uuid::Uuid::new_v4().simple());
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut server).await.expect("create the baseline database");
+        let (base, _) = url.rsplit_once('/').expect("DATABASE_URL ends with the database's name");
+        let baseline_url = format!("{base}/{name}");
+        let baseline = heavy_drain(flags, api, worker, &baseline_url, model(), false).await;
+        let ratio = fair["drain_tasks_per_s"].as_f64().unwrap_or(0.0) / baseline["drain_tasks_per_s"].as_f64().unwrap_or(f64::NAN);
+        eprintln!("fairness: drain with fair turns / before them: {ratio:.3}");
+        result["baseline"] = baseline;
+        result["drain_ratio"] = json!(round(ratio, 3));
+        let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&mut server).await;
+    }
+    result
+}
+
+/// The heavy users' bursts drained by one worker of `worker_binary` on the database `url` names;
+/// with `light`, a light user's sentences in the middle of it.
+async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &str, url: &str, model: Model<'_>, light: bool) -> Value {
+    let api = Api::start_on(api_binary, url).await;
+    let client = http_client(usize::MAX);
+    let mut heavy = Vec::with_capacity(flags.heavy_users);
+    for u in 0..flags.heavy_users {
+        heavy.push(api.user(&client, &format!("heavy-{u}-{}", uuid::Uuid::new_v4().simple())).await);
+    }
+    let light_key = api.user(&client, &format!("light-{}", uuid::Uuid::new_v4().simple())).await;
+    let local = matches!(model, Model::Local);
+    let sentence = |i: usize| if local { format!("add todo buy milk {}", tag(i)) } else { format!("slow task {}", tag(i)) };
+
+    // Every heavy user's burst at once, interleaved as their scripts' requests would be.
+    let n = flags.heavy_users * flags.per_user;
+    eprintln!("fairness: {} users post {} tasks each ({n} in all)", flags.heavy_users, flags.per_user);
+    let posted: Vec<bool> = futures::stream::iter(0..n)
+        .map(|i| {
+            let (client, base, key, text) = (client.clone(), api.base.clone(), heavy[i % heavy.len()].clone(), sentence(i));
+            async move {
+                let response = client.post(format!("{base}/api/quick-action")).bearer_auth(&key).json(&json!({ "text": text, "timeout": 120 })).send().await;
+                response.is_ok_and(|r| r.status().is_success())
+            }
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    let accepted = posted.iter().filter(|ok| **ok).count();
+
+    let mut db = PgConnection::connect(url).await.expect("connect to the bench database");
+    let mut worker = spawn_worker_on(worker_binary, flags.concurrency, model, url, None);
+    // The drain under way: its first runs ended.
+    let under_way = "SELECT count(*) FROM quick_action_tasks WHERE completed_at IS NOT NULL";
+    watching(&mut worker, "the worker", async {
+        while sqlx::query_scalar::<_, i64>(under_way).fetch_one(&mut db).await.unwrap() < flags.concurrency as i64 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+
+    let (mut times, mut waiting, mut statuses) = (Vec::new(), Vec::new(), Vec::new());
+    if light {
+        let waiting_now = "SELECT count(*) FROM quick_action_tasks WHERE status = 'pending'";
+        for i in 0..flags.light {
+            let started = Instant::now();
+            let body = json!({ "text": sentence(1_000_000 + i), "wait": true, "timeout": 120 });
+            let posted = watching(&mut worker, "the worker", client.post(format!("{}/api/quick-action", api.base)).bearer_auth(&light_key).json(&body).send()).await;
+            let status = match posted {
+                Ok(response) => response.json::<Value>().await.ok().and_then(|t| t["status"].as_str().map(str::to_owned)).unwrap_or_else(|| "bad_body".into()),
+                Err(error) => {
+                    transport_error("light submission", &error);
+                    "http_error".into()
+                }
+            };
+            times.push(ms(started.elapsed()));
+            statuses.push(status);
+            waiting.push(sqlx::query_scalar::<_, i64>(waiting_now).fetch_one(&mut db).await.unwrap());
+        }
+    }
+
+    let unfinished = "SELECT count(*) FROM quick_action_tasks WHERE completed_at IS NULL";
+    watching(&mut worker, "the worker", async {
+        while sqlx::query_scalar::<_, i64>(unfinished).fetch_one(&mut db).await.unwrap() > 0 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    let (drained, drain_secs): (i64, f64) = sqlx::query_as(
+        "SELECT count(*), extract(epoch FROM max(completed_at) - min(started_at))::float8
+         FROM quick_action_tasks t JOIN users u ON u.id = t.user_id WHERE u.name LIKE 'heavy-%' AND t.status = 'success'",
+    )
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    let by_status: Vec<(String, i64)> = sqlx::query_as("SELECT status, count(*) FROM quick_action_tasks GROUP BY 1 ORDER BY 1").fetch_all(&mut db).await.unwrap();
+    stop(worker).await;
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let drain_rate = drained as f64 / drain_secs;
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let result = json!({
+        "heavy_tasks": accepted,
+        "drain_tasks_per_s": round(drain_rate, 1),
+        "statuses": by_status.into_iter().collect::<BTreeMap<_, _>>(),
+        "light_p50_ms": round(percentile(&sorted, 50.0), 1),
+        "light_max_ms": round(sorted.last().copied().unwrap_or(f64::NAN), 1),
+        "light_statuses": count(&statuses),
+        "heavy_waiting_at_light_verdicts_min": waiting.iter().min(),
+        "heavy_waiting_at_light_verdicts_max": waiting.iter().max(),
+        "light_ms": times.iter().map(|t| round(*t, 1)).collect::<Vec<_>>(),
+    });
+    eprintln!("fairness: {result}");
+    result
 }
 
 /// Submits a sentence, long-polls for its verdict and returns the task's final status.

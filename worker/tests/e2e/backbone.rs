@@ -297,7 +297,7 @@ async fn a_fetch_reads_the_tasks_it_takes_not_every_task_kept() {
     .await
     .unwrap();
     sqlx::query("ANALYZE quick_action_tasks").execute(&mut *tx).await.unwrap();
-    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, &[]).await.unwrap().iter().map(|claimed| claimed.task.id.to_string()).collect();
+    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, &[], crate::turns::TURNS).await.unwrap().iter().map(|claimed| claimed.task.id.to_string()).collect();
     let (sequential, read): (i64, i64) = sqlx::query_as(
         "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'quick_action_tasks'::regclass",
     )
@@ -517,7 +517,7 @@ async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     let id: uuid::Uuid = created.body["task_id"].as_str().unwrap().parse().unwrap();
 
     let mut tx = app.pool.begin().await.unwrap();
-    assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0, &[]).await.unwrap().len(), 1);
+    assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0, &[], crate::turns::TURNS).await.unwrap().len(), 1);
     let holder = quickact_shared::queue::lease_holder("in-place", 1);
     let usage = Usage { model: "gpt-test".into(), input: 120, output: 30, cached: 0, cost_nanos: 4_500 };
     assert_eq!(record_if_owner(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);

@@ -18,6 +18,8 @@
 //! - `planner`: the planner's tools and rules through a scripted model.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
 //!   back, graceful shutdown.
+//! - `turns`: many users on one queue: turns between users, the per-user cap on running tasks,
+//!   priorities.
 //!
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
@@ -32,3 +34,4 @@ mod multi_action;
 mod observability;
 mod planner;
 mod robustness;
+mod turns;
