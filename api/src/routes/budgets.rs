@@ -138,9 +138,12 @@ pub async fn set_user_budget(
     State(state): State<AppState>,
     Admin(admin): Admin,
     Path(id): Path<String>,
-    JsonBody(request): JsonBody<SetBudgetRequest>,
+    JsonBody(body): JsonBody<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<Json<BudgetView>, ApiError> {
     let id = parse_uuid_or_404(&id)?;
+    // Read from an object only: serde would take `[5, 100]` as the fields in order.
+    let request: SetBudgetRequest =
+        serde_json::from_value(body.into()).map_err(|err| ApiError::bad_request("invalid_input", err.to_string()))?;
     set_limits(&state, &admin, id, request.limits()?).await?;
     read_budget(&state, id).await.map(Json)
 }
