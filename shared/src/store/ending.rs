@@ -291,8 +291,38 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
 /// local run ends in its group's transaction on a pool whose statements are planned at each
 /// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
 /// running it (docs/performance.md has the burst it slowed).
+///
+/// An ending that adds nothing to its user's spend (a local run's: the common case) is the same
+/// statement without the spend's part, which it would have to plan at every execution for nothing.
 pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
     let added = Added::of(end.usage.as_ref());
+    if added.cost_nanos == 0 && end.refusals == 0 {
+        return query_ending!(
+            "WITH finished AS (
+               UPDATE quick_action_tasks
+               SET status = $3, result_type = $4, result = $5, completed_at = now(),
+                   lease_owner = NULL, lease_expires_at = NULL,
+                   input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
+                   cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
+               WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+               RETURNING *
+             )",
+            "EXISTS (SELECT FROM finished)",
+            end.id,
+            owner,
+            end.status as TaskStatus,
+            end.result_type as ResultType,
+            &end.result,
+            added.input,
+            added.output,
+            added.cached,
+            added.cost_nanos,
+            added.model,
+            &end.steps,
+        )
+        .fetch_optional(db)
+        .await;
+    }
     query_ending!(
         "WITH finished AS (
            UPDATE quick_action_tasks

@@ -368,6 +368,25 @@ impl Usage {
 /// Adds `usage` to the task's totals and records its model as the one used; a cost is added to the
 /// user's spend of the day too (see `super::cost_budgets`).
 pub async fn add_usage(db: impl PgExecutor<'_>, id: Uuid, usage: &Usage) -> Result<(), sqlx::Error> {
+    if usage.cost_nanos == 0 {
+        // A local run's first turn (it records the model): nothing to add to the spend, and the
+        // statement is planned at each execution.
+        sqlx::query!(
+            "UPDATE quick_action_tasks
+             SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
+                 cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
+             WHERE id = $1",
+            id,
+            usage.input,
+            usage.output,
+            usage.cached,
+            usage.cost_nanos,
+            usage.model,
+        )
+        .execute(db)
+        .await?;
+        return Ok(());
+    }
     sqlx::query!(
         "WITH task AS (
            UPDATE quick_action_tasks
