@@ -1,7 +1,7 @@
 //! Cost budgets (issue 32, point 6): a user whose spend reached a budget gets an error verdict with
 //! `reason: "budget_exhausted"` and when the budget renews, before any further paid model turn; an
 //! admin raising the budget lets the next task run; the deployment's default applies to users
-//! without their own. Real Postgres, real workers (in process and a worker process), and the fake
+//! without their own; a user's spend always equals the costs of their tasks. Real Postgres, real workers (in process and a worker process), and the fake
 //! model reporting usage priced by the test deployment (`fake-model`: 2.0 input / 8.0 output per
 //! million tokens, so a turn with the fake's default usage, 100 in and 20 out, costs 0.00036).
 
@@ -146,5 +146,48 @@ async fn the_deployments_monthly_default_refuses_users_without_their_own_budget_
     }
     let _ = worker.kill();
     let _ = worker.wait();
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_users_spend_equals_the_costs_of_their_tasks_when_many_run_at_once() {
+    let options = TestAppOptions::default().workers(2).env("QUICKACT_SUBMIT_RATE_PER_MINUTE", "0");
+    let app = TestApp::start_with(options).await;
+    let mut users = Vec::new();
+    for name in ["ann", "ben", "cai"] {
+        users.push(app.create_user(name).await);
+    }
+    // Turns with different usage, so a lost or doubled addition shows in the sums; runs of
+    // several users end together in the workers' batches of endings.
+    let mut ids = Vec::new();
+    for (u, (_, key)) in users.iter().enumerate() {
+        for i in 0..12 {
+            let text = format!("spend <{u}.{i}>");
+            let usage = 100 + 10 * i as u64;
+            app.fake.script(
+                &text,
+                vec![
+                    Reply::tool("search_items", json!({})).with_usage(usage, 7, 0),
+                    Reply::finish("action_completed", "done").with_usage(usage * 2, 11, 50),
+                ],
+            );
+            ids.push((key.clone(), app.submit_id(key, &text).await));
+        }
+    }
+    for (key, id) in &ids {
+        assert_eq!(app.wait_final(key, id, 60).await["status"], "success");
+    }
+    for (user, _) in &users {
+        let (tasks, spend): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT sum(cost_nanos)::int8 FROM quick_action_tasks WHERE user_id = $1),
+                    (SELECT sum(cost_nanos)::int8 FROM user_spend WHERE user_id = $1)",
+        )
+        .bind(user["id"].as_str().unwrap().parse::<uuid::Uuid>().unwrap())
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        assert!(tasks > 0);
+        assert_eq!(spend, tasks, "{}'s spend and the costs of their tasks", user["name"]);
+    }
     app.shutdown().await;
 }
