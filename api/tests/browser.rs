@@ -580,10 +580,15 @@ async fn the_users_page_shows_spend_against_budgets_and_an_admin_raises_one() {
     app.fake.script("erin two", vec![Reply::look_up_and_finish("never asked")]);
     app.fake.script("erin three", vec![Reply::look_up_and_finish("done again")]);
     app.fake.script("alice one", vec![Reply::look_up_and_finish("done")]);
+    let mut refused = None;
     for (key, text) in [(&erin_key, "erin one"), (&erin_key, "erin two"), (&alice, "alice one")] {
         let id = app.submit_id(key, text).await;
-        app.wait_final(key, &id, 30).await;
+        let task = app.wait_final(key, &id, 30).await;
+        if task["result"]["reason"] == "budget_exhausted" {
+            refused = Some(id);
+        }
     }
+    let refused = refused.expect("erin's second task is refused");
 
     let browser = Browser::open(&app).await;
     browser.log_in(&app.admin_key).await;
@@ -595,6 +600,12 @@ async fn the_users_page_shows_spend_against_budgets_and_an_admin_raises_one() {
     assert!(row.contains("0.00036 CNY / 0.0003 CNY (own)") && row.contains("exhausted"), "{row}");
     assert!(row.contains("0.00036 CNY / 50 CNY"), "the month follows the default: {row}");
     browser.screenshot("22-users-budgets").await;
+
+    // The refused task's trace says why, and when the budget renews.
+    browser.goto(&format!("/admin/tasks/{refused}")).await;
+    assert_eq!(browser.text("#verdict-reason").await, "budget_exhausted");
+    assert!(browser.text("#verdict-renews").await.starts_with("The budget renews at"));
+    browser.screenshot("24-trace-budget-exhausted").await;
 
     // Her page: the budget is used up; raise the daily one.
     browser.goto(&format!("/admin/users/{erin_id}")).await;
