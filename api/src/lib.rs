@@ -86,6 +86,8 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::create_user))
         .routes(routes!(admin::list_user_keys))
         .routes(routes!(admin::revoke_key))
+        .routes(routes!(budgets::get_user_budget, budgets::set_user_budget))
+        .routes(routes!(budgets::own))
         .routes(routes!(keys::list, keys::create))
         .routes(routes!(keys::revoke))
         .routes(routes!(items::list, items::create))

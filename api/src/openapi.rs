@@ -38,6 +38,7 @@ use uuid::Uuid;
         (name = "items", description = "The caller's events, to-dos and reminders"),
         (name = "time", description = "The time-expression resolver"),
         (name = "keys", description = "The caller's API keys"),
+        (name = "budgets", description = "The caller's cost budgets and spend"),
         (name = "admin", description = "Admins only: everyone's tasks, users and keys"),
         (name = "health", description = "Liveness and readiness, without a key"),
     ),

@@ -1,7 +1,8 @@
 //! The admin page in a real browser: headless Chromium driven through chromedriver (fantoccini),
 //! against the API on port 0 with a worker and the fake model. It logs in, filters the history,
 //! opens traces, watches running tasks finish without a reload, cancels and undoes from a trace,
-//! reads the stats, creates a user and revokes a key.
+//! reads the stats, creates a user and revokes a key, shows users' spend against their budgets and
+//! raises one.
 //!
 //! `scripts/test.sh` installs Debian's `chromium` and `chromium-driver` when missing, starts
 //! chromedriver on a free port and passes it in `QUICKACT_WEBDRIVER_URL` (the browser binary in
@@ -563,6 +564,69 @@ async fn times_show_in_the_zone_picked_with_utc_on_hover_and_costs_fit_on_one_li
     browser.goto("/admin/stats").await;
     assert!(browser.text("#window").await.ends_with("days in Asia/Shanghai"), "{}", browser.text("#window").await);
     browser.screenshot("21-stats-in-shanghai").await;
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_users_page_shows_spend_against_budgets_and_an_admin_raises_one() {
+    let (_one, app, alice) = start_browser_test_with(TestAppOptions::default().env("QUICKACT_BUDGET_PER_MONTH", "50")).await;
+    let (erin, erin_key) = app.create_user("erin").await;
+    let erin_id = erin["id"].as_str().unwrap().to_owned();
+    // Less than one turn (0.00036 CNY): her first task runs, the next is refused.
+    let path = format!("/api/admin/users/{erin_id}/budget");
+    assert_eq!(app.call(&app.admin_key, Method::PUT, &path, Some(json!({"per_day": 0.0003}))).await.status, StatusCode::OK);
+    app.fake.script("erin one", vec![Reply::look_up_and_finish("done")]);
+    app.fake.script("erin two", vec![Reply::look_up_and_finish("never asked")]);
+    app.fake.script("erin three", vec![Reply::look_up_and_finish("done again")]);
+    app.fake.script("alice one", vec![Reply::look_up_and_finish("done")]);
+    let mut refused = None;
+    for (key, text) in [(&erin_key, "erin one"), (&erin_key, "erin two"), (&alice, "alice one")] {
+        let id = app.submit_id(key, text).await;
+        let task = app.wait_final(key, &id, 30).await;
+        if task["result"]["reason"] == "budget_exhausted" {
+            refused = Some(id);
+        }
+    }
+    let refused = refused.expect("erin's second task is refused");
+
+    let browser = Browser::open(&app).await;
+    browser.log_in(&app.admin_key).await;
+    browser.goto("/admin/users").await;
+    assert_eq!(browser.text("#refusals-today").await, "1");
+    assert_eq!(browser.text("#refusals-month").await, "1");
+    assert!(browser.text("#budget-summary").await.contains("no limit a day, 50 CNY a month"));
+    let row = browser.text(&format!("#user-{erin_id}")).await;
+    assert!(row.contains("0.00036 CNY / 0.0003 CNY (own)") && row.contains("exhausted"), "{row}");
+    assert!(row.contains("0.00036 CNY / 50 CNY"), "the month follows the default: {row}");
+    browser.screenshot("22-users-budgets").await;
+
+    // The refused task's trace says why, and when the budget renews.
+    browser.goto(&format!("/admin/tasks/{refused}")).await;
+    assert_eq!(browser.text("#verdict-reason").await, "budget_exhausted");
+    assert!(browser.text("#verdict-renews").await.starts_with("The budget renews at"));
+    browser.screenshot("24-trace-budget-exhausted").await;
+
+    // Her page: the budget is used up; raise the daily one.
+    browser.goto(&format!("/admin/users/{erin_id}")).await;
+    browser.find("#budget-exhausted").await;
+    let per_day = browser.find("#budget-per-day").await;
+    assert_eq!(per_day.prop("value").await.unwrap().as_deref(), Some("0.0003"));
+    per_day.clear().await.unwrap();
+    per_day.send_keys("abc").await.unwrap();
+    browser.find("#save-budget").await.click().await.unwrap();
+    assert!(browser.text("#budget-error").await.contains("not a number"));
+    let per_day = browser.find("#budget-per-day").await;
+    per_day.clear().await.unwrap();
+    per_day.send_keys("1").await.unwrap();
+    browser.find("#save-budget").await.click().await.unwrap();
+    wait_until("the raised budget shows", PATIENCE, || async { browser.count("#budget-exhausted").await == 0 && browser.count("#budget-error").await == 0 }).await;
+    let budget = browser.text("#budget").await;
+    assert!(budget.contains("1 CNY (own)") && budget.contains("50 CNY (default)"), "{budget}");
+    browser.screenshot("23-user-budget-raised").await;
+
+    let id = app.submit_id(&erin_key, "erin three").await;
+    assert_eq!(app.wait_final(&erin_key, &id, 30).await["status"], "success");
     browser.close().await;
     app.shutdown().await;
 }

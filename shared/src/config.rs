@@ -10,6 +10,7 @@ use secrecy::SecretString;
 use serde::Deserialize;
 
 use crate::{
+    domain::cost_budget::{BudgetLimits, limit_nanos},
     pricing::{ModelPrice, PriceTable},
     queue::Turns,
 };
@@ -108,6 +109,9 @@ pub struct ModelConfig {
     pub prices: PriceTable,
     /// `QUICKACT_CURRENCY`, default `CNY`.
     pub currency: String,
+    /// `QUICKACT_BUDGET_PER_DAY`, `QUICKACT_BUDGET_PER_MONTH` (in the currency; unset: no limit):
+    /// what a user without limits of their own may spend on model turns per UTC day and month.
+    pub budgets: BudgetLimits,
     /// `QUICKACT_FAST_PATH`, default true: with a model configured, sentences the local provider
     /// reads with full confidence still run locally (no tokens); false sends everything to the model.
     pub fast_path: bool,
@@ -183,6 +187,10 @@ impl Config {
                 request_timeout: Duration::from_secs(parse_or(&get, "QUICKACT_MODEL_TIMEOUT_SECS", "60")?),
                 prices,
                 currency: get("QUICKACT_CURRENCY").unwrap_or_else(|| "CNY".into()),
+                budgets: BudgetLimits {
+                    per_day_nanos: parse_budget(&get, "QUICKACT_BUDGET_PER_DAY")?,
+                    per_month_nanos: parse_budget(&get, "QUICKACT_BUDGET_PER_MONTH")?,
+                },
                 fast_path: !matches!(get("QUICKACT_FAST_PATH").map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false" | "no" | "off")),
             },
             worker: WorkerConfig {
@@ -281,6 +289,13 @@ fn parse_bool(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Resu
     }
 }
 
+/// A budget in units of the currency (`0.5`), as nano-units; unset is no limit.
+fn parse_budget(get: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<Option<i64>, ConfigError> {
+    let Some(value) = get(name) else { return Ok(None) };
+    let amount: f64 = value.trim().parse().map_err(|e: std::num::ParseFloatError| ConfigError::Invalid { name, value: value.clone(), reason: e.to_string() })?;
+    limit_nanos(amount).map(Some).map_err(|reason| ConfigError::Invalid { name, value, reason })
+}
+
 fn parse_prices(raw: &str) -> Result<PriceTable, ConfigError> {
     #[derive(Deserialize)]
     struct RawPrice {
@@ -332,6 +347,14 @@ mod tests {
     fn zero_concurrency_is_rejected() {
         let err = config_with(&[("QUICKACT_WORKER_CONCURRENCY", "0")]).unwrap_err();
         assert!(err.to_string().contains("QUICKACT_WORKER_CONCURRENCY"));
+    }
+
+    #[test]
+    fn budgets_are_amounts_of_the_currency_and_unset_means_no_limit() {
+        let config = config_with(&[("QUICKACT_BUDGET_PER_DAY", "0.5")]).unwrap();
+        assert_eq!(config.model.budgets, BudgetLimits { per_day_nanos: Some(500_000_000), per_month_nanos: None });
+        assert!(config_with(&[("QUICKACT_BUDGET_PER_MONTH", "-1")]).is_err());
+        assert!(config_with(&[("QUICKACT_BUDGET_PER_MONTH", "lots")]).is_err());
     }
 
     #[test]

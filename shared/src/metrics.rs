@@ -26,6 +26,8 @@
 //! | `quickact_http_requests_total` | counter | `method`, `route`, `status` | API |
 //! | `quickact_http_request_seconds` | histogram | `method`, `route` | API |
 //! | `quickact_database_errors_total` | counter | `kind` (`unavailable`, `other`) | both |
+//! | `quickact_budget_refusals_total` | counter | `period` (`day`, `month`) | worker (the process that ended the task) |
+//! | `quickact_budget_refusals_today` | gauge | | both, read at scrape (all users, this UTC day) |
 
 use std::{sync::OnceLock, time::Duration};
 
@@ -34,8 +36,11 @@ use metrics_exporter_prometheus::PrometheusBuilder;
 pub use metrics_exporter_prometheus::PrometheusHandle;
 
 use crate::{
-    domain::task::{TaskPriority, TaskRecord},
-    store::stats,
+    domain::{
+        cost_budget::BudgetPeriod,
+        task::{TaskPriority, TaskRecord},
+    },
+    store::{cost_budgets, stats},
     unavailable::is_unavailable,
 };
 
@@ -63,6 +68,8 @@ pub const SSE_STREAMS_OPEN: &str = "quickact_sse_streams_open";
 pub const HTTP_REQUESTS: &str = "quickact_http_requests_total";
 pub const HTTP_REQUEST_SECONDS: &str = "quickact_http_request_seconds";
 pub const DATABASE_ERRORS: &str = "quickact_database_errors_total";
+pub const BUDGET_REFUSALS: &str = "quickact_budget_refusals_total";
+pub const BUDGET_REFUSALS_TODAY: &str = "quickact_budget_refusals_today";
 
 /// Histogram buckets in seconds: from a local run's milliseconds to a task's 120 s limit.
 const SECONDS_BUCKETS: &[f64] = &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
@@ -121,6 +128,8 @@ fn describe() {
     describe_counter!(HTTP_REQUESTS, "HTTP requests answered, by method, route pattern and status.");
     describe_histogram!(HTTP_REQUEST_SECONDS, metrics::Unit::Seconds, "HTTP request latency, by method and route pattern.");
     describe_counter!(DATABASE_ERRORS, "Database operations that failed, by kind (unavailable: could not reach it).");
+    describe_counter!(BUDGET_REFUSALS, "Tasks this process ended with a budget_exhausted verdict, by the period whose budget refused them (day or month).");
+    describe_gauge!(BUDGET_REFUSALS_TODAY, "Tasks a cost budget refused this UTC day, all users and processes together, read at scrape time.");
 }
 
 /// A task was accepted.
@@ -158,6 +167,11 @@ pub fn model_usage(model: &str, input: u64, cached: u64, output: u64, cost_nanos
 /// A tool call; `tool` must be a registered tool's name or `unknown`.
 pub fn tool_call(tool: &'static str, ok: bool) {
     counter!(TOOL_CALLS, "tool" => tool, "outcome" => if ok { "ok" } else { "error" }).increment(1);
+}
+
+/// A cost budget refused a task (call once, after its verdict committed).
+pub fn budget_refusal(period: BudgetPeriod) {
+    counter!(BUDGET_REFUSALS, "period" => period.as_str()).increment(1);
 }
 
 /// A database operation failed.
@@ -217,6 +231,13 @@ pub async fn render(handle: &PrometheusHandle, pool: &sqlx::PgPool) -> String {
     if let Err(err) = read.await {
         tracing::warn!(error = %err, "metrics: could not read the queue");
         database_error(&err);
+    }
+    match cost_budgets::refusals_today(pool).await {
+        Ok(refusals) => gauge!(BUDGET_REFUSALS_TODAY).set(refusals as f64),
+        Err(err) => {
+            tracing::warn!(error = %err, "metrics: could not read the budget refusals");
+            database_error(&err);
+        }
     }
     handle.render()
 }

@@ -99,6 +99,19 @@ pub fn nanos_to_amount(nanos: i64) -> f64 {
     (nanos as f64 / 1e9 * 1e9).round() / 1e9
 }
 
+/// An amount of money as text with as many digits as it needs and no more: two decimals from 1
+/// up, three significant digits below (model costs are fractions of a cent), trailing zeros
+/// dropped; zero is `0`. Verdicts (a budget's) and the admin page write amounts this way.
+pub fn amount_text(amount: f64) -> String {
+    if amount == 0.0 || !amount.is_finite() {
+        return "0".into();
+    }
+    let decimals = if amount.abs() >= 1.0 { 2 } else { (2 - amount.abs().log10().floor() as i32).clamp(2, 12) as usize };
+    let text = format!("{amount:.decimals$}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,8 @@
 //!   worker ends its own runs at the deadline; the sweeper, a moment later, ends the rest);
 //! - removes what is no longer kept: workers silent for a day, finished tasks with their journals
 //!   after `QUICKACT_KEEP_TASKS_DAYS`, soft-deleted items after `QUICKACT_KEEP_DELETED_ITEMS_DAYS`,
-//!   in bounded batches.
+//!   in bounded batches; users' daily spend (cost budgets) of days older than both the current
+//!   UTC month and `QUICKACT_KEEP_TASKS_DAYS`.
 //!
 //! Nothing here keeps the queue going: a task is its own job (see [`crate::queue`]), so no task can
 //! lose its job, and a lapsed lease is taken again by the workers' own fetch.
@@ -41,6 +42,7 @@ pub struct SweepReport {
     pub workers_removed: u64,
     pub tasks_removed: u64,
     pub items_removed: u64,
+    pub spend_days_removed: u64,
 }
 
 /// Sweeps every `config.interval` until `stop` fires. Failures are logged and the next round tries
@@ -118,6 +120,15 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
            SELECT id FROM items WHERE deleted_at < now() - make_interval(secs => $1) LIMIT $2))",
         secs(config.keep_deleted_items),
         BATCH,
+    )
+    .execute(pool)
+    .await?
+    .rows_affected();
+    // Budgets read the current month's days only; older ones stay as long as the tasks they came from.
+    report.spend_days_removed = sqlx::query!(
+        "DELETE FROM user_spend WHERE day < least(
+           date_trunc('month', now() AT TIME ZONE 'UTC')::date, ((now() - make_interval(secs => $1)) AT TIME ZONE 'UTC')::date)",
+        secs(config.keep_tasks),
     )
     .execute(pool)
     .await?

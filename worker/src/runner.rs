@@ -147,6 +147,7 @@ impl Runner {
             lazy_journal: quickact_shared::db::bookkeeping_pool(&pool, sizes.lazy_journal),
             tools: tools.clone(),
             prices: model.prices.clone(),
+            budgets: model.budgets,
         });
         let groups = groups::start(shared.clone());
         Arc::new(Runner {

@@ -49,5 +49,6 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/stats", get(stats_view::stats))
         .route("/admin/users", get(users_view::list).post(users_view::create))
         .route("/admin/users/{id}", get(users_view::detail))
+        .route("/admin/users/{id}/budget", post(users_view::set_budget))
         .route("/admin/keys/{id}/revoke", post(users_view::revoke))
 }

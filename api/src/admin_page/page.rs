@@ -164,15 +164,7 @@ pub fn money(amount: f64, currency: &str) -> String {
 }
 
 /// The number of [`money`], alone (for chart axes).
-pub fn amount_text(amount: f64) -> String {
-    if amount == 0.0 || !amount.is_finite() {
-        return "0".into();
-    }
-    let decimals = if amount.abs() >= 1.0 { 2 } else { (2 - amount.abs().log10().floor() as i32).clamp(2, 12) as usize };
-    let text = format!("{amount:.decimals$}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    text.to_owned()
-}
+pub use quickact_shared::pricing::amount_text;
 
 /// Milliseconds as `850 ms` or `2.41 s`.
 pub fn duration_ms(ms: f64) -> String {

@@ -1,6 +1,7 @@
 //! The routes of the HTTP contract (docs/api.md), one module per resource.
 
 pub mod admin;
+pub mod budgets;
 pub mod health;
 pub mod items;
 pub mod keys;

@@ -6,6 +6,7 @@
 //! - `api_contract`: authentication, validation, the error envelope, idempotency, history, admin,
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
+//! - `budgets_api`: `/api/admin/users/{id}/budget` and `/api/budget`.
 //! - `keys`: `/api/keys` and key revocation by admins, across API processes.
 //! - `openapi`: the OpenAPI description, served and committed (`api/openapi.json`), without drift.
 //! - `undo`: `POST /api/quick-action/{id}/undo`.
@@ -20,6 +21,7 @@
 
 mod admin_page;
 mod api_contract;
+mod budgets_api;
 mod http_limits;
 mod items_api;
 mod keys;

@@ -148,6 +148,14 @@ pub struct Verdict {
     /// Every tool call of the run, in order (name, arguments, ok, result).
     #[serde(default)]
     pub tool_calls: Vec<Value>,
+    /// Why an error verdict was given, for the causes a client may act on:
+    /// `budget_exhausted` (a cost budget refused the run; see `renews_at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "budget_exhausted")]
+    pub reason: Option<String>,
+    /// With `reason: budget_exhausted`: when the budget that refused the run renews (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renews_at: Option<DateTime<Utc>>,
 }
 
 /// One action of a sentence that asks for several, and how it went.
@@ -196,6 +204,8 @@ impl Verdict {
             items: None,
             actions: None,
             tool_calls: Vec::new(),
+            reason: None,
+            renews_at: None,
         }
     }
 }

@@ -13,7 +13,10 @@ use super::{
     steps::{Step, StepKind, list_steps, rows_json},
     tasks::{Added, Usage, find_task, query_tasks},
 };
-use crate::domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict};
+use crate::domain::{
+    cost_budget::{BUDGET_EXHAUSTED, BudgetRefusal},
+    task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
+};
 
 /// How a task ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +32,8 @@ pub enum Ending {
     Cancelled,
     /// Every attempt at the task failed (crashes, panics, a database that stayed away).
     GaveUp { attempts: i32, last_failure: String },
+    /// A cost budget of the task's user refused the run's next paid model turn.
+    BudgetExhausted(BudgetRefusal),
 }
 
 impl Ending {
@@ -54,6 +59,7 @@ impl Ending {
                     Some("Submit the sentence again if you still want it done.".into()),
                 ),
             ),
+            Ending::BudgetExhausted(refusal) => (TaskStatus::Failed, refusal.verdict()),
             Ending::GaveUp { attempts, last_failure } => (
                 TaskStatus::Failed,
                 Verdict::error(
@@ -173,6 +179,8 @@ pub struct FinalState {
     usage: Option<Usage>,
     /// The unwritten steps, as a JSON array of journal rows (see [`rows_json`]).
     steps: Value,
+    /// 1 when a budget refused the run (counted in the user's refusals of the day), else 0.
+    refusals: i32,
 }
 
 impl FinalState {
@@ -181,7 +189,8 @@ impl FinalState {
     pub fn new(id: Uuid, ending: Ending, journal: &[Step], unwritten: &[Step], usage: Option<&Usage>) -> Self {
         let (status, verdict) = ending.verdict(journal);
         let result = serde_json::to_value(&verdict).expect("a verdict serialises");
-        FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps: rows_json(unwritten) }
+        let refusals = i32::from(verdict.reason.as_deref() == Some(BUDGET_EXHAUSTED));
+        FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps: rows_json(unwritten), refusals }
     }
 }
 
@@ -233,10 +242,13 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
     let column = |f: fn(&Added) -> i64| added.iter().map(f).collect::<Vec<i64>>();
     let models: Vec<Option<&str>> = added.iter().map(|a| a.model).collect();
     let steps: Vec<&Value> = ends.iter().flat_map(|end| end.steps.as_array().into_iter().flatten()).collect();
+    let refusals: Vec<i32> = ends.iter().map(|end| end.refusals).collect();
+    // The users' spend is added to in user order, the order the task rows were locked in: two
+    // batches that end tasks of the same users never wait on each other's spend rows in a cycle.
     query_ending!(
         "WITH ending AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[])
-             AS e(id, owner, status, result_type, result, input, output, cached, cost_nanos, model)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $12::int4[])
+             AS e(id, owner, status, result_type, result, input, output, cached, cost_nanos, model, refusals)
          ), locked AS (
            SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, id FOR UPDATE
          ), finished AS (
@@ -249,6 +261,13 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
            FROM locked JOIN ending e ON e.id = locked.id
            WHERE t.id = e.id AND t.status IN ('pending', 'processing') AND t.lease_owner = e.owner
            RETURNING t.*
+         ), spend AS (
+           INSERT INTO user_spend AS s (user_id, day, cost_nanos, refusals)
+           SELECT f.user_id, (now() AT TIME ZONE 'UTC')::date, sum(e.cost_nanos), sum(e.refusals)
+           FROM finished f JOIN ending e ON e.id = f.id
+           GROUP BY f.user_id HAVING sum(e.cost_nanos) > 0 OR sum(e.refusals) > 0
+           ORDER BY f.user_id
+           ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos, refusals = s.refusals + excluded.refusals
          )",
         "task_id IN (SELECT id FROM finished)",
         &ids,
@@ -262,6 +281,7 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
         &column(|a| a.cost_nanos),
         &models as &[Option<&str>],
         sqlx::types::Json(&steps) as _,
+        &refusals,
     )
     .fetch_all(db)
     .await
@@ -271,8 +291,38 @@ pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalStat
 /// local run ends in its group's transaction on a pool whose statements are planned at each
 /// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
 /// running it (docs/performance.md has the burst it slowed).
+///
+/// An ending that adds nothing to its user's spend (a local run's: the common case) is the same
+/// statement without the spend's part, which it would have to plan at every execution for nothing.
 pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
     let added = Added::of(end.usage.as_ref());
+    if added.cost_nanos == 0 && end.refusals == 0 {
+        return query_ending!(
+            "WITH finished AS (
+               UPDATE quick_action_tasks
+               SET status = $3, result_type = $4, result = $5, completed_at = now(),
+                   lease_owner = NULL, lease_expires_at = NULL,
+                   input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
+                   cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
+               WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+               RETURNING *
+             )",
+            "EXISTS (SELECT FROM finished)",
+            end.id,
+            owner,
+            end.status as TaskStatus,
+            end.result_type as ResultType,
+            &end.result,
+            added.input,
+            added.output,
+            added.cached,
+            added.cost_nanos,
+            added.model,
+            &end.steps,
+        )
+        .fetch_optional(db)
+        .await;
+    }
     query_ending!(
         "WITH finished AS (
            UPDATE quick_action_tasks
@@ -282,6 +332,10 @@ pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalSt
                cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
            WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
            RETURNING *
+         ), spend AS (
+           INSERT INTO user_spend AS s (user_id, day, cost_nanos, refusals)
+           SELECT user_id, (now() AT TIME ZONE 'UTC')::date, $9, $12 FROM finished WHERE $9 > 0 OR $12 > 0
+           ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos, refusals = s.refusals + excluded.refusals
          )",
         "EXISTS (SELECT FROM finished)",
         end.id,
@@ -295,6 +349,7 @@ pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalSt
         added.cost_nanos,
         added.model,
         &end.steps,
+        end.refusals,
     )
     .fetch_optional(db)
     .await

@@ -6,10 +6,12 @@
 //! - [`steps`]: the journal of a run.
 //! - [`users`]: users and their API keys.
 //! - [`budgets`]: per-user request budgets shared by every API process (the submit rate limit).
+//! - [`cost_budgets`]: users' cost limits and what they spent per day (refusals too).
 //! - [`admin_sessions`]: sessions of the admin web page.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
 pub mod admin_sessions;
 pub mod budgets;
+pub mod cost_budgets;
 pub mod ending;
 pub mod stats;
 pub mod steps;

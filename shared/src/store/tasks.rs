@@ -261,17 +261,22 @@ pub async fn record_if_owner(
 ) -> Result<OwnerCheck, sqlx::Error> {
     let added = Added::of(usage);
     // The main query reads `task`, which locks the row (as `lock_for_owner` does); the writes,
-    // which nothing reads, run after it, each only when `owned` holds a row.
+    // which nothing reads, run after it, each only when `owned` holds a row. A paid turn's cost
+    // goes to its user's spend of the day too (see `super::cost_budgets`).
     let row = steps_insert!(
         r#"WITH task AS (
-             SELECT status, lease_owner FROM quick_action_tasks WHERE id = $2 FOR UPDATE
+             SELECT status, lease_owner, user_id FROM quick_action_tasks WHERE id = $2 FOR UPDATE
            ), owned AS (
-             SELECT FROM task WHERE status = 'processing' AND lease_owner = $3
+             SELECT user_id FROM task WHERE status = 'processing' AND lease_owner = $3
            ), usage AS (
              UPDATE quick_action_tasks
              SET input_tokens = input_tokens + $4, output_tokens = output_tokens + $5,
                  cached_tokens = cached_tokens + $6, cost_nanos = cost_nanos + $7, model_used = $8
              WHERE id = $2 AND $8::text IS NOT NULL AND EXISTS (SELECT FROM owned)
+           ), spend AS (
+             INSERT INTO user_spend AS s (user_id, day, cost_nanos)
+             SELECT user_id, (now() AT TIME ZONE 'UTC')::date, $7 FROM owned WHERE $7 > 0
+             ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos
            ), journal AS ("#,
         r#" WHERE EXISTS (SELECT FROM owned)
            )
@@ -361,13 +366,39 @@ impl Usage {
     }
 }
 
-/// Adds `usage` to the task's totals and records its model as the one used.
+/// Adds `usage` to the task's totals and records its model as the one used; a cost is added to the
+/// user's spend of the day too (see `super::cost_budgets`).
 pub async fn add_usage(db: impl PgExecutor<'_>, id: Uuid, usage: &Usage) -> Result<(), sqlx::Error> {
+    if usage.cost_nanos == 0 {
+        // A local run's first turn (it records the model): nothing to add to the spend, and the
+        // statement is planned at each execution.
+        sqlx::query!(
+            "UPDATE quick_action_tasks
+             SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
+                 cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
+             WHERE id = $1",
+            id,
+            usage.input,
+            usage.output,
+            usage.cached,
+            usage.cost_nanos,
+            usage.model,
+        )
+        .execute(db)
+        .await?;
+        return Ok(());
+    }
     sqlx::query!(
-        "UPDATE quick_action_tasks
-         SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
-             cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
-         WHERE id = $1",
+        "WITH task AS (
+           UPDATE quick_action_tasks
+           SET input_tokens = input_tokens + $2, output_tokens = output_tokens + $3,
+               cached_tokens = cached_tokens + $4, cost_nanos = cost_nanos + $5, model_used = $6
+           WHERE id = $1
+           RETURNING user_id
+         )
+         INSERT INTO user_spend AS s (user_id, day, cost_nanos)
+         SELECT user_id, (now() AT TIME ZONE 'UTC')::date, $5 FROM task WHERE $5 > 0
+         ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos",
         id,
         usage.input,
         usage.output,

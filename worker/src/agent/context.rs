@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use quickact_shared::{
     batch::Batcher,
+    domain::cost_budget::BudgetLimits,
     domain::task::TaskRecord,
     notify::StepEvents,
     pricing::PriceTable,
@@ -43,6 +44,8 @@ pub struct RunShared {
     pub endings: Endings,
     pub tools: ToolRegistry,
     pub prices: PriceTable,
+    /// The deployment's default cost budgets (a user's own override them).
+    pub budgets: BudgetLimits,
 }
 
 /// A run's clock: the database's, as the claim read it, carried on by this process's monotonic
@@ -119,6 +122,8 @@ pub struct RunContext<'a> {
     pub hand_over_to: Option<(&'a dyn ModelProvider, &'a str)>,
     pub tools: &'a ToolRegistry,
     pub prices: &'a PriceTable,
+    /// See [`RunShared::budgets`].
+    pub budgets: BudgetLimits,
     pub time_zone: Tz,
     /// The database's clock: what the run's steps are stamped with.
     pub clock: RunClock,
@@ -144,6 +149,7 @@ impl<'a> RunContext<'a> {
             hand_over_to: plan.hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
             tools: &shared.tools,
             prices: &shared.prices,
+            budgets: shared.budgets,
             time_zone: plan.time_zone,
             clock: plan.clock,
             deadline: plan.deadline,

@@ -98,6 +98,12 @@ impl<'a> Ledger<'a> {
         self.journal.last().map_or(0, |step| step.seq + 1)
     }
 
+    /// The cost of the run's turns that is not written yet (held for the next write): the run's
+    /// spend that the database does not know of.
+    pub fn unrecorded_cost(&self) -> i64 {
+        self.usage.as_ref().map_or(0, |usage| usage.cost_nanos)
+    }
+
     /// Whether a transaction is open (the run's or its group's).
     pub fn is_open(&self) -> bool {
         !matches!(self.mode, Mode::Alone)

@@ -5,11 +5,13 @@
 //! - [`turn`]: a model turn: the request, retries, how it is journaled.
 //! - [`tool_call`]: a tool call: run or refused, journaled, `finish` ending the run.
 //! - [`ledger`]: the one writer of a run's journal, usage and ending.
+//! - [`budget`]: the cost budget a run asks before each paid model turn.
 //! - [`prompt`]: the system prompt and the user message.
 //! - [`journal`]: rebuilding a run (conversation, tool observations) from its recorded steps.
 //!
 //! The agent knows nothing of the queue: it takes a task, a provider and a tool registry.
 
+mod budget;
 pub mod context;
 pub mod journal;
 pub mod ledger;

@@ -210,6 +210,10 @@ impl<'a> Run<'a> {
             if !self.provider.is_local() {
                 // A remote turn takes seconds: commit first, so no lock is held while we wait.
                 self.ledger.checkpoint().await?;
+                // A paid turn only if the user's budgets have room (a local turn costs nothing).
+                if let Some(refusal) = self.budget_refusal().await? {
+                    return self.end_for_the_budget(refusal).await;
+                }
             }
             let turn = match self.request_turn().await? {
                 Recorded::Done(Ok(turn)) => turn,

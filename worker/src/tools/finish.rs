@@ -111,6 +111,8 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         items: None,
         actions: None,
         tool_calls: Vec::new(),
+        reason: None,
+        renews_at: None,
     };
     match args.result_type {
         ResultType::NeedClarification => {
@@ -278,7 +280,7 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
         options: (!options.is_empty()).then_some(options),
         items: (!items.is_empty()).then_some(items),
         actions: Some(outcomes),
-        tool_calls: Vec::new(),
+        ..Verdict::error(String::new(), None)
     })
 }
 

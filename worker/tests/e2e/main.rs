@@ -4,6 +4,8 @@
 //!
 //! # Layout
 //! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
+//! - `budgets`: cost budgets: a user past theirs gets `budget_exhausted` before a paid turn, an
+//!   admin raising it lets the next task run, the deployment's default in a worker process.
 //! - `endings`: the endings of runs with nothing open, written in batches.
 //! - `fast_path`: with a model configured, the local fast path and its hand-over to the model.
 //! - `groups`: local runs committed many in one transaction: each once, and a failed group loses
@@ -24,6 +26,7 @@
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
 mod backbone;
+mod budgets;
 mod endings;
 mod fast_path;
 mod groups;
