@@ -3,7 +3,7 @@
 # Postgres with the release binaries, several runs, then the medians.
 #
 #   scripts/fairness.sh [--runs 3] [--delay-ms 0] [--concurrency 64] [--heavy-users 100] [--per-user 50]
-#                       [--baseline REV]
+#                       [--baseline REV | --baseline-binaries DIR]
 #
 # Each run (a fresh database) lets 100 users each submit 50 tasks at once, starts one worker, and,
 # once its first runs ended, has a light user submit 20 sentences one after another with
@@ -11,13 +11,14 @@
 # the heavy drain's tasks/s. `--delay-ms 1000` puts a fake model answering after 1 s (two turns a
 # task) in place of the local provider. `--baseline REV` builds that revision's API and worker
 # (a git worktree under target/baseline) and measures the same drain with them in each run, on a
-# database of its own: the throughput ratio of fair turns within one run. Results in
+# database of its own: the throughput ratio of fair turns within one run (`--baseline-binaries DIR`:
+# release binaries already built, quickact-api and quickact-worker in DIR). Results in
 # target/bench/fairness.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
 
-runs=3 delay_ms=0 concurrency=64 heavy_users=100 per_user=50 baseline=
+runs=3 delay_ms=0 concurrency=64 heavy_users=100 per_user=50 baseline= baseline_binaries=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;
@@ -26,7 +27,8 @@ while [ $# -gt 0 ]; do
     --heavy-users) heavy_users=$2 ;;
     --per-user) per_user=$2 ;;
     --baseline) baseline=$2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --baseline-binaries) baseline_binaries=$2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
@@ -46,7 +48,10 @@ if [ -n "$baseline" ]; then
   fi
   say "building the baseline $(git rev-parse --short "$rev") in $tree"
   (cd "$tree" && SQLX_OFFLINE=true CARGO_TARGET_DIR="$PWD/../target" cargo build --release --locked -p quickact-api -p quickact-worker >&2)
-  baseline_flags=(--baseline-api-binary target/baseline/target/release/quickact-api --baseline-worker-binary target/baseline/target/release/quickact-worker)
+  baseline_binaries=target/baseline/target/release
+fi
+if [ -n "$baseline_binaries" ]; then
+  baseline_flags=(--baseline-api-binary "$baseline_binaries/quickact-api" --baseline-worker-binary "$baseline_binaries/quickact-worker")
 fi
 
 work=$(mktemp -d -t quickact-fairness-XXXXXX)
