@@ -6,11 +6,13 @@
 //! - [`steps`]: the journal of a run.
 //! - [`users`]: users and their API keys.
 //! - [`budgets`]: per-user request budgets shared by every API process (the submit rate limit).
+//! - [`providers`]: the fleet's budgets and pauses of each model (provider limits).
 //! - [`admin_sessions`]: sessions of the admin web page.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
 pub mod admin_sessions;
 pub mod budgets;
 pub mod ending;
+pub mod providers;
 pub mod stats;
 pub mod steps;
 pub mod tasks;
