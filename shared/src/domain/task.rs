@@ -126,6 +126,11 @@ pub struct Verdict {
     /// Every tool call of the run, in order (name, arguments, ok, result).
     #[serde(default)]
     pub tool_calls: Vec<Value>,
+    /// Every model turn of the run, in order: the model that answered it (or was asked, for a
+    /// failed request), whether it answered, and, where the run went on with the next model of the
+    /// fallback chain, that model (`fallback_to`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_turns: Vec<Value>,
 }
 
 /// One action of a sentence that asks for several, and how it went.
@@ -174,6 +179,7 @@ impl Verdict {
             items: None,
             actions: None,
             tool_calls: Vec::new(),
+            model_turns: Vec::new(),
         }
     }
 }

@@ -16,7 +16,10 @@ use sqlx::PgPool;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::{provider::ModelProvider, tools::ToolRegistry};
+use crate::{
+    provider::{ModelProvider, gate::ProviderGate},
+    tools::ToolRegistry,
+};
 
 /// This process's loop that writes the endings of runs with nothing open, many in one statement
 /// (see [`quickact_shared::store::ending::end_tasks`]): a verdict notifies, and Postgres commits
@@ -43,6 +46,8 @@ pub struct RunShared {
     pub endings: Endings,
     pub tools: ToolRegistry,
     pub prices: PriceTable,
+    /// The fleet's limits and pauses of each model, and the fallback chain.
+    pub gate: ProviderGate,
 }
 
 /// A run's clock: the database's, as the claim read it, carried on by this process's monotonic
@@ -119,6 +124,7 @@ pub struct RunContext<'a> {
     pub hand_over_to: Option<(&'a dyn ModelProvider, &'a str)>,
     pub tools: &'a ToolRegistry,
     pub prices: &'a PriceTable,
+    pub gate: &'a ProviderGate,
     pub time_zone: Tz,
     /// The database's clock: what the run's steps are stamped with.
     pub clock: RunClock,
@@ -144,6 +150,7 @@ impl<'a> RunContext<'a> {
             hand_over_to: plan.hand_over_to.as_ref().map(|(provider, model)| (provider.as_ref(), model.as_str())),
             tools: &shared.tools,
             prices: &shared.prices,
+            gate: &shared.gate,
             time_zone: plan.time_zone,
             clock: plan.clock,
             deadline: plan.deadline,

@@ -111,6 +111,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         items: None,
         actions: None,
         tool_calls: Vec::new(),
+        model_turns: Vec::new(),
     };
     match args.result_type {
         ResultType::NeedClarification => {
@@ -279,6 +280,7 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
         items: (!items.is_empty()).then_some(items),
         actions: Some(outcomes),
         tool_calls: Vec::new(),
+        model_turns: Vec::new(),
     })
 }
 
