@@ -9,6 +9,8 @@
 //! quickact-bench burst   [--n 10000] [--concurrency 64] [--hold 15] [--users 100]
 //! quickact-bench latency [--samples 500] [--warmup 20]
 //! quickact-bench slow    [--concurrency 4,64,256,512,1024,2048] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
+//! quickact-bench provider-limit [--rpm 600] [--secs 120] [--workers 3] [--clients 96] [--delay-ms 200]
+//! quickact-bench provider-pause [--storm 10] [--retry-after 2] [--secs 20] [--workers 3] [--clients 48]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -26,6 +28,15 @@
 //!   POST, then a long-poll for the verdict, then the next task; 1.5 x concurrency + 32 clients
 //!   acting for `--users` users, so the queue never runs dry) and the verdicts that arrive in a
 //!   window after a warm-up give the sustained tasks per second.
+//! - **provider-limit**: `--workers` worker processes share a limit of `--rpm` model requests a
+//!   minute (`QUICKACT_MODEL_LIMITS`); clients keep submitting two-turn tasks (far more than the
+//!   limit allows) for `--secs`, then wait for every verdict: the requests the fake model counted
+//!   (in the whole run and in the busiest minute) against what the limit allows (a minute's worth
+//!   a minute, plus one minute's burst), and the tasks' final statuses.
+//! - **provider-pause**: the fake model answers every request `429` with `Retry-After:
+//!   --retry-after` for the first `--storm` seconds; `--workers` worker processes, clients always
+//!   submitting one-turn tasks for `--secs`: the requests that reached the model while a pause was
+//!   on (after the first refusal, beyond the probes), the probes, and the final statuses.
 
 use std::{
     collections::BTreeMap,
@@ -60,6 +71,58 @@ enum Scenario {
     Latency(LatencyFlags),
     /// Sustained tasks/s with a slow model, one worker per concurrency value.
     Slow(SlowFlags),
+    /// A model limit shared by several worker processes, under more demand than it allows.
+    ProviderLimit(ProviderLimitFlags),
+    /// A model that answers 429 with Retry-After to everything for a while.
+    ProviderPause(ProviderPauseFlags),
+}
+
+#[derive(Args)]
+struct ProviderLimitFlags {
+    /// The fleet's limit of model requests a minute.
+    #[arg(long, default_value_t = 600)]
+    rpm: u32,
+    /// Seconds the clients keep submitting.
+    #[arg(long, default_value_t = 120.0)]
+    secs: f64,
+    /// Worker processes sharing the limit.
+    #[arg(long, default_value_t = 3)]
+    workers: usize,
+    /// Each worker's concurrency.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Clients, each submitting a task and waiting for its verdict, then the next.
+    #[arg(long, default_value_t = 96)]
+    clients: usize,
+    /// How long the fake model takes to answer a turn, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    delay_ms: u64,
+    #[command(flatten)]
+    binaries: Binaries,
+}
+
+#[derive(Args)]
+struct ProviderPauseFlags {
+    /// Seconds the fake model answers every request 429.
+    #[arg(long, default_value_t = 10.0)]
+    storm: f64,
+    /// The Retry-After of its 429s, in seconds.
+    #[arg(long, default_value_t = 2)]
+    retry_after: u64,
+    /// Seconds the clients keep submitting.
+    #[arg(long, default_value_t = 20.0)]
+    secs: f64,
+    /// Worker processes.
+    #[arg(long, default_value_t = 3)]
+    workers: usize,
+    /// Each worker's concurrency.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Clients, each submitting a task and waiting for its verdict, then the next.
+    #[arg(long, default_value_t = 48)]
+    clients: usize,
+    #[command(flatten)]
+    binaries: Binaries,
 }
 
 /// The release binaries a scenario starts.
@@ -123,7 +186,7 @@ struct SlowFlags {
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow [--flag value ...] (see --help)");
+    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|provider-limit|provider-pause [--flag value ...] (see --help)");
     std::process::exit(2)
 }
 
@@ -134,6 +197,8 @@ async fn main() {
         Scenario::Burst(flags) => burst(&flags).await,
         Scenario::Latency(flags) => latency(&flags).await,
         Scenario::Slow(flags) => slow(&flags).await,
+        Scenario::ProviderLimit(flags) => provider_limit(&flags).await,
+        Scenario::ProviderPause(flags) => provider_pause(&flags).await,
     };
     println!("{result}");
 }
@@ -217,6 +282,11 @@ enum Model<'a> {
 }
 
 fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
+    spawn_worker_with(binary, concurrency, model, &[])
+}
+
+/// [`spawn_worker`] with more environment variables.
+fn spawn_worker_with(binary: &str, concurrency: usize, model: Model, env: &[(&str, &str)]) -> Child {
     let mut command = Command::new(binary);
     command
         .env("DATABASE_URL", database_url())
@@ -237,6 +307,7 @@ fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
             // Every task goes to the model, none to the local rules.
             .env("QUICKACT_FAST_PATH", "false");
     }
+    command.envs(env.iter().copied());
     command.spawn().unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"))
 }
 
@@ -720,4 +791,142 @@ async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: 
 /// POSTs `body` with a bearer key and returns the JSON answer.
 async fn post_json(client: &reqwest::Client, url: &str, key: &str, body: Value) -> Value {
     client.post(url).bearer_auth(key).json(&body).send().await.expect("the API answers").json().await.expect("a JSON answer")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider limits and pauses (issue 32)
+
+/// Clients that keep submitting `text`-tasks (a POST, then a long-poll for the verdict, then the
+/// next) until `until`; returns every final status. Users are one per client: the per-user limits
+/// are not what is measured.
+async fn keep_submitting(api: &Api, clients: usize, until: Instant, text: &'static str) -> Vec<String> {
+    let client = http_client(usize::MAX);
+    let mut keys = Vec::with_capacity(clients);
+    for c in 0..clients {
+        keys.push(api.user(&client, &format!("{text}-{c}-{}", uuid::Uuid::new_v4().simple())).await);
+    }
+    let serial = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = keys
+        .into_iter()
+        .map(|key| {
+            let (client, base, serial) = (client.clone(), api.base.clone(), serial.clone());
+            tokio::spawn(async move {
+                let mut statuses = Vec::new();
+                while Instant::now() < until {
+                    let i = serial.fetch_add(1, Ordering::Relaxed);
+                    statuses.push(submit_and_wait(&client, &base, &key, &format!("{text} {}", tag(i))).await);
+                }
+                statuses
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for handle in handles {
+        statuses.extend(handle.await.unwrap_or_default());
+    }
+    statuses
+}
+
+async fn provider_limit(flags: &ProviderLimitFlags) -> Value {
+    let delay = Duration::from_millis(flags.delay_ms);
+    let fake = FakeModel::start().await;
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    let api = Api::start(&flags.binaries.api_binary).await;
+    let limits = format!(r#"{{"fake-model": {{"requests_per_minute": {}}}}}"#, flags.rpm);
+    let workers: Vec<Child> = (0..flags.workers)
+        .map(|_| spawn_worker_with(&flags.binaries.worker_binary, flags.concurrency, Model::Fake(&fake), &[("QUICKACT_MODEL_LIMITS", limits.as_str())]))
+        .collect();
+    let started = Instant::now();
+    let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "limited task").await;
+    let took = started.elapsed();
+    for worker in workers {
+        stop(worker).await;
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let mut arrivals: Vec<f64> = fake.received().iter().map(|r| r.at.saturating_duration_since(started).as_secs_f64()).collect();
+    arrivals.sort_by(f64::total_cmp);
+    let in_window = arrivals.iter().filter(|at| **at <= flags.secs).count();
+    // The busiest minute: most requests in any 60 s that starts at a request.
+    let busiest_minute = (0..arrivals.len()).map(|i| arrivals[i..].partition_point(|at| *at < arrivals[i] + 60.0)).max().unwrap_or(0);
+    let allowed = (f64::from(flags.rpm) * flags.secs / 60.0) as usize + flags.rpm as usize;
+    let statuses = count(&statuses);
+    eprintln!(
+        "provider-limit: {} requests in {} s (allowed {allowed}: {} a minute plus a minute's burst), busiest minute {busiest_minute}, {} in all over {:.0} s; {statuses:?}",
+        in_window,
+        flags.secs,
+        flags.rpm,
+        arrivals.len(),
+        took.as_secs_f64()
+    );
+    json!({
+        "scenario": "provider-limit",
+        "rpm": flags.rpm,
+        "workers": flags.workers,
+        "secs": flags.secs,
+        "requests_in_window": in_window,
+        "allowed": allowed,
+        "busiest_minute": busiest_minute,
+        "requests_total": arrivals.len(),
+        "run_s": round(took.as_secs_f64(), 1),
+        "statuses": statuses,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    })
+}
+
+async fn provider_pause(flags: &ProviderPauseFlags) -> Value {
+    let fake = FakeModel::start().await;
+    fake.fallback(|_| Reply::look_up_and_finish("done after the storm").delayed(Duration::from_millis(100)));
+    let api = Api::start(&flags.binaries.api_binary).await;
+    let workers: Vec<Child> = (0..flags.workers).map(|_| spawn_worker(&flags.binaries.worker_binary, flags.concurrency, Model::Fake(&fake))).collect();
+    let storm = Duration::from_secs_f64(flags.storm);
+    let pause = Duration::from_secs(flags.retry_after);
+    fake.rate_limit_everything(storm, flags.retry_after);
+    let started = Instant::now();
+    let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "paused task").await;
+    for worker in workers {
+        stop(worker).await;
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let refused: Vec<Instant> = {
+        let mut at: Vec<Instant> = fake.received().iter().map(|r| r.at).filter(|at| *at < started + storm).collect();
+        at.sort();
+        at
+    };
+    // A request arriving while an earlier refusal's pause is on (that refusal at least 100 ms
+    // before it, time for it to be recorded as a pause) reached a paused model; the first to
+    // arrive after a pause ended is its probe.
+    let grace = Duration::from_millis(100);
+    let during_pauses = refused
+        .iter()
+        .enumerate()
+        .filter(|(i, at)| refused[..*i].iter().any(|earlier| **at > *earlier + grace && **at < *earlier + pause))
+        .count();
+    let pauses_seen = refused.windows(2).filter(|w| w[1] >= w[0] + pause).count() + usize::from(!refused.is_empty());
+    let statuses = count(&statuses);
+    eprintln!(
+        "provider-pause: {} requests during the {} s storm ({} pauses), {during_pauses} of them while a pause was on (allowed: one probe per worker per pause); {statuses:?}",
+        refused.len(),
+        flags.storm,
+        pauses_seen
+    );
+    json!({
+        "scenario": "provider-pause",
+        "workers": flags.workers,
+        "storm_s": flags.storm,
+        "retry_after_s": flags.retry_after,
+        "requests_in_storm": refused.len(),
+        "pauses": pauses_seen,
+        "requests_while_paused": during_pauses,
+        "allowed_while_paused": pauses_seen * flags.workers,
+        "statuses": statuses,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    })
 }
