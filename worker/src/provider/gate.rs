@@ -27,9 +27,8 @@ pub const PROBE_WINDOW: Duration = Duration::from_secs(5);
 /// What the gate says about a request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Passage {
-    /// Send it now; settle it with its answer ([`ProviderGate::settle`]). `None`: no budget was
-    /// taken (the gate is open: no limits configured, no pause ever seen, a local model).
-    Go(Option<Ticket>),
+    /// Send it now; settle it with its answer ([`ProviderGate::settle`]).
+    Go(Ticket),
     /// The model cannot be asked before `wait` is over: longer than [`SHORT_WAIT`].
     Wait { wait: Duration, paused: bool },
 }
@@ -62,7 +61,7 @@ impl ProviderGate {
                     if !after.is_zero() {
                         tokio::time::sleep(after).await;
                     }
-                    return Ok(Passage::Go(Some(Ticket { probe, taken_at })));
+                    return Ok(Passage::Go(Ticket { probe, taken_at }));
                 }
                 Admission::Wait { wait, paused } => {
                     quickact_shared::metrics::provider_wait(model, paused);
@@ -78,6 +77,7 @@ impl ProviderGate {
 
     /// `model` answered the request of `ticket`, using `tokens`.
     pub async fn settle(&self, model: &str, ticket: Option<Ticket>, tokens: u64) -> Result<(), sqlx::Error> {
+        // `None`: the request passed no gate (a local model).
         let Some(ticket) = ticket else { return Ok(()) };
         settle_provider_request(&self.pool, model, self.limit(model), ticket, tokens).await
     }

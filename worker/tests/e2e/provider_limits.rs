@@ -123,3 +123,46 @@ async fn a_model_whose_retries_are_spent_hands_the_run_to_the_next_model_of_the_
     assert_eq!(task["model_used"], "backup-model", "the model that finished the task");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_token_limit_is_debited_with_each_turns_usage_and_holds_the_turns_after_a_debt() {
+    // 1,200 tokens a minute and 120 a turn (the fake's usage: 100 in, 20 out): each turn puts the
+    // budget 6 s ahead, and a minute's worth may be spent at once, so 11 turns go, then one per 6 s.
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MODEL_LIMITS", r#"{"fake-model": {"tokens_per_minute": 1200}}"#);
+    let (app, key) = TestApp::start_with_options_and_user(options, "tok").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("done within the tokens"));
+    let _worker = spawn_worker(&app, WORKER_BINARY, &[]);
+
+    for i in 0..13 {
+        let id = submit(&app, &key, &format!("token task {i}"), 60).await;
+        let task = app.wait_final(&key, &id, 60).await;
+        assert_eq!(task["status"], "success", "{task:#}");
+    }
+    let arrivals: Vec<Instant> = app.fake.received().iter().map(|r| r.at).collect();
+    assert_eq!(arrivals.len(), 13);
+    // After n turns the budget runs 6n s ahead, and a turn goes when it is at most 60 s ahead:
+    // the 12th no sooner than 6 s after the first, the 13th 12 s (a little slack for clocks).
+    assert!(arrivals[11] - arrivals[0] >= Duration::from_millis(5_800), "the 12th turn waited for the debt: {:?}", arrivals[11] - arrivals[0]);
+    assert!(arrivals[12] - arrivals[0] >= Duration::from_millis(11_800), "and the 13th: {:?}", arrivals[12] - arrivals[0]);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_task_whose_deadline_passes_while_its_model_is_paused_times_out_without_asking_it() {
+    use quickact_shared::store::providers::pause_provider;
+
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "dl").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("never asked"));
+    // Another worker met a 429 asking for a minute.
+    pause_provider(&app.pool, "fake-model", Duration::from_secs(60)).await.unwrap();
+    let _worker = spawn_worker(&app, WORKER_BINARY, &[]);
+
+    let id = submit(&app, &key, "paused for too long", 3).await;
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "timeout", "{task:#}");
+    assert!(app.fake.requests().is_empty(), "the paused model was not asked");
+    let (attempts, waits): (i32, i32) =
+        sqlx::query_as("SELECT attempts, provider_waits FROM quick_action_tasks").fetch_one(&app.pool).await.unwrap();
+    assert!(waits >= 1 && attempts >= waits, "the run handed its task back to wait: {attempts} claims, {waits} waits");
+    app.shutdown().await;
+}
