@@ -144,7 +144,7 @@ impl Runner {
             lazy_journal: quickact_shared::db::bookkeeping_pool(&pool, sizes.lazy_journal),
             tools: tools.clone(),
             prices: model.prices.clone(),
-            gate: ProviderGate::new(bookkeeping.clone(), &model),
+            gate: ProviderGate::new(bookkeeping.clone(), notifications.clone(), &model),
         });
         let groups = groups::start(shared.clone());
         Arc::new(Runner {

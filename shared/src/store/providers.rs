@@ -15,6 +15,11 @@ use sqlx::PgExecutor;
 
 use crate::config::ModelLimit;
 
+/// Channel announcing a model's pause (payload: the model), so that workers ask the budget before
+/// requests to a model without limits only while a pause may be on (see
+/// [`crate::provider_pauses`]).
+pub const PROVIDER_PAUSES_CHANNEL: &str = "quickact_provider_pauses";
+
 /// What a request's budget says.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Admission {
@@ -103,16 +108,22 @@ pub async fn settle_provider_request(
 
 /// `model` asked every client to wait `wait` (a `429` with `Retry-After`): no worker sends it a
 /// request until then, and then one probe goes first. The latest ask wins, shorter or longer.
+/// Announced on [`PROVIDER_PAUSES_CHANNEL`] when it commits.
 pub async fn pause_provider(db: impl PgExecutor<'_>, model: &str, wait: Duration) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "INSERT INTO provider_budgets AS b (model, paused_at, paused_until, pauses_total)
-         VALUES ($1, clock_timestamp(), clock_timestamp() + make_interval(secs => $2), 1)
-         ON CONFLICT (model) DO UPDATE
-         SET paused_at = EXCLUDED.paused_at, paused_until = EXCLUDED.paused_until, pauses_total = b.pauses_total + 1",
+        "WITH paused AS (
+             INSERT INTO provider_budgets AS b (model, paused_at, paused_until, pauses_total)
+             VALUES ($1, clock_timestamp(), clock_timestamp() + make_interval(secs => $2), 1)
+             ON CONFLICT (model) DO UPDATE
+             SET paused_at = EXCLUDED.paused_at, paused_until = EXCLUDED.paused_until, pauses_total = b.pauses_total + 1
+             RETURNING model
+         )
+         SELECT pg_notify($3, model) FROM paused",
         model,
         wait.as_secs_f64(),
+        PROVIDER_PAUSES_CHANNEL,
     )
-    .execute(db)
+    .fetch_all(db)
     .await?;
     Ok(())
 }

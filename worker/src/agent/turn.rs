@@ -65,7 +65,7 @@ impl Run<'_> {
                 None
             } else {
                 match self.cx.gate.pass(self.model).await? {
-                    Passage::Go(ticket) => Some(ticket),
+                    Passage::Go(ticket) => ticket,
                     Passage::Wait { wait, .. } => return Ok(Recorded::Done(Asked::Wait(wait))),
                 }
             };

@@ -4,6 +4,10 @@
 //! [`quickact_shared::store::providers`]), and the chain of models a run falls back to
 //! (`QUICKACT_MODEL_FALLBACK`).
 //!
+//! A model without limits is asked without a round trip to the budget, unless this process heard
+//! of a pause that may still be on ([`quickact_shared::provider_pauses`]): announcements take
+//! milliseconds, so what slips through is what was already on its way when the 429 came.
+//!
 //! A request waits for its turn in process only when that is short ([`SHORT_WAIT`]); a longer wait
 //! (a pause, a budget spent for a while) is the run's to hand back: its task leaves the worker
 //! until the wait is over, holding no run slot (see `crate::runner`).
@@ -12,6 +16,8 @@ use std::time::Duration;
 
 use quickact_shared::{
     config::{ModelConfig, ModelLimit, ModelLimits},
+    notify::Notifications,
+    provider_pauses::ProviderPauses,
     store::providers::{Admission, Ticket, count_fallback, pause_provider, settle_provider_request, take_provider_request},
 };
 use sqlx::PgPool;
@@ -27,8 +33,9 @@ pub const PROBE_WINDOW: Duration = Duration::from_secs(5);
 /// What the gate says about a request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Passage {
-    /// Send it now; settle it with its answer ([`ProviderGate::settle`]).
-    Go(Ticket),
+    /// Send it now; settle it with its answer ([`ProviderGate::settle`]). `None`: the budget was
+    /// not asked (no limits, no pause heard of).
+    Go(Option<Ticket>),
     /// The model cannot be asked before `wait` is over: longer than [`SHORT_WAIT`].
     Wait { wait: Duration, paused: bool },
 }
@@ -37,31 +44,45 @@ pub enum Passage {
 pub struct ProviderGate {
     /// The bookkeeping pool: budgets are unlogged rows, their statements short.
     pool: PgPool,
+    /// The process's listener: the pauses it heard of, and whether it is connected to hear them.
+    notifications: Notifications,
     limits: ModelLimits,
     fallback: Vec<String>,
 }
 
 impl ProviderGate {
-    pub fn new(pool: PgPool, config: &ModelConfig) -> Self {
-        ProviderGate { pool, limits: config.limits.clone(), fallback: config.fallback.clone() }
+    pub fn new(pool: PgPool, notifications: Notifications, config: &ModelConfig) -> Self {
+        ProviderGate { pool, notifications, limits: config.limits.clone(), fallback: config.fallback.clone() }
+    }
+
+    fn pauses(&self) -> &ProviderPauses {
+        self.notifications.provider_pauses()
     }
 
     fn limit(&self, model: &str) -> ModelLimit {
         self.limits.of(model)
     }
 
-    /// Waits (briefly) for `model`'s turn. Every request takes from the budget, limits or not: a
-    /// pause that another worker met must stop this one too.
+    /// Waits (briefly) for `model`'s turn: takes from the fleet's budget when the model has limits
+    /// or may be paused (a pause another worker met must stop this one too).
     pub async fn pass(&self, model: &str) -> Result<Passage, sqlx::Error> {
+        let limit = self.limit(model);
+        let limited = limit.requests_per_minute.is_some() || limit.tokens_per_minute.is_some();
+        if !limited && !self.pauses().may_be_paused(model) && self.notifications.is_connected() {
+            return Ok(Passage::Go(None));
+        }
         loop {
-            let limit = self.limit(model);
             match take_provider_request(&self.pool, model, limit, SHORT_WAIT, PROBE_WINDOW).await? {
                 Admission::Admitted { after, probe, taken_at } => {
                     quickact_shared::metrics::provider_request(model, probe);
                     if !after.is_zero() {
                         tokio::time::sleep(after).await;
                     }
-                    return Ok(Passage::Go(Ticket { probe, taken_at }));
+                    if !probe && !limited {
+                        // The budget knows no pause of the model: requests may skip it again.
+                        self.pauses().found_over(model);
+                    }
+                    return Ok(Passage::Go(Some(Ticket { probe, taken_at })));
                 }
                 Admission::Wait { wait, paused } => {
                     quickact_shared::metrics::provider_wait(model, paused);
@@ -77,14 +98,19 @@ impl ProviderGate {
 
     /// `model` answered the request of `ticket`, using `tokens`.
     pub async fn settle(&self, model: &str, ticket: Option<Ticket>, tokens: u64) -> Result<(), sqlx::Error> {
-        // `None`: the request passed no gate (a local model).
+        // `None`: the request did not take from the budget (a local model, no limit nor pause).
         let Some(ticket) = ticket else { return Ok(()) };
+        if ticket.probe {
+            self.pauses().found_over(model);
+        }
         settle_provider_request(&self.pool, model, self.limit(model), ticket, tokens).await
     }
 
     /// `model` asked to be left alone for `wait`: every worker pauses it.
     pub async fn pause(&self, model: &str, wait: Duration) -> Result<(), sqlx::Error> {
         quickact_shared::metrics::provider_pause(model);
+        // At once here; the announcement reaches the other processes (and this one again).
+        self.pauses().heard(model);
         pause_provider(&self.pool, model, wait).await
     }
 
@@ -115,7 +141,8 @@ mod tests {
 
     fn gate_with_chain(chain: &[&str]) -> ProviderGate {
         let pool = sqlx::PgPool::connect_lazy("postgres://localhost/none").unwrap();
-        ProviderGate { pool, limits: ModelLimits::default(), fallback: chain.iter().map(|m| m.to_string()).collect() }
+        let notifications = Notifications::start(pool.clone(), tokio_util::sync::CancellationToken::new());
+        ProviderGate { pool, notifications, limits: ModelLimits::default(), fallback: chain.iter().map(|m| m.to_string()).collect() }
     }
 
     #[tokio::test]
