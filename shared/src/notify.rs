@@ -270,8 +270,17 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
         delay = Duration::from_millis(100);
         // Credential changes made while we were away went unheard: forget every cached key first.
         inner.credentials.clear();
-        // So were pauses of models announced meanwhile.
-        inner.provider_pauses.unheard();
+        // So were pauses of models announced meanwhile (or before this process started): read the
+        // ones on now, after LISTEN, so that none falls in between.
+        if channels.contains(&PROVIDER_PAUSES_CHANNEL) {
+            match crate::store::providers::paused_models(&pool).await {
+                Ok(models) => models.iter().for_each(|model| inner.provider_pauses.heard(model)),
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not read the models' pauses; every model counts as maybe paused for a while");
+                    inner.provider_pauses.unheard();
+                }
+            }
+        }
         inner.connected.store(true, Ordering::Relaxed);
         inner.epoch.send_modify(|e| *e += 1);
         let _ = inner.waiting.send(());

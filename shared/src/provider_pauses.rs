@@ -5,8 +5,9 @@
 //!
 //! A model stays "may be paused" from the announcement of its pause until a request let through by
 //! the budget finds no pause there (or this process's probe got an answer): the budget decides
-//! while it may be on, including who probes. Announcements go unheard while the listener is away,
-//! so for a while after it reconnects every model is "may be paused".
+//! while it may be on, including who probes. Announcements go unheard while the listener is away:
+//! when it connects, it reads the pauses on (`crate::notify`), and if it cannot, every model is
+//! "may be paused" for a while.
 
 use std::{
     collections::HashSet,
@@ -16,8 +17,8 @@ use std::{
 
 pub use crate::store::providers::PROVIDER_PAUSES_CHANNEL;
 
-/// How long after the listener reconnects every request asks the budget: longer than the pauses a
-/// model names, mostly (a longer one still stops the requests that take from the budget).
+/// How long every request asks the budget after the listener connected without reading the pauses
+/// on: longer than the pauses a model names, mostly.
 const UNSURE_AFTER_RECONNECT: Duration = Duration::from_secs(120);
 
 #[derive(Debug, Default)]
@@ -47,7 +48,8 @@ impl ProviderPauses {
         self.paused.lock().expect("provider pauses lock").remove(model);
     }
 
-    /// The listener (re)connected: announcements made meanwhile went unheard.
+    /// The listener (re)connected and could not read the pauses on: announcements made meanwhile
+    /// went unheard.
     pub fn unheard(&self) {
         *self.unsure_until.lock().expect("provider pauses lock") = Some(Instant::now() + UNSURE_AFTER_RECONNECT);
     }

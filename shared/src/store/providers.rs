@@ -128,6 +128,11 @@ pub async fn pause_provider(db: impl PgExecutor<'_>, model: &str, wait: Duration
     Ok(())
 }
 
+/// The models with a pause on, or one whose probe has not answered yet.
+pub async fn paused_models(db: impl PgExecutor<'_>) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT model FROM provider_budgets WHERE paused_until IS NOT NULL").fetch_all(db).await
+}
+
 /// Counts a run that fell back from `model` to the next model of the chain.
 pub async fn count_fallback(db: impl PgExecutor<'_>, model: &str) -> Result<(), sqlx::Error> {
     sqlx::query!(
