@@ -46,11 +46,12 @@ pub(super) enum Asked {
     Wait(Duration),
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
     ///
     /// Every request first passes the fleet's gate of its model (see [`crate::provider::gate`]):
-    /// a wait of more than a moment ends the run's stay in this worker ([`Asked::Wait`]).
+    /// a wait of more than a moment ends the run's stay in this worker ([`Asked::Wait`]), unless it
+    /// outlasts the task and a fallback model can take over.
     ///
     /// A wait the provider asks for (`Retry-After`) pauses the model for every worker, and is
     /// honoured, but never as less than the backoff (a `Retry-After: 0` or a `retry-after-ms: 20`
@@ -66,7 +67,24 @@ impl Run<'_> {
             } else {
                 match self.cx.gate.pass(self.model).await? {
                     Passage::Go(ticket) => ticket,
-                    Passage::Wait { wait, .. } => return Ok(Recorded::Done(Asked::Wait(wait))),
+                    Passage::Wait { wait, paused } => {
+                        // A wait that outlasts the task would end it as a timeout: a fallback model
+                        // takes over instead, if the chain has one.
+                        let next = self.cx.gate.next_model(self.model, &self.replay.left_models);
+                        let Some(next) = next.filter(|_| Instant::now() + wait >= self.cx.deadline) else {
+                            return Ok(Recorded::Done(Asked::Wait(wait)));
+                        };
+                        let mut step = self.new_step(StepKind::ModelTurn, self.model, self.cx.clock.now(), 0, false);
+                        let why = if paused { "is paused" } else { "has no budget left" };
+                        step.error = Some(format!("not asked: the model {why} for {:.1} s, past the task's deadline", wait.as_secs_f64()));
+                        step.result = Some(json!({ FALLBACK_TO: next }));
+                        self.replay.apply(&step);
+                        if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
+                            return Ok(Recorded::NotOurs(check));
+                        }
+                        self.fall_back_to(next).await;
+                        continue;
+                    }
                 }
             };
             let started_at = self.cx.clock.now();
@@ -132,11 +150,7 @@ impl Run<'_> {
                 return Ok(Recorded::NotOurs(check));
             }
             if let Some(next) = fall_back_to {
-                tracing::warn!(task_id = %self.cx.task.id, from = %self.model, to = %next, "the model failed the run: going on with the next model");
-                if let Err(db) = self.cx.gate.fell_back(self.model, next).await {
-                    tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not count the fallback");
-                }
-                self.model = next;
+                self.fall_back_to(next).await;
                 continue;
             }
             if spent || too_late {
@@ -150,6 +164,16 @@ impl Run<'_> {
                 _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Asked::Failed(err))),
             }
         }
+    }
+
+    /// Goes on with `next`, the model after the run's in the fallback chain (the step that says so
+    /// is journaled already).
+    async fn fall_back_to(&mut self, next: &'a str) {
+        tracing::warn!(task_id = %self.cx.task.id, from = %self.model, to = %next, "the model failed the run: going on with the next model");
+        if let Err(db) = self.cx.gate.fell_back(self.model, next).await {
+            tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not count the fallback");
+        }
+        self.model = next;
     }
 
     /// Journals a successful turn. A local turn costs nothing and is kept in the open transaction,

@@ -166,3 +166,26 @@ async fn a_task_whose_deadline_passes_while_its_model_is_paused_times_out_withou
     assert!(waits >= 1 && attempts >= waits, "the run handed its task back to wait: {attempts} claims, {waits} waits");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_model_paused_past_the_tasks_deadline_leaves_the_run_to_the_next_model() {
+    use quickact_shared::store::providers::pause_provider;
+
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MODEL_FALLBACK", "backup-model");
+    let (app, key) = TestApp::start_with_options_and_user(options, "pfb").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("done by the backup"));
+    // The backup answers slower (per-model latency): still well within the task's time.
+    app.fake.model_latency("backup-model", Duration::from_millis(300));
+    pause_provider(&app.pool, "fake-model", Duration::from_secs(120)).await.unwrap();
+    let _worker = spawn_worker(&app, WORKER_BINARY, &[]);
+
+    let id = submit(&app, &key, "paused primary", 20).await;
+    let task = app.wait_final(&key, &id, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert!(app.fake.requests_of_model("fake-model").is_empty(), "the paused model was not asked");
+    assert_eq!(app.fake.requests_of_model("backup-model").len(), 1);
+    let turns = task["result"]["model_turns"].as_array().unwrap();
+    assert_eq!(turns[0]["fallback_to"], "backup-model", "{turns:#?}");
+    assert_eq!(turns[1]["model"], "backup-model", "{turns:#?}");
+    app.shutdown().await;
+}
