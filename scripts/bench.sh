@@ -5,6 +5,7 @@
 #   scripts/bench.sh [--runs 3] [--n 10000] [--users 1] [--burst-users 1] [--concurrency 64] [--secs 15]
 #                    [--slow-concurrency 4,64,256,512,1024,2048] [--window 20] [--river-jobs 100000] [--samples 500]
 #                    [--river no]   (leave River out: its install compiles a crate for minutes)
+#                    [--providers no]   (leave out the provider-limit and provider-pause scenarios, 2.5 min a run)
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
@@ -16,6 +17,9 @@
 #   latency     quickact-bench latency: instant fake model, POST then long-poll  -> p50, p99
 #   slow        quickact-bench slow: fake model answering after 1 s, 2 turns, one worker per
 #               --slow-concurrency value, clients always submitting             -> sustained tasks/s
+#   providers   quickact-bench provider-limit: 3 workers share 600 model requests a minute, 2 min of
+#               more demand than that -> requests the model counted, statuses; provider-pause: the
+#               model answers 429 Retry-After 2 for 10 s -> requests while paused, statuses
 # then prints the median of the runs for each measure beside its comparison, the ratio and the goal,
 # and writes it all to target/bench/latest.json. Needs root or the postgres user's rights as
 # scripts/pg.sh does; installs wrk (apt) and riverqueue (cargo install into .local/tools) when absent.
@@ -24,7 +28,7 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 here=scripts/bench
 
-runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes
+runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes with_providers=yes
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
     --secs) secs=$2 ;;
     --river-jobs) river_jobs=$2 ;;
     --river) with_river=$2 ;;
+    --providers) with_providers=$2 ;;
     --window) window=$2 ;;
     --samples) samples=$2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
@@ -205,6 +210,13 @@ for run in $(seq 1 "$runs"); do
 
   say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
   scenario slow --concurrency "$slow_concurrency" --window "$window"
+
+  if [ "$with_providers" = yes ]; then
+    say "run $run/$runs: a model limit of 600 requests a minute shared by 3 workers, 2 minutes"
+    scenario provider-limit
+    say "run $run/$runs: a model answering 429 Retry-After 2 to everything for 10 s, 3 workers"
+    scenario provider-pause
+  fi
 
   # The next run starts on a cluster with nothing of this one left: no tables for autovacuum to
   # work through while it measures, and a checkpoint behind it.

@@ -115,6 +115,39 @@ pub struct ModelConfig {
     /// `QUICKACT_FAST_PATH`, default true: with a model configured, sentences the local provider
     /// reads with full confidence still run locally (no tokens); false sends everything to the model.
     pub fast_path: bool,
+    /// `QUICKACT_MODEL_LIMITS`: JSON `{"model": {"requests_per_minute": n, "tokens_per_minute": n}}`
+    /// (`"*"` for every model without its own entry): what the whole fleet of workers may send each
+    /// model, spent from a budget in Postgres. None by default.
+    pub limits: ModelLimits,
+    /// `QUICKACT_MODEL_FALLBACK`: comma-separated models a run goes on with, in order, when its
+    /// model's rate limits or server errors outlast their retries. Empty by default.
+    pub fallback: Vec<String>,
+}
+
+/// What the fleet may send one model each minute (see `QUICKACT_MODEL_LIMITS`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelLimit {
+    /// Requests a minute, in bursts of up to as many; none when absent.
+    pub requests_per_minute: Option<u32>,
+    /// Tokens (prompt and completion) a minute, debited after each turn with its real usage.
+    pub tokens_per_minute: Option<u64>,
+}
+
+/// The limits of each model; `"*"` applies to the models without an entry of their own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelLimits(HashMap<String, ModelLimit>);
+
+impl ModelLimits {
+    /// The limits of `model` (no limit when none is configured).
+    pub fn of(&self, model: &str) -> ModelLimit {
+        self.0.get(model).or_else(|| self.0.get("*")).copied().unwrap_or_default()
+    }
+
+    /// The models with limits of their own, and their limits (for the admin page).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ModelLimit)> {
+        self.0.iter().map(|(model, limit)| (model.as_str(), limit))
+    }
 }
 
 /// How a worker process takes and runs tasks.
@@ -192,6 +225,13 @@ impl Config {
                     per_month_nanos: parse_budget(&get, "QUICKACT_BUDGET_PER_MONTH")?,
                 },
                 fast_path: !matches!(get("QUICKACT_FAST_PATH").map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false" | "no" | "off")),
+                limits: match get("QUICKACT_MODEL_LIMITS") {
+                    Some(raw) => parse_limits(&raw)?,
+                    None => ModelLimits::default(),
+                },
+                fallback: get("QUICKACT_MODEL_FALLBACK")
+                    .map(|models| models.split(',').map(|m| m.trim().to_owned()).filter(|m| !m.is_empty()).collect())
+                    .unwrap_or_default(),
             },
             worker: WorkerConfig {
                 concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "256")?,
@@ -316,6 +356,17 @@ fn parse_prices(raw: &str) -> Result<PriceTable, ConfigError> {
     Ok(table)
 }
 
+fn parse_limits(raw: &str) -> Result<ModelLimits, ConfigError> {
+    let invalid = |reason: String| ConfigError::Invalid { name: "QUICKACT_MODEL_LIMITS", value: raw.to_owned(), reason };
+    let parsed: HashMap<String, ModelLimit> = serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
+    for (model, limit) in &parsed {
+        if limit.requests_per_minute == Some(0) || limit.tokens_per_minute == Some(0) {
+            return Err(invalid(format!("a limit of 0 for {model} would stop it for good; leave the limit out instead")));
+        }
+    }
+    Ok(ModelLimits(parsed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,6 +414,22 @@ mod tests {
         let price = config.model.prices.get("m").unwrap();
         assert_eq!(price.cost_nanos(1_000_000, 0, 0), 2_000_000_000);
         assert_eq!(price.cost_nanos(0, 500_000, 0), 4_000_000_000);
+    }
+
+    #[test]
+    fn model_limits_and_the_fallback_chain_are_read() {
+        let config = config_with(&[
+            ("QUICKACT_MODEL_LIMITS", r#"{"m": {"requests_per_minute": 600}, "*": {"tokens_per_minute": 90000}}"#),
+            ("QUICKACT_MODEL_FALLBACK", " backup-1, backup-2 ,"),
+        ])
+        .unwrap();
+        assert_eq!(config.model.limits.of("m"), ModelLimit { requests_per_minute: Some(600), tokens_per_minute: None });
+        assert_eq!(config.model.limits.of("other"), ModelLimit { requests_per_minute: None, tokens_per_minute: Some(90000) });
+        assert_eq!(config.model.fallback, ["backup-1", "backup-2"]);
+        for refused in [r#"{"m": {"requests_per_minute": 0}}"#, r#"{"m": {"rpm": 5}}"#, "600"] {
+            let err = config_with(&[("QUICKACT_MODEL_LIMITS", refused)]).unwrap_err();
+            assert!(err.to_string().contains("QUICKACT_MODEL_LIMITS"), "{refused}: {err}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!   or inside a transaction).
 //! - [`queue`]: the queue, which is the task table: fetch (which claims), hand-back, heartbeats.
 //! - [`notify`]: LISTEN/NOTIFY fanned out in process (long-poll wakeups, waiting-task wakeups).
+//! - [`provider_pauses`]: the pauses models asked for, as this process heard them.
 //! - [`batch`]: many callers' requests served together, one statement or commit for all
 //!   (submissions, reads, endings, local runs), with one answer type.
 //! - [`planner`]: the items the agent acts on (store, rules).
@@ -29,6 +30,7 @@ pub mod metrics;
 pub mod planner;
 pub mod notify;
 pub mod pricing;
+pub mod provider_pauses;
 pub mod queue;
 pub mod store;
 pub mod sweeper;

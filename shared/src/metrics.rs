@@ -28,6 +28,13 @@
 //! | `quickact_database_errors_total` | counter | `kind` (`unavailable`, `other`) | both |
 //! | `quickact_budget_refusals_total` | counter | `period` (`day`, `month`) | worker (the process that ended the task) |
 //! | `quickact_budget_refusals_today` | gauge | | both, read at scrape (all users, this UTC day) |
+//! | `quickact_provider_requests_total` | counter | `model`, `kind` (`request`, `probe`) | worker: requests the fleet's budget let through |
+//! | `quickact_provider_waits_total` | counter | `model`, `reason` (`paused`, `budget`) | worker: requests told to wait |
+//! | `quickact_provider_hand_backs_total` | counter | `model` | worker: tasks handed back to wait for their model |
+//! | `quickact_provider_pauses_total` | counter | `model` | worker: 429s with `Retry-After` that paused the model |
+//! | `quickact_model_fallbacks_total` | counter | `from`, `to` | worker: runs that went on with the next model |
+//! | `quickact_provider_budget_used_ratio` | gauge | `model`, `budget` (`requests`, `tokens`) | both, read at scrape: share of a minute's budget spent |
+//! | `quickact_provider_paused_seconds` | gauge | `model` | both, read at scrape: time left of the model's pause (0: none) |
 
 use std::{sync::OnceLock, time::Duration};
 
@@ -70,6 +77,13 @@ pub const HTTP_REQUEST_SECONDS: &str = "quickact_http_request_seconds";
 pub const DATABASE_ERRORS: &str = "quickact_database_errors_total";
 pub const BUDGET_REFUSALS: &str = "quickact_budget_refusals_total";
 pub const BUDGET_REFUSALS_TODAY: &str = "quickact_budget_refusals_today";
+pub const PROVIDER_REQUESTS: &str = "quickact_provider_requests_total";
+pub const PROVIDER_WAITS: &str = "quickact_provider_waits_total";
+pub const PROVIDER_HAND_BACKS: &str = "quickact_provider_hand_backs_total";
+pub const PROVIDER_PAUSES: &str = "quickact_provider_pauses_total";
+pub const MODEL_FALLBACKS: &str = "quickact_model_fallbacks_total";
+pub const PROVIDER_BUDGET_USED: &str = "quickact_provider_budget_used_ratio";
+pub const PROVIDER_PAUSED: &str = "quickact_provider_paused_seconds";
 
 /// Histogram buckets in seconds: from a local run's milliseconds to a task's 120 s limit.
 const SECONDS_BUCKETS: &[f64] = &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
@@ -130,6 +144,13 @@ fn describe() {
     describe_counter!(DATABASE_ERRORS, "Database operations that failed, by kind (unavailable: could not reach it).");
     describe_counter!(BUDGET_REFUSALS, "Tasks this process ended with a budget_exhausted verdict, by the period whose budget refused them (day or month).");
     describe_gauge!(BUDGET_REFUSALS_TODAY, "Tasks a cost budget refused this UTC day, all users and processes together, read at scrape time.");
+    describe_counter!(PROVIDER_REQUESTS, "Model requests the fleet's budget let through, by model and kind (probe: the first after a pause).");
+    describe_counter!(PROVIDER_WAITS, "Model requests told to wait, by model and reason (paused by the model, or its budget spent).");
+    describe_counter!(PROVIDER_HAND_BACKS, "Tasks handed back to the queue to wait for their model, holding no run slot, by model.");
+    describe_counter!(PROVIDER_PAUSES, "429 answers with Retry-After that paused the model for every worker, by model.");
+    describe_counter!(MODEL_FALLBACKS, "Runs that went on with the next model of QUICKACT_MODEL_FALLBACK, by the model they left and the one they took.");
+    describe_gauge!(PROVIDER_BUDGET_USED, "Share of a minute's budget of each limited model the fleet has spent (may exceed 1 with a token debt), read at scrape.");
+    describe_gauge!(PROVIDER_PAUSED, metrics::Unit::Seconds, "Time left of the pause a model asked for (0 when none), read at scrape.");
 }
 
 /// A task was accepted.
@@ -172,6 +193,31 @@ pub fn tool_call(tool: &'static str, ok: bool) {
 /// A cost budget refused a task (call once, after its verdict committed).
 pub fn budget_refusal(period: BudgetPeriod) {
     counter!(BUDGET_REFUSALS, "period" => period.as_str()).increment(1);
+}
+
+/// The fleet's budget of `model` let a request through (`probe`: the first after a pause).
+pub fn provider_request(model: &str, probe: bool) {
+    counter!(PROVIDER_REQUESTS, "model" => model.to_owned(), "kind" => if probe { "probe" } else { "request" }).increment(1);
+}
+
+/// A request of `model` was told to wait (`paused`: the model asked for the pause).
+pub fn provider_wait(model: &str, paused: bool) {
+    counter!(PROVIDER_WAITS, "model" => model.to_owned(), "reason" => if paused { "paused" } else { "budget" }).increment(1);
+}
+
+/// A task was handed back to wait for `model`.
+pub fn provider_hand_back(model: &str) {
+    counter!(PROVIDER_HAND_BACKS, "model" => model.to_owned()).increment(1);
+}
+
+/// `model` answered 429 with a wait, which paused it for every worker.
+pub fn provider_pause(model: &str) {
+    counter!(PROVIDER_PAUSES, "model" => model.to_owned()).increment(1);
+}
+
+/// A run went on with `to` after `from` failed it.
+pub fn model_fallback(from: &str, to: &str) {
+    counter!(MODEL_FALLBACKS, "from" => from.to_owned(), "to" => to.to_owned()).increment(1);
 }
 
 /// A database operation failed.
@@ -236,6 +282,21 @@ pub async fn render(handle: &PrometheusHandle, pool: &sqlx::PgPool) -> String {
         Ok(refusals) => gauge!(BUDGET_REFUSALS_TODAY).set(refusals as f64),
         Err(err) => {
             tracing::warn!(error = %err, "metrics: could not read the budget refusals");
+            database_error(&err);
+        }
+    }
+    match crate::store::providers::provider_states(pool).await {
+        Ok(states) => {
+            for state in states {
+                // A GCRA's arrival time runs ahead of now by the share of the minute's budget spent.
+                let used = |ahead_secs: f64| ahead_secs / 60.0;
+                gauge!(PROVIDER_BUDGET_USED, "model" => state.model.clone(), "budget" => "requests").set(used(state.requests_ahead_secs));
+                gauge!(PROVIDER_BUDGET_USED, "model" => state.model.clone(), "budget" => "tokens").set(used(state.tokens_ahead_secs));
+                gauge!(PROVIDER_PAUSED, "model" => state.model).set(state.paused_secs);
+            }
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "metrics: could not read the providers' budgets");
             database_error(&err);
         }
     }

@@ -30,6 +30,7 @@ use crate::{
     batch::Batcher,
     credentials::{CREDENTIAL_EVENTS_CHANNEL, CredentialCache},
     domain::user::User,
+    provider_pauses::{PROVIDER_PAUSES_CHANNEL, ProviderPauses},
     queue::TASKS_WAITING_CHANNEL,
 };
 
@@ -52,13 +53,15 @@ struct Inner {
     waiting: broadcast::Sender<()>,
     connected: AtomicBool,
     credentials: CredentialCache,
+    /// Pauses models asked for, announced on [`PROVIDER_PAUSES_CHANNEL`] (workers only).
+    provider_pauses: ProviderPauses,
 }
 
 impl Notifications {
     /// Starts listening to every channel (what a worker hears); the background task reconnects by
     /// itself until `stop` is cancelled.
     pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
-        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL])
+        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL, PROVIDER_PAUSES_CHANNEL])
     }
 
     /// [`Notifications::start`] without waiting-task wakeups, which only workers use (what the API
@@ -82,6 +85,7 @@ impl Notifications {
             waiting: broadcast::Sender::new(1024),
             connected: AtomicBool::new(false),
             credentials: CredentialCache::default(),
+            provider_pauses: ProviderPauses::default(),
         });
         Notifications { inner }
     }
@@ -119,6 +123,11 @@ impl Notifications {
             return None;
         }
         self.inner.credentials.user(id)
+    }
+
+    /// The pauses of models this process heard of (see [`ProviderPauses`]).
+    pub fn provider_pauses(&self) -> &ProviderPauses {
+        &self.inner.provider_pauses
     }
 
     /// The process's credential cache (to fill it after a lookup, or drop a user's entries after a
@@ -261,6 +270,17 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
         delay = Duration::from_millis(100);
         // Credential changes made while we were away went unheard: forget every cached key first.
         inner.credentials.clear();
+        // So were pauses of models announced meanwhile (or before this process started): read the
+        // ones on now, after LISTEN, so that none falls in between.
+        if channels.contains(&PROVIDER_PAUSES_CHANNEL) {
+            match crate::store::providers::paused_models(&pool).await {
+                Ok(models) => models.iter().for_each(|model| inner.provider_pauses.heard(model)),
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not read the models' pauses; every model counts as maybe paused for a while");
+                    inner.provider_pauses.unheard();
+                }
+            }
+        }
         inner.connected.store(true, Ordering::Relaxed);
         inner.epoch.send_modify(|e| *e += 1);
         let _ = inner.waiting.send(());
@@ -308,6 +328,8 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
         }
     } else if channel == TASKS_WAITING_CHANNEL {
         let _ = inner.waiting.send(());
+    } else if channel == PROVIDER_PAUSES_CHANNEL {
+        inner.provider_pauses.heard(payload);
     }
 }
 

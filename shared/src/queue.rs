@@ -13,7 +13,9 @@
 //! - **Acknowledgement** is the task's ending: the statement that writes the verdict ends the
 //!   job; there is nothing else to acknowledge.
 //! - **Hand-back** (shutdown, a failed attempt): [`hand_back`] ends the lease and notifies, so
-//!   another worker takes the task at once, or after a pause when the attempt failed.
+//!   another worker takes the task at once, or after a pause when the attempt failed. A run that
+//!   must wait for its model ([`hand_back_to_wait`]) gives its task back until the wait is over,
+//!   without counting a failed attempt.
 //!
 //! One state machine (`status`, `completed_at`), one attempt counter (`attempts`), one lease.
 //!
@@ -207,6 +209,36 @@ pub async fn hand_back(
     .fetch_one(db)
     .await?;
     Ok(released > 0)
+}
+
+/// Gives an unfinished task back to the queue because its model cannot be asked for `wait` (a
+/// pause it asked for, the fleet's budget of it spent): `owner`'s lease ends with the task held by
+/// nobody until then, so it holds no worker's run slot meanwhile, and the next fetch after it
+/// resumes it from its journal. The wait is not a failed attempt: it records no failure, and it is
+/// counted in `provider_waits`, which the cap on attempts leaves out (see
+/// [`failed_attempts`]). No notification: nobody may take the task before the wait is over, and
+/// workers fetch every [`RESCUE_POLL`] anyway. False when `owner` no longer held it.
+pub async fn hand_back_to_wait(db: impl PgExecutor<'_>, id: Uuid, owner: &str, wait: Duration) -> Result<bool, sqlx::Error> {
+    let released = sqlx::query!(
+        "UPDATE quick_action_tasks
+         SET lease_owner = NULL, lease_expires_at = now() + make_interval(secs => $3), provider_waits = provider_waits + 1
+         WHERE id = $1 AND lease_owner = $2 AND completed_at IS NULL",
+        id,
+        owner,
+        wait.as_secs_f64(),
+    )
+    .execute(db)
+    .await?;
+    Ok(released.rows_affected() > 0)
+}
+
+/// How many of task `id`'s claims were failed attempts: its claims (`attempts`) but the ones that
+/// ended waiting for a model ([`hand_back_to_wait`]).
+pub async fn failed_attempts(db: impl PgExecutor<'_>, id: Uuid) -> Result<i32, sqlx::Error> {
+    let row = sqlx::query_scalar!(r#"SELECT attempts - provider_waits AS "failed!" FROM quick_action_tasks WHERE id = $1"#, id)
+        .fetch_optional(db)
+        .await?;
+    Ok(row.unwrap_or(0))
 }
 
 /// Why the last attempt at task `id` failed, if one recorded it.

@@ -3,10 +3,11 @@
 //! limits or garbage, in the order a test scripts, and records every request it receives and when.
 //!
 //! Scripts are keyed by a piece of the user's sentence, so tasks running at the same time each get
-//! their own script.
+//! their own script. Models may be given latencies of their own ([`FakeModel::model_latency`]),
+//! and the whole endpoint a rate-limit storm ([`FakeModel::rate_limit_everything`]).
 
 use std::{
-    collections::VecDeque,
+    collections::{HashMap, VecDeque},
     net::SocketAddr,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
@@ -162,6 +163,11 @@ pub struct Received {
 
 struct Shared {
     scripts: Mutex<Vec<(String, VecDeque<Reply>)>>,
+    /// How long each model takes to answer, before its reply (a provider's models differ).
+    latencies: Mutex<HashMap<String, Duration>>,
+    /// Until when every request is answered `429` with `Retry-After` (a provider's rate-limit
+    /// storm), whatever the scripts say.
+    storm: Mutex<Option<(Instant, u64)>>,
     fallback: Mutex<Option<Responder>>,
     requests: Mutex<Vec<Received>>,
     /// Counts requests received, so a test can wait for one instead of polling.
@@ -173,6 +179,8 @@ impl FakeModel {
     pub async fn start() -> Self {
         let state = Arc::new(Shared {
             scripts: Mutex::new(Vec::new()),
+            latencies: Mutex::new(HashMap::new()),
+            storm: Mutex::new(None),
             fallback: Mutex::new(None),
             requests: Mutex::new(Vec::new()),
             received: watch::Sender::new(0),
@@ -202,6 +210,28 @@ impl FakeModel {
     /// Answers requests that no script matches.
     pub fn fallback(&self, responder: impl Fn(&Value) -> Reply + Send + Sync + 'static) {
         *self.state.fallback.lock().unwrap() = Some(Arc::new(responder));
+    }
+
+    /// Makes every answer of `model` take `latency` first (requests of other models are not held).
+    pub fn model_latency(&self, model: &str, latency: Duration) {
+        self.state.latencies.lock().unwrap().insert(model.to_owned(), latency);
+    }
+
+    /// For the next `duration`, answers every request `429` with `Retry-After: <retry_after_secs>`
+    /// (scripts and the fallback are left untouched, and go on after it).
+    pub fn rate_limit_everything(&self, duration: Duration, retry_after_secs: u64) {
+        *self.state.storm.lock().unwrap() = Some((Instant::now() + duration, retry_after_secs));
+    }
+
+    /// Requests that asked for `model`.
+    pub fn requests_of_model(&self, model: &str) -> Vec<Received> {
+        let requests = self.state.requests.lock().unwrap();
+        requests.iter().filter(|received| received.body["model"] == model).cloned().collect()
+    }
+
+    /// Every request received so far, with when each arrived.
+    pub fn received(&self) -> Vec<Received> {
+        self.state.requests.lock().unwrap().clone()
     }
 
     /// Every request received so far.
@@ -247,6 +277,17 @@ pub fn user_text(request: &Value) -> String {
 async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) -> Response {
     state.requests.lock().unwrap().push(Received { at: Instant::now(), body: request.clone() });
     state.received.send_modify(|count| *count += 1);
+    let model = request["model"].as_str().unwrap_or("fake").to_owned();
+    let storm = *state.storm.lock().unwrap();
+    if let Some((until, retry_after_secs)) = storm
+        && Instant::now() < until
+    {
+        return render(Reply::RateLimited { retry_after_secs }, &model, Usage::default(), request_count(&state)).await;
+    }
+    let latency = state.latencies.lock().unwrap().get(&model).copied();
+    if let Some(latency) = latency {
+        tokio::time::sleep(latency).await;
+    }
     let text = user_text(&request);
     let scripted = {
         let mut scripts = state.scripts.lock().unwrap();
@@ -259,7 +300,6 @@ async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) 
             None => Reply::Status(500, format!("the fake model has no scripted reply for {text:?}")),
         },
     };
-    let model = request["model"].as_str().unwrap_or("fake").to_owned();
     let reply = match reply {
         Reply::Dynamic(responder) => responder(&request),
         other => other,

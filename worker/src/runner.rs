@@ -22,7 +22,7 @@ use quickact_shared::{
     db::retry_unavailable,
     domain::task::{TaskRecord, TaskStatus},
     notify::{Notifications, StepEvents},
-    queue::{hand_back, last_failure},
+    queue::{failed_attempts, hand_back, hand_back_to_wait, last_failure},
     store::{
         ending::{Ending, FinalState, end_task, end_tasks},
         steps::list_steps,
@@ -39,7 +39,7 @@ use uuid::Uuid;
 use crate::{
     agent::{Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
-    provider::choice::ProviderChoice,
+    provider::{choice::ProviderChoice, gate::ProviderGate},
     queue::Claimed,
     tools::ToolRegistry,
 };
@@ -148,6 +148,7 @@ impl Runner {
             tools: tools.clone(),
             prices: model.prices.clone(),
             budgets: model.budgets,
+            gate: ProviderGate::new(bookkeeping.clone(), notifications.clone(), &model),
         });
         let groups = groups::start(shared.clone());
         Arc::new(Runner {
@@ -269,7 +270,17 @@ impl Runner {
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
         let pool = &self.pool;
 
-        if task.attempts > MAX_TASK_ATTEMPTS {
+        // Claims that ended waiting for a model are not failed attempts: only when the claims pass
+        // the cap are those read, to tell.
+        let failed = if task.attempts > MAX_TASK_ATTEMPTS {
+            match retry_unavailable(DATABASE_PATIENCE, || failed_attempts(pool, task_id)).await {
+                Ok(failed) => failed,
+                Err(err) => return Attempt::Failed(err.into()),
+            }
+        } else {
+            task.attempts
+        };
+        if failed > MAX_TASK_ATTEMPTS {
             let last_failure = match last_failure(pool, task_id).await {
                 Ok(failure) => failure.unwrap_or_else(|| "its worker stopped unexpectedly".to_owned()),
                 Err(err) => return Attempt::Failed(err.into()),
@@ -345,6 +356,10 @@ impl Runner {
             }
             // Aborted by the guard: cancelled or taken over.
             Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
+            Ok(Ok(RunEnd::WaitForModel { model, wait })) => {
+                self.wait_for_model(task_id, &holder, &model, wait).await;
+                Attempt::Settled
+            }
             Ok(Err(err)) => Attempt::Failed(err.into()),
             Err(_elapsed) => self.finish(&plan.task, &holder, Ending::Timeout { timeout_seconds: plan.task.timeout_seconds }).await,
         }
@@ -404,6 +419,18 @@ impl Runner {
         let (pool, owner) = (&self.bookkeeping, holder);
         match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, owner, pause, failure)).await {
             Ok(_) => tracing::info!(task_id = %task_id, "task handed back to the queue"),
+            Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
+        }
+    }
+
+    /// Gives the task back to the queue until its model can be asked again (`wait`, already cut
+    /// at the task's deadline): meanwhile it holds no run slot here, and any worker resumes it from
+    /// its journal once the wait is over. Not a failed attempt (see [`hand_back_to_wait`]).
+    async fn wait_for_model(&self, task_id: Uuid, holder: &str, model: &str, wait: Duration) {
+        quickact_shared::metrics::provider_hand_back(model);
+        let (pool, owner) = (&self.bookkeeping, holder);
+        match retry_unavailable(Duration::from_secs(5), || hand_back_to_wait(pool, task_id, owner, wait)).await {
+            Ok(_) => tracing::info!(task_id = %task_id, %model, wait_ms = wait.as_millis() as u64, "task handed back to wait for its model"),
             Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
         }
     }

@@ -14,6 +14,8 @@ use super::{
     page::{Chrome, Moment, PageError, amount_text, duration_ms, html, money, percent},
     session::{AdminSession, cookie_value},
 };
+use quickact_shared::{config::ModelLimits, store::providers::{ProviderState, provider_states}};
+
 use crate::{
     routes::stats::{OutcomeView, PercentileView, StatsParams, StatsReport, build_report},
     state::AppState,
@@ -63,6 +65,42 @@ pub struct WorkerRow {
     pub running: Vec<(String, String)>,
 }
 
+/// A model's budget and pauses across the fleet (`QUICKACT_MODEL_LIMITS`, a 429's `Retry-After`).
+pub struct ProviderRow {
+    pub model: String,
+    /// Spent of the minute's budget, e.g. `12 of 600 a minute`, or `no limit`.
+    pub requests: String,
+    pub tokens: String,
+    /// Until when the model asked for a pause, if it is paused now.
+    pub paused_until: Option<Moment>,
+    /// Fleet totals since the budget's row was made (a database crash empties it).
+    pub totals: String,
+    pub fallbacks: i64,
+}
+
+/// The providers panel: one row per model a worker has asked (or that has a limit).
+fn provider_rows(states: Vec<ProviderState>, limits: &ModelLimits) -> Vec<ProviderRow> {
+    let used = |ahead_secs: f64, per_minute: Option<u64>| match per_minute {
+        // A GCRA's arrival time runs ahead of now by the share of the minute's budget spent.
+        Some(per_minute) => format!("{:.0} of {per_minute} a minute", (ahead_secs / 60.0 * per_minute as f64).ceil()),
+        None => "no limit".to_owned(),
+    };
+    states
+        .into_iter()
+        .map(|state| {
+            let limit = limits.of(&state.model);
+            ProviderRow {
+                requests: used(state.requests_ahead_secs, limit.requests_per_minute.map(u64::from)),
+                tokens: used(state.tokens_ahead_secs, limit.tokens_per_minute),
+                paused_until: state.paused_until.as_ref().map(Moment::of),
+                totals: format!("{} / {} / {}", state.requests_total, state.waits_total, state.pauses_total),
+                fallbacks: state.fallbacks_total,
+                model: state.model,
+            }
+        })
+        .collect()
+}
+
 #[derive(Template)]
 #[template(path = "admin/stats.html")]
 struct StatsPage {
@@ -79,6 +117,7 @@ struct StatsPage {
     groups: Vec<GroupRow>,
     usage: Vec<UsageRow>,
     workers: Vec<WorkerRow>,
+    providers: Vec<ProviderRow>,
     queue_priorities: Vec<QueueRow>,
     queue_users: Vec<QueueRow>,
 }
@@ -257,6 +296,7 @@ pub async fn stats(
             Some(_) => Some(build_report(&state, &params).await?),
         };
         let table = grouped.as_ref().unwrap_or(&by_day);
+        let providers = provider_rows(provider_states(&state.pool).await?, &state.config.model.limits);
         Ok(html(&StatsPage {
             chrome: chrome.clone(),
             since: params.since.clone().unwrap_or_default(),
@@ -312,6 +352,7 @@ pub async fn stats(
                     oldest: waited(u.pending, u.oldest_pending_age_secs),
                 })
                 .collect(),
+            providers,
         }))
     };
     page.await.map_err(|err: PageError| err.within(chrome))

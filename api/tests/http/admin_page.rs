@@ -174,3 +174,39 @@ async fn a_session_ends_when_its_key_is_revoked() {
     assert_eq!(browser.get("/admin/stats", Some(&cookie)).await.status(), StatusCode::SEE_OTHER);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_stats_page_and_metrics_show_each_models_budget_pause_and_fallbacks() {
+    use quickact_shared::{config::ModelLimit, store::providers};
+    use quickact_testkit::TestAppOptions;
+    use std::time::Duration;
+
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_MODEL_LIMITS", r#"{"fake-model": {"requests_per_minute": 600}}"#);
+    let app = TestApp::start_with(options).await;
+    let limit = ModelLimit { requests_per_minute: Some(600), tokens_per_minute: None };
+    for _ in 0..30 {
+        providers::take_provider_request(&app.pool, "fake-model", limit, Duration::ZERO, Duration::from_secs(5)).await.unwrap();
+    }
+    providers::pause_provider(&app.pool, "fake-model", Duration::from_secs(60)).await.unwrap();
+    providers::count_fallback(&app.pool, "fake-model").await.unwrap();
+
+    let browser = Browser::new(&app);
+    let (cookie, _) = browser.log_in(&app.admin_key, &[]).await;
+    let page = browser.get("/admin/stats", Some(&cookie)).await.text().await.unwrap();
+    let panel = &page[page.find(r#"<table id="providers">"#).expect("a providers panel")..];
+    let row = &panel[panel.find("fake-model").expect("a row of the model")..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert!(row.contains("30 of 600 a minute") || row.contains("29 of 600 a minute"), "30 requests spent, less the time since: {row}");
+    assert!(row.contains("<time"), "paused until a moment: {row}");
+    assert!(row.contains("30 / 0 / 1") && row.contains(r#"<td class="num">1</td>"#), "{row}");
+
+    let text = app.request(&app.admin_key, Method::GET, "/metrics").send().await.unwrap().text().await.unwrap();
+    let gauge = |series: &str| -> f64 {
+        let line = text.lines().find(|l| l.starts_with(series)).unwrap_or_else(|| panic!("no {series} in {text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    assert!(gauge(r#"quickact_provider_paused_seconds{model="fake-model"}"#) > 50.0);
+    let used = gauge(r#"quickact_provider_budget_used_ratio{model="fake-model",budget="requests"}"#);
+    assert!((0.04..=0.05).contains(&used), "30 of 600 spent: {used}");
+    app.shutdown().await;
+}

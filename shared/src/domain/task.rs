@@ -156,6 +156,11 @@ pub struct Verdict {
     /// With `reason: budget_exhausted`: when the budget that refused the run renews (UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renews_at: Option<DateTime<Utc>>,
+    /// Every model turn of the run, in order: the model that answered it (or was asked, for a
+    /// failed request), whether it answered, and, where the run went on with the next model of the
+    /// fallback chain, that model (`fallback_to`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_turns: Vec<Value>,
 }
 
 /// One action of a sentence that asks for several, and how it went.
@@ -206,6 +211,7 @@ impl Verdict {
             tool_calls: Vec::new(),
             reason: None,
             renews_at: None,
+            model_turns: Vec::new(),
         }
     }
 }

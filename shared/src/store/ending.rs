@@ -72,6 +72,7 @@ impl Ending {
             verdict.items = Some(effects.changed_items);
         }
         verdict.tool_calls = effects.tool_calls;
+        verdict.model_turns = effects.model_turns;
         (status, verdict)
     }
 }
@@ -81,6 +82,8 @@ impl Ending {
 pub struct RunEffects {
     /// Every tool call, in order (see [`Step::tool_call_entry`]).
     pub tool_calls: Vec<Value>,
+    /// Every model turn, in order (see [`Step::model_turn_entry`]).
+    pub model_turns: Vec<Value>,
     /// Items created or changed by the run, latest version of each, in order of first change.
     pub changed_items: Vec<Value>,
 }
@@ -90,6 +93,7 @@ impl RunEffects {
         let mut effects = RunEffects::default();
         for step in journal {
             effects.tool_calls.extend(step.tool_call_entry());
+            effects.model_turns.extend(step.model_turn_entry());
             if step.kind == StepKind::ToolCall
                 && step.ok
                 && let Some(item) = step.result.as_ref().and_then(changed_item)

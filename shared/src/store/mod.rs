@@ -7,12 +7,14 @@
 //! - [`users`]: users and their API keys.
 //! - [`budgets`]: per-user request budgets shared by every API process (the submit rate limit).
 //! - [`cost_budgets`]: users' cost limits and what they spent per day (refusals too).
+//! - [`providers`]: the fleet's budgets and pauses of each model (provider limits).
 //! - [`admin_sessions`]: sessions of the admin web page.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
 pub mod admin_sessions;
 pub mod budgets;
 pub mod cost_budgets;
 pub mod ending;
+pub mod providers;
 pub mod stats;
 pub mod steps;
 pub mod tasks;

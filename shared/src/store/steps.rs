@@ -77,6 +77,25 @@ impl Step {
     }
 }
 
+impl Step {
+    /// A model turn as the verdict lists it: the model that answered (or, for a failed request,
+    /// was asked), whether it answered, its tokens, and the model the run fell back to after it.
+    pub fn model_turn_entry(&self) -> Option<Value> {
+        if self.kind != StepKind::ModelTurn {
+            return None;
+        }
+        let mut entry = json!({ "model": self.name, "ok": self.ok, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens });
+        if let Some(to) = self.result.as_ref().and_then(|result| result.get(FALLBACK_TO)).filter(|_| !self.ok) {
+            entry[FALLBACK_TO] = to.clone();
+        }
+        Some(entry)
+    }
+}
+
+/// The key of a failed model turn's result that says the run went on with another model after it
+/// (the model's retries were exhausted, see `QUICKACT_MODEL_FALLBACK`).
+pub const FALLBACK_TO: &str = "fallback_to";
+
 /// `query!` around an insert of `$steps` into the journal, as `$before INSERT ... SELECT ... FROM
 /// jsonb_populate_recordset(.., $1) $after` (the steps as [`rows_json`]), with `$arg`s from `$2`
 /// on (the query macros take a concatenation of literals, so the column list lives here once).

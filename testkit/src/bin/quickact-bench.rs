@@ -11,6 +11,8 @@
 //! quickact-bench slow    [--concurrency 4,64,256,512,1024,2048] [--delay-ms 1000] [--warmup 5] [--window 20] [--users 64]
 //! quickact-bench fairness [--heavy-users 100] [--per-user 50] [--light 20] [--concurrency 64] [--delay-ms 0]
 //!                         [--baseline-api-binary B --baseline-worker-binary B]
+//! quickact-bench provider-limit [--rpm 600] [--secs 120] [--workers 3] [--clients 96] [--delay-ms 200]
+//! quickact-bench provider-pause [--storm 10] [--retry-after 2] [--secs 20] [--workers 3] [--clients 48]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -36,6 +38,15 @@
 //!   second. With the baseline binaries (a build of the engine before fair turns), the same drain
 //!   without the light user runs again on a database of its own (migrated by the baseline's API):
 //!   the throughput ratio of one run.
+//! - **provider-limit**: `--workers` worker processes share a limit of `--rpm` model requests a
+//!   minute (`QUICKACT_MODEL_LIMITS`); clients keep submitting two-turn tasks (far more than the
+//!   limit allows) for `--secs`, then wait for every verdict: the requests the fake model counted
+//!   (in the whole run and in the busiest minute) against what the limit allows (a minute's worth
+//!   a minute, plus one minute's burst), and the tasks' final statuses.
+//! - **provider-pause**: the fake model answers every request `429` with `Retry-After:
+//!   --retry-after` for the first `--storm` seconds; `--workers` worker processes, clients always
+//!   submitting one-turn tasks for `--secs`: the requests that reached the model while a pause was
+//!   on (after the first refusal, beyond the probes), the probes, and the final statuses.
 
 use std::{
     collections::BTreeMap,
@@ -72,6 +83,58 @@ enum Scenario {
     Slow(SlowFlags),
     /// A light user's latency behind 100 users' bursts, and the drain's throughput.
     Fairness(FairnessFlags),
+    /// A model limit shared by several worker processes, under more demand than it allows.
+    ProviderLimit(ProviderLimitFlags),
+    /// A model that answers 429 with Retry-After to everything for a while.
+    ProviderPause(ProviderPauseFlags),
+}
+
+#[derive(Args)]
+struct ProviderLimitFlags {
+    /// The fleet's limit of model requests a minute.
+    #[arg(long, default_value_t = 600)]
+    rpm: u32,
+    /// Seconds the clients keep submitting.
+    #[arg(long, default_value_t = 120.0)]
+    secs: f64,
+    /// Worker processes sharing the limit.
+    #[arg(long, default_value_t = 3)]
+    workers: usize,
+    /// Each worker's concurrency.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Clients, each submitting a task and waiting for its verdict, then the next.
+    #[arg(long, default_value_t = 96)]
+    clients: usize,
+    /// How long the fake model takes to answer a turn, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    delay_ms: u64,
+    #[command(flatten)]
+    binaries: Binaries,
+}
+
+#[derive(Args)]
+struct ProviderPauseFlags {
+    /// Seconds the fake model answers every request 429.
+    #[arg(long, default_value_t = 10.0)]
+    storm: f64,
+    /// The Retry-After of its 429s, in seconds.
+    #[arg(long, default_value_t = 2)]
+    retry_after: u64,
+    /// Seconds the clients keep submitting.
+    #[arg(long, default_value_t = 20.0)]
+    secs: f64,
+    /// Worker processes.
+    #[arg(long, default_value_t = 3)]
+    workers: usize,
+    /// Each worker's concurrency.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Clients, each submitting a task and waiting for its verdict, then the next.
+    #[arg(long, default_value_t = 48)]
+    clients: usize,
+    #[command(flatten)]
+    binaries: Binaries,
 }
 
 /// The release binaries a scenario starts.
@@ -164,6 +227,7 @@ struct FairnessFlags {
 
 fn usage(problem: &str) -> ! {
     eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|fairness [--flag value ...] (see --help)");
+    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|provider-limit|provider-pause [--flag value ...] (see --help)");
     std::process::exit(2)
 }
 
@@ -175,6 +239,8 @@ async fn main() {
         Scenario::Latency(flags) => latency(&flags).await,
         Scenario::Slow(flags) => slow(&flags).await,
         Scenario::Fairness(flags) => fairness(&flags).await,
+        Scenario::ProviderLimit(flags) => provider_limit(&flags).await,
+        Scenario::ProviderPause(flags) => provider_pause(&flags).await,
     };
     println!("{result}");
 }
@@ -263,16 +329,21 @@ enum Model<'a> {
 }
 
 /// A worker process with no cap on one user's running tasks: the scenarios but `fairness`
-/// measure one worker's drain, often of one user's burst. (Not the worker's concurrency: a user
-/// whose held tasks may reach the cap has them counted at every fetch, from all their unfinished
-/// rows, which a burst of 10,000 makes the bench's own cost.)
+/// measure the drain of a worker (or a fleet), often of one user's burst. (Not the worker's
+/// concurrency: a user whose held tasks may reach the cap has them counted at every fetch, from
+/// all their unfinished rows, which a burst of 10,000 makes the bench's own cost.)
 fn spawn_worker(binary: &str, concurrency: usize, model: Model) -> Child {
-    spawn_worker_on(binary, concurrency, model, &database_url(), Some(100_000_000))
+    spawn_worker_with(binary, concurrency, model, &[])
+}
+
+/// [`spawn_worker`] with more environment variables.
+fn spawn_worker_with(binary: &str, concurrency: usize, model: Model, env: &[(&str, &str)]) -> Child {
+    spawn_worker_on(binary, concurrency, model, &database_url(), Some(100_000_000), env)
 }
 
 /// A worker process on the database `url` names; `max_running_per_user`: its cap on one user's
 /// running tasks (None: the worker's default).
-fn spawn_worker_on(binary: &str, concurrency: usize, model: Model, url: &str, max_running_per_user: Option<usize>) -> Child {
+fn spawn_worker_on(binary: &str, concurrency: usize, model: Model, url: &str, max_running_per_user: Option<usize>, env: &[(&str, &str)]) -> Child {
     let mut command = Command::new(binary);
     if let Some(cap) = max_running_per_user {
         command.env("QUICKACT_MAX_RUNNING_PER_USER", cap.to_string());
@@ -296,6 +367,7 @@ fn spawn_worker_on(binary: &str, concurrency: usize, model: Model, url: &str, ma
             // Every task goes to the model, none to the local rules.
             .env("QUICKACT_FAST_PATH", "false");
     }
+    command.envs(env.iter().copied());
     command.spawn().unwrap_or_else(|e| panic!("start {binary}: {e} (cargo build --release first)"))
 }
 
@@ -816,7 +888,7 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
     let accepted = posted.iter().filter(|ok| **ok).count();
 
     let mut db = PgConnection::connect(url).await.expect("connect to the bench database");
-    let mut worker = spawn_worker_on(worker_binary, flags.concurrency, model, url, None);
+    let mut worker = spawn_worker_on(worker_binary, flags.concurrency, model, url, None, &[]);
     // The drain under way: its first runs ended.
     let under_way = "SELECT count(*) FROM quick_action_tasks WHERE completed_at IS NOT NULL";
     watching(&mut worker, "the worker", async {
@@ -909,4 +981,142 @@ async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: 
 /// POSTs `body` with a bearer key and returns the JSON answer.
 async fn post_json(client: &reqwest::Client, url: &str, key: &str, body: Value) -> Value {
     client.post(url).bearer_auth(key).json(&body).send().await.expect("the API answers").json().await.expect("a JSON answer")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider limits and pauses (issue 32)
+
+/// Clients that keep submitting `text`-tasks (a POST, then a long-poll for the verdict, then the
+/// next) until `until`; returns every final status. Users are one per client: the per-user limits
+/// are not what is measured.
+async fn keep_submitting(api: &Api, clients: usize, until: Instant, text: &'static str) -> Vec<String> {
+    let client = http_client(usize::MAX);
+    let mut keys = Vec::with_capacity(clients);
+    for c in 0..clients {
+        keys.push(api.user(&client, &format!("{text}-{c}-{}", uuid::Uuid::new_v4().simple())).await);
+    }
+    let serial = Arc::new(AtomicUsize::new(0));
+    let handles: Vec<_> = keys
+        .into_iter()
+        .map(|key| {
+            let (client, base, serial) = (client.clone(), api.base.clone(), serial.clone());
+            tokio::spawn(async move {
+                let mut statuses = Vec::new();
+                while Instant::now() < until {
+                    let i = serial.fetch_add(1, Ordering::Relaxed);
+                    statuses.push(submit_and_wait(&client, &base, &key, &format!("{text} {}", tag(i))).await);
+                }
+                statuses
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for handle in handles {
+        statuses.extend(handle.await.unwrap_or_default());
+    }
+    statuses
+}
+
+async fn provider_limit(flags: &ProviderLimitFlags) -> Value {
+    let delay = Duration::from_millis(flags.delay_ms);
+    let fake = FakeModel::start().await;
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    let api = Api::start(&flags.binaries.api_binary).await;
+    let limits = format!(r#"{{"fake-model": {{"requests_per_minute": {}}}}}"#, flags.rpm);
+    let workers: Vec<Child> = (0..flags.workers)
+        .map(|_| spawn_worker_with(&flags.binaries.worker_binary, flags.concurrency, Model::Fake(&fake), &[("QUICKACT_MODEL_LIMITS", limits.as_str())]))
+        .collect();
+    let started = Instant::now();
+    let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "limited task").await;
+    let took = started.elapsed();
+    for worker in workers {
+        stop(worker).await;
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let mut arrivals: Vec<f64> = fake.received().iter().map(|r| r.at.saturating_duration_since(started).as_secs_f64()).collect();
+    arrivals.sort_by(f64::total_cmp);
+    let in_window = arrivals.iter().filter(|at| **at <= flags.secs).count();
+    // The busiest minute: most requests in any 60 s that starts at a request.
+    let busiest_minute = (0..arrivals.len()).map(|i| arrivals[i..].partition_point(|at| *at < arrivals[i] + 60.0)).max().unwrap_or(0);
+    let allowed = (f64::from(flags.rpm) * flags.secs / 60.0) as usize + flags.rpm as usize;
+    let statuses = count(&statuses);
+    eprintln!(
+        "provider-limit: {} requests in {} s (allowed {allowed}: {} a minute plus a minute's burst), busiest minute {busiest_minute}, {} in all over {:.0} s; {statuses:?}",
+        in_window,
+        flags.secs,
+        flags.rpm,
+        arrivals.len(),
+        took.as_secs_f64()
+    );
+    json!({
+        "scenario": "provider-limit",
+        "rpm": flags.rpm,
+        "workers": flags.workers,
+        "secs": flags.secs,
+        "requests_in_window": in_window,
+        "allowed": allowed,
+        "busiest_minute": busiest_minute,
+        "requests_total": arrivals.len(),
+        "run_s": round(took.as_secs_f64(), 1),
+        "statuses": statuses,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    })
+}
+
+async fn provider_pause(flags: &ProviderPauseFlags) -> Value {
+    let fake = FakeModel::start().await;
+    fake.fallback(|_| Reply::look_up_and_finish("done after the storm").delayed(Duration::from_millis(100)));
+    let api = Api::start(&flags.binaries.api_binary).await;
+    let workers: Vec<Child> = (0..flags.workers).map(|_| spawn_worker(&flags.binaries.worker_binary, flags.concurrency, Model::Fake(&fake))).collect();
+    let storm = Duration::from_secs_f64(flags.storm);
+    let pause = Duration::from_secs(flags.retry_after);
+    fake.rate_limit_everything(storm, flags.retry_after);
+    let started = Instant::now();
+    let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "paused task").await;
+    for worker in workers {
+        stop(worker).await;
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let refused: Vec<Instant> = {
+        let mut at: Vec<Instant> = fake.received().iter().map(|r| r.at).filter(|at| *at < started + storm).collect();
+        at.sort();
+        at
+    };
+    // A request arriving while an earlier refusal's pause is on (that refusal at least 100 ms
+    // before it, time for it to be recorded as a pause) reached a paused model; the first to
+    // arrive after a pause ended is its probe.
+    let grace = Duration::from_millis(100);
+    let during_pauses = refused
+        .iter()
+        .enumerate()
+        .filter(|(i, at)| refused[..*i].iter().any(|earlier| **at > *earlier + grace && **at < *earlier + pause))
+        .count();
+    let pauses_seen = refused.windows(2).filter(|w| w[1] >= w[0] + pause).count() + usize::from(!refused.is_empty());
+    let statuses = count(&statuses);
+    eprintln!(
+        "provider-pause: {} requests during the {} s storm ({} pauses), {during_pauses} of them while a pause was on (allowed: one probe per worker per pause); {statuses:?}",
+        refused.len(),
+        flags.storm,
+        pauses_seen
+    );
+    json!({
+        "scenario": "provider-pause",
+        "workers": flags.workers,
+        "storm_s": flags.storm,
+        "retry_after_s": flags.retry_after,
+        "requests_in_storm": refused.len(),
+        "pauses": pauses_seen,
+        "requests_while_paused": during_pauses,
+        "allowed_while_paused": pauses_seen * flags.workers,
+        "statuses": statuses,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    })
 }

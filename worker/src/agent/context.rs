@@ -17,7 +17,10 @@ use sqlx::PgPool;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::{provider::ModelProvider, tools::ToolRegistry};
+use crate::{
+    provider::{ModelProvider, gate::ProviderGate},
+    tools::ToolRegistry,
+};
 
 /// This process's loop that writes the endings of runs with nothing open, many in one statement
 /// (see [`quickact_shared::store::ending::end_tasks`]): a verdict notifies, and Postgres commits
@@ -46,6 +49,8 @@ pub struct RunShared {
     pub prices: PriceTable,
     /// The deployment's default cost budgets (a user's own override them).
     pub budgets: BudgetLimits,
+    /// The fleet's limits and pauses of each model, and the fallback chain.
+    pub gate: ProviderGate,
 }
 
 /// A run's clock: the database's, as the claim read it, carried on by this process's monotonic
@@ -124,6 +129,7 @@ pub struct RunContext<'a> {
     pub prices: &'a PriceTable,
     /// See [`RunShared::budgets`].
     pub budgets: BudgetLimits,
+    pub gate: &'a ProviderGate,
     pub time_zone: Tz,
     /// The database's clock: what the run's steps are stamped with.
     pub clock: RunClock,
@@ -150,6 +156,7 @@ impl<'a> RunContext<'a> {
             tools: &shared.tools,
             prices: &shared.prices,
             budgets: shared.budgets,
+            gate: &shared.gate,
             time_zone: plan.time_zone,
             clock: plan.clock,
             deadline: plan.deadline,

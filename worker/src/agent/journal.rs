@@ -6,7 +6,7 @@
 //! continues where it stopped: recorded model turns are not requested (nor paid for) again and
 //! recorded tool calls are not executed again.
 
-use quickact_shared::store::steps::{Step, StepKind};
+use quickact_shared::store::steps::{FALLBACK_TO, Step, StepKind};
 use serde_json::{Value, json};
 
 use super::prompt::CORRECTIVE_MESSAGE;
@@ -44,6 +44,12 @@ pub struct Replay {
     pub answered: Vec<AnsweredCall>,
     /// The local reading handed the run over to the model.
     pub handed_over: bool,
+    /// Failed model requests since the last answer or fallback: the retries spent on the model the
+    /// run uses now, also across hand-backs and takeovers.
+    pub failed_in_a_row: usize,
+    /// The models the run fell back from, in order, and the one it went on with last.
+    pub left_models: Vec<String>,
+    pub fallback_model: Option<String>,
 }
 
 impl Replay {
@@ -62,6 +68,7 @@ impl Replay {
                 let message = step.result.clone().unwrap_or_else(|| json!({ "role": "assistant", "content": null }));
                 let calls = tool_calls_of(&message);
                 self.model_turns += 1;
+                self.failed_in_a_row = 0;
                 self.tool_calls_in_turn = 0;
                 self.messages.push(message.clone());
                 if calls.is_empty() {
@@ -73,8 +80,17 @@ impl Replay {
                 }
                 self.pending_calls = calls;
             }
-            // Failed model requests are journaled for the record but are not part of the conversation.
-            StepKind::ModelTurn => {}
+            // Failed model requests are journaled for the record but are not part of the
+            // conversation; they count the retries, and the last of a model's says which model the
+            // run went on with.
+            StepKind::ModelTurn => match step.result.as_ref().and_then(|result| result.get(FALLBACK_TO)).and_then(Value::as_str) {
+                Some(next) => {
+                    self.left_models.push(step.name.clone());
+                    self.fallback_model = Some(next.to_owned());
+                    self.failed_in_a_row = 0;
+                }
+                None => self.failed_in_a_row += 1,
+            },
             StepKind::ToolCall => {
                 if step.name != FINISH {
                     self.tool_calls_in_turn += 1;

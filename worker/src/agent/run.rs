@@ -41,6 +41,7 @@ use super::{
     journal::{HANDED_OVER_TO, Replay},
     ledger::{Ledger, Recorded, RunTransaction},
     tool_call::may_write,
+    turn::Asked,
 };
 use crate::{
     provider::{ModelProvider, ProviderError, ToolCall},
@@ -65,6 +66,9 @@ pub enum RunEnd {
     Stopped(OwnerCheck),
     /// `abort` fired.
     Aborted,
+    /// The run's model cannot be asked before `wait` is over (see `super::turn::Asked::Wait`),
+    /// and the task is to be handed back until then, as far as its deadline.
+    WaitForModel { model: String, wait: Duration },
 }
 
 /// Why a run could not go on.
@@ -140,10 +144,16 @@ impl<'a> Run<'a> {
     /// A run that goes on from `journal` (what is committed), alone or in `group`'s transaction.
     fn resuming(cx: &'a RunContext<'a>, journal: &[Step], group: Option<RunTransaction>) -> Self {
         let replay = Replay::from_steps(journal);
-        let (provider, model) = match cx.hand_over_to {
+        let (provider, mut model) = match cx.hand_over_to {
             Some(to) if replay.handed_over => to,
             _ => (cx.provider, cx.model),
         };
+        // A run that fell back goes on with the model it fell back to (served by the same provider).
+        if let Some(fallback) = replay.fallback_model.as_deref().and_then(|name| cx.gate.model_in_chain(name))
+            && !provider.is_local()
+        {
+            model = fallback;
+        }
         Run { cx, provider, model, replay, ledger: Ledger::new(cx, journal, group) }
     }
 
@@ -216,9 +226,13 @@ impl<'a> Run<'a> {
                 }
             }
             let turn = match self.request_turn().await? {
-                Recorded::Done(Ok(turn)) => turn,
-                Recorded::Done(Err(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
-                Recorded::Done(Err(err)) => return self.end_for_the_model(err).await,
+                Recorded::Done(Asked::Answered(turn)) => turn,
+                Recorded::Done(Asked::Wait(wait)) => {
+                    let wait = wait.min(self.cx.deadline.saturating_duration_since(Instant::now()));
+                    return Ok(RunEnd::WaitForModel { model: self.model.to_owned(), wait });
+                }
+                Recorded::Done(Asked::Failed(_)) if self.cx.abort.is_cancelled() => return Ok(RunEnd::Aborted),
+                Recorded::Done(Asked::Failed(err)) => return self.end_for_the_model(err).await,
                 Recorded::NotOurs(check) => return Ok(RunEnd::Stopped(check)),
             };
             if let Recorded::NotOurs(check) = self.record_turn(turn).await? {

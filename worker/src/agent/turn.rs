@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use quickact_shared::store::{
-    steps::{Step, StepKind},
+    steps::{FALLBACK_TO, Step, StepKind},
     tasks::Usage,
 };
 use quickact_time::TimeContext;
@@ -19,9 +19,14 @@ use super::{
     run::{Run, RunError, elapsed_ms},
     tool_call::may_write,
 };
-use crate::provider::{ChatRequest, ModelReply, ProviderError, RunInput};
+use crate::provider::{
+    ChatRequest, ModelReply, ProviderError, RunInput,
+    gate::{Passage, SHORT_WAIT},
+};
 
-/// Most attempts at one model turn before the run gives up on the model.
+/// Most attempts at one model turn before the run gives up on the model (or, with a fallback
+/// chain, goes on with the next model). Counted from the journal, so hand-backs and takeovers do
+/// not start the count again.
 const MAX_MODEL_ATTEMPTS: usize = 6;
 
 /// A successful model answer and when it was asked for.
@@ -31,53 +36,144 @@ pub(super) struct Turn {
     latency_ms: i32,
 }
 
-impl Run<'_> {
+/// How asking for a turn went.
+pub(super) enum Asked {
+    Answered(Turn),
+    /// The model could not be used (its retries spent, or the request refused).
+    Failed(ProviderError),
+    /// The model cannot be asked before `wait` is over (a pause it asked for, the fleet's budget
+    /// of it spent, a long backoff): the run hands its task back meanwhile (see `crate::runner`).
+    Wait(Duration),
+}
+
+impl<'a> Run<'a> {
     /// One model turn, retried with backoff on transient failures; each failed attempt is journaled.
-    /// A wait the provider asks for is honoured, but never as less than the backoff (a `Retry-After:
-    /// 0` or a `retry-after-ms: 20` would burn every attempt in a blink), nor past the deadline: a
-    /// wait that does not end before it ends the turn at once.
-    pub(super) async fn request_turn(&mut self) -> Result<Recorded<Result<Turn, ProviderError>>, RunError> {
+    ///
+    /// Every request first passes the fleet's gate of its model (see [`crate::provider::gate`]):
+    /// a wait of more than a moment ends the run's stay in this worker ([`Asked::Wait`]), unless it
+    /// outlasts the task and a fallback model can take over.
+    ///
+    /// A wait the provider asks for (`Retry-After`) pauses the model for every worker, and is
+    /// honoured, but never as less than the backoff (a `Retry-After: 0` or a `retry-after-ms: 20`
+    /// would burn every attempt in a blink). Such rate limits slow a run and do not use up its
+    /// retries, unless a fallback model can take over; other failures (5xx, timeouts) do. When the
+    /// retries are spent, or the wait does not end before the deadline, the run goes on with the
+    /// next model of the fallback chain, if any, at once; else the turn fails.
+    pub(super) async fn request_turn(&mut self) -> Result<Recorded<Asked>, RunError> {
         let user = self.user_turn();
-        let mut delay = Duration::from_millis(500);
-        let mut attempt = 0;
         loop {
-            attempt += 1;
+            let ticket = if self.provider.is_local() {
+                None
+            } else {
+                match self.cx.gate.pass(self.model).await? {
+                    Passage::Go(ticket) => ticket,
+                    Passage::Wait { wait, paused } => {
+                        // A wait that outlasts the task would end it as a timeout: a fallback model
+                        // takes over instead, if the chain has one.
+                        let next = self.cx.gate.next_model(self.model, &self.replay.left_models);
+                        let Some(next) = next.filter(|_| Instant::now() + wait >= self.cx.deadline) else {
+                            return Ok(Recorded::Done(Asked::Wait(wait)));
+                        };
+                        let mut step = self.new_step(StepKind::ModelTurn, self.model, self.cx.clock.now(), 0, false);
+                        let why = if paused { "is paused" } else { "has no budget left" };
+                        step.error = Some(format!("not asked: the model {why} for {:.1} s, past the task's deadline", wait.as_secs_f64()));
+                        step.result = Some(json!({ FALLBACK_TO: next }));
+                        self.replay.apply(&step);
+                        if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
+                            return Ok(Recorded::NotOurs(check));
+                        }
+                        self.fall_back_to(next).await;
+                        continue;
+                    }
+                }
+            };
             let started_at = self.cx.clock.now();
             let started = Instant::now();
             let request = self.request(&user);
             let result = tokio::select! {
                 result = self.provider.complete(&request) => result,
                 _ = self.cx.abort.cancelled() => {
-                    return Ok(Recorded::Done(Err(ProviderError::Fatal { message: "the run was stopped".into() })));
+                    return Ok(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() })));
                 }
             };
             drop(request);
             let latency_ms = elapsed_ms(started);
             quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
             let err = match result {
-                Ok(reply) => return Ok(Recorded::Done(Ok(Turn { reply, started_at, latency_ms }))),
+                Ok(reply) => {
+                    // Best effort: a budget that missed one turn's tokens only lets the next
+                    // request go a little early; the turn, paid for, must not be lost over it.
+                    let tokens = reply.usage.input + reply.usage.output;
+                    if let Err(err) = self.cx.gate.settle(self.model, ticket, tokens).await {
+                        tracing::warn!(task_id = %self.cx.task.id, error = %err, "could not debit the model's budget");
+                    }
+                    return Ok(Recorded::Done(Asked::Answered(Turn { reply, started_at, latency_ms })));
+                }
                 Err(err) => err,
             };
-            tracing::warn!(task_id = %self.cx.task.id, attempt, error = %err, "model request failed");
+            tracing::warn!(task_id = %self.cx.task.id, error = %err, "model request failed");
+            let asked_to_wait = match &err {
+                ProviderError::Transient { retry_after, .. } => *retry_after,
+                ProviderError::Fatal { .. } => None,
+            };
+            if let Some(wait) = asked_to_wait
+                && !self.provider.is_local()
+                && let Err(db) = self.cx.gate.pause(self.model, wait).await
+            {
+                tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not pause the model for the fleet");
+            }
+
+            let failed = self.replay.failed_in_a_row + 1;
+            let backoff = Duration::from_millis(500).saturating_mul(1 << (failed - 1).min(5) as u32).min(Duration::from_secs(8));
+            let wait = asked_to_wait.map_or(backoff, |asked| asked.max(backoff));
+            let next_model = if err.is_transient() && !self.provider.is_local() {
+                self.cx.gate.next_model(self.model, &self.replay.left_models)
+            } else {
+                None
+            };
+            let spent = match &err {
+                ProviderError::Fatal { .. } => true,
+                // A rate limit that named its wait slows the run; it gives up on the model only
+                // for another one.
+                ProviderError::Transient { .. } => failed >= MAX_MODEL_ATTEMPTS && (asked_to_wait.is_none() || next_model.is_some()),
+            };
+            let too_late = Instant::now() + wait >= self.cx.deadline;
+
             let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
             step.error = Some(err.to_string());
+            let fall_back_to = next_model.filter(|_| spent || too_late);
+            if let Some(next) = fall_back_to {
+                step.result = Some(json!({ FALLBACK_TO: next }));
+            }
             self.replay.apply(&step);
             if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
                 return Ok(Recorded::NotOurs(check));
             }
-            let wait = match &err {
-                ProviderError::Transient { retry_after, .. } => retry_after.map_or(delay, |asked| asked.max(delay)),
-                ProviderError::Fatal { .. } => return Ok(Recorded::Done(Err(err))),
-            };
-            if attempt >= MAX_MODEL_ATTEMPTS || Instant::now() + wait >= self.cx.deadline {
-                return Ok(Recorded::Done(Err(err)));
+            if let Some(next) = fall_back_to {
+                self.fall_back_to(next).await;
+                continue;
+            }
+            if spent || too_late {
+                return Ok(Recorded::Done(Asked::Failed(err)));
+            }
+            if wait > SHORT_WAIT && !self.provider.is_local() {
+                return Ok(Recorded::Done(Asked::Wait(wait)));
             }
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
-                _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Err(err))),
+                _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Asked::Failed(err))),
             }
-            delay = (delay * 2).min(Duration::from_secs(8));
         }
+    }
+
+    /// Goes on with `next`, the model after the run's in the fallback chain (the step that says so
+    /// is journaled already).
+    async fn fall_back_to(&mut self, next: &'a str) {
+        tracing::warn!(task_id = %self.cx.task.id, from = %self.model, to = %next, "the model failed the run: going on with the next model");
+        if let Err(db) = self.cx.gate.fell_back(self.model, next).await {
+            tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not count the fallback");
+        }
+        self.model = next;
     }
 
     /// Journals a successful turn. A local turn costs nothing and is kept in the open transaction,

@@ -2,6 +2,7 @@
 //!
 //! A provider takes the conversation so far (OpenAI chat-completions messages) and the tool
 //! definitions, and answers with one assistant message: text and/or tool calls, plus token usage.
+//! - [`gate`]: the fleet's limits and pauses of each model, and the fallback chain.
 //! - [`choice`]: which provider serves a task (the fast path, the hand-over to the model).
 //! - [`openai`]: any OpenAI-compatible endpoint, through async-openai.
 //! - [`local`]: the deterministic provider that needs no network.
@@ -9,6 +10,7 @@
 //! - [`retry_after`]: the wait a rate-limited endpoint asks for, from its answer's headers.
 
 pub mod choice;
+pub mod gate;
 pub mod local;
 pub mod openai;
 pub mod parse;

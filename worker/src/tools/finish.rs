@@ -113,6 +113,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         tool_calls: Vec::new(),
         reason: None,
         renews_at: None,
+        model_turns: Vec::new(),
     };
     match args.result_type {
         ResultType::NeedClarification => {

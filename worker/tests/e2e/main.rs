@@ -17,6 +17,8 @@
 //!   `Retry-After`).
 //! - `multi_action`: several actions in one sentence, each with its own outcome.
 //! - `observability`: a worker process's JSON logs and Prometheus metrics.
+//! - `provider_limits`: the fleet's limits of a model and the pauses it asks for, across worker
+//!   processes; the fallback chain.
 //! - `planner`: the planner's tools and rules through a scripted model.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
 //!   back, graceful shutdown.
@@ -36,5 +38,6 @@ mod model_faults;
 mod multi_action;
 mod observability;
 mod planner;
+mod provider_limits;
 mod robustness;
 mod turns;
