@@ -57,7 +57,7 @@ fi
 work=$(mktemp -d -t quickact-fairness-XXXXXX)
 chmod 755 "$work"
 trap 'pg_stop "$work/data"; rm -rf "$work"' EXIT
-PG_EXTRA_OPTS="-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c max_connections=500 -c shared_buffers=512MB"
+PG_EXTRA_OPTS="-c fsync=on -c synchronous_commit=on -c full_page_writes=on -c max_connections=500 -c shared_buffers=512MB -c shared_preload_libraries=pg_stat_statements"
 server=$(pg_start "$work/data")
 
 mkdir -p target/bench
@@ -66,6 +66,7 @@ results=target/bench/fairness.jsonl
 for run in $(seq "$runs"); do
   db=fairness_$run
   psql "$server" -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE $db"
+  psql "${server%/*}/$db" -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
   say "run $run of $runs"
   DATABASE_URL="${server%/*}/$db" target/release/quickact-bench fairness --concurrency "$concurrency" --delay-ms "$delay_ms" \
     --heavy-users "$heavy_users" --per-user "$per_user" "${baseline_flags[@]}" >>"$results"
@@ -79,9 +80,10 @@ def med(values):
     return round(statistics.median(values), 3) if values else None
 fair = [r["fair"] for r in rows]
 print(f"model: {rows[0]['model']}; runs: {len(rows)}")
-for key in ["light_p50_ms", "light_max_ms", "heavy_waiting_at_light_verdicts_min", "drain_tasks_per_s"]:
+for key in ["light_p50_ms", "light_max_ms", "light_wait_ms_p50", "light_run_ms_p50", "heavy_waiting_at_light_verdicts_min", "drain_tasks_per_s", "fetches", "fetch_mean_ms"]:
     print(f"  {key:40} median {med([f[key] for f in fair])}   runs {[f[key] for f in fair]}")
 if all("baseline" in r for r in rows):
-    print(f"  {'baseline drain_tasks_per_s':40} median {med([r['baseline']['drain_tasks_per_s'] for r in rows])}   runs {[r['baseline']['drain_tasks_per_s'] for r in rows]}")
+    for key in ["drain_tasks_per_s", "fetches", "fetch_mean_ms"]:
+        print(f"  {'baseline ' + key:40} median {med([r['baseline'].get(key) for r in rows])}   runs {[r['baseline'].get(key) for r in rows]}")
     print(f"  {'drain_ratio (fair / baseline)':40} median {med([r['drain_ratio'] for r in rows])}   runs {[r['drain_ratio'] for r in rows]}")
 EOF

@@ -848,6 +848,10 @@ async fn fairness(flags: &FairnessFlags) -> Value {
         sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut server).await.expect("create the baseline database");
         let (base, _) = url.rsplit_once('/').expect("DATABASE_URL ends with the database's name");
         let baseline_url = format!("{base}/{name}");
+        if let Ok(mut baseline_db) = PgConnection::connect(&baseline_url).await {
+            // Statement statistics where the server keeps them (for the fetch's cost); else none.
+            let _ = sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").execute(&mut baseline_db).await;
+        }
         let baseline = heavy_drain(flags, api, worker, &baseline_url, model(), false).await;
         let ratio = fair["drain_tasks_per_s"].as_f64().unwrap_or(0.0) / baseline["drain_tasks_per_s"].as_f64().unwrap_or(f64::NAN);
         eprintln!("fairness: drain with fair turns / before them: {ratio:.3}");
@@ -933,6 +937,25 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
     .await
     .unwrap();
     let by_status: Vec<(String, i64)> = sqlx::query_as("SELECT status, count(*) FROM quick_action_tasks GROUP BY 1 ORDER BY 1").fetch_all(&mut db).await.unwrap();
+    // Where the light user's time went: waiting for a worker, then running.
+    let (light_wait_ms, light_run_ms): (Option<f64>, Option<f64>) = sqlx::query_as(
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at) * 1000)::float8,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started_at) * 1000)::float8
+         FROM quick_action_tasks t JOIN users u ON u.id = t.user_id WHERE u.name LIKE 'light-%'",
+    )
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    // The fetch's own cost, when the server keeps statement statistics (scripts/fairness.sh's does).
+    let fetches: Option<(i64, f64)> = sqlx::query_as(
+        "SELECT sum(calls)::bigint, (sum(total_exec_time) / greatest(sum(calls), 1))::float8 FROM pg_stat_statements
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND (query LIKE '%quickact_fetch_tasks(%' OR query LIKE '%WITH claimed AS (%ORDER BY w.created_at%') HAVING sum(calls) > 0",
+    )
+    .fetch_optional(&mut db)
+    .await
+    .ok()
+    .flatten();
     stop(worker).await;
     let Api { child, .. } = api;
     stop(child).await;
@@ -949,6 +972,10 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
         "light_statuses": count(&statuses),
         "heavy_waiting_at_light_verdicts_min": waiting.iter().min(),
         "heavy_waiting_at_light_verdicts_max": waiting.iter().max(),
+        "light_wait_ms_p50": light_wait_ms.map(|v| round(v, 1)),
+        "light_run_ms_p50": light_run_ms.map(|v| round(v, 1)),
+        "fetches": fetches.map(|f| f.0),
+        "fetch_mean_ms": fetches.map(|f| round(f.1, 3)),
         "light_ms": times.iter().map(|t| round(*t, 1)).collect::<Vec<_>>(),
     });
     eprintln!("fairness: {result}");
