@@ -175,11 +175,15 @@ $$;
 -- p_holder, leased for p_lease_secs, in turn:
 --   1. class: interactive tasks, and batch tasks waiting longer than p_aging_secs, before batch;
 --   2. turn: every user's first task in this fetch before anyone's second;
---   3. the user served longest ago first (a user never served: first of all);
---   4. arrival.
+--   3. a user's last waiting task before a task that has more of its user's behind it: a user
+--      with one sentence waiting goes ahead of the users working through a backlog (in a round of
+--      100 users with backlogs, round robin alone would let that sentence wait the whole round);
+--   4. the user served longest ago first (a user never served: first of all);
+--   5. arrival.
 -- A user holding p_max_running tasks (leases held now) gets none, and one holding fewer gets no
 -- more than the difference. p_running: tasks the calling worker runs now, which it does not take
--- again (their runs renew their own leases).
+-- again (their runs renew their own leases). `alone`: the task is its user's last waiting one (the
+-- worker runs it by itself, not in a group of local runs, for its latency).
 --
 -- Each pass gives each user with room about p_limit / users tasks; a pass that came back short
 -- (some users had nothing waiting, all their tasks held) is followed by another for the rest, up
@@ -190,7 +194,15 @@ $$;
 -- count of a user's held tasks only when the bound in queue_turns could stop their turn.
 CREATE FUNCTION quickact_fetch_tasks(
     p_holder text, p_limit int, p_lease_secs float8, p_running uuid[], p_max_running int, p_aging_secs float8
-) RETURNS SETOF quick_action_tasks LANGUAGE plpgsql AS $$
+) RETURNS TABLE (
+    id uuid, user_id uuid, input_text text, status text, result_type text, result jsonb,
+    created_at timestamptz, started_at timestamptz, completed_at timestamptz,
+    input_tokens bigint, output_tokens bigint, cached_tokens bigint, cost_nanos bigint,
+    currency text, model_used text, timeout_seconds integer, idempotency_key text,
+    reference_time timestamptz, time_zone text, attempts integer, undoes uuid, priority text,
+    alone boolean
+) LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     claimed_now int;
     claimed_all int := 0;
@@ -234,18 +246,22 @@ BEGIN
                         THEN 0 ELSE 1 END AS class
             FROM groups g JOIN users u ON u.user_id = g.user_id CROSS JOIN depth
             CROSS JOIN LATERAL (
+                -- One more than the user's share: whether more of theirs wait after it.
                 SELECT w.id, w.user_id, w.created_at FROM quick_action_tasks w
                 WHERE w.user_id = g.user_id AND w.priority = g.priority AND w.completed_at IS NULL
                   AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
                   AND w.id <> ALL (p_running)
                 ORDER BY w.created_at
-                LIMIT least(depth.k, greatest(p_max_running - u.held, 0))) c
+                LIMIT least(depth.k, greatest(p_max_running - u.held, 0)) + 1) c
         ), ranked AS (
-            SELECT cand.*, row_number() OVER (PARTITION BY cand.user_id ORDER BY cand.class, cand.created_at) AS nth
+            SELECT cand.*,
+                   row_number() OVER (PARTITION BY cand.user_id ORDER BY cand.class, cand.created_at) AS nth,
+                   lead(cand.id) OVER (PARTITION BY cand.user_id ORDER BY cand.class, cand.created_at) IS NOT NULL AS more
             FROM candidates cand
         ), chosen AS (
-            SELECT r.id FROM ranked r WHERE r.held + r.nth <= p_max_running
-            ORDER BY r.class, r.nth, r.last_claim, r.created_at
+            SELECT r.id, NOT r.more AS alone FROM ranked r CROSS JOIN depth
+            WHERE r.nth <= depth.k AND r.held + r.nth <= p_max_running
+            ORDER BY r.class, r.nth, r.more, r.last_claim, r.created_at
             LIMIT p_limit - claimed_all
         ), locked AS (
             -- Rechecked on the row's latest version: an ending or a hand-back may have come between.
@@ -269,7 +285,12 @@ BEGIN
             -- Each claimed task's waiters are told (its stream shows the claim).
             SELECT count(pg_notify('quickact_task_events', c.id::text)) AS n FROM claimed c
         )
-        SELECT c.* FROM claimed c CROSS JOIN notified;
+        SELECT c.id, c.user_id, c.input_text, c.status, c.result_type, c.result,
+               c.created_at, c.started_at, c.completed_at,
+               c.input_tokens, c.output_tokens, c.cached_tokens, c.cost_nanos,
+               c.currency, c.model_used, c.timeout_seconds, c.idempotency_key,
+               c.reference_time, c.time_zone, c.attempts, c.undoes, c.priority, ch.alone
+        FROM claimed c JOIN chosen ch ON ch.id = c.id CROSS JOIN notified;
         GET DIAGNOSTICS claimed_now = ROW_COUNT;
         claimed_all := claimed_all + claimed_now;
         EXIT WHEN claimed_now = 0 OR claimed_all >= p_limit;

@@ -80,7 +80,7 @@ def med(values):
     return round(statistics.median(values), 3) if values else None
 fair = [r["fair"] for r in rows]
 print(f"model: {rows[0]['model']}; runs: {len(rows)}")
-for key in ["light_p50_ms", "light_max_ms", "light_wait_ms_p50", "light_run_ms_p50", "heavy_waiting_at_light_verdicts_min", "drain_tasks_per_s", "fetches", "fetch_mean_ms"]:
+for key in ["light_p50_ms", "light_max_ms", "light_post_to_created_ms_p50", "light_wait_ms_p50", "light_run_ms_p50", "light_verdict_to_answer_ms_p50", "heavy_waiting_at_light_verdicts_min", "drain_tasks_per_s", "fetches", "fetch_mean_ms"]:
     print(f"  {key:40} median {med([f[key] for f in fair])}   runs {[f[key] for f in fair]}")
 if all("baseline" in r for r in rows):
     for key in ["drain_tasks_per_s", "fetches", "fetch_mean_ms"]:

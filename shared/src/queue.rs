@@ -46,6 +46,9 @@ pub struct ClaimedTask {
     /// The database's clock at the claim (its `now()`, which stamped the task's creation and its
     /// lease, and will stamp its verdict): what the run's deadline and step times go by.
     pub database_now: DateTime<Utc>,
+    /// The task is its user's last waiting one: the worker runs it by itself rather than in a
+    /// group of local runs, for its latency (a group commits after all of its runs).
+    pub alone: bool,
 }
 
 /// A row of the fetch: the task's columns and the database's clock. The
@@ -74,6 +77,7 @@ struct ClaimRow {
     undoes: Option<Uuid>,
     priority: TaskPriority,
     database_now: DateTime<Utc>,
+    alone: bool,
 }
 
 impl From<ClaimRow> for ClaimedTask {
@@ -102,7 +106,7 @@ impl From<ClaimRow> for ClaimedTask {
             undoes: row.undoes,
             priority: row.priority,
         };
-        ClaimedTask { task, database_now: row.database_now }
+        ClaimedTask { task, database_now: row.database_now, alone: row.alone }
     }
 }
 
@@ -121,8 +125,10 @@ pub struct Turns {
 /// function `quickact_fetch_tasks`, migration `20261127000002_fair_turns`):
 /// 1. interactive tasks, and batch tasks older than [`Turns::batch_aging`], before batch ones;
 /// 2. every user's first task in this fetch before anyone's second (round robin);
-/// 3. the user served longest ago first;
-/// 4. within a user, arrival order;
+/// 3. a user's last waiting task before tasks with more of their user's behind them (a user with
+///    one sentence waiting goes ahead of users working through a backlog);
+/// 4. the user served longest ago first;
+/// 5. within a user, arrival order;
 ///
 /// and never more than [`Turns::max_running_per_user`] of one user's tasks held at once. Fetches
 /// take turns across the fleet (an advisory lock) so that cap holds between worker processes. In
@@ -154,7 +160,7 @@ pub async fn fetch_tasks(
                   input_tokens AS "input_tokens!", output_tokens AS "output_tokens!", cached_tokens AS "cached_tokens!",
                   cost_nanos AS "cost_nanos!", currency AS "currency!", model_used, timeout_seconds AS "timeout_seconds!",
                   idempotency_key, reference_time AS "reference_time!", time_zone AS "time_zone!", attempts AS "attempts!",
-                  undoes, priority AS "priority!: TaskPriority", now() AS "database_now!"
+                  undoes, priority AS "priority!: TaskPriority", now() AS "database_now!", alone AS "alone!"
            FROM quickact_fetch_tasks($1, $2, $3, $4, $5, $6)
            ORDER BY created_at"#,
         lease_holder(owner, claim),

@@ -14,7 +14,8 @@
 //!   will bring, and the process whose run ended has the room to take the next one;
 //! - right away again after a fetch that filled all the room it had (more may be waiting);
 //! - every [`RESCUE_POLL`], to take tasks whose holder's lease lapsed;
-//! - with a backlog, once a few runs ended ([`min_room`]): one statement claims several tasks.
+//! - with a backlog, once a few runs ended ([`min_room`]): one statement claims several tasks;
+//!   or at once, with whatever room there is, when a task is announced meanwhile.
 //!
 //! A failed fetch (the database is away) is logged and tried again with backoff; the stream never
 //! ends by itself.
@@ -54,6 +55,8 @@ pub struct Claimed {
     /// Who holds the task's lease: this worker and the fetch that claimed it (see
     /// [`quickact_shared::queue::fetch_tasks`]); every write of the run checks it.
     pub holder: String,
+    /// Run by itself, not in a group of local runs (see [`quickact_shared::queue::ClaimedTask::alone`]).
+    pub alone: bool,
     pub permit: OwnedSemaphorePermit,
 }
 
@@ -137,8 +140,17 @@ impl Fetcher {
         loop {
             // With a backlog, wait for a few runs to end so one statement claims several tasks;
             // otherwise any room will do (a new task starts at once).
-            let wanted = if self.backlog { min_room(concurrency) } else { 1 };
-            let mut permits = self.room.clone().acquire_many_owned(wanted as u32).await.expect("the room is never closed");
+            let mut permits = if self.backlog {
+                // ... unless a task is announced meanwhile (a user's new sentence, a hand-back):
+                // then whatever room there is, at once, so a sentence submitted during a drain
+                // does not wait for the batching (the fetch serves it first, see `fetch_tasks`).
+                tokio::select! {
+                    permits = self.room.clone().acquire_many_owned(min_room(concurrency) as u32) => permits.expect("the room is never closed"),
+                    Some(()) = self.wakeups.next() => self.room.clone().acquire_owned().await.expect("the room is never closed"),
+                }
+            } else {
+                self.room.clone().acquire_owned().await.expect("the room is never closed")
+            };
             if !self.backlog {
                 tokio::select! {
                     _ = self.wakeups.next() => {}
@@ -174,6 +186,7 @@ impl Fetcher {
                             task: claimed.task,
                             clock: RunClock::new(claimed.database_now, arrived),
                             holder: holder.clone(),
+                            alone: claimed.alone,
                             permit: permits.split(1).expect("a permit per task claimed"),
                         })
                         .collect();

@@ -97,6 +97,8 @@ struct RunOfTask {
     clock: RunClock,
     holder: String,
     stop: CancellationToken,
+    /// Not in a group (see [`Claimed::alone`]).
+    alone: bool,
 }
 
 /// Why an attempt at a task failed; the task is handed back and tried again after a pause.
@@ -201,7 +203,7 @@ impl Runner {
     /// left): that run's writes are refused, as they check its holder. It is stopped, and this
     /// claim runs once it has ended.
     pub async fn run_task(self: &Arc<Self>, claimed: Claimed) {
-        let Claimed { task, clock, holder, permit } = claimed;
+        let Claimed { task, clock, holder, alone, permit } = claimed;
         let task_id = task.id;
         let earlier = self.running.lock().expect("running map lock").remove(&task_id);
         if let Some(earlier) = earlier {
@@ -215,7 +217,7 @@ impl Runner {
         // Every line a run logs carries the task, its user and this worker (as fields of this
         // span; top-level keys of `span` in JSON logs).
         let span = tracing::info_span!("run", task_id = %task_id, user_id = %task.user_id, worker = %self.owner);
-        let run = RunOfTask { task, clock, holder: holder.clone(), stop: stop.clone() };
+        let run = RunOfTask { task, clock, holder: holder.clone(), stop: stop.clone(), alone };
         // Spawned and recorded under one lock: a run that ends at once removes its entry only
         // after it was recorded, so no entry of a finished run is left behind.
         let done = {
@@ -265,7 +267,7 @@ impl Runner {
 
     /// One attempt at a claimed task: run it, finish it.
     async fn attempt(self: &Arc<Self>, run: RunOfTask) -> Attempt {
-        let RunOfTask { task, clock, holder, stop: abort } = run;
+        let RunOfTask { task, clock, holder, stop: abort, alone } = run;
         let task_id = task.id;
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
         let pool = &self.pool;
@@ -330,8 +332,10 @@ impl Runner {
             span: tracing::Span::current(),
         });
         let context = RunContext::new(&self.shared, &plan, false);
-        // A first try of a local run goes into a group; a retry (after a failure) runs alone.
-        let outcome = if plan.provider.is_local() && plan.task.attempts <= 1 {
+        // A first try of a local run goes into a group; a retry (after a failure) runs alone, and
+        // so does a user's last waiting task (a group commits after all its runs: one sentence
+        // of a user with nothing else waiting should not wait for a backlog's group).
+        let outcome = if plan.provider.is_local() && plan.task.attempts <= 1 && !alone {
             let run = GroupedRun { plan: plan.clone(), journal };
             tokio::time::timeout_at(deadline, self.run_grouped(&context, run)).await
         } else {

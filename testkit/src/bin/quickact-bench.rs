@@ -903,14 +903,25 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
     .await;
 
     let (mut times, mut waiting, mut statuses) = (Vec::new(), Vec::new(), Vec::new());
+    // Each light task with the wall clock at its POST and at its answer (this machine's clock,
+    // which the database's shares), to split its time between the API and the worker.
+    let mut light_tasks: Vec<(String, f64, f64)> = Vec::new();
+    let unix_now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
     if light {
         let waiting_now = "SELECT count(*) FROM quick_action_tasks WHERE status = 'pending'";
         for i in 0..flags.light {
             let started = Instant::now();
+            let sent = unix_now();
             let body = json!({ "text": sentence(1_000_000 + i), "wait": true, "timeout": 120 });
             let posted = watching(&mut worker, "the worker", client.post(format!("{}/api/quick-action", api.base)).bearer_auth(&light_key).json(&body).send()).await;
             let status = match posted {
-                Ok(response) => response.json::<Value>().await.ok().and_then(|t| t["status"].as_str().map(str::to_owned)).unwrap_or_else(|| "bad_body".into()),
+                Ok(response) => {
+                    let task = response.json::<Value>().await.unwrap_or_default();
+                    if let Some(id) = task["task_id"].as_str() {
+                        light_tasks.push((id.to_owned(), sent, unix_now()));
+                    }
+                    task["status"].as_str().unwrap_or("bad_body").to_owned()
+                }
                 Err(error) => {
                     transport_error("light submission", &error);
                     "http_error".into()
@@ -939,13 +950,33 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
     let by_status: Vec<(String, i64)> = sqlx::query_as("SELECT status, count(*) FROM quick_action_tasks GROUP BY 1 ORDER BY 1").fetch_all(&mut db).await.unwrap();
     // Where the light user's time went: waiting for a worker, then running.
     let (light_wait_ms, light_run_ms): (Option<f64>, Option<f64>) = sqlx::query_as(
-        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at) * 1000)::float8,
-                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started_at) * 1000)::float8
+        "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t.started_at - t.created_at) * 1000)::float8,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t.completed_at - t.started_at) * 1000)::float8
          FROM quick_action_tasks t JOIN users u ON u.id = t.user_id WHERE u.name LIKE 'light-%'",
     )
     .fetch_one(&mut db)
     .await
     .unwrap();
+    // The API's part: from the POST to the row's creation, and from the verdict to the answer.
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for (id, sent, answered) in &light_tasks {
+        let row: Option<(f64, f64)> = sqlx::query_as(
+            "SELECT extract(epoch FROM created_at)::float8, extract(epoch FROM completed_at)::float8 FROM quick_action_tasks WHERE id = $1::uuid",
+        )
+        .bind(id)
+        .fetch_optional(&mut db)
+        .await
+        .unwrap();
+        if let Some((created, completed)) = row {
+            before.push((created - sent) * 1000.0);
+            after.push((answered - completed) * 1000.0);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| round(percentile(v, 50.0), 1))
+    };
+    let (api_before_ms, api_after_ms) = (median(&mut before), median(&mut after));
     // The fetch's own cost, when the server keeps statement statistics (scripts/fairness.sh's does).
     let fetches: Option<(i64, f64)> = sqlx::query_as(
         "SELECT sum(calls)::bigint, (sum(total_exec_time) / greatest(sum(calls), 1))::float8 FROM pg_stat_statements
@@ -974,6 +1005,8 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
         "heavy_waiting_at_light_verdicts_max": waiting.iter().max(),
         "light_wait_ms_p50": light_wait_ms.map(|v| round(v, 1)),
         "light_run_ms_p50": light_run_ms.map(|v| round(v, 1)),
+        "light_post_to_created_ms_p50": api_before_ms,
+        "light_verdict_to_answer_ms_p50": api_after_ms,
         "fetches": fetches.map(|f| f.0),
         "fetch_mean_ms": fetches.map(|f| round(f.1, 3)),
         "light_ms": times.iter().map(|t| round(*t, 1)).collect::<Vec<_>>(),

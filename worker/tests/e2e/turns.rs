@@ -59,6 +59,25 @@ async fn users_take_turns_rather_than_arrival_order() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_user_with_one_sentence_waiting_goes_before_users_with_backlogs() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
+    let (_, ann) = app.create_user("ann").await;
+    let (_, bo) = app.create_user("bo").await;
+    let (_, cy) = app.create_user("cy").await;
+    let a = submit_all(&app, &ann, 3, "interactive", "ann").await;
+    let b = submit_all(&app, &bo, 3, "interactive", "bo").await;
+    let c = submit_all(&app, &cy, 1, "interactive", "cy").await;
+    // Nobody has been served: cy's only sentence goes first, then the backlogs by age. A user's
+    // last waiting task is marked to run by itself (not in a group of local runs).
+    let first = fetch_tasks(&app.pool, "turns-test", 1, 1, 30.0, &[], TURNS).await.unwrap();
+    assert_eq!((first[0].task.id.to_string(), first[0].alone), (c[0].clone(), true));
+    let next = fetch_tasks(&app.pool, "turns-test", 2, 2, 30.0, &[], TURNS).await.unwrap();
+    let next: HashSet<(String, bool)> = next.into_iter().map(|claimed| (claimed.task.id.to_string(), claimed.alone)).collect();
+    assert_eq!(next, HashSet::from([(a[0].clone(), false), (b[0].clone(), false)]));
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_user_at_the_cap_waits_while_others_are_served() {
     let app = TestApp::start_with(TestAppOptions::default().workers(0)).await;
     let (_, ann) = app.create_user("ann").await;
