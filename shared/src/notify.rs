@@ -30,7 +30,7 @@ use crate::{
     batch::Batcher,
     credentials::{CREDENTIAL_EVENTS_CHANNEL, CredentialCache},
     domain::user::User,
-    provider_pauses::{PROVIDER_PAUSES_CHANNEL, ProviderPauses},
+    provider_pauses::{PROVIDER_PAUSES_CHANNEL, PROVIDER_RESUMES_CHANNEL, ProviderPauses},
     queue::TASKS_WAITING_CHANNEL,
 };
 
@@ -53,7 +53,8 @@ struct Inner {
     waiting: broadcast::Sender<()>,
     connected: AtomicBool,
     credentials: CredentialCache,
-    /// Pauses models asked for, announced on [`PROVIDER_PAUSES_CHANNEL`] (workers only).
+    /// Pauses models asked for, announced on [`PROVIDER_PAUSES_CHANNEL`], and their ends
+    /// ([`PROVIDER_RESUMES_CHANNEL`]) (workers only).
     provider_pauses: ProviderPauses,
 }
 
@@ -61,7 +62,11 @@ impl Notifications {
     /// Starts listening to every channel (what a worker hears); the background task reconnects by
     /// itself until `stop` is cancelled.
     pub fn start(pool: PgPool, stop: CancellationToken) -> Self {
-        Self::start_on(pool, stop, &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL, PROVIDER_PAUSES_CHANNEL])
+        Self::start_on(
+            pool,
+            stop,
+            &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL, PROVIDER_PAUSES_CHANNEL, PROVIDER_RESUMES_CHANNEL],
+        )
     }
 
     /// [`Notifications::start`] without waiting-task wakeups, which only workers use (what the API
@@ -330,6 +335,8 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
         let _ = inner.waiting.send(());
     } else if channel == PROVIDER_PAUSES_CHANNEL {
         inner.provider_pauses.heard(payload);
+    } else if channel == PROVIDER_RESUMES_CHANNEL {
+        inner.provider_pauses.resumed(payload);
     }
 }
 

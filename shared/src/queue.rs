@@ -222,8 +222,9 @@ pub async fn hand_back(
 /// nobody until then, so it holds no worker's run slot meanwhile, and the next fetch after it
 /// resumes it from its journal. The wait is not a failed attempt: it records no failure, and it is
 /// counted in `provider_waits`, which the cap on attempts leaves out (see
-/// [`failed_attempts`]). No notification: nobody may take the task before the wait is over, and
-/// workers fetch every [`RESCUE_POLL`] anyway. False when `owner` no longer held it.
+/// [`failed_attempts`]). No notification: nobody may take the task before the wait is over; the
+/// worker that hands it back fetches when it is (and every worker every [`RESCUE_POLL`]). False
+/// when `owner` no longer held it.
 pub async fn hand_back_to_wait(db: impl PgExecutor<'_>, id: Uuid, owner: &str, wait: Duration) -> Result<bool, sqlx::Error> {
     let released = sqlx::query!(
         "UPDATE quick_action_tasks

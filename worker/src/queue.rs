@@ -13,6 +13,8 @@
 //!   of running tasks (`QUICKACT_MAX_RUNNING_PER_USER`) may have waiting tasks no announcement
 //!   will bring, and the process whose run ended has the room to take the next one;
 //! - right away again after a fetch that filled all the room it had (more may be waiting);
+//! - when a task this process handed back with a delay becomes due ([`DueTasks`]: a wait for a
+//!   model, the pause after a failed attempt), which nothing announces;
 //! - every [`RESCUE_POLL`], to take tasks whose holder's lease lapsed;
 //! - with a backlog, once a few runs ended ([`min_room`]): one statement claims several tasks;
 //!   or at once, with whatever room there is, when a task is announced meanwhile.
@@ -21,8 +23,10 @@
 //! ends by itself.
 
 use std::{
+    cmp::Reverse,
+    collections::BinaryHeap,
     pin::Pin,
-    sync::Arc,
+    sync::{Arc, Mutex},
     task::{Context, Poll},
     time::Duration,
 };
@@ -38,7 +42,7 @@ use quickact_shared::{
     queue::{RESCUE_POLL, fetch_tasks, lease_holder, worker_alive},
 };
 use tokio::{
-    sync::{OwnedSemaphorePermit, Semaphore},
+    sync::{Notify, OwnedSemaphorePermit, Semaphore},
     time::Instant,
 };
 use tokio_util::sync::CancellationToken;
@@ -67,6 +71,54 @@ const MAX_FETCH: usize = 64;
 /// statement claims several tasks, while most of the room stays in use.
 fn min_room(concurrency: usize) -> usize {
     (concurrency / 8).clamp(1, 16)
+}
+
+/// How long after the first of several due times the fetcher waits for the others: the tasks one
+/// pause held come due within milliseconds of each other, and one fetch takes them all.
+const DUE_TOGETHER: Duration = Duration::from_millis(25);
+
+/// When the tasks this process handed back with a delay come due. A task handed back until then
+/// (its lease held by nobody until the delay is over) is announced to nobody when it may be taken
+/// again, so without these the next fetch would come by chance or at the next [`RESCUE_POLL`],
+/// up to two seconds late: the fetcher wakes itself at each of these times instead. Another worker
+/// may take the task (any fetch will); this one only makes sure some fetch comes in time.
+#[derive(Default)]
+pub struct DueTasks {
+    times: Mutex<BinaryHeap<Reverse<Instant>>>,
+    /// Told when a time is added: the fetcher may be sleeping until a later one.
+    added: Notify,
+}
+
+impl DueTasks {
+    /// A task this process handed back may be taken again from `due` on (on this machine's clock,
+    /// read after the hand-back committed: no earlier than the database's own time for it).
+    pub fn add(&self, due: Instant) {
+        self.times.lock().expect("due times lock").push(Reverse(due));
+        self.added.notify_one();
+    }
+
+    /// Completes once the earliest time added has come (and the others due with it), forgetting
+    /// them.
+    async fn reached(&self) {
+        loop {
+            let earliest = self.times.lock().expect("due times lock").peek().map(|Reverse(at)| *at);
+            match earliest {
+                Some(at) if at + DUE_TOGETHER <= Instant::now() => {
+                    let mut times = self.times.lock().expect("due times lock");
+                    let now = Instant::now();
+                    while times.peek().is_some_and(|Reverse(at)| *at <= now) {
+                        times.pop();
+                    }
+                    return;
+                }
+                Some(at) => tokio::select! {
+                    _ = tokio::time::sleep_until(at + DUE_TOGETHER) => {}
+                    _ = self.added.notified() => {}
+                },
+                None => self.added.notified().await,
+            }
+        }
+    }
 }
 
 /// The apalis backend: the stream of claimed tasks.
@@ -155,6 +207,7 @@ impl Fetcher {
                 tokio::select! {
                     _ = self.wakeups.next() => {}
                     _ = self.runner.run_ended.notified() => {}
+                    _ = self.runner.due_tasks.reached() => {}
                     _ = tokio::time::sleep(RESCUE_POLL) => {}
                 }
             }
@@ -253,5 +306,25 @@ async fn beat_until(runner: Arc<Runner>, stop: CancellationToken) {
             _ = stop.cancelled() => return,
             _ = tokio::time::sleep(runner.worker.heartbeat) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_fetcher_wakes_when_a_task_handed_back_comes_due_and_once_for_those_due_together() {
+        let due = DueTasks::default();
+        let start = Instant::now();
+        let (first, second) = (start + Duration::from_millis(100), start + Duration::from_millis(300));
+        due.add(second);
+        due.add(second + Duration::from_millis(5));
+        due.add(first);
+        due.reached().await;
+        assert!(Instant::now() >= first && Instant::now() < second, "woken at the first time due");
+        due.reached().await;
+        assert!(Instant::now() >= second + Duration::from_millis(5), "the two due 5 ms apart wake it once");
+        assert!(tokio::time::timeout(Duration::from_millis(300), due.reached()).await.is_err(), "nothing left to wake it");
     }
 }

@@ -40,7 +40,7 @@ use crate::{
     agent::{Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::{choice::ProviderChoice, gate::ProviderGate},
-    queue::Claimed,
+    queue::{Claimed, DueTasks},
     tools::ToolRegistry,
 };
 
@@ -79,6 +79,8 @@ pub struct Runner {
     /// Told when a run of this process ended and gave its room back: a user at their cap of
     /// running tasks may have a turn again (see `crate::queue`).
     pub run_ended: tokio::sync::Notify,
+    /// When the tasks this process handed back with a delay come due: the fetcher wakes then.
+    pub due_tasks: DueTasks,
 }
 
 /// A run in progress in this process.
@@ -167,6 +169,7 @@ impl Runner {
             hand_back: CancellationToken::new(),
             groups,
             run_ended: tokio::sync::Notify::new(),
+            due_tasks: DueTasks::default(),
         })
     }
 
@@ -422,7 +425,12 @@ impl Runner {
     async fn give_back(&self, task_id: Uuid, holder: &str, pause: Option<Duration>, failure: Option<&str>) {
         let (pool, owner) = (&self.bookkeeping, holder);
         match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, owner, pause, failure)).await {
-            Ok(_) => tracing::info!(task_id = %task_id, "task handed back to the queue"),
+            Ok(released) => {
+                if let Some(pause) = pause.filter(|_| released) {
+                    self.due_tasks.add(Instant::now() + pause);
+                }
+                tracing::info!(task_id = %task_id, "task handed back to the queue")
+            }
             Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
         }
     }
@@ -434,7 +442,12 @@ impl Runner {
         quickact_shared::metrics::provider_hand_back(model);
         let (pool, owner) = (&self.bookkeeping, holder);
         match retry_unavailable(Duration::from_secs(5), || hand_back_to_wait(pool, task_id, owner, wait)).await {
-            Ok(_) => tracing::info!(task_id = %task_id, %model, wait_ms = wait.as_millis() as u64, "task handed back to wait for its model"),
+            Ok(released) => {
+                if released {
+                    self.due_tasks.add(Instant::now() + wait);
+                }
+                tracing::info!(task_id = %task_id, %model, wait_ms = wait.as_millis() as u64, "task handed back to wait for its model")
+            }
             Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
         }
     }

@@ -5,7 +5,8 @@
 //! - [`take_provider_request`]: before each request, one call takes it from the budget or says how
 //!   long to wait (a pause, a token debt, the request rate).
 //! - [`settle_provider_request`]: after an answer, its tokens are debited (a debt is allowed: the
-//!   next requests wait) and, when it was a pause's probe, the pause ends.
+//!   next requests wait) and, when it was a pause's probe, the pause ends, announced on
+//!   [`PROVIDER_RESUMES_CHANNEL`] to the requests waiting for that answer.
 //! - [`pause_provider`]: a `429` that named its wait stops every worker's requests until then.
 
 use std::time::Duration;
@@ -20,14 +21,20 @@ use crate::config::ModelLimit;
 /// [`crate::provider_pauses`]).
 pub const PROVIDER_PAUSES_CHANNEL: &str = "quickact_provider_pauses";
 
+/// Channel announcing that a pause's probe was answered and the pause is over (payload: the
+/// model): the requests waiting for that answer go (see [`Admission::Wait::probing`]).
+pub const PROVIDER_RESUMES_CHANNEL: &str = "quickact_provider_resumes";
+
 /// What a request's budget says.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Admission {
     /// Send the request after `after` (its place in the queue of the request rate; zero mostly).
     /// `probe`: it is the first after a pause, and its answer ends the pause (or renews it).
     Admitted { after: Duration, probe: bool, taken_at: DateTime<Utc> },
-    /// Not now: ask again after `wait`. `paused`: the model asked for the pause.
-    Wait { wait: Duration, paused: bool },
+    /// Not now: ask again after `wait`. `paused`: the model asked for the pause. `probing`: its
+    /// pause is over and its probe is out: the wait ends with the probe's answer, announced on
+    /// [`PROVIDER_RESUMES_CHANNEL`], or with the probe window (`wait`) at the latest.
+    Wait { wait: Duration, paused: bool, probing: bool },
 }
 
 /// A request's ticket: what [`settle_provider_request`] needs to know about it.
@@ -54,7 +61,8 @@ pub async fn take_provider_request(
     };
     let token_tolerance = if limit.tokens_per_minute.is_some_and(|tokens| tokens > 0) { 60.0 } else { 0.0 };
     let row = sqlx::query!(
-        r#"SELECT wait AS "wait!", admitted AS "admitted!", probe AS "probe!", paused AS "paused!", taken_at AS "taken_at!"
+        r#"SELECT wait AS "wait!", admitted AS "admitted!", probe AS "probe!", paused AS "paused!", probing AS "probing!",
+                  taken_at AS "taken_at!"
            FROM quickact_take_provider_request($1, $2, $3, $4, $5, $6)"#,
         model,
         interval,
@@ -69,13 +77,15 @@ pub async fn take_provider_request(
     Ok(if row.admitted {
         Admission::Admitted { after: wait, probe: row.probe, taken_at: row.taken_at }
     } else {
-        Admission::Wait { wait, paused: row.paused }
+        Admission::Wait { wait, paused: row.paused, probing: row.probing }
     })
 }
 
 /// After `model` answered the request of `ticket`: debits the `tokens` it used from the token
 /// budget of `limit` (the debt may run past the budget: the next requests wait), and ends the
-/// pause the request probed, unless a later 429 paused the model again meanwhile.
+/// pause the request probed, unless a later 429 paused the model again meanwhile. The end of a
+/// pause is announced on [`PROVIDER_RESUMES_CHANNEL`] when it commits: the requests waiting for
+/// the probe's answer, in every worker, go at once.
 pub async fn settle_provider_request(
     db: impl PgExecutor<'_>,
     model: &str,
@@ -90,18 +100,26 @@ pub async fn settle_provider_request(
     if seconds == 0.0 && !ticket.probe {
         return Ok(());
     }
+    // `resumed`: the pause is over with this answer. (A probe answering after another probe's
+    // answer ended the pause says so again: the waiters, if any, ask the budget once more.)
     sqlx::query!(
-        "UPDATE provider_budgets
-         SET token_tat = CASE WHEN $2::float8 > 0 THEN greatest(token_tat, clock_timestamp()) + make_interval(secs => $2) ELSE token_tat END,
-             paused_until = CASE WHEN $3 AND paused_at <= $4 THEN NULL ELSE paused_until END,
-             paused_at = CASE WHEN $3 AND paused_at <= $4 THEN NULL ELSE paused_at END
-         WHERE model = $1",
+        r#"WITH settled AS (
+             UPDATE provider_budgets
+             SET token_tat = CASE WHEN $2::float8 > 0 THEN greatest(token_tat, clock_timestamp()) + make_interval(secs => $2) ELSE token_tat END,
+                 paused_until = CASE WHEN $3 AND paused_at <= $4 THEN NULL ELSE paused_until END,
+                 paused_at = CASE WHEN $3 AND paused_at <= $4 THEN NULL ELSE paused_at END,
+                 probe_sent_at = CASE WHEN $3 AND paused_at <= $4 THEN NULL ELSE probe_sent_at END
+             WHERE model = $1
+             RETURNING $3 AND paused_until IS NULL AS resumed
+           )
+           SELECT count(pg_notify($5, $1)) AS "n!" FROM settled WHERE resumed"#,
         model,
         seconds,
         ticket.probe,
         ticket.taken_at,
+        PROVIDER_RESUMES_CHANNEL,
     )
-    .execute(db)
+    .fetch_one(db)
     .await?;
     Ok(())
 }
@@ -115,7 +133,8 @@ pub async fn pause_provider(db: impl PgExecutor<'_>, model: &str, wait: Duration
              INSERT INTO provider_budgets AS b (model, paused_at, paused_until, pauses_total)
              VALUES ($1, clock_timestamp(), clock_timestamp() + make_interval(secs => $2), 1)
              ON CONFLICT (model) DO UPDATE
-             SET paused_at = EXCLUDED.paused_at, paused_until = EXCLUDED.paused_until, pauses_total = b.pauses_total + 1
+             SET paused_at = EXCLUDED.paused_at, paused_until = EXCLUDED.paused_until, probe_sent_at = NULL,
+                 pauses_total = b.pauses_total + 1
              RETURNING model
          )
          SELECT pg_notify($3, model) FROM paused",

@@ -65,7 +65,13 @@ impl<'a> Run<'a> {
             let ticket = if self.provider.is_local() {
                 None
             } else {
-                match self.cx.gate.pass(self.model).await? {
+                let passage = tokio::select! {
+                    passage = self.cx.gate.pass(self.model, self.cx.deadline) => passage?,
+                    _ = self.cx.abort.cancelled() => {
+                        return Ok(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() })));
+                    }
+                };
+                match passage {
                     Passage::Go(ticket) => ticket,
                     Passage::Wait { wait, paused } => {
                         // A wait that outlasts the task would end it as a timeout: a fallback model

@@ -8,9 +8,11 @@
 //! of a pause that may still be on ([`quickact_shared::provider_pauses`]): announcements take
 //! milliseconds, so what slips through is what was already on its way when the 429 came.
 //!
-//! A request waits for its turn in process only when that is short ([`SHORT_WAIT`]); a longer wait
-//! (a pause, a budget spent for a while) is the run's to hand back: its task leaves the worker
-//! until the wait is over, holding no run slot (see `crate::runner`).
+//! A request waits for its turn in process only when that is short ([`SHORT_WAIT`]), or when it
+//! waits for the answer of a pause's probe (at most [`PROBE_WINDOW`], mostly a model's latency:
+//! the answer is announced, and the wait ends with it); a longer wait (a pause, a budget spent for
+//! a while) is the run's to hand back: its task leaves the worker until the wait is over, holding
+//! no run slot (see `crate::runner`).
 
 use std::time::Duration;
 
@@ -21,6 +23,7 @@ use quickact_shared::{
     store::providers::{Admission, Ticket, count_fallback, pause_provider, settle_provider_request, take_provider_request},
 };
 use sqlx::PgPool;
+use tokio::time::Instant;
 
 /// Longest a run waits for its model's budget in process, holding its run slot. Longer waits hand
 /// the task back: a slot is worth more than the second or two a hand-back and the next fetch cost.
@@ -28,6 +31,11 @@ pub const SHORT_WAIT: Duration = Duration::from_secs(1);
 
 /// How long the other requests keep waiting for the answer of the probe that goes first after a
 /// pause: a probe that hangs, or whose worker dies, holds the model back no longer than this.
+///
+/// They wait in process, holding their run slots: the answer ends the wait, announced to every
+/// worker, and comes within a model's latency. A hand-back could not end with it: it would have to
+/// last the whole window (the chaos suite's 429 storm saw tasks back 5-7 s after a probe that had
+/// answered in under a second).
 pub const PROBE_WINDOW: Duration = Duration::from_secs(5);
 
 /// What the gate says about a request.
@@ -64,14 +72,17 @@ impl ProviderGate {
     }
 
     /// Waits (briefly) for `model`'s turn: takes from the fleet's budget when the model has limits
-    /// or may be paused (a pause another worker met must stop this one too).
-    pub async fn pass(&self, model: &str) -> Result<Passage, sqlx::Error> {
+    /// or may be paused (a pause another worker met must stop this one too). Waits for a pause's
+    /// probe to answer, unless that may outlast `deadline` (the run's).
+    pub async fn pass(&self, model: &str, deadline: Instant) -> Result<Passage, sqlx::Error> {
         let limit = self.limit(model);
         let limited = limit.requests_per_minute.is_some() || limit.tokens_per_minute.is_some();
-        if !limited && !self.pauses().may_be_paused(model) && self.notifications.is_connected() {
-            return Ok(Passage::Go(None));
-        }
         loop {
+            if !limited && !self.pauses().may_be_paused(model) && self.notifications.is_connected() {
+                return Ok(Passage::Go(None));
+            }
+            // Before asking: the end of the pause may be announced before the answer is read.
+            let mut changes = self.pauses().changes();
             match take_provider_request(&self.pool, model, limit, SHORT_WAIT, PROBE_WINDOW).await? {
                 Admission::Admitted { after, probe, taken_at } => {
                     quickact_shared::metrics::provider_request(model, probe);
@@ -84,8 +95,14 @@ impl ProviderGate {
                     }
                     return Ok(Passage::Go(Some(Ticket { probe, taken_at })));
                 }
-                Admission::Wait { wait, paused } => {
+                Admission::Wait { wait, paused, probing } => {
                     quickact_shared::metrics::provider_wait(model, paused);
+                    if probing && wait <= PROBE_WINDOW && Instant::now() + wait < deadline {
+                        // The probe's answer (announced), a new pause (announced too), or the
+                        // window's end; then the budget says what now.
+                        let _ = tokio::time::timeout(wait, changes.changed()).await;
+                        continue;
+                    }
                     if wait > SHORT_WAIT {
                         return Ok(Passage::Wait { wait, paused });
                     }

@@ -84,6 +84,38 @@ async fn a_models_pause_stops_every_worker_with_one_probe_per_pause_and_no_task_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_requests_waiting_for_a_pauses_probe_go_when_it_answers_in_every_worker() {
+    use quickact_shared::store::providers::pause_provider;
+
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_WORKER_CONCURRENCY", "4");
+    let (app, key) = TestApp::start_with_options_and_user(options, "prb").await;
+    app.fake.fallback(|_| Reply::look_up_and_finish("done after the probe"));
+    // The probe's answer takes a while: the others ask while it is out.
+    app.fake.model_latency("fake-model", Duration::from_millis(500));
+    pause_provider(&app.pool, "fake-model", Duration::from_secs(3)).await.unwrap();
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        ids.push(submit(&app, &key, &format!("after the probe {i}"), 60).await);
+    }
+    let _workers: Vec<_> = (0..2).map(|_| spawn_worker(&app, WORKER_BINARY, &[])).collect();
+    for id in &ids {
+        let task = app.wait_final(&key, id, 60).await;
+        assert_eq!(task["status"], "success", "{task:#}");
+    }
+
+    // The first request after the pause is the probe; the others, in both workers, went when it
+    // answered (its end is announced), not when the 5 s probe window ran out.
+    let arrivals: Vec<Instant> = app.fake.received().iter().map(|r| r.at).collect();
+    let probe = *arrivals.iter().min().expect("the model was asked");
+    let last = *arrivals.iter().max().expect("the model was asked");
+    assert!(last - probe < Duration::from_secs(4), "the last request came {:?} after the probe", last - probe);
+    // And they waited for it in their worker: the pause alone handed tasks back, once at most.
+    let waits: Vec<i32> = sqlx::query_scalar("SELECT provider_waits FROM quick_action_tasks").fetch_all(&app.pool).await.unwrap();
+    assert!(waits.iter().all(|w| *w <= 1), "a task was handed back for the probe's answer: {waits:?}");
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_model_whose_retries_are_spent_hands_the_run_to_the_next_model_of_the_chain() {
     let options = TestAppOptions::default()
         .workers(0)
