@@ -34,6 +34,7 @@ pub struct Fleet {
     pub base: String,
     pub api: Child,
     pub workers: Vec<Worker>,
+    /// The load users' keys, then the probes' user's.
     pub keys: Vec<String>,
     pub client: reqwest::Client,
     worker_binary: String,
@@ -83,6 +84,9 @@ impl Fleet {
         for i in 0..USERS {
             keys.push(app.create_user(&format!("chaos{i}")).await.1);
         }
+        // The probes' user, last: a probe times the service's recovery, not a load user's own
+        // backlog, which fair turns rightly serve in arrival order.
+        keys.push(app.create_user("chaos-probe").await.1);
         let worker_binary = options.worker_binary.to_string_lossy().into_owned();
         let (api, base) = spawn_api(&app, &options.api_binary.to_string_lossy(), &[]).await;
         let mut fleet = Fleet {

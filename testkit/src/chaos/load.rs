@@ -295,7 +295,8 @@ async fn submit_all(shared: Arc<Shared>, watchers: Arc<tokio::sync::Mutex<JoinSe
 async fn submit(shared: &Shared, n: usize, local: bool, give_up: Instant, pause: Duration) -> Option<Accepted> {
     let token = token(&shared.run, n);
     let text = if local { format!("add todo {token}") } else { format!("please keep {token} somewhere sensible for me") };
-    let key = n % shared.keys.len();
+    let probes_user = shared.keys.len() - 1;
+    let key = if n >= FIRST_PROBE { probes_user } else { n % probes_user };
     let idempotency = format!("chaos-{}-{n}", shared.run);
     let body = json!({ "text": text, "timeout": shared.plan.timeout_secs });
     let (status, answer) = send(

@@ -516,13 +516,21 @@ pub async fn model_faults(options: &ChaosOptions) -> Outcome {
         let t = started.elapsed().as_secs_f64();
         t >= storm.0 && t < storm.0 + storm.1
     };
+    // No request hangs in the seconds after the storm, while the probe times the recovery: the
+    // first request after a pause goes alone, and a hung one holds every worker for the probe
+    // window (worker/src/provider/gate.rs, PROBE_WINDOW, 5 s) by design, which would time the
+    // hang, not the storm's recovery.
+    let recovering = move || {
+        let t = started.elapsed().as_secs_f64();
+        t >= storm.0 + storm.1 && t < storm.0 + storm.1 + 10.0
+    };
     let (limited, hung) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let (limited_count, hung_count) = (limited.clone(), hung.clone());
     fleet.app.fake.fallback(move |request| {
         if in_storm() {
             limited_count.fetch_add(1, Ordering::Relaxed);
             Reply::RateLimited { retry_after_secs: rand::rng().random_range(1..=3) }
-        } else if !is_probe(request) && rand::rng().random_bool(0.05) {
+        } else if !is_probe(request) && !recovering() && rand::rng().random_bool(0.05) {
             hung_count.fetch_add(1, Ordering::Relaxed);
             Reply::Delayed(Duration::from_secs(3600), Box::new(Reply::Status(500, "never sent".into())))
         } else {
