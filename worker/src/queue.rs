@@ -59,7 +59,8 @@ pub struct Claimed {
     /// Who holds the task's lease: this worker and the fetch that claimed it (see
     /// [`quickact_shared::queue::fetch_tasks`]); every write of the run checks it.
     pub holder: String,
-    /// Run by itself, not in a group of local runs (see [`quickact_shared::queue::ClaimedTask::alone`]).
+    /// Run by itself, not in a group of local runs: its user's last waiting task (see
+    /// [`quickact_shared::queue::ClaimedTask::alone`]) while other users work through backlogs.
     pub alone: bool,
     pub permit: OwnedSemaphorePermit,
 }
@@ -130,7 +131,7 @@ impl TaskQueue {
     /// Claims tasks for `runner` as room frees up (`room`: this process's permits).
     pub fn new(runner: Arc<Runner>, room: Arc<Semaphore>) -> Self {
         let wakeups = Box::pin(runner.notifications.task_wakeups());
-        let fetcher = Fetcher { wakeups, runner, room, backlog: true, claims: rand::random() };
+        let fetcher = Fetcher { wakeups, runner, room, backlog: true, backlogs: false, claims: rand::random() };
         let claimed = futures::stream::unfold(fetcher, |mut fetcher| async move {
             let batch = fetcher.next_batch().await;
             Some((futures::stream::iter(batch), fetcher))
@@ -180,6 +181,11 @@ struct Fetcher {
     room: Arc<Semaphore>,
     /// More tasks may be waiting now: fetch without waiting for an announcement.
     backlog: bool,
+    /// The last fetch took a task with more of its user's waiting behind it: users are working
+    /// through backlogs, and a user's single sentence runs by itself rather than wait for a group
+    /// of theirs (see [`Claimed::alone`]). Without backlogs, every task is its user's last, and
+    /// runs arriving together are grouped as ever.
+    backlogs: bool,
     /// Numbers this process's fetches (see [`lease_holder`]).
     claims: u32,
 }
@@ -233,13 +239,16 @@ impl Fetcher {
                     if tasks.is_empty() {
                         continue;
                     }
+                    let backlogs = tasks.iter().any(|claimed| !claimed.alone);
+                    let alone_among_backlogs = backlogs || self.backlogs;
+                    self.backlogs = backlogs;
                     return tasks
                         .into_iter()
                         .map(|claimed| Claimed {
                             task: claimed.task,
                             clock: RunClock::new(claimed.database_now, arrived),
                             holder: holder.clone(),
-                            alone: claimed.alone,
+                            alone: claimed.alone && alone_among_backlogs,
                             permit: permits.split(1).expect("a permit per task claimed"),
                         })
                         .collect();

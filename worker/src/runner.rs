@@ -336,8 +336,8 @@ impl Runner {
         });
         let context = RunContext::new(&self.shared, &plan, false);
         // A first try of a local run goes into a group; a retry (after a failure) runs alone, and
-        // so does a user's last waiting task (a group commits after all its runs: one sentence
-        // of a user with nothing else waiting should not wait for a backlog's group).
+        // so does a user's last waiting task while other users work through backlogs (a group
+        // commits after all its runs: one sentence should not wait for a backlog's group).
         let outcome = if plan.provider.is_local() && plan.task.attempts <= 1 && !alone {
             let run = GroupedRun { plan: plan.clone(), journal };
             tokio::time::timeout_at(deadline, self.run_grouped(&context, run)).await
