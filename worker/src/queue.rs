@@ -131,7 +131,7 @@ impl TaskQueue {
     /// Claims tasks for `runner` as room frees up (`room`: this process's permits).
     pub fn new(runner: Arc<Runner>, room: Arc<Semaphore>) -> Self {
         let wakeups = Box::pin(runner.notifications.task_wakeups());
-        let fetcher = Fetcher { wakeups, runner, room, backlog: true, backlogs: false, claims: rand::random() };
+        let fetcher = Fetcher { wakeups, runner, room, backlog: true, backlogs: Vec::new(), claims: rand::random() };
         let claimed = futures::stream::unfold(fetcher, |mut fetcher| async move {
             let batch = fetcher.next_batch().await;
             Some((futures::stream::iter(batch), fetcher))
@@ -181,11 +181,12 @@ struct Fetcher {
     room: Arc<Semaphore>,
     /// More tasks may be waiting now: fetch without waiting for an announcement.
     backlog: bool,
-    /// The last fetch took a task with more of its user's waiting behind it: users are working
-    /// through backlogs, and a user's single sentence runs by itself rather than wait for a group
-    /// of theirs (see [`Claimed::alone`]). Without backlogs, every task is its user's last, and
-    /// runs arriving together are grouped as ever.
-    backlogs: bool,
+    /// Users the last fetch took a task of with more of theirs waiting behind it: users working
+    /// through backlogs. Another user's single sentence then runs by itself rather than wait for
+    /// a group of theirs (see [`Claimed::alone`]). Without other users' backlogs (one user's tasks
+    /// arriving together are each their user's last when fetched one by one) runs are grouped as
+    /// ever.
+    backlogs: Vec<uuid::Uuid>,
     /// Numbers this process's fetches (see [`lease_holder`]).
     claims: u32,
 }
@@ -239,16 +240,18 @@ impl Fetcher {
                     if tasks.is_empty() {
                         continue;
                     }
-                    let backlogs = tasks.iter().any(|claimed| !claimed.alone);
-                    let alone_among_backlogs = backlogs || self.backlogs;
-                    self.backlogs = backlogs;
+                    let mut backlogs: Vec<uuid::Uuid> = tasks.iter().filter(|claimed| !claimed.alone).map(|claimed| claimed.task.user_id).collect();
+                    backlogs.sort_unstable();
+                    backlogs.dedup();
+                    let earlier = std::mem::replace(&mut self.backlogs, backlogs);
+                    let others_behind = |user: uuid::Uuid| self.backlogs.iter().chain(&earlier).any(|other| *other != user);
                     return tasks
                         .into_iter()
                         .map(|claimed| Claimed {
+                            alone: claimed.alone && others_behind(claimed.task.user_id),
                             task: claimed.task,
                             clock: RunClock::new(claimed.database_now, arrived),
                             holder: holder.clone(),
-                            alone: claimed.alone && alone_among_backlogs,
                             permit: permits.split(1).expect("a permit per task claimed"),
                         })
                         .collect();
