@@ -14,6 +14,7 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -152,9 +153,28 @@ async fn parse_time_answers_as_the_rest_route_does_and_a_discover_client_calls_i
         .serve_with_lifecycle(transport(&app, Some(&key)), ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] })
         .await
         .expect("a discover client starts");
-    let result = call(&discover, "parse_time", arguments).await;
+    let result = call(&discover, "parse_time", arguments.clone()).await;
     assert_eq!(ok(&result), &rest.body);
     discover.cancel().await.expect("the client stops");
+
+    // No session: another API process, which never saw this client's `initialize`, answers its
+    // next call (as one behind a load balancer would).
+    let stop = CancellationToken::new();
+    let other_api = app.start_another_api(stop.clone()).await;
+    let answer = app
+        .client
+        .post(format!("{other_api}/mcp"))
+        .bearer_auth(&key)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "parse_time", "arguments": arguments } }))
+        .send()
+        .await
+        .expect("the other API process answers");
+    assert_eq!(answer.status(), StatusCode::OK);
+    let body: Value = answer.json().await.expect("a JSON-RPC answer");
+    assert_eq!(body["result"]["structuredContent"], rest.body, "{body:#}");
+    stop.cancel();
     app.shutdown().await;
 }
 
