@@ -148,7 +148,15 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
         CorsLayer::new()
             .allow_origin(allowed)
             .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
-            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, HeaderName::from_static("idempotency-key")])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static("idempotency-key"),
+                // What MCP clients send to `/mcp` besides (see `mcp`).
+                HeaderName::from_static("mcp-protocol-version"),
+                HeaderName::from_static("mcp-method"),
+                HeaderName::from_static("mcp-name"),
+            ])
             .expose_headers([header::RETRY_AFTER, header::LOCATION, HeaderName::from_static("idempotent-replayed")])
             .max_age(Duration::from_secs(600)),
     )

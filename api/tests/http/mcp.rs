@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use quickact_testkit::{Reply, TestApp};
+use quickact_testkit::{Reply, TestApp, TestAppOptions};
 use reqwest::{Method, StatusCode};
 use rmcp::{
     ClientServiceExt, RoleClient, ServiceExt,
@@ -301,5 +301,25 @@ async fn the_mcp_endpoint_refuses_a_missing_unknown_or_revoked_key() {
     assert_eq!((status, &body), (StatusCode::UNAUTHORIZED, &unauthorized));
     assert!(ClientConfig::default().serve(transport(&app, Some(&second))).await.is_err(), "a client with a revoked key cannot start");
     let _ = client.cancel().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_configured_browser_origin_may_send_the_mcp_headers() {
+    let app = TestApp::start_with(TestAppOptions::default().workers(0).env("QUICKACT_CORS_ORIGINS", "https://assistant.example")).await;
+    let preflight = app
+        .client
+        .request(Method::OPTIONS, format!("{}/mcp", app.base_url))
+        .header("origin", "https://assistant.example")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name")
+        .send()
+        .await
+        .expect("the API answers");
+    assert_eq!(preflight.headers().get("access-control-allow-origin").unwrap(), "https://assistant.example");
+    let allowed = preflight.headers().get("access-control-allow-headers").unwrap().to_str().unwrap().to_owned();
+    for name in ["authorization", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"] {
+        assert!(allowed.contains(name), "{name} in {allowed}");
+    }
     app.shutdown().await;
 }
