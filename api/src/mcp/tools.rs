@@ -127,16 +127,17 @@ pub struct ParseTimeArgs {
 }
 
 /// The tools, with what they reach. One value serves every request (cloned per request by the
-/// transport); the caller is in each request's extensions (see [`super::authenticate`]).
+/// transport, and held while a call waits: hence the shared router); the caller is in each
+/// request's extensions (see [`super::authenticate`]).
 #[derive(Clone)]
 pub struct QuickactTools {
     state: AppState,
-    tool_router: ToolRouter<Self>,
+    tool_router: Arc<ToolRouter<Self>>,
 }
 
 impl QuickactTools {
     pub fn new(state: AppState) -> Self {
-        QuickactTools { state, tool_router: Self::tool_router() }
+        QuickactTools { state, tool_router: Arc::new(Self::tool_router()) }
     }
 }
 
