@@ -128,7 +128,7 @@ pub struct ParseTimeArgs {
 
 /// The tools, with what they reach. One value serves every request (cloned per request by the
 /// transport, and held while a call waits: hence the shared router); the caller is in each
-/// request's extensions (see [`super::authenticate`]).
+/// request's extensions (put there by `authenticate`, in `mcp`).
 #[derive(Clone)]
 pub struct QuickactTools {
     state: AppState,

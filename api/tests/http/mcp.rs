@@ -281,6 +281,11 @@ async fn the_mcp_endpoint_refuses_a_missing_unknown_or_revoked_key() {
         }
     }
     assert!(ClientConfig::default().serve(transport(&app, None)).await.is_err(), "a client without a key cannot start");
+    // No sessions, so no session stream to open or end.
+    for method in [Method::GET, Method::DELETE] {
+        let answer = app.request(&first, method.clone(), "/mcp").header("accept", "text/event-stream").send().await.unwrap();
+        assert_eq!(answer.status(), StatusCode::METHOD_NOT_ALLOWED, "{method}");
+    }
 
     // A second key, used by a client, then revoked: the client's next call is refused, and so is
     // a new client with it.
