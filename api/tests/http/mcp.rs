@@ -328,3 +328,26 @@ async fn a_configured_browser_origin_may_send_the_mcp_headers() {
     }
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_graceful_shutdown_answers_a_waiting_quick_action_at_once_with_the_task() {
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
+    let sentence = "nobody will run this";
+    // Submitted first, so the tool call's first step (finding its idempotency key) is a task read
+    // the test can catch: the call is then inside the server, on its way to wait.
+    let submitted = app.request(&key, Method::POST, "/api/quick-action").header("idempotency-key", "once").json(&json!({ "text": sentence })).send().await.unwrap();
+    assert_eq!(submitted.status(), StatusCode::CREATED);
+    let client = connect(&app, &key).await;
+    let held = app.hold_task_reads().await;
+    let waiting = tokio::spawn(async move {
+        let result = call(&client, "quick_action", json!({ "text": sentence, "timeout": 60, "idempotency_key": "once" })).await;
+        let _ = client.cancel().await;
+        result
+    });
+    held.release_after_a_read(std::time::Duration::from_secs(20)).await;
+    let started = std::time::Instant::now();
+    app.shutdown().await;
+    let result = waiting.await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "shutdown waited {:?}", started.elapsed());
+    assert_eq!(ok(&result)["status"], "pending", "the task as it is, not an error: {result:?}");
+}
