@@ -19,6 +19,7 @@
 //! - [`views`]: tasks and journal steps as the JSON clients read.
 //! - [`openapi`]: the OpenAPI 3.1 description, generated from the handlers (`GET /api/openapi.json`).
 //! - [`api_docs`]: the reference for people at `/api/docs` (Swagger UI, from the binary).
+//! - [`mcp`]: `/mcp`, the same actions for assistants that speak MCP (Model Context Protocol).
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
@@ -29,6 +30,7 @@ pub mod events;
 pub mod extract;
 pub mod limits;
 pub mod longpoll;
+pub mod mcp;
 pub mod openapi;
 pub mod reads;
 pub mod routes;
@@ -70,7 +72,7 @@ use crate::{
 /// Largest request body read. A 2000-character sentence is at most ~8 KB of UTF-8, but a body a bit
 /// over that is still read whole, so the client gets a clean 413 about its text instead of a
 /// connection cut mid-upload; only bodies over this limit are refused unread.
-const MAX_BODY_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The routes of the contract with their OpenAPI description: a handler is registered here only
 /// with its `#[utoipa::path]`, so what is served and what is described cannot part.
@@ -116,6 +118,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/openapi.json", get(move || async move { ([(header::CONTENT_TYPE, "application/json")], spec.to_string()) }))
         .merge(api_docs::routes())
         .merge(admin_page::routes())
+        .merge(mcp::routes(&state))
         .fallback(|| async { ApiError::NotFound("no such route") })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -145,7 +148,15 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
         CorsLayer::new()
             .allow_origin(allowed)
             .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
-            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE, HeaderName::from_static("idempotency-key")])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static("idempotency-key"),
+                // What MCP clients send to `/mcp` besides (see `mcp`).
+                HeaderName::from_static("mcp-protocol-version"),
+                HeaderName::from_static("mcp-method"),
+                HeaderName::from_static("mcp-name"),
+            ])
             .expose_headers([header::RETRY_AFTER, header::LOCATION, HeaderName::from_static("idempotent-replayed")])
             .max_age(Duration::from_secs(600)),
     )

@@ -7,10 +7,10 @@
 //! - a per-user submit rate (`QUICKACT_SUBMIT_RATE_PER_MINUTE`), 429 with `Retry-After` past it,
 //!   held across every API process by a budget in Postgres ([`SubmitRate`]).
 //!
-//! Requests that may long-poll (`POST /api/quick-action`, whose body may ask to wait, and
-//! `GET /api/quick-action/{id}?wait=...`) hold no slot of the in-flight bound, since thousands may
-//! wait at once on one cheap notification fan-out; their time is bounded by their own wait (at most
-//! the task's timeout) plus a margin.
+//! Requests that may long-poll (`POST /api/quick-action`, whose body may ask to wait,
+//! `GET /api/quick-action/{id}?wait=...`, and `POST /mcp`, whose tool call may wait) hold no slot
+//! of the in-flight bound, since thousands may wait at once on one cheap notification fan-out;
+//! their time is bounded by their own wait (at most the task's timeout) plus a margin.
 
 use std::{
     collections::HashMap,
@@ -100,7 +100,8 @@ fn counted(request: Request, next: Next) -> impl Future<Output = Response> {
 fn may_long_poll(request: &Request) -> bool {
     let path = request.uri().path().trim_end_matches('/');
     match *request.method() {
-        Method::POST => path == "/api/quick-action",
+        // An MCP tool call that does not wait has its own time limit (see `crate::mcp::tools`).
+        Method::POST => path == "/api/quick-action" || path == crate::mcp::PATH,
         Method::GET => {
             path.strip_prefix("/api/quick-action/").is_some_and(|id| !id.contains('/'))
                 && request.uri().query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("wait=")))

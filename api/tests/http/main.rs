@@ -15,6 +15,7 @@
 //! - `admin_page`: the admin page's login, session cookie, CSRF and origin checks, logout.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
 //!   CORS.
+//! - `mcp`: `/mcp`, the MCP server, through a real MCP client.
 //!
 //! What happens after a task is queued (the worker, the agent, the planner's rules, failures) is
 //! tested in `worker/tests/e2e`.
@@ -25,6 +26,7 @@ mod budgets_api;
 mod http_limits;
 mod items_api;
 mod keys;
+mod mcp;
 mod openapi;
 mod events;
 mod undo;
