@@ -262,3 +262,53 @@ async fn the_fast_path_stays_local_and_a_sentence_it_cannot_read_gets_every_tool
     assert_eq!(rooms.effects(), 1);
     app.shutdown().await;
 }
+
+/// An external call's answer is written into its in-flight row only by the task's lease holder: a
+/// run that was paused and replaced meanwhile records nothing (the new holder makes the call again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_the_lease_holder_answers_an_in_flight_call() {
+    use quickact_shared::{
+        queue::{fetch_tasks, lease_holder},
+        store::{
+            steps::{Step, StepKind, insert_step, list_steps},
+            tasks::{OwnerCheck, complete_step_if_owner},
+        },
+    };
+
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "ines").await;
+    let id: uuid::Uuid = app.submit_id(&key, "book the room").await.parse().unwrap();
+    assert_eq!(fetch_tasks(&app.pool, "fenced", 1, 1, 30.0, &[], crate::turns::TURNS).await.unwrap().len(), 1);
+    let holder = lease_holder("fenced", 1);
+    // Postgres keeps microseconds.
+    let now = chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 6);
+    let in_flight = Step {
+        task_id: id,
+        seq: 0,
+        kind: StepKind::ToolCall,
+        name: "rooms__book_room".into(),
+        tool_call_id: Some("call-1".into()),
+        arguments: Some(json!({ "room": "F" })),
+        result: Some(json!({ "in_flight": true, "mcp_server": "rooms" })),
+        ok: false,
+        error: Some("no result recorded".into()),
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_tokens: 0,
+        cost_nanos: 0,
+        latency_ms: 0,
+        started_at: now,
+        finished_at: now,
+        attempt: 1,
+    };
+    insert_step(&app.pool, &in_flight).await.unwrap();
+    let answered = Step { result: Some(json!({ "mcp_server": "rooms", "content": "booked F" })), ok: true, error: None, latency_ms: 12, ..in_flight.clone() };
+
+    let replaced = complete_step_if_owner(&app.pool, "another-worker.00000001", &answered).await.unwrap();
+    assert_eq!(replaced, OwnerCheck::TakenOver);
+    assert_eq!(list_steps(&app.pool, id).await.unwrap(), vec![in_flight.clone()], "a run that lost the task wrote nothing");
+
+    assert_eq!(complete_step_if_owner(&app.pool, &holder, &answered).await.unwrap(), OwnerCheck::Owned);
+    let steps = list_steps(&app.pool, id).await.unwrap();
+    assert_eq!((steps.len(), steps[0].ok, steps[0].result.clone()), (1, true, answered.result.clone()));
+    app.shutdown().await;
+}
