@@ -92,6 +92,8 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(keys::revoke))
         .routes(routes!(mcp_servers::list))
         .routes(routes!(mcp_servers::set_token, mcp_servers::delete_token))
+        .routes(routes!(mcp_servers::admin_list, mcp_servers::admin_register))
+        .routes(routes!(mcp_servers::admin_delete))
         .routes(routes!(items::list, items::create))
         .routes(routes!(items::get, items::update, items::delete))
         .routes(routes!(parse_time::parse_time))

@@ -312,6 +312,26 @@ impl McpServerConfig {
         Self::DEFAULT_TIMEOUT_SECS
     }
 
+    /// Why the server cannot be used as given, if it cannot (the configuration and the admin API
+    /// check the same).
+    pub fn check(&self) -> Result<(), String> {
+        if !McpServerConfig::valid_name(&self.name) {
+            return Err(format!("{:?} is not a server name (up to 32 of letters, digits, - and _, without __)", self.name));
+        }
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
+            return Err(format!("the url of {:?} must be http(s)", self.name));
+        }
+        if !(1..=600).contains(&self.timeout_secs) {
+            return Err(format!("the timeout of {:?} must be 1 to 600 seconds", self.name));
+        }
+        if let Some(header) = &self.header
+            && valid_header_name(header).is_none()
+        {
+            return Err(format!("{header:?} is not an HTTP header name"));
+        }
+        Ok(())
+    }
+
     /// Whether `name` may name a server: a tool's name the model sees is at most 64 of
     /// `[A-Za-z0-9_-]`, and `__` separates the server's part from the tool's.
     pub fn valid_name(name: &str) -> bool {
@@ -326,22 +346,9 @@ fn parse_mcp_servers(raw: &str) -> Result<Vec<McpServerConfig>, ConfigError> {
     let servers: Vec<McpServerConfig> = serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
     let mut seen = std::collections::HashSet::new();
     for server in &servers {
-        if !McpServerConfig::valid_name(&server.name) {
-            return Err(invalid(format!("{:?} is not a server name (up to 32 of letters, digits, - and _, without __)", server.name)));
-        }
+        server.check().map_err(invalid)?;
         if !seen.insert(server.name.as_str()) {
             return Err(invalid(format!("the server {:?} is given twice", server.name)));
-        }
-        if !(server.url.starts_with("http://") || server.url.starts_with("https://")) {
-            return Err(invalid(format!("the url of {:?} must be http(s)", server.name)));
-        }
-        if server.timeout_secs == 0 {
-            return Err(invalid(format!("the timeout of {:?} must be at least 1 second", server.name)));
-        }
-        if let Some(header) = &server.header
-            && valid_header_name(header).is_none()
-        {
-            return Err(invalid(format!("{header:?} is not an HTTP header name")));
         }
     }
     Ok(servers)

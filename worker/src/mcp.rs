@@ -1,6 +1,8 @@
-//! External tools: the tools of MCP servers the deployment registered (`QUICKACT_MCP_SERVERS`, see
-//! docs/mcp-tools.md), which the model may call beside the planner's, over streamable HTTP with
-//! `rmcp`, the official SDK.
+//! External tools: the tools of MCP servers the deployment registered, which the model may call
+//! beside the planner's, over streamable HTTP with `rmcp`, the official SDK (see
+//! docs/mcp-tools.md). Servers come from the configuration (`QUICKACT_MCP_SERVERS`, for every
+//! user) and from admins through the API (`mcp_servers`, for every user or for one; read again at
+//! most [`REGISTERED_TTL`] after the last read, so a change reaches every worker that soon).
 //!
 //! - Names: the model sees a server's tool `t` as `<server>__<tool>`, so no server can shadow a
 //!   tool of the contract (no contract tool has `__` in its name) nor another server's.
@@ -25,7 +27,13 @@ use std::{
     time::Duration,
 };
 
-use quickact_shared::{config::McpServerConfig, store::mcp_tokens};
+use quickact_shared::{
+    config::McpServerConfig,
+    store::{
+        mcp_servers::{RegisteredMcpServer, list_servers},
+        mcp_tokens,
+    },
+};
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::{
     ServiceExt,
@@ -48,6 +56,8 @@ pub const LIST_TTL: Duration = Duration::from_secs(60);
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// The `_meta` key of a call's idempotency key.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+/// How long the admin-registered servers read from the database are reused.
+pub const REGISTERED_TTL: Duration = Duration::from_secs(10);
 /// The key, in an external call's journaled result, of its server: what marks the step as an
 /// external call's (its other keys: [`IDEMPOTENCY_KEY`], and the tool's answer).
 pub const RESULT_SERVER: &str = "mcp_server";
@@ -57,24 +67,26 @@ pub const IN_FLIGHT: &str = "in_flight";
 
 /// The deployment's MCP servers.
 pub struct McpServers {
-    servers: Vec<Server>,
+    /// From the configuration, for every user.
+    configured: Vec<McpServerConfig>,
+    /// Registered by admins, as last read, and when.
+    registered: Mutex<Option<(Instant, Arc<Vec<RegisteredMcpServer>>)>>,
+    /// Listed definitions (already namespaced), by server, its URL and the token they were listed
+    /// with.
+    listed: Mutex<HashMap<ListKey, Listed>>,
     http: reqwest::Client,
 }
 
-struct Server {
-    config: McpServerConfig,
-    /// Listed definitions (already namespaced), by the token they were listed with.
-    listed: Mutex<HashMap<Option<String>, Listed>>,
-}
-
+/// A server's name, URL and the token a listing was made with.
+type ListKey = (String, String, Option<String>);
 /// A server's definitions, and when they were listed.
 type Listed = (Instant, Arc<Vec<Value>>);
 
 /// A call's tool: its server and its name there.
-#[derive(Clone, Copy)]
-pub struct ExternalTool<'a> {
-    pub server: &'a McpServerConfig,
-    pub tool: &'a str,
+#[derive(Clone)]
+pub struct ExternalTool {
+    pub server: McpServerConfig,
+    pub tool: String,
 }
 
 /// A call's idempotency key: the task and the journal step the call is recorded in.
@@ -83,35 +95,60 @@ pub fn idempotency_key(task_id: Uuid, step: i32) -> String {
 }
 
 impl McpServers {
-    /// The servers of `configs`; `None` when there are none.
-    pub fn new(configs: &[McpServerConfig]) -> Option<Arc<Self>> {
-        if configs.is_empty() {
-            return None;
-        }
+    /// The configured servers (`configs`) and those admins register.
+    pub fn new(configs: &[McpServerConfig]) -> Arc<Self> {
         let http = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build().expect("an HTTP client");
-        let servers = configs.iter().map(|config| Server { config: config.clone(), listed: Mutex::new(HashMap::new()) }).collect();
-        Some(Arc::new(McpServers { servers, http }))
+        Arc::new(McpServers { configured: configs.to_vec(), registered: Mutex::new(None), listed: Mutex::new(HashMap::new()), http })
     }
 
-    /// The external tool the model means by `name`, if `name` is `<server>__<tool>` of a registered
-    /// server whose allow-list (if any) has the tool.
-    pub fn find<'a>(&'a self, name: &'a str) -> Option<ExternalTool<'a>> {
-        let (server, tool) = name.split_once(SEPARATOR)?;
-        let server = &self.servers.iter().find(|s| s.config.name == server)?.config;
+    /// The servers `user_id`'s tasks may call: the configured ones, then those admins registered
+    /// for everyone or for the user.
+    pub async fn servers_for(&self, pool: &PgPool, user_id: Uuid) -> Result<Vec<McpServerConfig>, sqlx::Error> {
+        let registered = self.registered(pool).await?;
+        let mut servers = self.configured.clone();
+        servers.extend(registered.iter().filter(|server| server.serves(user_id)).map(RegisteredMcpServer::config));
+        Ok(servers)
+    }
+
+    /// The admin-registered servers, read at most [`REGISTERED_TTL`] ago.
+    async fn registered(&self, pool: &PgPool) -> Result<Arc<Vec<RegisteredMcpServer>>, sqlx::Error> {
+        if let Some((at, servers)) = self.registered.lock().expect("registered servers").as_ref()
+            && at.elapsed() < REGISTERED_TTL
+        {
+            return Ok(servers.clone());
+        }
+        let servers = Arc::new(list_servers(pool).await?);
+        *self.registered.lock().expect("registered servers") = Some((Instant::now(), servers.clone()));
+        Ok(servers)
+    }
+
+    /// The external tool the model means by `name`, if `name` is `<server>__<tool>` of a server
+    /// `user_id` may call, whose allow-list (if any) has the tool. Names without `__` (the
+    /// planner's) are answered without reading anything.
+    pub async fn find(&self, pool: &PgPool, user_id: Uuid, name: &str) -> Result<Option<ExternalTool>, sqlx::Error> {
+        let Some((server, tool)) = name.split_once(SEPARATOR) else { return Ok(None) };
+        let Some(server) = self.servers_for(pool, user_id).await?.into_iter().find(|s| s.name == server) else { return Ok(None) };
         let allowed = server.tools.as_ref().is_none_or(|tools| tools.iter().any(|t| t == tool));
-        (allowed && !tool.is_empty()).then_some(ExternalTool { server, tool })
+        Ok((allowed && !tool.is_empty()).then(|| ExternalTool { server, tool: tool.to_owned() }))
     }
 
     /// The definitions (chat-completions `tools` format) of every server's tools `user_id` may call,
     /// listed at most [`LIST_TTL`] ago; the servers are listed at once, each within its time.
     pub async fn definitions(&self, pool: &PgPool, user_id: Uuid) -> Vec<Value> {
-        let lists = futures::future::join_all(self.servers.iter().map(|server| self.definitions_of(server, pool, user_id))).await;
+        let servers = match self.servers_for(pool, user_id).await {
+            Ok(servers) => servers,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not read the registered MCP servers; only the configured ones are offered");
+                self.configured.clone()
+            }
+        };
+        let lists = futures::future::join_all(servers.iter().map(|server| self.definitions_of(server, pool, user_id))).await;
         lists.into_iter().flat_map(|list| list.iter().cloned().collect::<Vec<_>>()).collect()
     }
 
-    async fn definitions_of(&self, server: &Server, pool: &PgPool, user_id: Uuid) -> Arc<Vec<Value>> {
-        let name = &server.config.name;
-        let token = match self.token(&server.config, pool, user_id).await {
+    async fn definitions_of(&self, server: &McpServerConfig, pool: &PgPool, user_id: Uuid) -> Arc<Vec<Value>> {
+        let name = &server.name;
+        let token = match self.token(server, pool, user_id).await {
             Ok(Token::Missing) => return Arc::default(),
             Ok(Token::Some(token)) => Some(token),
             Ok(Token::NotNeeded) => None,
@@ -120,13 +157,14 @@ impl McpServers {
                 return Arc::default();
             }
         };
-        if let Some((at, list)) = server.listed.lock().expect("listing cache").get(&token)
+        let key = (server.name.clone(), server.url.clone(), token);
+        if let Some((at, list)) = self.listed.lock().expect("listing cache").get(&key)
             && at.elapsed() < LIST_TTL
         {
             return list.clone();
         }
-        let wait = LIST_TIMEOUT.min(Duration::from_secs(server.config.timeout_secs));
-        let listed = tokio::time::timeout(wait, self.list(&server.config, token.as_deref())).await;
+        let wait = LIST_TIMEOUT.min(Duration::from_secs(server.timeout_secs));
+        let listed = tokio::time::timeout(wait, self.list(server, key.2.as_deref())).await;
         let list = match listed {
             Ok(Ok(list)) => Arc::new(list),
             Ok(Err(err)) => {
@@ -138,9 +176,9 @@ impl McpServers {
                 return Arc::default();
             }
         };
-        let mut cache = server.listed.lock().expect("listing cache");
+        let mut cache = self.listed.lock().expect("listing cache");
         cache.retain(|_, (at, _)| at.elapsed() < LIST_TTL);
-        cache.insert(token, (Instant::now(), list.clone()));
+        cache.insert(key, (Instant::now(), list.clone()));
         list
     }
 
@@ -183,13 +221,13 @@ impl McpServers {
         &self,
         pool: &PgPool,
         user_id: Uuid,
-        tool: ExternalTool<'_>,
+        tool: &ExternalTool,
         arguments: Value,
         (task_id, step): (Uuid, i32),
         timeout: Duration,
     ) -> Result<Value, String> {
         let name = format!("{}{SEPARATOR}{}", tool.server.name, tool.tool);
-        let token = match self.token(tool.server, pool, user_id).await {
+        let token = match self.token(&tool.server, pool, user_id).await {
             Ok(Token::Some(token)) => Some(token),
             Ok(Token::NotNeeded) => None,
             Ok(Token::Missing) => {
@@ -201,14 +239,14 @@ impl McpServers {
         meta.insert(IDEMPOTENCY_KEY.into(), json!(idempotency_key(task_id, step)));
         meta.insert("quickact/task_id".into(), json!(task_id));
         meta.insert("quickact/step".into(), json!(step));
-        let mut params = CallToolRequestParams::new(tool.tool.to_owned());
+        let mut params = CallToolRequestParams::new(tool.tool.clone());
         params.arguments = match arguments {
             Value::Object(arguments) => Some(arguments),
             _ => Some(Map::new()),
         };
         params.meta = Some(RequestMetaObject::from(meta));
         let call = async {
-            let client = self.connect(tool.server, token.as_deref()).await?;
+            let client = self.connect(&tool.server, token.as_deref()).await?;
             let result = client.peer().call_tool(params).await;
             let _ = client.cancel().await;
             result.map_err(|e| e.to_string())

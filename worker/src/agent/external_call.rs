@@ -47,7 +47,7 @@ impl Run<'_> {
     pub(super) async fn call_external(
         &mut self,
         servers: &McpServers,
-        tool: ExternalTool<'_>,
+        tool: &ExternalTool,
         call: &ToolCall,
         in_flight: Option<i32>,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {

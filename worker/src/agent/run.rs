@@ -319,6 +319,10 @@ impl<'a> Run<'a> {
             return;
         }
         let external = servers.definitions(self.cx.pool, self.cx.task.user_id).await;
+        if external.is_empty() {
+            self.model_tools = Some(self.cx.tools.definitions());
+            return;
+        }
         let mut tools = (*self.cx.tools.definitions()).clone();
         tools.extend(external);
         self.model_tools = Some(std::sync::Arc::new(tools));

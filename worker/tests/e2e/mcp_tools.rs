@@ -312,3 +312,41 @@ async fn only_the_lease_holder_answers_an_in_flight_call() {
     assert_eq!((steps.len(), steps[0].ok, steps[0].result.clone()), (1, true, answered.result.clone()));
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_admin_registers_a_server_for_one_user() {
+    let desk = FakeMcpServer::start().await;
+    let app = TestApp::start().await;
+    let (alice, alice_key) = app.create_user("alice").await;
+    let (_, bob_key) = app.create_user("bob").await;
+    let admin = app.admin_key.clone();
+    let register = |body: Value| app.call(&admin, Method::POST, "/api/admin/mcp-servers", Some(body));
+
+    let created = register(json!({ "name": "desk", "url": desk.url, "user_id": alice["id"] })).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
+    assert_eq!((created.body["user_id"].clone(), created.body["timeout_secs"].as_i64()), (alice["id"].clone(), Some(10)));
+    assert_eq!(register(json!({ "name": "desk", "url": desk.url })).await.status, StatusCode::CONFLICT);
+    assert_eq!(register(json!({ "name": "a__b", "url": desk.url })).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let forbidden = app.call(&alice_key, Method::POST, "/api/admin/mcp-servers", Some(json!({ "name": "mine", "url": desk.url }))).await;
+    assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
+    let listed = app.call(&admin, Method::GET, "/api/admin/mcp-servers", None).await;
+    assert_eq!(listed.body["registered"][0]["name"], "desk", "{:?}", listed.body);
+    let own = app.call(&bob_key, Method::GET, "/api/mcp-servers", None).await;
+    assert_eq!(own.body["servers"], json!([]), "bob is not served by desk");
+
+    app.fake.script("alice books a desk", vec![Reply::tool("desk__book_room", json!({ "room": "desk 7", "at": "9am" })), Reply::finish("action_completed", "booked")]);
+    let task = app.wait_final(&alice_key, &app.submit_id(&alice_key, "alice books a desk").await, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    assert_eq!(desk.effects(), 1);
+
+    app.fake.script("bob looks around", vec![Reply::look_up_and_finish("nothing")]);
+    let task = app.wait_final(&bob_key, &app.submit_id(&bob_key, "bob looks around").await, 30).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let names = tool_names(&app.fake.requests_for("bob looks around")[0]);
+    assert!(!names.iter().any(|n| n.starts_with("desk__")), "{names:?}");
+
+    let removed = app.call(&admin, Method::DELETE, "/api/admin/mcp-servers/desk", None).await;
+    assert_eq!(removed.status, StatusCode::NO_CONTENT);
+    assert_eq!(app.call(&admin, Method::DELETE, "/api/admin/mcp-servers/desk", None).await.status, StatusCode::NOT_FOUND);
+    app.shutdown().await;
+}
