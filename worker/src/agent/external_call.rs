@@ -38,8 +38,9 @@ use crate::{
 /// answered (as failed, naming the tool) before the deadline ends the task as a timeout.
 const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
 
-/// What the error of an in-flight row says, for a task that ended before the call was answered.
-const NOT_ANSWERED: &str = "no result recorded: the call was made and its run stopped before the answer";
+/// What the error of an in-flight row says: true while the call runs (a live stream shows the
+/// row then) and for a task that ended before the call was answered.
+const NOT_ANSWERED: &str = "the call was made; its answer is not recorded";
 
 impl Run<'_> {
     /// Makes `call` to `tool` (see the module docs) and journals it; `in_flight`: the position of

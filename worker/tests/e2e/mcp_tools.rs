@@ -143,6 +143,40 @@ async fn an_external_effect_happens_once_across_a_worker_crash() {
     app.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_paused_worker_replaced_mid_call_records_nothing_when_it_wakes() {
+    let rooms = FakeMcpServer::start().await;
+    let (mut app, key) = TestApp::start_with_options_and_user(options(json!([rooms.config("rooms", json!({}))])).workers(0), "alice").await;
+    app.fake.script("pause while booking", vec![book("G"), Reply::finish("action_completed", "booked G")]);
+    rooms.hold_calls();
+    let mut paused = app.spawn_logged_worker_process(WORKER_BINARY, &[]);
+    let pid = paused.child.id().to_string();
+    let id = app.submit_id(&key, "pause while booking").await;
+    rooms.wait_for_calls(1, Duration::from_secs(30)).await;
+    assert!(std::process::Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+
+    // Its lease lapses; another worker takes the task over and makes the call again, same key.
+    app.start_worker().await;
+    rooms.wait_for_calls(2, Duration::from_secs(30)).await;
+    // The paused worker wakes with its call answered, as the new holder's is.
+    assert!(std::process::Command::new("kill").args(["-CONT", &pid]).status().unwrap().success());
+    rooms.answer_calls();
+    let task = app.wait_final(&key, &id, 60).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    // Once it has exited, whatever the woken run did is done.
+    paused.terminate();
+
+    let calls = rooms.calls();
+    assert_eq!(calls.len(), 2, "{calls:#?}");
+    assert_eq!((calls[0].key.clone(), rooms.effects()), (calls[1].key.clone(), 1));
+    // The woken run recorded nothing and went no further: one row for the call, the new
+    // holder's, and no model turn of its own after it.
+    assert_eq!(count_calls(&task, "rooms__book_room"), 1, "{task:#}");
+    assert_eq!(tool_step(&task, "rooms__book_room")["attempt"], 2);
+    assert_eq!(app.fake.requests_for("pause while booking").len(), 2);
+    app.shutdown().await;
+}
+
 pub(crate) fn count_calls(task: &Value, name: &str) -> usize {
     task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == name).count()
 }
