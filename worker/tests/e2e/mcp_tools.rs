@@ -136,7 +136,7 @@ async fn an_external_effect_happens_once_across_a_worker_crash() {
     assert_eq!(calls[1].key.as_deref(), Some(key_sent.as_str()));
     // One journal row for the call, answered by the second attempt; the model was not asked again.
     let step = tool_step(&task, "rooms__book_room");
-    assert_eq!(crate::mcp_tools::count_calls(&task, "rooms__book_room"), 1, "{task:#}");
+    assert_eq!(count_calls(&task, "rooms__book_room"), 1, "{task:#}");
     assert_eq!((step["ok"].as_bool(), step["attempt"].as_i64()), (Some(true), Some(2)), "{step:#}");
     assert!(step["result"]["content"].as_str().unwrap().contains("booked C at tomorrow 3pm (booking #1)"), "{step:#}");
     assert_eq!(app.fake.requests_for("crash while booking").len(), 2);
@@ -177,7 +177,7 @@ async fn a_paused_worker_replaced_mid_call_records_nothing_when_it_wakes() {
     app.shutdown().await;
 }
 
-pub(crate) fn count_calls(task: &Value, name: &str) -> usize {
+fn count_calls(task: &Value, name: &str) -> usize {
     task["steps"].as_array().unwrap().iter().filter(|s| s["name"] == name).count()
 }
 
