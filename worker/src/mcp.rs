@@ -56,6 +56,9 @@ pub const LIST_TTL: Duration = Duration::from_secs(60);
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 /// The `_meta` key of a call's idempotency key.
 pub const IDEMPOTENCY_KEY: &str = "idempotency_key";
+/// Largest answer read from a server: a tool's result is journaled whole (the model reads it
+/// capped), so a runaway answer fails the call instead of filling the journal.
+pub const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 /// How long the admin-registered servers read from the database are reused.
 pub const REGISTERED_TTL: Duration = Duration::from_secs(10);
 /// The key, in an external call's journaled result, of its server: what marks the step as an
@@ -187,7 +190,7 @@ impl McpServers {
     async fn list(&self, server: &McpServerConfig, token: Option<&str>) -> Result<Vec<Value>, String> {
         let client = self.connect(server, token).await?;
         let tools = client.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"));
-        let _ = client.cancel().await;
+        close(client);
         let definitions = tools?
             .into_iter()
             .filter(|tool| server.tools.as_ref().is_none_or(|allowed| allowed.iter().any(|a| a == &tool.name)))
@@ -248,7 +251,7 @@ impl McpServers {
         let call = async {
             let client = self.connect(&tool.server, token.as_deref()).await?;
             let result = client.peer().call_tool(params).await;
-            let _ = client.cancel().await;
+            close(client);
             result.map_err(|e| e.to_string())
         };
         let result = match tokio::time::timeout(timeout, call).await {
@@ -276,7 +279,10 @@ impl McpServers {
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers);
+        let config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str())
+            .custom_headers(headers)
+            .max_json_response_size(MAX_RESPONSE_BYTES)
+            .max_sse_event_size(MAX_RESPONSE_BYTES);
         let transport = StreamableHttpClientTransport::with_client(self.http.clone(), config);
         ().serve(transport).await.map_err(|e| format!("cannot connect to the MCP server {}: {e}", server.name))
     }
@@ -291,6 +297,15 @@ impl McpServers {
             None => Token::Missing,
         })
     }
+}
+
+/// Ends an MCP session in the background: a call's answer is in hand, and a server slow to end
+/// the session must not turn it into a timeout (the model would be told the call failed, and might
+/// make it again under a new key).
+fn close(client: RunningService<rmcp::RoleClient, ()>) {
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+    });
 }
 
 enum Token {
