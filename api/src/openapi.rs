@@ -39,6 +39,7 @@ use uuid::Uuid;
         (name = "time", description = "The time-expression resolver"),
         (name = "keys", description = "The caller's API keys"),
         (name = "budgets", description = "The caller's cost budgets and spend"),
+        (name = "mcp", description = "The deployment's MCP servers and the caller's tokens for them"),
         (name = "admin", description = "Admins only: everyone's tasks, users and keys"),
         (name = "health", description = "Liveness and readiness, without a key"),
     ),

@@ -46,6 +46,8 @@ pub struct Config {
     pub planner: PlannerConfig,
     pub http: HttpConfig,
     pub sweeper: SweeperConfig,
+    /// `QUICKACT_MCP_SERVERS`: MCP servers whose tools the model may call beside the planner's.
+    pub mcp_servers: Vec<McpServerConfig>,
 }
 
 /// What every process's sweeper does and keeps (see [`crate::sweeper`]).
@@ -273,8 +275,89 @@ impl Config {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,
                 max_items_per_user: parse_positive(&get, "QUICKACT_MAX_ITEMS_PER_USER", "10000")? as u32,
             },
+            mcp_servers: match get("QUICKACT_MCP_SERVERS") {
+                Some(raw) => parse_mcp_servers(&raw)?,
+                None => Vec::new(),
+            },
         })
     }
+}
+
+/// An MCP server the deployment registered (`QUICKACT_MCP_SERVERS`, see docs/mcp-tools.md): its
+/// tools are offered to the model as `<name>__<tool>`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The prefix of its tools' names: letters, digits, `-` and `_`, no `__` (the separator).
+    pub name: String,
+    /// Its streamable HTTP endpoint, e.g. `https://tools.example.com/mcp`.
+    pub url: String,
+    /// Longest wait for one call, in seconds (default [`McpServerConfig::DEFAULT_TIMEOUT_SECS`]);
+    /// never past the task's deadline.
+    #[serde(default = "McpServerConfig::default_timeout_secs")]
+    pub timeout_secs: u64,
+    /// The HTTP header that carries each user's own token for the server (e.g. `Authorization`):
+    /// the server is then offered only to users who set a token.
+    #[serde(default)]
+    pub header: Option<String>,
+    /// The only tools of the server offered (all of them when absent).
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+}
+
+impl McpServerConfig {
+    pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
+
+    fn default_timeout_secs() -> u64 {
+        Self::DEFAULT_TIMEOUT_SECS
+    }
+
+    /// Why the server cannot be used as given, if it cannot (the configuration and the admin API
+    /// check the same).
+    pub fn check(&self) -> Result<(), String> {
+        if !McpServerConfig::valid_name(&self.name) {
+            return Err(format!("{:?} is not a server name (up to 32 of letters, digits, - and _, without __)", self.name));
+        }
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
+            return Err(format!("the url of {:?} must be http(s)", self.name));
+        }
+        if !(1..=600).contains(&self.timeout_secs) {
+            return Err(format!("the timeout of {:?} must be 1 to 600 seconds", self.name));
+        }
+        if let Some(header) = &self.header
+            && valid_header_name(header).is_none()
+        {
+            return Err(format!("{header:?} is not an HTTP header name"));
+        }
+        Ok(())
+    }
+
+    /// Whether `name` may name a server: a tool's name the model sees is at most 64 of
+    /// `[A-Za-z0-9_-]`, and `__` separates the server's part from the tool's.
+    pub fn valid_name(name: &str) -> bool {
+        !name.is_empty() && name.len() <= 32 && !name.contains("__") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    }
+}
+
+/// `QUICKACT_MCP_SERVERS`: a JSON array of [`McpServerConfig`].
+fn parse_mcp_servers(raw: &str) -> Result<Vec<McpServerConfig>, ConfigError> {
+    let name = "QUICKACT_MCP_SERVERS";
+    let invalid = |reason: String| ConfigError::Invalid { name, value: raw.to_owned(), reason };
+    let servers: Vec<McpServerConfig> = serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
+    let mut seen = std::collections::HashSet::new();
+    for server in &servers {
+        server.check().map_err(invalid)?;
+        if !seen.insert(server.name.as_str()) {
+            return Err(invalid(format!("the server {:?} is given twice", server.name)));
+        }
+    }
+    Ok(servers)
+}
+
+/// `header` if it is a valid HTTP header name (a token: visible ASCII without separators).
+fn valid_header_name(header: &str) -> Option<&str> {
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    (!header.is_empty() && header.chars().all(token)).then_some(header)
 }
 
 fn parse_or<T>(get: &impl Fn(&str) -> Option<String>, name: &'static str, default: &str) -> Result<T, ConfigError>
@@ -429,6 +512,31 @@ mod tests {
         for refused in [r#"{"m": {"requests_per_minute": 0}}"#, r#"{"m": {"rpm": 5}}"#, "600"] {
             let err = config_with(&[("QUICKACT_MODEL_LIMITS", refused)]).unwrap_err();
             assert!(err.to_string().contains("QUICKACT_MODEL_LIMITS"), "{refused}: {err}");
+        }
+    }
+
+    #[test]
+    fn mcp_servers_are_read_and_bad_ones_refused() {
+        assert!(config_with(&[]).unwrap().mcp_servers.is_empty());
+        let config = config_with(&[(
+            "QUICKACT_MCP_SERVERS",
+            r#"[{"name": "rooms", "url": "http://127.0.0.1:9/mcp", "header": "X-Rooms-Token", "tools": ["book_room"]}, {"name": "crm", "url": "https://crm/mcp", "timeout_secs": 3}]"#,
+        )])
+        .unwrap();
+        assert_eq!(config.mcp_servers.len(), 2);
+        assert_eq!(config.mcp_servers[0].timeout_secs, McpServerConfig::DEFAULT_TIMEOUT_SECS);
+        assert_eq!(config.mcp_servers[0].header.as_deref(), Some("X-Rooms-Token"));
+        assert_eq!(config.mcp_servers[1].timeout_secs, 3);
+        for refused in [
+            r#"[{"name": "a__b", "url": "http://x"}]"#,
+            r#"[{"name": "a", "url": "ftp://x"}]"#,
+            r#"[{"name": "a", "url": "http://x"}, {"name": "a", "url": "http://y"}]"#,
+            r#"[{"name": "a", "url": "http://x", "timeout_secs": 0}]"#,
+            r#"[{"name": "a", "url": "http://x", "header": "bad header"}]"#,
+            r#"[{"name": "a", "url": "http://x", "headers": "X"}]"#,
+        ] {
+            let err = config_with(&[("QUICKACT_MCP_SERVERS", refused)]).unwrap_err();
+            assert!(err.to_string().contains("QUICKACT_MCP_SERVERS"), "{refused}: {err}");
         }
     }
 

@@ -31,8 +31,9 @@ impl LogFormat {
 pub fn init() -> Result<(), String> {
     use tracing_subscriber::EnvFilter;
     let format = LogFormat::from_env()?;
+    // rmcp logs every MCP session it opens and closes at INFO: three lines per external call.
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn"));
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,apalis=warn,apalis_core=warn,rmcp=warn"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Json => builder.json().with_current_span(true).with_span_list(true).try_init(),

@@ -9,6 +9,8 @@
 //! - [`wait`]: waiting for background work by a condition and a deadline, never a fixed sleep.
 //! - [`held_reads`]: catching a request at the moment it reads a task (e.g. a long-poll before it
 //!   waits), where the code offers no event to wait on.
+//! - [`mcp_server`]: an MCP server built with `rmcp` whose tools count their effects by
+//!   idempotency key, and hang or fail on cue (the worker's external tools).
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
@@ -19,6 +21,7 @@ pub mod app;
 pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;
+pub mod mcp_server;
 pub mod postgres;
 pub mod processes;
 pub mod chaos;
@@ -31,4 +34,5 @@ pub use app::{LoggedProcess, TestApp, TestAppOptions, assert_step_refused, sse_e
 pub use fake_model::{FakeModel, GateHeldOpen, Received, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
+pub use mcp_server::FakeMcpServer;
 pub use wait::{wait_for, wait_until};

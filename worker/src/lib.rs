@@ -9,6 +9,7 @@
 //! - [`provider`]: model providers behind one interface (OpenAI-compatible, local; which serves a
 //!   task; lenient parsing).
 //! - [`tools`]: the tool registry and the tools the model may call.
+//! - [`mcp`]: external tools: the tools of the deployment's MCP servers.
 //! - [`metrics`]: the worker's `GET /metrics` listener (`QUICKACT_WORKER_METRICS_BIND`).
 //!
 //! [`serve`] runs a worker until a shutdown future completes, so tests start and stop workers in
@@ -16,6 +17,7 @@
 
 pub mod agent;
 pub mod groups;
+pub mod mcp;
 pub mod metrics;
 pub mod provider;
 pub mod queue;
@@ -79,7 +81,7 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
         config.worker.clone(),
         config.model.clone(),
         Arc::new(providers),
-        ToolRegistry::standard(config.planner),
+        ToolRegistry::standard(config.planner).with_external(Some(mcp::McpServers::new(&config.mcp_servers))),
     ))
 }
 

@@ -5,6 +5,7 @@ pub mod budgets;
 pub mod health;
 pub mod items;
 pub mod keys;
+pub mod mcp_servers;
 pub mod parse_time;
 pub mod quick_action;
 pub mod stats;

@@ -9,11 +9,15 @@
 //! - [`cost_budgets`]: users' cost limits and what they spent per day (refusals too).
 //! - [`providers`]: the fleet's budgets and pauses of each model (provider limits).
 //! - [`admin_sessions`]: sessions of the admin web page.
+//! - [`mcp_servers`]: MCP servers admins registered through the API, for everyone or one user.
+//! - [`mcp_tokens`]: users' own tokens for the deployment's MCP servers.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
 pub mod admin_sessions;
 pub mod budgets;
 pub mod cost_budgets;
 pub mod ending;
+pub mod mcp_servers;
+pub mod mcp_tokens;
 pub mod providers;
 pub mod stats;
 pub mod steps;

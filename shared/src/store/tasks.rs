@@ -295,6 +295,36 @@ pub async fn record_if_owner(
     Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
 }
 
+/// Records the outcome of a journal step written earlier without one (an external tool's call,
+/// whose step is written before the call is made, see `worker/src/mcp`), in place, if `owner`
+/// still runs the task, in one statement; says who runs it. A run that was paused or replaced
+/// meanwhile records nothing: the new holder makes the call again, with the same key.
+pub async fn complete_step_if_owner(db: impl PgExecutor<'_>, owner: &str, step: &Step) -> Result<OwnerCheck, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"WITH task AS (
+             SELECT status, lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE
+           ), done AS (
+             UPDATE quick_action_steps
+             SET result = $3, ok = $4, error = $5, latency_ms = $6, finished_at = $7, attempt = $8
+             WHERE task_id = $1 AND seq = $2
+               AND EXISTS (SELECT FROM task WHERE status = 'processing' AND lease_owner = $9)
+           )
+           SELECT status AS "status: TaskStatus", lease_owner FROM task"#,
+        step.task_id,
+        step.seq,
+        step.result,
+        step.ok,
+        step.error,
+        step.latency_ms,
+        step.finished_at,
+        step.attempt,
+        owner,
+    )
+    .fetch_optional(db)
+    .await?;
+    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
+}
+
 /// Whether a worker may still act for a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OwnerCheck {

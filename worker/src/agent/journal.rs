@@ -6,11 +6,14 @@
 //! continues where it stopped: recorded model turns are not requested (nor paid for) again and
 //! recorded tool calls are not executed again.
 
+use std::collections::HashMap;
+
 use quickact_shared::store::steps::{FALLBACK_TO, Step, StepKind};
 use serde_json::{Value, json};
 
 use super::prompt::CORRECTIVE_MESSAGE;
 use crate::{
+    mcp::{IN_FLIGHT, RESULT_SERVER},
     provider::{AnsweredCall, ToolCall},
     tools::{FINISH, RunState},
 };
@@ -50,6 +53,13 @@ pub struct Replay {
     /// The models the run fell back from, in order, and the one it went on with last.
     pub left_models: Vec<String>,
     pub fallback_model: Option<String>,
+    /// External calls made and not answered yet, by call id: the position of their journal row,
+    /// which they are made again with (the same idempotency key) and answered in (see
+    /// `super::external_call`).
+    pub in_flight: HashMap<String, i32>,
+    /// The last external call that failed, as the tool's name and why, until one succeeds: what
+    /// a run that ends without a verdict of the model names.
+    pub failed_external: Option<(String, String)>,
 }
 
 impl Replay {
@@ -91,7 +101,19 @@ impl Replay {
                 }
                 None => self.failed_in_a_row += 1,
             },
+            StepKind::ToolCall if is_in_flight(step) => {
+                self.in_flight.insert(step.tool_call_id.clone().unwrap_or_default(), step.seq);
+            }
             StepKind::ToolCall => {
+                if let Some(id) = &step.tool_call_id {
+                    self.in_flight.remove(id);
+                }
+                if step.result.as_ref().is_some_and(|r| r.get(RESULT_SERVER).is_some()) {
+                    self.failed_external = match step.ok {
+                        true => None,
+                        false => Some((step.name.clone(), step.error.clone().unwrap_or_default())),
+                    };
+                }
                 if step.name != FINISH {
                     self.tool_calls_in_turn += 1;
                     self.tool_calls_in_run += 1;
@@ -113,6 +135,11 @@ impl Replay {
             }
         }
     }
+}
+
+/// Whether `step` is an external call made and not answered yet.
+pub fn is_in_flight(step: &Step) -> bool {
+    step.kind == StepKind::ToolCall && !step.ok && step.result.as_ref().is_some_and(|r| r.get(IN_FLIGHT) == Some(&Value::Bool(true)))
 }
 
 /// The tool calls of a recorded assistant message.

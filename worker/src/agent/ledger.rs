@@ -24,7 +24,8 @@
 //! `quickact_shared::db::outages_seen`), and if so, whether the journal still holds every step it
 //! wrote; if not, it goes on from the journal ([`RunError::JournalLost`]). A step whose effect
 //! leaves the database (a model's turn is paid, nothing more) is redone at worst; a tool with an
-//! effect outside the database must flush its step first (none does yet).
+//! effect outside the database flushes its step first (an external tool's call, see
+//! `super::external_call`, whose row is then completed in place with [`Ledger::complete`]).
 
 use quickact_shared::{
     db::outages_seen,
@@ -32,7 +33,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, FinalState, end_one},
         steps::{Step, insert_steps, list_steps},
-        tasks::{OwnerCheck, Usage, add_usage, lock_for_owner, record_if_owner},
+        tasks::{OwnerCheck, Usage, add_usage, complete_step_if_owner, lock_for_owner, record_if_owner},
     },
 };
 use sqlx::{PgConnection, PgExecutor, Postgres, Transaction};
@@ -195,6 +196,30 @@ impl<'a> Ledger<'a> {
                 Ok(Recorded::NotOurs(outcome?))
             }
         }
+    }
+
+    /// Records the outcome of an external call in its in-flight row (`step.seq`), if the task is
+    /// still ours, in one statement; whatever the run holds or keeps is committed first, so the
+    /// journal's rows stay in order of position.
+    pub async fn complete(&mut self, step: Step) -> Result<Recorded<()>, RunError> {
+        self.checkpoint().await?;
+        if self.written < self.journal.len() {
+            // Steps held since the row (none are expected): written first, in one statement.
+            let held = self.journal.pop().expect("a held step");
+            if let Recorded::NotOurs(check) = self.write_now(held, None).await? {
+                return Ok(Recorded::NotOurs(check));
+            }
+        }
+        self.check_journal().await?;
+        let check = complete_step_if_owner(self.cx.lazy_journal, self.cx.owner, &step).await?;
+        if check != OwnerCheck::Owned {
+            return Ok(Recorded::NotOurs(check));
+        }
+        self.cx.step_events.stepped(self.cx.task.id);
+        if let Some(row) = self.journal.iter_mut().rev().find(|row| row.seq == step.seq) {
+            *row = step;
+        }
+        Ok(Recorded::Done(()))
     }
 
     /// Commits what the run wrote so far (nothing to do with nothing open). A grouped run stops

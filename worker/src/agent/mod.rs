@@ -4,6 +4,7 @@
 //! - [`run`]: the loop itself, top to bottom.
 //! - [`turn`]: a model turn: the request, retries, how it is journaled.
 //! - [`tool_call`]: a tool call: run or refused, journaled, `finish` ending the run.
+//! - [`external_call`]: an external tool's call: journaled before it is made, made exactly once.
 //! - [`ledger`]: the one writer of a run's journal, usage and ending.
 //! - [`budget`]: the cost budget a run asks before each paid model turn.
 //! - [`prompt`]: the system prompt and the user message.
@@ -13,6 +14,7 @@
 
 mod budget;
 pub mod context;
+mod external_call;
 pub mod journal;
 pub mod ledger;
 pub mod prompt;

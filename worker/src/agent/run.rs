@@ -138,6 +138,10 @@ pub(super) struct Run<'a> {
     /// The conversation and tool observations so far, rebuilt from the journal and kept current.
     pub(super) replay: Replay,
     pub(super) ledger: Ledger<'a>,
+    /// The tools a model's turn is offered: the registry's and, listed before the run's first
+    /// model turn, the external tools the task's user may call (see [`crate::mcp`]). `None`:
+    /// not listed yet, or no MCP server is registered.
+    pub(super) model_tools: Option<std::sync::Arc<Vec<Value>>>,
 }
 
 impl<'a> Run<'a> {
@@ -154,7 +158,7 @@ impl<'a> Run<'a> {
         {
             model = fallback;
         }
-        Run { cx, provider, model, replay, ledger: Ledger::new(cx, journal, group) }
+        Run { cx, provider, model, replay, ledger: Ledger::new(cx, journal, group), model_tools: None }
     }
 
     /// Drives the run; a database outage rolls back what was not committed and the run resumes
@@ -204,14 +208,14 @@ impl<'a> Run<'a> {
             if self.replay.plain_text_turns >= 2 {
                 let text = self.replay.last_text.clone().unwrap_or_default();
                 return self.ledger.end(Ending::Error {
-                    message: format!("The assistant answered without completing the action: {}", clip(&text, 300)),
+                    message: self.naming_failed_tool(format!("The assistant answered without completing the action: {}", clip(&text, 300))),
                     suggestion: "Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into(),
                 })
                 .await;
             }
             if self.replay.model_turns >= MAX_MODEL_TURNS {
                 return self.ledger.end(Ending::Error {
-                    message: format!("The action could not be completed within {MAX_MODEL_TURNS} model turns."),
+                    message: self.naming_failed_tool(format!("The action could not be completed within {MAX_MODEL_TURNS} model turns.")),
                     suggestion: "Split the request into simpler sentences, one action each.".into(),
                 })
                 .await;
@@ -220,6 +224,7 @@ impl<'a> Run<'a> {
             if !self.provider.is_local() {
                 // A remote turn takes seconds: commit first, so no lock is held while we wait.
                 self.ledger.checkpoint().await?;
+                self.list_external_tools().await;
                 // A paid turn only if the user's budgets have room (a local turn costs nothing).
                 if let Some(refusal) = self.budget_refusal().await? {
                     return self.end_for_the_budget(refusal).await;
@@ -257,7 +262,8 @@ impl<'a> Run<'a> {
         } else {
             ("The assistant is not available: the service's model settings were refused.", "Ask the administrator to check the model configuration.")
         };
-        self.ledger.end(Ending::Error { message: message.into(), suggestion: suggestion.into() }).await
+        let message = self.naming_failed_tool(message.into());
+        self.ledger.end(Ending::Error { message, suggestion: suggestion.into() }).await
     }
 
     /// The local turn's `finish` call and why the run hands over to the model instead of running it:
@@ -302,6 +308,24 @@ impl<'a> Run<'a> {
             self.model = model;
         }
         Ok(recorded)
+    }
+
+    /// Lists the external tools for the run's model turns, once per run (a local turn never sees
+    /// them: the fast path plans only the planner's tools). A server that cannot be listed is
+    /// left out (see [`crate::mcp`]).
+    async fn list_external_tools(&mut self) {
+        let Some(servers) = self.cx.tools.external() else { return };
+        if self.model_tools.is_some() {
+            return;
+        }
+        let external = servers.definitions(self.cx.pool, self.cx.task.user_id).await;
+        if external.is_empty() {
+            self.model_tools = Some(self.cx.tools.definitions());
+            return;
+        }
+        let mut tools = (*self.cx.tools.definitions()).clone();
+        tools.extend(external);
+        self.model_tools = Some(std::sync::Arc::new(tools));
     }
 
     /// Why the next tool call may not run, if a cap on tool calls is reached.

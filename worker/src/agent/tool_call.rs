@@ -50,6 +50,16 @@ impl Run<'_> {
         last: bool,
         turn_changes_nothing: bool,
     ) -> Result<Recorded<Option<RunEnd>>, RunError> {
+        // An external tool's call is journaled before it is made (see `super::external_call`); one
+        // made already is made again whatever the caps say now (they allowed it then).
+        if let Some(servers) = self.cx.tools.external()
+            && let Some(tool) = servers.find(self.cx.pool, self.cx.task.user_id, &call.name).await?
+        {
+            let in_flight = self.replay.in_flight.get(&call.id).copied();
+            if refusal.is_none() || in_flight.is_some() {
+                return self.call_external(servers, &tool, call, in_flight).await;
+            }
+        }
         let arguments = parse_arguments_text(&call.arguments);
         let started_at = self.cx.clock.now();
         let started = Instant::now();

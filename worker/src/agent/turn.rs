@@ -239,7 +239,11 @@ impl<'a> Run<'a> {
             time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
             answered: &self.replay.answered,
         };
-        ChatRequest { model: self.model, messages, tools: self.cx.tools.definitions(), run }
+        let tools = match (&self.model_tools, self.provider.is_local()) {
+            (Some(tools), false) => tools.clone(),
+            _ => self.cx.tools.definitions(),
+        };
+        ChatRequest { model: self.model, messages, tools, run }
     }
 
     /// The user's message that opens every request of the run: the sentence and when it was written.

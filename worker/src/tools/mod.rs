@@ -150,6 +150,9 @@ pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
     /// The tools' definitions, made once: every model turn sends them.
     definitions: Arc<Vec<Value>>,
+    /// The deployment's MCP servers, whose tools a run with a model may call too (see
+    /// [`crate::mcp`]); they are listed per run, not registered here.
+    external: Option<Arc<crate::mcp::McpServers>>,
 }
 
 impl ToolRegistry {
@@ -176,6 +179,17 @@ impl ToolRegistry {
                 })
                 .collect(),
         );
+    }
+
+    /// This registry, with the deployment's MCP servers (if any).
+    pub fn with_external(mut self, servers: Option<Arc<crate::mcp::McpServers>>) -> Self {
+        self.external = servers;
+        self
+    }
+
+    /// The deployment's MCP servers, if any.
+    pub fn external(&self) -> Option<&crate::mcp::McpServers> {
+        self.external.as_deref()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

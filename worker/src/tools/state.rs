@@ -51,6 +51,10 @@ impl RunState {
             self.looked_up = true;
         } else if tool == "resolve_time" {
             self.looked_up = true;
+        } else if result.get(crate::mcp::RESULT_SERVER).is_some() {
+            // An external tool's answer (`crate::mcp`): the action done there backs
+            // `action_completed` as a lookup does.
+            self.looked_up = true;
         } else if let Some(item) = changed_item(result) {
             self.decision = None;
             remember_changed_item(&mut self.changed_items, item);

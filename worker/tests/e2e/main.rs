@@ -13,6 +13,8 @@
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `local_provider`: the rule-based provider on a table of sentences.
+//! - `mcp_tools`: external tools over MCP: journaled, a user's token passed through, exactly once
+//!   across a worker crash, bounded by the deadline, failures named, results kept as data.
 //! - `model_faults`: model endpoint faults that say how to ride them out (a rate limit's
 //!   `Retry-After`).
 //! - `multi_action`: several actions in one sentence, each with its own outcome.
@@ -34,6 +36,7 @@ mod fast_path;
 mod groups;
 mod integrity;
 mod local_provider;
+mod mcp_tools;
 mod model_faults;
 mod multi_action;
 mod observability;
