@@ -8,6 +8,7 @@ pub mod keys;
 pub mod parse_time;
 pub mod quick_action;
 pub mod stats;
+pub mod webhooks;
 
 use chrono_tz::Tz;
 use uuid::Uuid;

@@ -10,6 +10,7 @@
 //! - [`providers`]: the fleet's budgets and pauses of each model (provider limits).
 //! - [`admin_sessions`]: sessions of the admin web page.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
+//! - [`webhooks`]: webhook endpoints, their deliveries (the outbox) and attempts.
 pub mod admin_sessions;
 pub mod budgets;
 pub mod cost_budgets;
@@ -19,6 +20,7 @@ pub mod stats;
 pub mod steps;
 pub mod tasks;
 pub mod users;
+pub mod webhooks;
 
 /// One column of `rows`, for a statement that inserts them all at once (`UNNEST` of arrays).
 pub fn column<'r, R, T>(rows: &'r [R], field: impl Fn(&'r R) -> T) -> Vec<T> {
