@@ -83,8 +83,9 @@ pub async fn create(
     Caller(user): Caller,
     JsonBody(request): JsonBody<CreateWebhookRequest>,
 ) -> Result<(StatusCode, Json<WebhookCreated>), ApiError> {
-    let url = checked_url(&state, &request.url).await?;
+    // The verdict types first: checking them costs no DNS lookup.
     let verdicts = checked_verdicts(request.verdicts.unwrap_or_else(|| VERDICTS.iter().map(|v| v.to_string()).collect()))?;
+    let url = checked_url(&state, &request.url).await?;
     let secret = generate_secret();
     let endpoint = store::create_endpoint(&state.pool, user.id, &url, &secret, &verdicts, request.enabled.unwrap_or(true)).await?;
     tracing::info!(user_id = %user.id, endpoint_id = %endpoint.id, "webhook endpoint registered");
@@ -136,11 +137,11 @@ pub async fn update(
     let id = parse_uuid_or_404(&id)?;
     // Whose it is comes before what the request asks.
     store::find_endpoint(&state.pool, id, user.id).await?.ok_or(ApiError::NotFound("no such webhook"))?;
+    let verdicts = request.verdicts.map(checked_verdicts).transpose()?;
     let url = match &request.url {
         Some(url) => Some(checked_url(&state, url).await?),
         None => None,
     };
-    let verdicts = request.verdicts.map(checked_verdicts).transpose()?;
     let endpoint = store::update_endpoint(&state.pool, id, user.id, url.as_deref(), verdicts.as_deref(), request.enabled)
         .await?
         .ok_or(ApiError::NotFound("no such webhook"))?;
