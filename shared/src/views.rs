@@ -183,8 +183,9 @@ impl From<Step> for StepView {
     }
 }
 
-/// The schema of [`StepView`] (which flattens an untagged enum, so it cannot derive one): a model
-/// turn (`tokens`, `cost`, `message`) or a tool call (`tool_call_id`, `arguments`, `result`).
+// The schema of [`StepView`], which flattens an untagged enum and so cannot derive one.
+/// A journal step: a model turn (`tokens`, `cost`, `message`) or a tool call (`tool_call_id`,
+/// `arguments`, `result`).
 #[derive(utoipa::ToSchema)]
 #[schema(as = Step)]
 pub struct StepDoc {
