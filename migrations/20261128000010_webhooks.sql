@@ -68,14 +68,45 @@ CREATE TABLE webhook_attempts (
 );
 CREATE INDEX webhook_attempts_delivery_idx ON webhook_attempts (delivery_id, attempt);
 
+-- Who has an enabled endpoint: a user's id, or the nil id for the deployment's endpoints. Kept
+-- by a trigger on webhook_endpoints; the outbox trigger below reads only this (a table and its
+-- key) to tell that nobody listens, so an ending of a user without endpoints locks two small
+-- relations more, not the endpoints (and their indexes) and the deliveries (and theirs): an
+-- ending's transaction already holds a dozen relation locks, and past 16 Postgres leaves its
+-- fast path for the shared lock table (the drain bench in docs/performance.md#webhooks).
+CREATE TABLE webhook_subscribers (
+    user_id uuid PRIMARY KEY
+);
+
+CREATE FUNCTION quickact_webhook_subscribers() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- One recomputation at a time, each reading what committed before it (a statement's snapshot
+    -- is taken after the lock): the last change to commit leaves the set right.
+    PERFORM pg_advisory_xact_lock(hashtext('quickact_webhook_subscribers'));
+    DELETE FROM webhook_subscribers s
+    WHERE NOT EXISTS (SELECT FROM webhook_endpoints e
+                      WHERE e.enabled AND coalesce(e.user_id, '00000000-0000-0000-0000-000000000000') = s.user_id);
+    INSERT INTO webhook_subscribers (user_id)
+    SELECT DISTINCT coalesce(user_id, '00000000-0000-0000-0000-000000000000') FROM webhook_endpoints WHERE enabled
+    ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER webhook_endpoints_subscribers AFTER INSERT OR UPDATE OR DELETE ON webhook_endpoints
+    FOR EACH STATEMENT EXECUTE FUNCTION quickact_webhook_subscribers();
+
 -- The outbox write. A trigger rather than a CTE in each ending statement: every way a task ends
 -- (the ending statements of shared/src/store/ending.rs, and any written later) sets `completed_at`
 -- once, so this catches them all in the same statement, with nothing to remember at each new
--- ending path. Without endpoints it costs one probe of an empty (or small) table per ended task;
--- the NOTIFY is sent only when a delivery was written (and an ending already notifies, so it adds
--- no serialisation at commit).
+-- ending path. Without endpoints it costs one probe of webhook_subscribers per ended task; the
+-- NOTIFY is sent only when a delivery was written (and an ending already notifies, so it adds no
+-- serialisation at commit).
 CREATE FUNCTION quickact_webhook_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF NOT EXISTS (SELECT FROM webhook_subscribers
+                   WHERE user_id IN (NEW.user_id, '00000000-0000-0000-0000-000000000000')) THEN
+        RETURN NULL;
+    END IF;
     INSERT INTO webhook_deliveries (id, endpoint_id, task_id, result_type, ended_at)
     SELECT gen_random_uuid(), e.id, NEW.id, NEW.result_type, NEW.completed_at
     FROM webhook_endpoints e
