@@ -85,6 +85,13 @@ async fn a_verdict_is_delivered_once_with_a_valid_signature_and_the_task_as_get_
     assert_eq!(attempts.len(), 1, "{delivery}");
     assert_eq!(attempts[0]["status_code"], 200);
     assert!(attempts[0]["latency_ms"].is_number());
+
+    // The worker counted it (one recorder serves the test process: other tests' counts add up).
+    let text = app.request(&app.admin_key, Method::GET, "/metrics").send().await.unwrap().text().await.unwrap();
+    let scrape = quickact_testkit::prometheus::Scrape::parse(&text);
+    assert!(scrape.value("quickact_webhook_attempts_total", &[("outcome", "delivered")]) >= 1.0, "{text}");
+    assert!(scrape.has("quickact_webhook_verdict_to_delivery_seconds_count"), "{text}");
+    assert!(scrape.has("quickact_webhook_deliveries_pending"), "{text}");
 }
 
 #[tokio::test]
