@@ -199,3 +199,39 @@ async fn a_worker_killed_between_the_verdict_and_the_delivery_leaves_it_to_anoth
     let worker: String = sqlx::query_scalar("SELECT worker FROM webhook_attempts").fetch_one(&app.pool).await.unwrap();
     assert!(worker.starts_with("second"), "{worker}");
 }
+
+#[tokio::test]
+async fn a_deployment_endpoint_from_the_configuration_hears_every_users_endings() {
+    let receiver = WebhookReceiver::start().await;
+    let secret = quickact_shared::webhooks::generate_secret();
+    receiver.set_secret(&secret);
+    let configured = json!([{ "url": receiver.url, "secret": secret, "verdicts": ["action_completed"] }]).to_string();
+    let app = TestApp::start_with(options().workers(1).env("QUICKACT_WEBHOOKS", &configured)).await;
+    let (_, alice) = app.create_user("alice").await;
+    let (_, bob) = app.create_user("bob").await;
+    // The worker stores the configured endpoints as it starts.
+    quickact_testkit::wait_until("the configured endpoint stored", WAIT, || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM webhook_endpoints").fetch_one(&app.pool).await.unwrap() == 1
+    })
+    .await;
+
+    let first = run_task(&app, &alice, "明天下午3点开会", "action_completed").await;
+    let second = run_task(&app, &bob, "完成报告提交", "action_completed").await;
+    run_task(&app, &bob, "帮我订机票", "error").await;
+    let got = receiver.wait_for_accepted(2, WAIT).await;
+
+    let mut ids: Vec<String> = got.iter().map(|d| d.body["task_id"].as_str().unwrap().to_owned()).collect();
+    ids.sort();
+    let mut expected = vec![first["task_id"].as_str().unwrap().to_owned(), second["task_id"].as_str().unwrap().to_owned()];
+    expected.sort();
+    assert_eq!(ids, expected, "both users' completed tasks, not the error");
+    assert!(got.iter().all(|d| d.verified), "{got:?}");
+    // Stored once, for no user; a user does not see it among their endpoints.
+    let stored: Vec<(Option<uuid::Uuid>, Vec<String>)> =
+        sqlx::query_as("SELECT user_id, verdicts FROM webhook_endpoints").fetch_all(&app.pool).await.unwrap();
+    assert_eq!(stored, vec![(None, vec!["action_completed".to_owned()])]);
+    assert!(app.call(&alice, Method::GET, "/api/webhooks", None).await.body["endpoints"].as_array().unwrap().is_empty());
+    // The error ending wrote no delivery for it (its filter), so nothing more will come.
+    let deliveries: i64 = sqlx::query_scalar("SELECT count(*) FROM webhook_deliveries").fetch_one(&app.pool).await.unwrap();
+    assert_eq!(deliveries, 2);
+}
