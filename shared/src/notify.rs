@@ -3,7 +3,8 @@
 //! Each process keeps ONE listening connection (not one per waiter). A long-polling request
 //! subscribes to its task id and then waits on an in-memory channel: it holds no database
 //! connection and runs no query while it waits. Workers use the same listener to hear of waiting
-//! tasks the moment their insert commits.
+//! tasks the moment their insert commits, and of webhook deliveries the moment their task's ending
+//! commits.
 //!
 //! Notifications sent while the listening connection is down are lost, so after every (re)connect
 //! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
