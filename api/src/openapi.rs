@@ -10,12 +10,11 @@
 //! are described by the `*Doc` shapes below.
 
 use chrono::{DateTime, Utc};
+pub use quickact_shared::views::{StepDoc, StepTokensDoc};
 use quickact_shared::{
     domain::user::{ApiKey, User},
     planner::item::ItemView,
-    store::steps::StepKind,
 };
-use serde_json::Value;
 use utoipa::{
     Modify, OpenApi, ToSchema,
     openapi::{
@@ -40,6 +39,7 @@ use uuid::Uuid;
         (name = "keys", description = "The caller's API keys"),
         (name = "budgets", description = "The caller's cost budgets and spend"),
         (name = "mcp", description = "The deployment's MCP servers and the caller's tokens for them"),
+        (name = "webhooks", description = "The caller's webhook endpoints, told of each task's ending, and their deliveries"),
         (name = "admin", description = "Admins only: everyone's tasks, users and keys"),
         (name = "health", description = "Liveness and readiness, without a key"),
     ),
@@ -60,41 +60,6 @@ pub struct ErrorDetail {
     pub code: String,
     /// For people.
     pub message: String,
-}
-
-/// A journal step: a model turn (`tokens`, `cost`, `message`) or a tool call (`tool_call_id`,
-/// `arguments`, `result`).
-#[derive(ToSchema)]
-#[schema(as = Step)]
-pub struct StepDoc {
-    /// Position in the journal, from 0; the SSE event id.
-    pub seq: i32,
-    pub kind: StepKind,
-    /// The model of a turn, the tool of a call.
-    pub name: String,
-    pub ok: bool,
-    pub error: Option<String>,
-    pub latency_ms: i32,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: DateTime<Utc>,
-    pub attempt: i32,
-    /// Model turns: tokens of the turn.
-    pub tokens: Option<StepTokensDoc>,
-    /// Model turns: cost of the turn in the task's currency.
-    pub cost: Option<f64>,
-    /// Model turns: the assistant message.
-    pub message: Option<Value>,
-    pub tool_call_id: Option<String>,
-    pub arguments: Option<Value>,
-    pub result: Option<Value>,
-}
-
-#[derive(ToSchema)]
-#[schema(as = StepTokens)]
-pub struct StepTokensDoc {
-    pub input: i32,
-    pub output: i32,
-    pub cached: i32,
 }
 
 /// One event of `GET /api/quick-action/{id}/events`: its name, its id (steps only) and its `data`,

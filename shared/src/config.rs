@@ -48,6 +48,8 @@ pub struct Config {
     pub sweeper: SweeperConfig,
     /// `QUICKACT_MCP_SERVERS`: MCP servers whose tools the model may call beside the planner's.
     pub mcp_servers: Vec<McpServerConfig>,
+    /// `QUICKACT_WEBHOOK*`: webhooks when a task ends (see [`crate::webhooks`]).
+    pub webhooks: crate::webhooks::WebhookConfig,
 }
 
 /// What every process's sweeper does and keeps (see [`crate::sweeper`]).
@@ -271,6 +273,7 @@ impl Config {
                 keep_tasks: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_TASKS_DAYS", "90")? as u64 * 86_400),
                 keep_deleted_items: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_DELETED_ITEMS_DAYS", "30")? as u64 * 86_400),
             },
+            webhooks: crate::webhooks::WebhookConfig::from_lookup(&get)?,
             planner: PlannerConfig {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,
                 max_items_per_user: parse_positive(&get, "QUICKACT_MAX_ITEMS_PER_USER", "10000")? as u32,

@@ -17,6 +17,8 @@
 //! - [`pricing`]: per-model prices and the cost of a turn.
 //! - [`metrics`]: the Prometheus metrics both processes export, and their fixed labels.
 //! - [`telemetry`]: logging (text or JSON) and the shutdown signal.
+//! - [`views`]: tasks and steps as clients (and webhook receivers) see them.
+//! - [`webhooks`]: webhooks when a task ends: configuration, secrets, allowed destinations, retries.
 //!
 //! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
 //! (`shared/time/`).
@@ -36,3 +38,5 @@ pub mod store;
 pub mod sweeper;
 pub mod telemetry;
 pub mod unavailable;
+pub mod views;
+pub mod webhooks;

@@ -35,6 +35,9 @@
 //! | `quickact_model_fallbacks_total` | counter | `from`, `to` | worker: runs that went on with the next model |
 //! | `quickact_provider_budget_used_ratio` | gauge | `model`, `budget` (`requests`, `tokens`) | both, read at scrape: share of a minute's budget spent |
 //! | `quickact_provider_paused_seconds` | gauge | `model` | both, read at scrape: time left of the model's pause (0: none) |
+//! | `quickact_webhook_attempts_total` | counter | `outcome` (`delivered`, `retry`, `failed`, `gone`) | worker: webhook attempts it made |
+//! | `quickact_webhook_verdict_to_delivery_seconds` | histogram | | worker: the verdict's moment to the receiver's 2xx |
+//! | `quickact_webhook_deliveries_pending` | gauge | | both, read at scrape: deliveries not yet made nor given up |
 
 use std::{sync::OnceLock, time::Duration};
 
@@ -84,6 +87,9 @@ pub const PROVIDER_PAUSES: &str = "quickact_provider_pauses_total";
 pub const MODEL_FALLBACKS: &str = "quickact_model_fallbacks_total";
 pub const PROVIDER_BUDGET_USED: &str = "quickact_provider_budget_used_ratio";
 pub const PROVIDER_PAUSED: &str = "quickact_provider_paused_seconds";
+pub const WEBHOOK_ATTEMPTS: &str = "quickact_webhook_attempts_total";
+pub const WEBHOOK_VERDICT_TO_DELIVERY: &str = "quickact_webhook_verdict_to_delivery_seconds";
+pub const WEBHOOK_DELIVERIES_PENDING: &str = "quickact_webhook_deliveries_pending";
 
 /// Histogram buckets in seconds: from a local run's milliseconds to a task's 120 s limit.
 const SECONDS_BUCKETS: &[f64] = &[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0];
@@ -151,6 +157,26 @@ fn describe() {
     describe_counter!(MODEL_FALLBACKS, "Runs that went on with the next model of QUICKACT_MODEL_FALLBACK, by the model they left and the one they took.");
     describe_gauge!(PROVIDER_BUDGET_USED, "Share of a minute's budget of each limited model the fleet has spent (may exceed 1 with a token debt), read at scrape.");
     describe_gauge!(PROVIDER_PAUSED, metrics::Unit::Seconds, "Time left of the pause a model asked for (0 when none), read at scrape.");
+    describe_counter!(WEBHOOK_ATTEMPTS, "Webhook attempts this worker made, by outcome (delivered, retry, failed: given up, gone: the receiver answered 410).");
+    describe_histogram!(WEBHOOK_VERDICT_TO_DELIVERY, metrics::Unit::Seconds, "A task's verdict to its webhook receiver's 2xx, deliveries this worker made.");
+    describe_gauge!(WEBHOOK_DELIVERIES_PENDING, "Webhook deliveries not yet made nor given up, read at scrape time.");
+}
+
+/// A webhook attempt was made and recorded.
+pub fn webhook_attempt(outcome: &crate::store::webhooks::AttemptOutcome) {
+    use crate::store::webhooks::AttemptOutcome;
+    let outcome = match outcome {
+        AttemptOutcome::Delivered => "delivered",
+        AttemptOutcome::Retry { .. } => "retry",
+        AttemptOutcome::GaveUp => "failed",
+        AttemptOutcome::Gone => "gone",
+    };
+    counter!(WEBHOOK_ATTEMPTS, "outcome" => outcome).increment(1);
+}
+
+/// A webhook reached its receiver `since_verdict` after the task's verdict.
+pub fn webhook_delivered(since_verdict: Duration) {
+    histogram!(WEBHOOK_VERDICT_TO_DELIVERY).record(since_verdict.as_secs_f64());
 }
 
 /// A task was accepted.
@@ -277,6 +303,13 @@ pub async fn render(handle: &PrometheusHandle, pool: &sqlx::PgPool) -> String {
     if let Err(err) = read.await {
         tracing::warn!(error = %err, "metrics: could not read the queue");
         database_error(&err);
+    }
+    match crate::store::webhooks::count_pending(pool).await {
+        Ok(pending) => gauge!(WEBHOOK_DELIVERIES_PENDING).set(pending as f64),
+        Err(err) => {
+            tracing::warn!(error = %err, "metrics: could not count the webhook deliveries");
+            database_error(&err);
+        }
     }
     match cost_budgets::refusals_today(pool).await {
         Ok(refusals) => gauge!(BUDGET_REFUSALS_TODAY).set(refusals as f64),

@@ -3,7 +3,8 @@
 //! Each process keeps ONE listening connection (not one per waiter). A long-polling request
 //! subscribes to its task id and then waits on an in-memory channel: it holds no database
 //! connection and runs no query while it waits. Workers use the same listener to hear of waiting
-//! tasks the moment their insert commits.
+//! tasks the moment their insert commits, and of webhook deliveries the moment their task's ending
+//! commits.
 //!
 //! Notifications sent while the listening connection is down are lost, so after every (re)connect
 //! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
@@ -32,6 +33,7 @@ use crate::{
     domain::user::User,
     provider_pauses::{PROVIDER_PAUSES_CHANNEL, PROVIDER_RESUMES_CHANNEL, ProviderPauses},
     queue::TASKS_WAITING_CHANNEL,
+    store::webhooks::WEBHOOKS_CHANNEL,
 };
 
 /// Channel carrying the id of a task whose row changed (its state), `"<id> final"` when that change
@@ -56,6 +58,9 @@ struct Inner {
     /// Pauses models asked for, announced on [`PROVIDER_PAUSES_CHANNEL`], and their ends
     /// ([`PROVIDER_RESUMES_CHANNEL`]) (workers only).
     provider_pauses: ProviderPauses,
+    /// Webhook deliveries were written ([`WEBHOOKS_CHANNEL`]), or the listener reconnected: the
+    /// process's delivery loop claims them (workers only). One stored permit, so none is missed.
+    webhooks: tokio::sync::Notify,
 }
 
 impl Notifications {
@@ -65,7 +70,14 @@ impl Notifications {
         Self::start_on(
             pool,
             stop,
-            &[TASK_EVENTS_CHANNEL, TASKS_WAITING_CHANNEL, CREDENTIAL_EVENTS_CHANNEL, PROVIDER_PAUSES_CHANNEL, PROVIDER_RESUMES_CHANNEL],
+            &[
+                TASK_EVENTS_CHANNEL,
+                TASKS_WAITING_CHANNEL,
+                CREDENTIAL_EVENTS_CHANNEL,
+                PROVIDER_PAUSES_CHANNEL,
+                PROVIDER_RESUMES_CHANNEL,
+                WEBHOOKS_CHANNEL,
+            ],
         )
     }
 
@@ -91,6 +103,7 @@ impl Notifications {
             connected: AtomicBool::new(false),
             credentials: CredentialCache::default(),
             provider_pauses: ProviderPauses::default(),
+            webhooks: tokio::sync::Notify::new(),
         });
         Notifications { inner }
     }
@@ -133,6 +146,12 @@ impl Notifications {
     /// The pauses of models this process heard of (see [`ProviderPauses`]).
     pub fn provider_pauses(&self) -> &ProviderPauses {
         &self.inner.provider_pauses
+    }
+
+    /// Completes when webhook deliveries may be due: some were written since the last call, or the
+    /// listener reconnected (and may have missed an announcement).
+    pub async fn webhooks_written(&self) {
+        self.inner.webhooks.notified().await
     }
 
     /// The process's credential cache (to fill it after a lookup, or drop a user's entries after a
@@ -289,6 +308,7 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
         inner.connected.store(true, Ordering::Relaxed);
         inner.epoch.send_modify(|e| *e += 1);
         let _ = inner.waiting.send(());
+        inner.webhooks.notify_one();
         tracing::info!("notification listener connected");
 
         loop {
@@ -337,6 +357,8 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
         inner.provider_pauses.heard(payload);
     } else if channel == PROVIDER_RESUMES_CHANNEL {
         inner.provider_pauses.resumed(payload);
+    } else if channel == WEBHOOKS_CHANNEL {
+        inner.webhooks.notify_one();
     }
 }
 

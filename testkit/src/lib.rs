@@ -14,6 +14,8 @@
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
+//! - [`webhook_receiver`]: a webhook receiver on loopback that verifies Standard Webhooks
+//!   signatures and answers as told (2xx, an error, held open).
 //! - [`chaos`]: the chaos suite: the service under database crashes, purged sessions, paused
 //!   workers, a pinned snapshot, exhausted connections, skewed clocks and model faults.
 
@@ -27,6 +29,7 @@ pub mod processes;
 pub mod chaos;
 pub mod prometheus;
 pub mod wait;
+pub mod webhook_receiver;
 
 /// One Server-Sent Event as [`sse_events`] parses it.
 pub use eventsource_stream::Event as SseEvent;
@@ -36,3 +39,4 @@ pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
 pub use mcp_server::FakeMcpServer;
 pub use wait::{wait_for, wait_until};
+pub use webhook_receiver::WebhookReceiver;

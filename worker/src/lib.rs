@@ -11,6 +11,7 @@
 //! - [`tools`]: the tool registry and the tools the model may call.
 //! - [`mcp`]: external tools: the tools of the deployment's MCP servers.
 //! - [`metrics`]: the worker's `GET /metrics` listener (`QUICKACT_WORKER_METRICS_BIND`).
+//! - [`webhooks`]: delivery of the webhooks of task endings (the outbox), signed, with retries.
 //!
 //! [`serve`] runs a worker until a shutdown future completes, so tests start and stop workers in
 //! process; `main` wires it to SIGINT/SIGTERM.
@@ -23,6 +24,7 @@ pub mod provider;
 pub mod queue;
 pub mod runner;
 pub mod tools;
+pub mod webhooks;
 
 use std::{sync::Arc, time::Duration};
 
@@ -72,12 +74,14 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
     install_crypto_provider();
     quickact_shared::metrics::install();
     tokio::spawn(quickact_shared::sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
-    let notifications = Notifications::start(pool.clone(), stop);
+    let notifications = Notifications::start(pool.clone(), stop.clone());
     let providers = ConfiguredProviders::from_config(&config.model)?;
+    let owner = process_name(&config.worker.name_prefix);
+    webhooks::start(pool.clone(), notifications.clone(), config.webhooks.clone(), owner.clone(), stop);
     Ok(Runner::new(
         pool,
         notifications,
-        process_name(&config.worker.name_prefix),
+        owner,
         config.worker.clone(),
         config.model.clone(),
         Arc::new(providers),

@@ -8,6 +8,7 @@
 //! - [`stats_view`]: rates, latency, tokens and cost per model per day, queue and workers, with
 //!   server-side SVG charts ([`charts`]).
 //! - [`users_view`]: users and their keys (create users, revoke keys).
+//! - [`webhooks_view`]: webhook endpoints with their deliveries and failures; send one again.
 //! - [`assets`]: htmx and the stylesheet, from the binary.
 //! - [`page`]: what every page shares (the header, errors, formatting).
 //!
@@ -21,6 +22,7 @@ mod session;
 mod stats_view;
 mod trace;
 mod users_view;
+mod webhooks_view;
 
 use axum::{
     Router,
@@ -51,4 +53,6 @@ pub fn routes() -> Router<AppState> {
         .route("/admin/users/{id}", get(users_view::detail))
         .route("/admin/users/{id}/budget", post(users_view::set_budget))
         .route("/admin/keys/{id}/revoke", post(users_view::revoke))
+        .route("/admin/webhooks", get(webhooks_view::list))
+        .route("/admin/webhook-deliveries/{id}/resend", post(webhooks_view::resend))
 }

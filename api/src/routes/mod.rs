@@ -9,6 +9,7 @@ pub mod mcp_servers;
 pub mod parse_time;
 pub mod quick_action;
 pub mod stats;
+pub mod webhooks;
 
 use chrono_tz::Tz;
 use uuid::Uuid;

@@ -210,3 +210,51 @@ async fn the_stats_page_and_metrics_show_each_models_budget_pause_and_fallbacks(
     assert!((0.04..=0.05).contains(&used), "30 of 600 spent: {used}");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_webhooks_page_shows_each_endpoints_failures_and_sends_a_delivery_again() {
+    use quickact_testkit::{WebhookReceiver, webhook_receiver::Answer};
+    use serde_json::json;
+    // A failed attempt waits ten minutes for its retry: only the page's button sends it sooner.
+    let options = quickact_testkit::TestAppOptions::default()
+        .env("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true")
+        .env("QUICKACT_WEBHOOK_RETRY_BASE_MS", "600000");
+    let (app, key) = TestApp::start_with_options_and_user(options.workers(0), "hooked").await;
+    let receiver = WebhookReceiver::start().await;
+    receiver.answer(Answer::Status(500));
+    let created = app.call(&key, Method::POST, "/api/webhooks", Some(json!({ "url": receiver.url }))).await;
+    receiver.set_secret(created.body["secret"].as_str().unwrap());
+    let endpoint_id = created.body["id"].as_str().unwrap().to_owned();
+    let task_id = app.submit_id(&key, "明天下午3点开会").await;
+    app.call(&key, Method::POST, &format!("/api/quick-action/{task_id}/cancel"), None).await;
+    let mut app = app;
+    app.start_worker().await;
+    receiver.wait_for_received(1, std::time::Duration::from_secs(30)).await;
+    let delivery = quickact_testkit::wait_for("the failed attempt recorded", std::time::Duration::from_secs(30), || async {
+        let listed = app.call(&key, Method::GET, &format!("/api/webhooks/{endpoint_id}/deliveries"), None).await;
+        let delivery = listed.body["deliveries"][0].clone();
+        if delivery["attempt_log"].as_array().is_some_and(|log| !log.is_empty()) { Ok(delivery) } else { Err(listed.body) }
+    })
+    .await;
+    let delivery_id = delivery["id"].as_str().unwrap();
+
+    let browser = Browser::new(&app);
+    let (cookie, _) = browser.log_in(&app.admin_key, &[]).await;
+    let page = browser.get("/admin/webhooks", Some(&cookie)).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let page = page.text().await.unwrap();
+    assert!(page.contains(&receiver.url), "the endpoint is listed");
+    assert!(page.contains(&format!(r#"id="delivery-{delivery_id}" class="delivery-pending""#)), "{page}");
+    assert!(page.contains("the receiver answered 500"), "the failure is shown");
+    assert!(page.contains(r#"<span class="pending">1</span> pending"#), "{page}");
+
+    receiver.answer(Answer::Status(200));
+    let csrf = csrf_of(&page);
+    let resent = browser.post(&format!("/admin/webhook-deliveries/{delivery_id}/resend"), Some(&cookie), Some(browser.origin()), &[("csrf", &csrf)], &[]).await;
+    assert_eq!(resent.status(), StatusCode::SEE_OTHER);
+    assert_eq!(resent.headers()[header::LOCATION], "/admin/webhooks");
+    let got = receiver.wait_for_accepted(1, std::time::Duration::from_secs(30)).await;
+    assert!(got.iter().all(|d| d.verified && d.event_id == got[0].event_id));
+    let forged = browser.post(&format!("/admin/webhook-deliveries/{delivery_id}/resend"), Some(&cookie), Some(browser.origin()), &[("csrf", "forged")], &[]).await;
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+}

@@ -31,3 +31,4 @@ mod openapi;
 mod events;
 mod undo;
 mod stats_api;
+mod webhooks_api;

@@ -12,6 +12,7 @@
 //! - [`mcp_servers`]: MCP servers admins registered through the API, for everyone or one user.
 //! - [`mcp_tokens`]: users' own tokens for the deployment's MCP servers.
 //! - [`stats`]: outcomes, latency, tokens and cost over a window; the queue and workers now.
+//! - [`webhooks`]: webhook endpoints, their deliveries (the outbox) and attempts.
 pub mod admin_sessions;
 pub mod budgets;
 pub mod cost_budgets;
@@ -23,6 +24,7 @@ pub mod stats;
 pub mod steps;
 pub mod tasks;
 pub mod users;
+pub mod webhooks;
 
 /// One column of `rows`, for a statement that inserts them all at once (`UNNEST` of arrays).
 pub fn column<'r, R, T>(rows: &'r [R], field: impl Fn(&'r R) -> T) -> Vec<T> {

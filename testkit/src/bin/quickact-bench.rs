@@ -13,6 +13,7 @@
 //!                         [--baseline-api-binary B --baseline-worker-binary B]
 //! quickact-bench provider-limit [--rpm 600] [--secs 120] [--workers 3] [--clients 96] [--delay-ms 200]
 //! quickact-bench provider-pause [--storm 10] [--retry-after 2] [--secs 20] [--workers 3] [--clients 48]
+//! quickact-bench webhooks [--samples 200] [--warmup 10]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -47,6 +48,10 @@
 //!   --retry-after` for the first `--storm` seconds; `--workers` worker processes, clients always
 //!   submitting one-turn tasks for `--secs`: the requests that reached the model while a pause was
 //!   on (after the first refusal, beyond the probes), the probes, and the final statuses.
+//! - **webhooks**: as **latency** (a fake model that answers at once, one worker process, one task
+//!   after another), with one webhook endpoint registered and a receiver on loopback that verifies
+//!   each signature: p50 and p99 from the verdict (the task's `completed_at`, stamped in the
+//!   ending's transaction just before it commits) to the receiver having the delivery.
 
 use std::{
     collections::BTreeMap,
@@ -87,6 +92,8 @@ enum Scenario {
     ProviderLimit(ProviderLimitFlags),
     /// A model that answers 429 with Retry-After to everything for a while.
     ProviderPause(ProviderPauseFlags),
+    /// Verdict-to-receiver latency of webhook deliveries, one task after another.
+    Webhooks(LatencyFlags),
 }
 
 #[derive(Args)]
@@ -241,6 +248,7 @@ async fn main() {
         Scenario::Fairness(flags) => fairness(&flags).await,
         Scenario::ProviderLimit(flags) => provider_limit(&flags).await,
         Scenario::ProviderPause(flags) => provider_pause(&flags).await,
+        Scenario::Webhooks(flags) => webhooks(&flags).await,
     };
     println!("{result}");
 }
@@ -281,6 +289,8 @@ impl Api {
             .env("QUICKACT_MAX_ACTIVE_TASKS_PER_USER", "100000000")
             .env("QUICKACT_MAX_LONG_POLLS_PER_USER", "100000000")
             .env("QUICKACT_SUBMIT_RATE_PER_MINUTE", "0")
+            // The webhooks scenario's receiver is on loopback.
+            .env("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .kill_on_drop(true)
@@ -1179,4 +1189,58 @@ async fn provider_pause(flags: &ProviderPauseFlags) -> Value {
         "statuses": statuses,
         "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// webhooks
+
+async fn webhooks(flags: &LatencyFlags) -> Value {
+    let (samples, warmup) = (flags.samples, flags.warmup);
+    let (api_binary, worker_binary) = (&flags.binaries.api_binary, &flags.binaries.worker_binary);
+
+    let fake = FakeModel::start().await;
+    fake.fallback(|_| Reply::look_up_and_finish("done"));
+    let receiver = quickact_testkit::WebhookReceiver::start().await;
+    let api = Api::start(api_binary).await;
+    let mut worker = spawn_worker_with(worker_binary, 4, Model::Fake(&fake), &[("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true")]);
+    let client = http_client(8);
+    let key = api.user(&client, &format!("webhooks-{}", uuid::Uuid::new_v4().simple())).await;
+    let endpoint = post_json(&client, &format!("{}/api/webhooks", api.base), &key, json!({ "url": receiver.url })).await;
+    receiver.set_secret(endpoint["secret"].as_str().unwrap_or_else(|| panic!("register the endpoint: {endpoint}")));
+
+    let mut times = Vec::with_capacity(samples);
+    let mut unverified = 0;
+    for i in 0..warmup + samples {
+        let created = post_json(&client, &format!("{}/api/quick-action", api.base), &key, json!({ "text": format!("webhook task {}", tag(i)), "timeout": 30 })).await;
+        let id = created["task_id"].as_str().unwrap_or_else(|| panic!("submission refused: {created}"));
+        watching(&mut worker, "the worker", wait_verdict(&client, &api.base, &key, id)).await;
+        let got = watching(&mut worker, "the worker", receiver.wait_for_accepted(i + 1, Duration::from_secs(60))).await;
+        let delivery = got.iter().rev().find(|d| d.body["task_id"] == id).unwrap_or_else(|| panic!("no delivery of {id}"));
+        let completed_at: chrono::DateTime<chrono::Utc> = delivery.body["completed_at"].as_str().and_then(|t| t.parse().ok()).expect("completed_at");
+        let received_at: chrono::DateTime<chrono::Utc> = delivery.received_at.into();
+        if i >= warmup {
+            times.push((received_at - completed_at).num_microseconds().unwrap_or(i64::MAX) as f64 / 1000.0);
+            unverified += usize::from(!delivery.verified);
+        }
+    }
+    let accepted = receiver.accepted().len();
+    stop(worker).await;
+    let Api { child, .. } = api;
+    stop(child).await;
+    times.sort_by(f64::total_cmp);
+    let result = json!({
+        "scenario": "webhooks",
+        "samples": times.len(),
+        "p50_ms": round(percentile(&times, 50.0), 2),
+        "p90_ms": round(percentile(&times, 90.0), 2),
+        "p99_ms": round(percentile(&times, 99.0), 2),
+        "max_ms": round(times.last().copied().unwrap_or(f64::NAN), 2),
+        "deliveries_accepted": accepted,
+        "unverified": unverified,
+    });
+    eprintln!(
+        "webhooks: verdict-to-receiver p50 {} ms, p99 {} ms, max {} ms of {} deliveries ({} accepted in all, {} unverified)",
+        result["p50_ms"], result["p99_ms"], result["max_ms"], times.len(), accepted, unverified
+    );
+    result
 }

@@ -26,6 +26,8 @@
 //!   back, graceful shutdown.
 //! - `turns`: many users on one queue: turns between users, the per-user cap on running tasks,
 //!   priorities.
+//! - `webhooks`: webhooks when a task ends: signed, delivered once, retried, a 410, filters, a
+//!   worker killed mid-delivery.
 //!
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
@@ -44,3 +46,4 @@ mod planner;
 mod provider_limits;
 mod robustness;
 mod turns;
+mod webhooks;
