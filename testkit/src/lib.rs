@@ -11,6 +11,7 @@
 //!   waits), where the code offers no event to wait on.
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
+//! - [`otlp_receiver`]: an OTLP/HTTP trace receiver that records the spans it is sent.
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
 //! - [`chaos`]: the chaos suite: the service under database crashes, purged sessions, paused
 //!   workers, a pinned snapshot, exhausted connections, skewed clocks and model faults.
@@ -19,6 +20,7 @@ pub mod app;
 pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;
+pub mod otlp_receiver;
 pub mod postgres;
 pub mod processes;
 pub mod chaos;
@@ -31,4 +33,5 @@ pub use app::{LoggedProcess, TestApp, TestAppOptions, assert_step_refused, sse_e
 pub use fake_model::{FakeModel, GateHeldOpen, Received, Reply, last_tool_result};
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
+pub use otlp_receiver::{OtlpReceiver, ReceivedSpan};
 pub use wait::{wait_for, wait_until};

@@ -11,12 +11,14 @@ use quickact_shared::store::{
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
 use tokio::time::Instant;
+use tracing::{Instrument, Span};
 
 use super::{
     journal::tool_calls_of,
     ledger::Recorded,
     prompt::{SYSTEM_MESSAGE, user_message},
     run::{Run, RunError, elapsed_ms},
+    spans,
     tool_call::may_write,
 };
 use crate::provider::{
@@ -34,6 +36,8 @@ pub(super) struct Turn {
     reply: ModelReply,
     started_at: chrono::DateTime<Utc>,
     latency_ms: i32,
+    /// The request's span (disabled unless traces are exported), ended once the turn's cost is on it.
+    span: Span,
 }
 
 /// How asking for a turn went.
@@ -96,8 +100,9 @@ impl<'a> Run<'a> {
             let started_at = self.cx.clock.now();
             let started = Instant::now();
             let request = self.request(&user);
+            let span = if self.provider.is_local() { Span::none() } else { spans::model_turn_span(self.model) };
             let result = tokio::select! {
-                result = self.provider.complete(&request) => result,
+                result = self.provider.complete(&request).instrument(span.clone()) => result,
                 _ = self.cx.abort.cancelled() => {
                     return Ok(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() })));
                 }
@@ -113,10 +118,12 @@ impl<'a> Run<'a> {
                     if let Err(err) = self.cx.gate.settle(self.model, ticket, tokens).await {
                         tracing::warn!(task_id = %self.cx.task.id, error = %err, "could not debit the model's budget");
                     }
-                    return Ok(Recorded::Done(Asked::Answered(Turn { reply, started_at, latency_ms })));
+                    return Ok(Recorded::Done(Asked::Answered(Turn { reply, started_at, latency_ms, span })));
                 }
                 Err(err) => err,
             };
+            spans::record_turn_failure(&span, &err);
+            drop(span);
             tracing::warn!(task_id = %self.cx.task.id, error = %err, "model request failed");
             let asked_to_wait = match &err {
                 ProviderError::Transient { retry_after, .. } => *retry_after,
@@ -206,9 +213,11 @@ impl<'a> Run<'a> {
 
     /// The journal step of a successful turn, with its usage and cost (to add to the task's totals).
     fn turn_step(&self, turn: Turn) -> (Step, Option<Usage>) {
-        let Turn { reply, started_at, latency_ms } = turn;
+        let Turn { reply, started_at, latency_ms, span } = turn;
         let usage = reply.usage;
         let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
+        spans::record_turn(&span, &reply, cost, &self.cx.task.currency);
+        drop(span);
         let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
         step.result = Some(reply.to_message());
         step.input_tokens = clamp_i32(usage.input);
