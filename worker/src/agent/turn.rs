@@ -36,8 +36,6 @@ pub(super) struct Turn {
     reply: ModelReply,
     started_at: chrono::DateTime<Utc>,
     latency_ms: i32,
-    /// The request's span (disabled unless traces are exported), ended once the turn's cost is on it.
-    span: Span,
 }
 
 /// How asking for a turn went.
@@ -112,13 +110,21 @@ impl<'a> Run<'a> {
             quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
             let err = match result {
                 Ok(reply) => {
+                    // The turn's span ends with the answer, its usage and cost on it (the same
+                    // cost its step records, in `turn_step`).
+                    if !span.is_disabled() {
+                        let usage = reply.usage;
+                        let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
+                        spans::record_turn(&span, &reply, cost, &self.cx.task.currency);
+                    }
+                    drop(span);
                     // Best effort: a budget that missed one turn's tokens only lets the next
                     // request go a little early; the turn, paid for, must not be lost over it.
                     let tokens = reply.usage.input + reply.usage.output;
                     if let Err(err) = self.cx.gate.settle(self.model, ticket, tokens).await {
                         tracing::warn!(task_id = %self.cx.task.id, error = %err, "could not debit the model's budget");
                     }
-                    return Ok(Recorded::Done(Asked::Answered(Turn { reply, started_at, latency_ms, span })));
+                    return Ok(Recorded::Done(Asked::Answered(Turn { reply, started_at, latency_ms })));
                 }
                 Err(err) => err,
             };
@@ -213,11 +219,9 @@ impl<'a> Run<'a> {
 
     /// The journal step of a successful turn, with its usage and cost (to add to the task's totals).
     fn turn_step(&self, turn: Turn) -> (Step, Option<Usage>) {
-        let Turn { reply, started_at, latency_ms, span } = turn;
+        let Turn { reply, started_at, latency_ms } = turn;
         let usage = reply.usage;
         let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
-        spans::record_turn(&span, &reply, cost, &self.cx.task.currency);
-        drop(span);
         let mut step = self.new_step(StepKind::ModelTurn, &reply.model, started_at, latency_ms, true);
         step.result = Some(reply.to_message());
         step.input_tokens = clamp_i32(usage.input);

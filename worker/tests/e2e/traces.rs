@@ -79,7 +79,8 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let endpoint = receiver.endpoint();
     let traced = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), ("OTEL_BSP_SCHEDULE_DELAY", "600000")];
     let (api, url) = spawn_api(&app, &api_binary(), &traced).await;
-    let worker = spawn_worker(&app, WORKER_BINARY, &traced);
+    // The fast path on: a sentence the local rules read runs locally (the others go to the model).
+    let worker = spawn_worker(&app, WORKER_BINARY, &[traced[0], traced[1], ("QUICKACT_FAST_PATH", "true")]);
 
     let caller = format!("00-{CALLER_TRACE}-{CALLER_SPAN}-01");
     let accepted = post(&app, &url, &key, json!({ "text": sentence }), Some(&caller)).await;
@@ -90,8 +91,12 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let own = post(&app, &url, &key, json!({ "text": "untraced caller" }), None).await;
     let own_trace = own["trace_id"].as_str().expect("a trace the API began").to_owned();
     assert!(own_trace.len() == 32 && own_trace != CALLER_TRACE, "{own:#}");
+    let local = post(&app, &url, &key, json!({ "text": "明天下午3点到4点开会" }), None).await;
+    let local_trace = local["trace_id"].as_str().expect("a trace the API began").to_owned();
     let task = final_task(&app, &url, &key, &id).await;
     assert_eq!(task["trace_id"], CALLER_TRACE, "the task's JSON names the caller's trace: {task:#}");
+    let local = final_task(&app, &url, &key, local["task_id"].as_str().unwrap()).await;
+    assert_eq!(local["model_used"], "local", "{local:#}");
     let own_id = own["task_id"].as_str().unwrap();
     let answer = app.client.get(format!("{url}/api/quick-action/{own_id}?wait=true&timeout=30")).bearer_auth(&key).send().await.unwrap();
     let own: Value = answer.json().await.unwrap();
@@ -132,9 +137,14 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let own_submit = one(&own_spans, "POST /api/quick-action");
     assert_eq!(own_submit.parent_span_id, "", "{own_submit:#?}");
     assert_eq!(one(&own_spans, "task.run").parent_span_id, own_submit.span_id);
-    // Nothing went to a third trace: a poll is no trace of its own, nor is the fetch.
-    let elsewhere: Vec<ReceivedSpan> =
-        receiver.spans().into_iter().filter(|span| span.trace_id != CALLER_TRACE && span.trace_id != own_trace).collect();
+    // A local run is one span, the run's, in its task's trace.
+    let local_spans = receiver.trace(&local_trace);
+    let local_submit = one(&local_spans, "POST /api/quick-action");
+    assert_eq!(one(&local_spans, "task.run").parent_span_id, local_submit.span_id);
+    assert_eq!(local_spans.len(), 2, "{local_spans:#?}");
+    // Nothing went to another trace: a poll is no trace of its own, nor is the fetch.
+    let ours = [CALLER_TRACE, own_trace.as_str(), local_trace.as_str()];
+    let elsewhere: Vec<ReceivedSpan> = receiver.spans().into_iter().filter(|span| !ours.contains(&span.trace_id.as_str())).collect();
     assert!(elsewhere.is_empty(), "spans outside the tasks' traces: {elsewhere:#?}");
     app.shutdown().await;
 }
