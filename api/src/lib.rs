@@ -12,6 +12,7 @@
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
 //! - [`longpoll`]: waiting for a final state on LISTEN/NOTIFY, without a database connection.
 //! - [`submit`]: submissions written in batches, one commit for many.
+//! - [`submit_span`]: the span where a task's trace starts (when traces are exported).
 //! - [`reads`]: task and journal reads in batches, one statement for many.
 //! - [`events`]: a task's live step stream (Server-Sent Events) on the same fan-out.
 //! - [`limits`]: request time limits, the bound on requests in flight and on long-polls per user.
@@ -37,6 +38,7 @@ pub mod routes;
 mod serve;
 pub mod state;
 pub mod submit;
+pub mod submit_span;
 pub mod views;
 
 use std::{sync::Arc, time::Duration};

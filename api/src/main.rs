@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
 async fn main() -> Result<(), quickact_api::StartupError> {
-    telemetry::init()?;
+    let traces = telemetry::init("quickact-api")?;
     let config = Config::from_env()?;
     let bind = config.bind;
     let stop = CancellationToken::new();
@@ -14,6 +14,10 @@ async fn main() -> Result<(), quickact_api::StartupError> {
     tracing::info!(address = %listener.local_addr()?, "quickact-api listening");
     quickact_api::run(listener, state, telemetry::shutdown_signal()).await?;
     stop.cancel();
+    // The last requests' spans are still batched: sent before the process goes.
+    if let Some(traces) = traces {
+        traces.shutdown().await;
+    }
     tracing::info!("quickact-api stopped");
     Ok(())
 }

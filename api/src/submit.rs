@@ -50,6 +50,9 @@ pub struct Submission {
     /// The user's cap on unfinished tasks.
     pub cap: i64,
     pub priority: TaskPriority,
+    /// The W3C `traceparent` of the submit span, when this process exports traces: stored with
+    /// the task, for its run to continue the trace.
+    pub trace_parent: Option<String>,
 }
 
 /// What became of a submission.
@@ -109,6 +112,7 @@ struct SubmitRow {
     attempts: Option<i32>,
     undoes: Option<Uuid>,
     priority: Option<TaskPriority>,
+    trace_parent: Option<String>,
 }
 
 impl SubmitRow {
@@ -140,6 +144,7 @@ impl SubmitRow {
                 attempts: self.attempts?,
                 undoes: self.undoes,
                 priority: self.priority?,
+                trace_parent: self.trace_parent,
             })
         };
         match stored() {
@@ -150,7 +155,7 @@ impl SubmitRow {
 }
 
 /// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
-/// last replaced by `20261127000002_fair_turns`), one statement and so one transaction:
+/// last replaced by `20261128000030_task_trace_parent`), one statement and so one transaction:
 /// room under the cap and the tasks; one answer per submission, in order.
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
@@ -158,8 +163,8 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
                   result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
-                  priority AS "priority: TaskPriority"
-           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                  priority AS "priority: TaskPriority", trace_parent
+           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ORDER BY ord"#,
         &column(batch, |s| s.id) as &[Uuid],
         &column(batch, |s| s.user_id) as &[Uuid],
@@ -171,6 +176,7 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         &column(batch, |s| s.currency.as_str()) as &[&str],
         &column(batch, |s| s.cap) as &[i64],
         &column(batch, |s| s.priority.as_str()) as &[&str],
+        &column(batch, |s| s.trace_parent.as_deref()) as &[Option<&str>],
     )
     .fetch_all(db)
     .await?;

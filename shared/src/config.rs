@@ -50,6 +50,10 @@ pub struct Config {
     pub mcp_servers: Vec<McpServerConfig>,
     /// `QUICKACT_WEBHOOK*`: webhooks when a task ends (see [`crate::webhooks`]).
     pub webhooks: crate::webhooks::WebhookConfig,
+    /// `QUICKACT_TRACE_URL`: a link to a task's trace in the tracing UI, with `{trace_id}` where
+    /// the trace id goes (e.g. `https://jaeger.example/trace/{trace_id}`); the admin trace page
+    /// links there. Unset: the page shows the id alone (docs/tracing.md).
+    pub trace_url: Option<String>,
 }
 
 /// What every process's sweeper does and keeps (see [`crate::sweeper`]).
@@ -274,6 +278,7 @@ impl Config {
                 keep_deleted_items: Duration::from_secs(parse_positive(&get, "QUICKACT_KEEP_DELETED_ITEMS_DAYS", "30")? as u64 * 86_400),
             },
             webhooks: crate::webhooks::WebhookConfig::from_lookup(&get)?,
+            trace_url: trace_url(get("QUICKACT_TRACE_URL"))?,
             planner: PlannerConfig {
                 default_event_minutes: parse_positive(&get, "QUICKACT_DEFAULT_EVENT_MINUTES", "60")?.min(24 * 60) as u32,
                 max_items_per_user: parse_positive(&get, "QUICKACT_MAX_ITEMS_PER_USER", "10000")? as u32,
@@ -370,6 +375,19 @@ where
 {
     let value = get(name).unwrap_or_else(|| default.to_owned());
     value.trim().parse().map_err(|e: T::Err| ConfigError::Invalid { name, value, reason: e.to_string() })
+}
+
+/// `QUICKACT_TRACE_URL`, which must say where the trace id goes: a template without `{trace_id}`
+/// would link every task to one page.
+fn trace_url(value: Option<String>) -> Result<Option<String>, ConfigError> {
+    match value {
+        Some(template) if !template.contains("{trace_id}") => Err(ConfigError::Invalid {
+            name: "QUICKACT_TRACE_URL",
+            value: template,
+            reason: "the link must contain {trace_id}, where the trace's id goes".into(),
+        }),
+        template => Ok(template.map(|t| t.trim().to_owned())),
+    }
 }
 
 /// `QUICKACT_DATABASE_CONNECTIONS`, with the process's own default and least.
@@ -478,6 +496,15 @@ mod tests {
         assert!(refused.contains("at least 32 characters") && !refused.contains("hunter2"), "{refused}");
         let long = "k".repeat(MIN_ADMIN_KEY_CHARS);
         assert!(config_with(&[("QUICKACT_ADMIN_KEY", long.as_str())]).unwrap().admin_key.is_some());
+    }
+
+    #[test]
+    fn a_trace_link_must_say_where_the_trace_id_goes() {
+        assert_eq!(config_with(&[]).unwrap().trace_url, None);
+        let link = config_with(&[("QUICKACT_TRACE_URL", "https://jaeger.example/trace/{trace_id}")]).unwrap().trace_url;
+        assert_eq!(link.as_deref(), Some("https://jaeger.example/trace/{trace_id}"));
+        let refused = config_with(&[("QUICKACT_TRACE_URL", "https://jaeger.example/search")]).unwrap_err().to_string();
+        assert!(refused.contains("QUICKACT_TRACE_URL") && refused.contains("{trace_id}"), "{refused}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::{
     domain::task::{TaskPriority, TaskRecord, TaskStatus},
     pricing::nanos_to_amount,
     store::steps::{Step, StepKind},
+    telemetry::traces::trace_id_of,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -51,6 +52,12 @@ pub struct TaskView {
     /// For an undo (`POST /api/quick-action/{id}/undo`), the task it reverted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<Uuid>,
+    /// The OpenTelemetry trace the task is part of (32 hex digits): the caller's when its POST
+    /// carried a W3C `traceparent`, else one the API began. Present only when the API that took
+    /// the task exports traces (`OTEL_EXPORTER_OTLP_ENDPOINT`, docs/tracing.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "4bf92f3577b34da6a3ce929d0e0e4736", pattern = "^[0-9a-f]{32}$")]
+    pub trace_id: Option<String>,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -99,6 +106,7 @@ impl From<TaskRecord> for TaskView {
             tz: task.time_zone,
             idempotency_key: task.idempotency_key,
             undoes: task.undoes,
+            trace_id: task.trace_parent.as_deref().and_then(trace_id_of).map(str::to_owned),
         }
     }
 }

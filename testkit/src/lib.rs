@@ -13,6 +13,7 @@
 //!   idempotency key, and hang or fail on cue (the worker's external tools).
 //! - [`prometheus`]: reading a `/metrics` scrape to assert on its values.
 //! - [`held_writes`]: lining concurrent writers of a table up, to test races deterministically.
+//! - [`otlp_receiver`]: an OTLP/HTTP trace receiver that records the spans it is sent.
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
 //! - [`webhook_receiver`]: a webhook receiver on loopback that verifies Standard Webhooks
 //!   signatures and answers as told (2xx, an error, held open).
@@ -24,6 +25,7 @@ pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;
 pub mod mcp_server;
+pub mod otlp_receiver;
 pub mod postgres;
 pub mod processes;
 pub mod chaos;
@@ -38,5 +40,6 @@ pub use fake_model::{FakeModel, GateHeldOpen, Received, Reply, last_tool_result}
 pub use held_reads::HeldTaskReads;
 pub use held_writes::HeldWrites;
 pub use mcp_server::FakeMcpServer;
+pub use otlp_receiver::{OtlpReceiver, ReceivedSpan};
 pub use wait::{wait_for, wait_until};
 pub use webhook_receiver::WebhookReceiver;

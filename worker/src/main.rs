@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::main]
 async fn main() -> Result<(), quickact_worker::StartupError> {
-    telemetry::init()?;
+    let traces = telemetry::init("quickact-worker")?;
     let config = Config::from_env()?;
     let stop = CancellationToken::new();
     let runner = quickact_worker::prepare(&config, stop.clone()).await?;
@@ -18,6 +18,10 @@ async fn main() -> Result<(), quickact_worker::StartupError> {
     }
     quickact_worker::serve(runner, telemetry::shutdown_signal()).await;
     stop.cancel();
+    // The last runs' spans are still batched: sent before the process goes.
+    if let Some(traces) = traces {
+        traces.shutdown().await;
+    }
     tracing::info!("quickact-worker stopped");
     Ok(())
 }

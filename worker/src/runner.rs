@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
+    agent::{spans, Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::{choice::ProviderChoice, gate::ProviderGate},
     queue::{Claimed, DueTasks},
@@ -219,7 +219,8 @@ impl Runner {
         let ours = holder.clone();
         // Every line a run logs carries the task, its user and this worker (as fields of this
         // span; top-level keys of `span` in JSON logs).
-        let span = tracing::info_span!("run", task_id = %task_id, user_id = %task.user_id, worker = %self.owner);
+        // The same span continues the task's trace when traces are exported (see `agent::spans`).
+        let span = spans::run_span(&task, &self.owner);
         let run = RunOfTask { task, clock, holder: holder.clone(), stop: stop.clone(), alone };
         // Spawned and recorded under one lock: a run that ends at once removes its entry only
         // after it was recorded, so no entry of a finished run is left behind.

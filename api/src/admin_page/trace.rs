@@ -19,6 +19,7 @@ use quickact_shared::{
         store as items,
     },
     pricing::nanos_to_amount,
+    telemetry::traces::trace_id_of,
     store::{
         ending::{CancelOutcome, cancel_task},
         steps::{self, Step, StepKind},
@@ -224,6 +225,10 @@ struct TraceBody {
     undone_by: Option<Uuid>,
     /// For an undo: the task it reverted.
     undoes: Option<Uuid>,
+    /// The task's OpenTelemetry trace id, when it was traced (docs/tracing.md).
+    trace_id: Option<String>,
+    /// Where the trace is shown (`QUICKACT_TRACE_URL` with the id in it), when that is configured.
+    trace_link: Option<String>,
 }
 
 #[derive(Template)]
@@ -251,7 +256,9 @@ async fn trace_body(state: &AppState, id: Uuid, csrf: String) -> Result<TraceBod
     };
     // Only a finished task can be undone; what it left to undo is read once it is.
     let undo = if task.status.is_final() { Some(history::undo_state(&state.pool, id).await?) } else { None };
-    Ok(body_of(task, &journal, user_name, csrf, &deleted, undo))
+    let trace_id = task.trace_parent.as_deref().and_then(trace_id_of).map(str::to_owned);
+    let trace_link = trace_id.as_deref().and_then(|id| Some(state.config.trace_url.as_ref()?.replace("{trace_id}", id)));
+    Ok(TraceBody { trace_id, trace_link, ..body_of(task, &journal, user_name, csrf, &deleted, undo) })
 }
 
 fn body_of(task: TaskRecord, journal: &[Step], user_name: String, csrf: String, deleted: &[Uuid], undo: Option<UndoState>) -> TraceBody {
@@ -314,6 +321,8 @@ fn body_of(task: TaskRecord, journal: &[Step], user_name: String, csrf: String, 
         changed_items: undo.as_ref().map_or(0, |u| u.changed_items),
         undone_by: undo.and_then(|u| u.undone_by),
         undoes: task.undoes,
+        trace_id: None,
+        trace_link: None,
     }
 }
 

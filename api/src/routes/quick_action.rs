@@ -10,7 +10,8 @@ use axum::{
 };
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
-    domain::task::{TaskPriority, TaskRecord},
+    domain::{task::{TaskPriority, TaskRecord}, user::User},
+    telemetry::traces,
     planner::undo::{UndoOutcome, undo_task},
     store::{
         ending::{CancelOutcome, cancel_task},
@@ -18,6 +19,7 @@ use quickact_shared::{
     },
 };
 use serde::Deserialize;
+use tracing::{Instrument, Span};
 use uuid::Uuid;
 
 use crate::{
@@ -30,6 +32,7 @@ use crate::{
     routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
     submit::{Submission, Submitted, submit},
+    submit_span,
     views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
 
@@ -90,6 +93,22 @@ pub async fn create(
     headers: HeaderMap,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
+    let span = submit_span::submit_span(&headers);
+    let trace_parent = traces::trace_parent_of(&span);
+    let answer = accept(state, user, headers, request, trace_parent).instrument(span.clone()).await;
+    submit_span::record_answer(&span, &answer);
+    answer
+}
+
+/// [`create`] in its span; `trace_parent`: the span's, stored with the task.
+async fn accept(
+    state: AppState,
+    user: User,
+    headers: HeaderMap,
+    request: CreateRequest,
+    trace_parent: Option<String>,
+) -> Result<Response, ApiError> {
+    Span::current().record("user_id", tracing::field::display(user.id));
     let text = request.text.trim();
     if text.is_empty() {
         return Err(ApiError::bad_request("invalid_input", "text must not be empty"));
@@ -131,6 +150,7 @@ pub async fn create(
         currency: state.config.model.currency.clone(),
         cap: state.config.max_active_tasks_per_user,
         priority: request.priority,
+        trace_parent,
     };
     // A waiting client hears every change after the commit: it subscribes before.
     let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));
@@ -151,6 +171,7 @@ pub async fn create(
         }
     };
     quickact_shared::metrics::task_submitted();
+    Span::current().record("task_id", tracing::field::display(task.id));
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
     let task = match subscription {

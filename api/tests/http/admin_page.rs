@@ -257,4 +257,36 @@ async fn the_webhooks_page_shows_each_endpoints_failures_and_sends_a_delivery_ag
     assert!(got.iter().all(|d| d.verified && d.event_id == got[0].event_id));
     let forged = browser.post(&format!("/admin/webhook-deliveries/{delivery_id}/resend"), Some(&cookie), Some(browser.origin()), &[("csrf", "forged")], &[]).await;
     assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trace_page_links_a_traced_task_to_its_trace_and_shows_no_trace_for_an_untraced_one() {
+    use quickact_testkit::TestAppOptions;
+
+    let options = TestAppOptions::default().workers(0).env("QUICKACT_TRACE_URL", "https://jaeger.example/trace/{trace_id}");
+    let (app, key) = TestApp::start_with_options_and_user(options, "alice").await;
+    let traced = app.submit_id(&key, "a traced sentence").await;
+    let untraced = app.submit_id(&key, "an untraced sentence").await;
+    // What an API exporting traces stores with a task (this in-process API exports none; the
+    // processes that do are tested in worker/tests/e2e/traces.rs).
+    sqlx::query("UPDATE quick_action_tasks SET trace_parent = $2 WHERE id = $1::uuid")
+        .bind(&traced)
+        .bind("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+
+    let browser = Browser::new(&app);
+    let (cookie, _) = browser.log_in(&app.admin_key, &[]).await;
+    let page = browser.get(&format!("/admin/tasks/{traced}"), Some(&cookie)).await.text().await.unwrap();
+    assert!(
+        page.contains(r#"<a href="https://jaeger.example/trace/4bf92f3577b34da6a3ce929d0e0e4736" id="trace-id""#),
+        "a link to the trace: {page}"
+    );
+    let page = browser.get(&format!("/admin/tasks/{untraced}"), Some(&cookie)).await.text().await.unwrap();
+    assert!(page.contains("an untraced sentence") && !page.contains("trace-id"), "no trace: {page}");
+    let answer = app.call(&key, Method::GET, &format!("/api/quick-action/{traced}"), None).await;
+    assert_eq!(answer.body["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    app.shutdown().await;
 }

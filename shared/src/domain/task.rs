@@ -242,6 +242,9 @@ pub struct TaskRecord {
     /// For an undo, the task whose item changes it reverted.
     pub undoes: Option<Uuid>,
     pub priority: TaskPriority,
+    /// The W3C `traceparent` of the span that submitted the task, when the API that took it
+    /// exported traces: the run continues that trace (see `crate::telemetry::traces`).
+    pub trace_parent: Option<String>,
 }
 
 impl TaskRecord {

@@ -14,6 +14,7 @@
 //! quickact-bench provider-limit [--rpm 600] [--secs 120] [--workers 3] [--clients 96] [--delay-ms 200]
 //! quickact-bench provider-pause [--storm 10] [--retry-after 2] [--secs 20] [--workers 3] [--clients 48]
 //! quickact-bench webhooks [--samples 200] [--warmup 10]
+//! quickact-bench tracing [--n 3000] [--users 100] [--concurrency 64] [--rounds 3]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -52,6 +53,13 @@
 //!   after another), with one webhook endpoint registered and a receiver on loopback that verifies
 //!   each signature: p50 and p99 from the verdict (the task's `completed_at`, stamped in the
 //!   ending's transaction just before it commits) to the receiver having the delivery.
+//! - **tracing**: the cost of exporting traces (docs/tracing.md) on a drain: `--rounds` rounds, each
+//!   a drain with tracing off and one with it on (in turn first), within one run: `--n` tasks of
+//!   `--users` users POSTed (64 clients, no worker), then one worker process (local provider,
+//!   `--concurrency`) drains them. On, the API and the worker export to an OTLP receiver in this
+//!   process (`OTEL_EXPORTER_OTLP_ENDPOINT`). Per drain: POSTs per second and drain tasks per
+//!   second (from the worker's start to the last verdict, read from the database); the medians, off
+//!   and on, their ratio, and the spans the receiver got per task.
 
 use std::{
     collections::BTreeMap,
@@ -94,6 +102,26 @@ enum Scenario {
     ProviderPause(ProviderPauseFlags),
     /// Verdict-to-receiver latency of webhook deliveries, one task after another.
     Webhooks(LatencyFlags),
+    /// The drain with trace export off and on, within one run.
+    Tracing(TracingFlags),
+}
+
+#[derive(Args)]
+struct TracingFlags {
+    /// Tasks of each drain.
+    #[arg(long, default_value_t = 3000)]
+    n: usize,
+    /// Users the tasks are spread over.
+    #[arg(long, default_value_t = 100)]
+    users: usize,
+    /// The draining worker's concurrency.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Rounds, each one drain off and one on.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    #[command(flatten)]
+    binaries: Binaries,
 }
 
 #[derive(Args)]
@@ -249,6 +277,7 @@ async fn main() {
         Scenario::ProviderLimit(flags) => provider_limit(&flags).await,
         Scenario::ProviderPause(flags) => provider_pause(&flags).await,
         Scenario::Webhooks(flags) => webhooks(&flags).await,
+        Scenario::Tracing(flags) => tracing_cost(&flags).await,
     };
     println!("{result}");
 }
@@ -280,6 +309,11 @@ impl Api {
 
     /// The API on the database `url` names (its migrations run at start).
     async fn start_on(binary: &str, url: &str) -> Api {
+        Api::start_with(binary, url, &[]).await
+    }
+
+    /// [`Api::start_on`] with more environment variables.
+    async fn start_with(binary: &str, url: &str, env: &[(&str, &str)]) -> Api {
         let port = free_port();
         let admin_key = format!("qa_bench_admin_{}", uuid::Uuid::new_v4().simple());
         let child = Command::new(binary)
@@ -292,6 +326,7 @@ impl Api {
             // The webhooks scenario's receiver is on loopback.
             .env("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .kill_on_drop(true)
             .spawn()
@@ -1243,4 +1278,131 @@ async fn webhooks(flags: &LatencyFlags) -> Value {
         result["p50_ms"], result["p99_ms"], result["max_ms"], times.len(), accepted, unverified
     );
     result
+}
+
+// tracing: the cost of trace export on a drain (issue 33)
+
+/// One drain of the `tracing` scenario.
+struct TracedDrain {
+    posts_per_s: f64,
+    drain_tasks_per_s: f64,
+    /// Spans the receiver got from this drain's API and worker (both stopped, so flushed).
+    spans: usize,
+}
+
+async fn tracing_cost(flags: &TracingFlags) -> Value {
+    let receiver = quickact_testkit::OtlpReceiver::start().await;
+    let mut rounds = Vec::with_capacity(flags.rounds);
+    for round in 0..flags.rounds {
+        // Off first in even rounds, on first in odd ones: neither gets the warmer database always.
+        let order = if round % 2 == 0 { [false, true] } else { [true, false] };
+        let mut off_on = [None, None];
+        for traced in order {
+            eprintln!("tracing: round {} of {}, tracing {}", round + 1, flags.rounds, if traced { "on" } else { "off" });
+            let drain = traced_drain(flags, traced.then_some(&receiver)).await;
+            eprintln!(
+                "tracing:   {:.0} POSTs/s, drain {:.0} tasks/s, {} spans",
+                drain.posts_per_s, drain.drain_tasks_per_s, drain.spans
+            );
+            off_on[usize::from(traced)] = Some(drain);
+        }
+        let [off, on] = off_on.map(|drain| drain.expect("both drains ran"));
+        rounds.push((off, on));
+    }
+    let median = |values: Vec<f64>| {
+        let mut values = values;
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    let drain_off = median(rounds.iter().map(|(off, _)| off.drain_tasks_per_s).collect());
+    let drain_on = median(rounds.iter().map(|(_, on)| on.drain_tasks_per_s).collect());
+    let posts_off = median(rounds.iter().map(|(off, _)| off.posts_per_s).collect());
+    let posts_on = median(rounds.iter().map(|(_, on)| on.posts_per_s).collect());
+    let ratios = rounds.iter().map(|(off, on)| on.drain_tasks_per_s / off.drain_tasks_per_s).collect::<Vec<_>>();
+    let per_round: Vec<Value> = rounds
+        .iter()
+        .map(|(off, on)| {
+            json!({
+                "off": { "posts_per_s": round(off.posts_per_s, 1), "drain_tasks_per_s": round(off.drain_tasks_per_s, 1), "spans": off.spans },
+                "on": { "posts_per_s": round(on.posts_per_s, 1), "drain_tasks_per_s": round(on.drain_tasks_per_s, 1), "spans": on.spans },
+            })
+        })
+        .collect();
+    json!({
+        "scenario": "tracing",
+        "n": flags.n,
+        "users": flags.users,
+        "concurrency": flags.concurrency,
+        "rounds": per_round,
+        "drain_tasks_per_s_off": round(drain_off, 1),
+        "drain_tasks_per_s_on": round(drain_on, 1),
+        "drain_ratio_on_off": round(drain_on / drain_off, 3),
+        "drain_ratio_per_round_median": round(median(ratios), 3),
+        "posts_per_s_off": round(posts_off, 1),
+        "posts_per_s_on": round(posts_on, 1),
+        "spans_per_task_on": round(rounds.iter().map(|(_, on)| on.spans).sum::<usize>() as f64 / (flags.n * flags.rounds) as f64, 2),
+    })
+}
+
+/// One drain: the API (exporting to `receiver` when given), `--n` tasks POSTed, one worker
+/// (exporting too) until every task is final, both stopped (their last spans flushed).
+async fn traced_drain(flags: &TracingFlags, receiver: Option<&quickact_testkit::OtlpReceiver>) -> TracedDrain {
+    let endpoint = receiver.map(quickact_testkit::OtlpReceiver::endpoint);
+    let env: Vec<(&str, &str)> = match &endpoint {
+        Some(endpoint) => vec![("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str())],
+        None => Vec::new(),
+    };
+    let spans_before = receiver.map_or(0, quickact_testkit::OtlpReceiver::span_count);
+    let url = database_url();
+    let mut db = PgConnection::connect(&url).await.expect("connect to DATABASE_URL");
+    let api = Api::start_with(&flags.binaries.api_binary, &url, &env).await;
+    let client = http_client(usize::MAX);
+    let users = flags.users.max(1);
+    let mut keys = Vec::with_capacity(users);
+    for u in 0..users {
+        keys.push(api.user(&client, &format!("traced-{u}-{}", uuid::Uuid::new_v4().simple())).await);
+    }
+    let posting = Instant::now();
+    let accepted = futures::stream::iter(0..flags.n)
+        .map(|i| {
+            let (client, base, key) = (client.clone(), api.base.clone(), keys[i % users].clone());
+            async move {
+                let response = client
+                    .post(format!("{base}/api/quick-action"))
+                    .bearer_auth(&key)
+                    .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
+                    .send()
+                    .await;
+                response.is_ok_and(|r| r.status().is_success())
+            }
+        })
+        .buffer_unordered(64)
+        .filter(|ok| std::future::ready(*ok))
+        .count()
+        .await;
+    let posts_per_s = accepted as f64 / posting.elapsed().as_secs_f64();
+    if accepted < flags.n {
+        eprintln!("tracing: {} submissions refused", flags.n - accepted);
+    }
+
+    let draining = Instant::now();
+    let mut worker = spawn_worker_with(&flags.binaries.worker_binary, flags.concurrency, Model::Local, &env);
+    watching(&mut worker, "the worker", async {
+        loop {
+            let unfinished: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_tasks WHERE completed_at IS NULL")
+                .fetch_one(&mut db)
+                .await
+                .expect("count unfinished tasks");
+            if unfinished == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let drain_tasks_per_s = accepted as f64 / draining.elapsed().as_secs_f64();
+    stop(worker).await;
+    stop(api.child).await;
+    let spans = receiver.map_or(0, |receiver| receiver.span_count() - spans_before);
+    TracedDrain { posts_per_s, drain_tasks_per_s, spans }
 }

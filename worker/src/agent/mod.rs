@@ -9,6 +9,7 @@
 //! - [`budget`]: the cost budget a run asks before each paid model turn.
 //! - [`prompt`]: the system prompt and the user message.
 //! - [`journal`]: rebuilding a run (conversation, tool observations) from its recorded steps.
+//! - [`spans`]: the run's spans in its task's trace (when traces are exported).
 //!
 //! The agent knows nothing of the queue: it takes a task, a provider and a tool registry.
 
@@ -21,6 +22,7 @@ pub mod prompt;
 pub mod run;
 mod tool_call;
 mod turn;
+pub mod spans;
 
 pub use context::{Endings, RunClock, RunContext, RunPlan, RunShared};
 pub use run::{Grouped, MAX_MODEL_TURNS, RunEnd, RunError, run_agent, run_agent_grouped};

@@ -13,11 +13,13 @@ use quickact_time::TimeContext;
 use serde_json::Value;
 use sqlx::{Acquire, PgConnection};
 use tokio::time::Instant;
+use tracing::{Instrument, Span};
 
 use super::{
     context::RunContext,
     ledger::Recorded,
     run::{Run, RunEnd, RunError, elapsed_ms},
+    spans,
 };
 use crate::{
     provider::ToolCall,
@@ -45,6 +47,20 @@ impl Run<'_> {
     /// which the run asks again when it resumes.
     pub(super) async fn call_tool(
         &mut self,
+        call: &ToolCall,
+        refusal: Option<String>,
+        last: bool,
+        turn_changes_nothing: bool,
+    ) -> Result<Recorded<Option<RunEnd>>, RunError> {
+        // Local runs' calls get no span of their own (see `super::spans`).
+        let span = if self.provider.is_local() { Span::none() } else { spans::tool_call_span(&call.name, &call.id) };
+        self.call_tool_in(&span, call, refusal, last, turn_changes_nothing).instrument(span.clone()).await
+    }
+
+    /// [`Run::call_tool`] inside the call's `span`.
+    async fn call_tool_in(
+        &mut self,
+        span: &Span,
         call: &ToolCall,
         refusal: Option<String>,
         last: bool,
@@ -82,6 +98,7 @@ impl Run<'_> {
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
         quickact_shared::metrics::tool_call(self.tool_label(call), step.ok);
+        spans::record_tool_call(span, step.ok, step.error.as_deref());
         self.replay.apply(&step);
         if let Some(verdict) = verdict {
             self.ledger.hold(step, None);

@@ -11,12 +11,14 @@ use quickact_shared::store::{
 use quickact_time::TimeContext;
 use serde_json::{Value, json};
 use tokio::time::Instant;
+use tracing::{Instrument, Span};
 
 use super::{
     journal::tool_calls_of,
     ledger::Recorded,
     prompt::{SYSTEM_MESSAGE, user_message},
     run::{Run, RunError, elapsed_ms},
+    spans,
     tool_call::may_write,
 };
 use crate::provider::{
@@ -96,8 +98,9 @@ impl<'a> Run<'a> {
             let started_at = self.cx.clock.now();
             let started = Instant::now();
             let request = self.request(&user);
+            let span = if self.provider.is_local() { Span::none() } else { spans::model_turn_span(self.model) };
             let result = tokio::select! {
-                result = self.provider.complete(&request) => result,
+                result = self.provider.complete(&request).instrument(span.clone()) => result,
                 _ = self.cx.abort.cancelled() => {
                     return Ok(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() })));
                 }
@@ -107,6 +110,14 @@ impl<'a> Run<'a> {
             quickact_shared::metrics::model_turn(self.model, result.is_ok(), started.elapsed());
             let err = match result {
                 Ok(reply) => {
+                    // The turn's span ends with the answer, its usage and cost on it (the same
+                    // cost its step records, in `turn_step`).
+                    if !span.is_disabled() {
+                        let usage = reply.usage;
+                        let cost = self.cx.prices.cost_nanos(self.model, &reply.model, usage.input, usage.output, usage.cached);
+                        spans::record_turn(&span, &reply, cost, &self.cx.task.currency);
+                    }
+                    drop(span);
                     // Best effort: a budget that missed one turn's tokens only lets the next
                     // request go a little early; the turn, paid for, must not be lost over it.
                     let tokens = reply.usage.input + reply.usage.output;
@@ -117,6 +128,8 @@ impl<'a> Run<'a> {
                 }
                 Err(err) => err,
             };
+            spans::record_turn_failure(&span, &err);
+            drop(span);
             tracing::warn!(task_id = %self.cx.task.id, error = %err, "model request failed");
             let asked_to_wait = match &err {
                 ProviderError::Transient { retry_after, .. } => *retry_after,

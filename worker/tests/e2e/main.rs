@@ -24,6 +24,8 @@
 //! - `planner`: the planner's tools and rules through a scripted model.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
 //!   back, graceful shutdown.
+//! - `traces`: one trace per task over OTLP, from the caller's `traceparent` to the run's turns
+//!   and calls (API and worker processes, a real OTLP receiver).
 //! - `turns`: many users on one queue: turns between users, the per-user cap on running tasks,
 //!   priorities.
 //! - `webhooks`: webhooks when a task ends: signed, delivered once, retried, a 410, filters, a
@@ -45,5 +47,6 @@ mod observability;
 mod planner;
 mod provider_limits;
 mod robustness;
+mod traces;
 mod turns;
 mod webhooks;
