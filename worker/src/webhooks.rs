@@ -34,9 +34,11 @@ use quickact_shared::{
     webhooks::{MAX_ATTEMPTS, WebhookConfig, check_destination, is_public, retry_delay},
 };
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use quickact_shared::telemetry::traces::{continue_trace, span_if_exporting};
 use sqlx::PgPool;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tracing::{Instrument, Span};
 
 /// Longest the loop sleeps without a notification: the rescue when one was lost.
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -157,8 +159,40 @@ async fn deliver_until_stopped(deliverer: Arc<Deliverer>, notifications: Notific
 
 /// One attempt at one delivery: the body (the task as `GET /api/quick-action/{id}` returns it,
 /// rendered at the first attempt and kept), signed, POSTed, and the attempt recorded with what
-/// comes next. The single place a delivery happens (a tracing span wraps it here).
+/// comes next. The single place a delivery happens; when the process exports traces, each attempt
+/// is a span in its task's trace (docs/tracing.md).
 pub async fn attempt_delivery(deliverer: &Deliverer, claimed: ClaimedDelivery) -> Result<AttemptOutcome, sqlx::Error> {
+    let span = delivery_span(&claimed);
+    let outcome = attempt_delivery_in(deliverer, claimed).instrument(span.clone()).await;
+    if let Ok(outcome) = &outcome {
+        span.record("quickact.webhook.outcome", tracing::field::debug(outcome));
+    }
+    outcome
+}
+
+/// The span of one attempt: a child of the span that submitted the task when its trace crossed
+/// the queue, else a root. Disabled (free) when the process exports no traces.
+fn delivery_span(claimed: &ClaimedDelivery) -> Span {
+    let span = span_if_exporting(|| {
+        tracing::info_span!(
+            "webhook_delivery",
+            otel.name = "webhook.deliver",
+            otel.kind = "producer",
+            quickact.task_id = %claimed.task_id,
+            quickact.webhook.endpoint_id = %claimed.endpoint_id,
+            quickact.webhook.delivery_id = %claimed.id,
+            quickact.webhook.attempt = claimed.attempt,
+            http.response.status_code = tracing::field::Empty,
+            quickact.webhook.outcome = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        )
+    });
+    continue_trace(&span, claimed.trace_parent.as_deref());
+    span
+}
+
+async fn attempt_delivery_in(deliverer: &Deliverer, claimed: ClaimedDelivery) -> Result<AttemptOutcome, sqlx::Error> {
     let body = match &claimed.body {
         Some(body) => body.clone(),
         None => {
@@ -180,6 +214,16 @@ pub async fn attempt_delivery(deliverer: &Deliverer, claimed: ClaimedDelivery) -
         Ok(status) => (Some(status.as_u16()), Some(format!("the receiver answered {status}"))),
         Err(error) => (None, Some(error.clone())),
     };
+    let span = Span::current();
+    if let Some(code) = status_code {
+        span.record("http.response.status_code", code);
+    }
+    if error.is_some() {
+        // A low-cardinality type, as the conventions ask: the status, or that none came.
+        let kind = status_code.map_or_else(|| "no_answer".to_owned(), |code| code.to_string());
+        span.record("error.type", kind.as_str());
+        span.record("otel.status_code", "error");
+    }
     let outcome = match answer {
         Ok(status) if status.is_success() => AttemptOutcome::Delivered,
         Ok(reqwest::StatusCode::GONE) => AttemptOutcome::Gone,

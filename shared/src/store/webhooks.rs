@@ -215,6 +215,9 @@ pub struct ClaimedDelivery {
     pub body: Option<String>,
     /// The verdict's moment.
     pub ended_at: DateTime<Utc>,
+    /// The task's W3C `traceparent`, when its trace crossed the queue: the attempt's span joins
+    /// that trace.
+    pub trace_parent: Option<String>,
 }
 
 /// Claims up to `limit` due deliveries of enabled endpoints for `owner` until `lease_secs` from
@@ -233,7 +236,8 @@ pub async fn claim_due_deliveries(db: impl PgExecutor<'_>, owner: &str, lease_se
            SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2), attempts = d.attempts + 1
            FROM due, webhook_endpoints e
            WHERE d.id = due.id AND e.id = d.endpoint_id
-           RETURNING d.id, d.endpoint_id, d.task_id, d.attempts AS attempt, e.url, e.secret, d.body, d.ended_at"#,
+           RETURNING d.id, d.endpoint_id, d.task_id, d.attempts AS attempt, e.url, e.secret, d.body, d.ended_at,
+             (SELECT t.trace_parent FROM quick_action_tasks t WHERE t.id = d.task_id) AS trace_parent"#,
         owner,
         lease_secs,
         limit,

@@ -7,7 +7,7 @@
 use std::{path::Path, time::Duration};
 
 use quickact_testkit::{
-    OtlpReceiver, ReceivedSpan, Reply, TestApp, TestAppOptions, chaos::api_binary_beside,
+    OtlpReceiver, ReceivedSpan, Reply, TestApp, TestAppOptions, WebhookReceiver, chaos::api_binary_beside,
     processes::{spawn_api, spawn_worker},
 };
 use serde_json::{Value, json};
@@ -78,9 +78,15 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     // processes' flush on SIGTERM.
     let endpoint = receiver.endpoint();
     let traced = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), ("OTEL_BSP_SCHEDULE_DELAY", "600000")];
-    let (api, url) = spawn_api(&app, &api_binary(), &traced).await;
+    let private = ("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true");
+    let (api, url) = spawn_api(&app, &api_binary(), &[traced[0], traced[1], private]).await;
     // The fast path on: a sentence the local rules read runs locally (the others go to the model).
-    let worker = spawn_worker(&app, WORKER_BINARY, &[traced[0], traced[1], ("QUICKACT_FAST_PATH", "true")]);
+    let worker = spawn_worker(&app, WORKER_BINARY, &[traced[0], traced[1], private, ("QUICKACT_FAST_PATH", "true")]);
+    // Each task's ending is delivered to a webhook, an attempt being a span of the task's trace.
+    let hooks = WebhookReceiver::start().await;
+    let endpoint = app.client.post(format!("{url}/api/webhooks")).bearer_auth(&key).json(&json!({ "url": hooks.url })).send().await.unwrap();
+    let endpoint: Value = endpoint.json().await.unwrap();
+    hooks.set_secret(endpoint["secret"].as_str().unwrap_or_else(|| panic!("the endpoint: {endpoint}")));
 
     let caller = format!("00-{CALLER_TRACE}-{CALLER_SPAN}-01");
     let accepted = post(&app, &url, &key, json!({ "text": sentence }), Some(&caller)).await;
@@ -101,6 +107,8 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let answer = app.client.get(format!("{url}/api/quick-action/{own_id}?wait=true&timeout=30")).bearer_auth(&key).send().await.unwrap();
     let own: Value = answer.json().await.unwrap();
     assert_eq!(own["status"], "failed", "{own:#}");
+    let delivered = hooks.wait_for_accepted(3, std::time::Duration::from_secs(60)).await;
+    assert!(delivered.iter().all(|d| d.verified), "{delivered:#?}");
 
     stop(worker).await;
     stop(api).await;
@@ -132,6 +140,12 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
         assert!(call.start_unix_nanos >= turn.end_unix_nanos, "calls follow their turn: {call:#?} {turn:#?}");
     }
 
+    // The webhook delivery of its ending is in its trace, below the submission.
+    let delivery = one(&spans, "webhook.deliver");
+    assert_eq!((delivery.service.as_str(), delivery.parent_span_id.as_str()), ("quickact-worker", submit.span_id.as_str()), "{delivery:#?}");
+    assert_eq!(delivery.attribute("quickact.task_id").as_deref(), Some(id.as_str()));
+    assert_eq!(delivery.attribute("http.response.status_code").as_deref(), Some("200"));
+
     // The task the API began a trace for: its submit span is a root, and its run is in it.
     let own_spans = receiver.trace(&own_trace);
     let own_submit = one(&own_spans, "POST /api/quick-action");
@@ -141,7 +155,8 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let local_spans = receiver.trace(&local_trace);
     let local_submit = one(&local_spans, "POST /api/quick-action");
     assert_eq!(one(&local_spans, "task.run").parent_span_id, local_submit.span_id);
-    assert_eq!(local_spans.len(), 2, "{local_spans:#?}");
+    assert_eq!(one(&local_spans, "webhook.deliver").parent_span_id, local_submit.span_id);
+    assert_eq!(local_spans.len(), 3, "the submission, the run, the delivery: {local_spans:#?}");
     // Nothing went to another trace: a poll is no trace of its own, nor is the fetch.
     let ours = [CALLER_TRACE, own_trace.as_str(), local_trace.as_str()];
     let elsewhere: Vec<ReceivedSpan> = receiver.spans().into_iter().filter(|span| !ours.contains(&span.trace_id.as_str())).collect();
