@@ -258,7 +258,7 @@ async fn an_admin_logs_in_filters_the_history_and_opens_a_trace_and_its_item() {
     // An unknown task: 404, in the layout too.
     browser.goto("/admin/tasks/0199aaaa-0000-7000-8000-000000000000").await;
     assert_eq!(browser.text("#error-status").await, "404 Not Found");
-    assert_eq!(browser.count("header.top nav a").await, 4);
+    assert_eq!(browser.count("header.top nav a").await, 5);
     browser.screenshot("16-task-not-found").await;
     browser.close().await;
     app.shutdown().await;
@@ -627,6 +627,50 @@ async fn the_users_page_shows_spend_against_budgets_and_an_admin_raises_one() {
 
     let id = app.submit_id(&erin_key, "erin three").await;
     assert_eq!(app.wait_final(&erin_key, &id, 30).await["status"], "success");
+    browser.close().await;
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_webhooks_page_shows_a_failing_delivery_and_sends_it_again() {
+    use quickact_testkit::{WebhookReceiver, webhook_receiver::Answer};
+    // A failed attempt waits ten minutes for its retry: only the page's button sends it sooner.
+    let options = TestAppOptions::default().env("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true").env("QUICKACT_WEBHOOK_RETRY_BASE_MS", "600000");
+    let (_one, app, alice) = start_browser_test_with(options).await;
+    let receiver = WebhookReceiver::start().await;
+    receiver.answer(Answer::Status(500));
+    let created = app.call(&alice, Method::POST, "/api/webhooks", Some(json!({ "url": receiver.url }))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{:#}", created.body);
+    receiver.set_secret(created.body["secret"].as_str().unwrap());
+    app.fake.script("look up my week", vec![Reply::look_up_and_finish("nothing this week")]);
+    let task = app.submit_id(&alice, "look up my week").await;
+    assert_eq!(app.wait_final(&alice, &task, 30).await["status"], "success");
+    receiver.wait_for_received(1, PATIENCE).await;
+
+    let browser = Browser::open(&app).await;
+    browser.log_in(&app.admin_key).await;
+    browser.goto("/admin/webhooks").await;
+    let row = wait_for("the failed attempt on the page", PATIENCE, || async {
+        browser.goto("/admin/webhooks").await;
+        let rows = browser.count(".delivery-pending").await;
+        let text = if rows == 1 { browser.text(".delivery-pending").await } else { String::new() };
+        if text.contains("the receiver answered 500") { Ok(text) } else { Err(text) }
+    })
+    .await;
+    assert!(row.contains(&task), "the delivery names its task: {row}");
+    assert!(browser.text("main").await.contains(&receiver.url), "the endpoint is listed");
+    browser.screenshot("25-webhooks-failing").await;
+
+    receiver.answer(Answer::Status(200));
+    browser.find(".delivery-pending button.resend").await.click().await.unwrap();
+    let got = receiver.wait_for_accepted(1, PATIENCE).await;
+    assert!(got[0].verified && got[0].body["task_id"] == task.as_str(), "{got:#?}");
+    wait_until("the delivery shows as delivered", PATIENCE, || async {
+        browser.goto("/admin/webhooks").await;
+        browser.count(".delivery-delivered").await == 1
+    })
+    .await;
+    browser.screenshot("26-webhooks-sent-again").await;
     browser.close().await;
     app.shutdown().await;
 }
