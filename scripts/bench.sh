@@ -15,6 +15,7 @@
 #               (local provider, --concurrency) drains them -> tasks/s, statuses, statements/commits/WAL per task, and
 #               the WAL by table and record kind (pg_waldump, target/bench/wal-run<N>.txt)
 #   latency     quickact-bench latency: instant fake model, POST then long-poll  -> p50, p99
+#   webhooks    quickact-bench webhooks: as latency, each verdict delivered to a verifying receiver -> p50, p99
 #   slow        quickact-bench slow: fake model answering after 1 s, 2 turns, one worker per
 #               --slow-concurrency value, clients always submitting             -> sustained tasks/s
 #   providers   quickact-bench provider-limit: 3 workers share 600 model requests a minute, 2 min of
@@ -207,6 +208,9 @@ for run in $(seq 1 "$runs"); do
 
   say "run $run/$runs: POST-to-verdict latency, instant model, $samples tasks one after another"
   scenario latency --samples "$samples"
+
+  say "run $run/$runs: webhook delivery, verdict to a verifying receiver, 200 tasks one after another"
+  scenario webhooks --samples 200
 
   say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
   scenario slow --concurrency "$slow_concurrency" --window "$window"

@@ -120,6 +120,15 @@ row("POST-to-verdict, long-poll, instant model: p99", lp99,
     fmt(lp99, " ms", 2) + (f" ({over:.0f} of {samples:.0f} over 100 ms, max {fmt(lmax, ' ms', 0)})" if over is not None else ""),
     goal="<= 20 ms", met=check(lp99, lambda v: v <= 20))
 
+# webhook deliveries (issue 33)
+wp50, wp99 = median("webhooks", "p50_ms"), median("webhooks", "p99_ms")
+hooks = [l for l in lines if l.get("scenario") == "webhooks"]
+if hooks:
+    unverified = sum(l.get("unverified", 0) for l in hooks)
+    row("webhook delivery, verdict to receiver, one task after another: p50 / p99", wp50,
+        f"{fmt(wp50, ' ms', 2)} / {fmt(wp99, ' ms', 2)}; {unverified} signatures not verified in all runs",
+        goal="every delivery verified", met=check(wp50, lambda v: unverified == 0))
+
 # slow model
 slow = [l for l in lines if l.get("scenario") == "slow"]
 if slow:
