@@ -114,6 +114,8 @@ impl Run<'_> {
                 step.error = Some(err);
             }
         }
+        // The call's span (see `Run::call_tool`) says how it went, as a planner tool's does.
+        super::spans::record_tool_call(&tracing::Span::current(), step.ok, step.error.as_deref());
         self.record_answer(step, Some(seq)).await
     }
 

@@ -7,7 +7,7 @@
 use std::{path::Path, time::Duration};
 
 use quickact_testkit::{
-    OtlpReceiver, ReceivedSpan, Reply, TestApp, TestAppOptions, WebhookReceiver, chaos::api_binary_beside,
+    FakeMcpServer, OtlpReceiver, ReceivedSpan, Reply, TestApp, TestAppOptions, WebhookReceiver, chaos::api_binary_beside,
     processes::{spawn_api, spawn_worker},
 };
 use serde_json::{Value, json};
@@ -81,7 +81,11 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let private = ("QUICKACT_WEBHOOK_ALLOW_PRIVATE", "true");
     let (api, url) = spawn_api(&app, &api_binary(), &[traced[0], traced[1], private]).await;
     // The fast path on: a sentence the local rules read runs locally (the others go to the model).
-    let worker = spawn_worker(&app, WORKER_BINARY, &[traced[0], traced[1], private, ("QUICKACT_FAST_PATH", "true")]);
+    // An MCP server whose tool a model run calls: the call is a span like a planner tool's.
+    let rooms = FakeMcpServer::start().await;
+    let servers = json!([rooms.config("rooms", json!({}))]).to_string();
+    let mcp = ("QUICKACT_MCP_SERVERS", servers.as_str());
+    let worker = spawn_worker(&app, WORKER_BINARY, &[traced[0], traced[1], private, mcp, ("QUICKACT_FAST_PATH", "true")]);
     // Each task's ending is delivered to a webhook, an attempt being a span of the task's trace.
     let hooks = WebhookReceiver::start().await;
     let endpoint = app.client.post(format!("{url}/api/webhooks")).bearer_auth(&key).json(&json!({ "url": hooks.url })).send().await.unwrap();
@@ -99,6 +103,11 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     assert!(own_trace.len() == 32 && own_trace != CALLER_TRACE, "{own:#}");
     let local = post(&app, &url, &key, json!({ "text": "明天下午3点到4点开会" }), None).await;
     let local_trace = local["trace_id"].as_str().expect("a trace the API began").to_owned();
+    app.fake.script("rooms T please", vec![Reply::tool("rooms__book_room", json!({ "room": "T", "at": "tomorrow 3pm" })), Reply::finish("action_completed", "booked")]);
+    let booked = post(&app, &url, &key, json!({ "text": "rooms T please" }), None).await;
+    let booked_trace = booked["trace_id"].as_str().expect("a trace the API began").to_owned();
+    let booked = final_task(&app, &url, &key, booked["task_id"].as_str().unwrap()).await;
+    assert_eq!((booked["status"].as_str(), rooms.effects()), (Some("success"), 1), "{booked:#}");
     let task = final_task(&app, &url, &key, &id).await;
     assert_eq!(task["trace_id"], CALLER_TRACE, "the task's JSON names the caller's trace: {task:#}");
     let local = final_task(&app, &url, &key, local["task_id"].as_str().unwrap()).await;
@@ -107,7 +116,7 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     let answer = app.client.get(format!("{url}/api/quick-action/{own_id}?wait=true&timeout=30")).bearer_auth(&key).send().await.unwrap();
     let own: Value = answer.json().await.unwrap();
     assert_eq!(own["status"], "failed", "{own:#}");
-    let delivered = hooks.wait_for_accepted(3, std::time::Duration::from_secs(60)).await;
+    let delivered = hooks.wait_for_accepted(4, std::time::Duration::from_secs(60)).await;
     assert!(delivered.iter().all(|d| d.verified), "{delivered:#?}");
 
     stop(worker).await;
@@ -157,8 +166,13 @@ async fn a_tasks_spans_continue_the_callers_trace_from_the_post_through_the_queu
     assert_eq!(one(&local_spans, "task.run").parent_span_id, local_submit.span_id);
     assert_eq!(one(&local_spans, "webhook.deliver").parent_span_id, local_submit.span_id);
     assert_eq!(local_spans.len(), 3, "the submission, the run, the delivery: {local_spans:#?}");
+    // An external tool's call: a span of its run, with how it went.
+    let booked_spans = receiver.trace(&booked_trace);
+    let external = one(&booked_spans, "execute_tool rooms__book_room");
+    assert_eq!(external.parent_span_id, one(&booked_spans, "task.run").span_id, "{external:#?}");
+    assert_eq!(external.attribute("quickact.tool.ok").as_deref(), Some("true"), "{external:#?}");
     // Nothing went to another trace: a poll is no trace of its own, nor is the fetch.
-    let ours = [CALLER_TRACE, own_trace.as_str(), local_trace.as_str()];
+    let ours = [CALLER_TRACE, own_trace.as_str(), local_trace.as_str(), booked_trace.as_str()];
     let elsewhere: Vec<ReceivedSpan> = receiver.spans().into_iter().filter(|span| !ours.contains(&span.trace_id.as_str())).collect();
     assert!(elsewhere.is_empty(), "spans outside the tasks' traces: {elsewhere:#?}");
     app.shutdown().await;
