@@ -60,9 +60,12 @@ impl RequestLimits {
 /// `async move` blocks, not `async fn`s, whose futures would hold the request twice: as argument
 /// and as local.)
 #[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
-pub fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request, next: Next) -> impl Future<Output = Response> {
+pub fn limit_requests(State(limits): State<Arc<RequestLimits>>, mut request: Request, next: Next) -> impl Future<Output = Response> {
     async move {
         if may_long_poll(&request) {
+            // What the request turns out to be is known only inside it (an MCP call that does not
+            // wait): such a request takes its slot itself (see [`InFlight`]).
+            request.extensions_mut().insert(InFlight(limits.in_flight.clone()));
             return match tokio::time::timeout(LONGEST_WAIT + WAIT_MARGIN, counted(request, next)).await {
                 Ok(response) => response,
                 Err(_) => ApiError::Overloaded("the request took too long").into_response(),
@@ -79,6 +82,23 @@ pub fn limit_requests(State(limits): State<Arc<RequestLimits>>, request: Request
                 ApiError::Overloaded("the request took too long").into_response()
             }
         }
+    }
+}
+
+/// The bound on requests in flight, handed to a request that holds no slot by its route (one that
+/// may long-poll): when it turns out not to wait (an MCP `tools/call` of `list_items` or
+/// `parse_time`, known only once its body is read), it takes a slot here, so such calls are shed
+/// under load as `/api` requests are.
+#[derive(Clone)]
+pub struct InFlight(Arc<Semaphore>);
+
+impl InFlight {
+    /// A slot for the rest of the request, or 503 when every slot is taken.
+    pub fn take(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        self.0.clone().try_acquire_owned().map_err(|_| {
+            tracing::warn!("request shed: too many requests in flight");
+            ApiError::Overloaded("too many requests in flight")
+        })
     }
 }
 

@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 use crate::{
     error::ApiError,
     extract::{Caller, JsonBody, QueryParams},
+    limits::InFlight,
     mcp::render,
     routes::{items, parse_time, quick_action},
     state::AppState,
@@ -234,7 +235,7 @@ impl QuickactTools {
             Err(refusal) => return refusal,
         };
         let listing = items::list(State(self.state.clone()), Caller(user), QueryParams(params));
-        tool_result(read_answer(self.within_request_time(listing).await).await, render::items)
+        tool_result(read_answer(self.within_request_time(&parts, listing).await).await, render::items)
     }
 
     #[tool(
@@ -255,7 +256,7 @@ impl QuickactTools {
             Err(refusal) => return refusal,
         };
         let parsed = parse_time::parse_time(State(self.state.clone()), Caller(user), JsonBody(request));
-        tool_result(read_answer(self.within_request_time(parsed).await).await, render::parsed_times)
+        tool_result(read_answer(self.within_request_time(&parts, parsed).await).await, render::parsed_times)
     }
 }
 
@@ -275,10 +276,16 @@ impl QuickactTools {
         read_answer(quick_action::get(State(self.state.clone()), Caller(user), Path(task_id), QueryParams(params)).await.into_response()).await
     }
 
-    /// A tool that does not wait for a verdict gets the time limit `/api` requests get
-    /// (`QUICKACT_REQUEST_TIMEOUT_SECS`): `/mcp` requests, which may wait a minute, are timed by
-    /// the long-poll bound instead (see `crate::limits`).
-    async fn within_request_time<T: IntoResponse>(&self, call: impl Future<Output = Result<T, ApiError>>) -> Response {
+    /// A tool that does not wait for a verdict gets the time limit and the in-flight bound `/api`
+    /// requests get (`QUICKACT_REQUEST_TIMEOUT_SECS`, `QUICKACT_MAX_CONCURRENT_REQUESTS`): `/mcp`
+    /// requests, which may wait a minute, are timed by the long-poll bound instead and hold no
+    /// slot until they turn out not to wait (see `crate::limits`).
+    async fn within_request_time<T: IntoResponse>(&self, parts: &Parts, call: impl Future<Output = Result<T, ApiError>>) -> Response {
+        let _slot = match parts.extensions.get::<InFlight>().map(InFlight::take) {
+            Some(Err(refused)) => return refused.into_response(),
+            Some(Ok(slot)) => Some(slot),
+            None => None,
+        };
         match tokio::time::timeout(self.state.config.http.request_timeout, call).await {
             Ok(answer) => answer.into_response(),
             Err(_) => {

@@ -351,3 +351,30 @@ async fn a_graceful_shutdown_answers_a_waiting_quick_action_at_once_with_the_tas
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "shutdown waited {:?}", started.elapsed());
     assert_eq!(ok(&result)["status"], "pending", "the task as it is, not an error: {result:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_call_that_does_not_wait_is_shed_past_the_in_flight_bound_as_api_requests_are() {
+    let options = TestAppOptions::default().env("QUICKACT_MAX_CONCURRENT_REQUESTS", "1");
+    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
+    let created = app.call(&alice, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": "report" }))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{:?}", created.body);
+    let client = connect(&app, &alice).await;
+
+    // A REST request holds the one slot, blocked on the items' row lock.
+    let gate = app.hold_writes("items").await;
+    let path = format!("/api/items/{}", created.body["id"].as_str().unwrap());
+    let held = app.call(&alice, Method::PATCH, &path, Some(json!({ "title": "quarterly report" })));
+    let shed = async {
+        gate.wait_for_blocked(1).await;
+        let listed = call(&client, "list_items", json!({})).await;
+        let parsed = call(&client, "parse_time", json!({ "text": "明天下午3点" })).await;
+        gate.release().await;
+        (listed, parsed)
+    };
+    let (held, (listed, parsed)) = tokio::join!(held, shed);
+    assert_eq!(refused(&listed)["code"], "overloaded", "{listed:?}");
+    assert_eq!(refused(&parsed)["code"], "overloaded", "{parsed:?}");
+    assert_eq!(held.status, StatusCode::OK, "the request in flight finishes: {:?}", held.body);
+    assert_eq!(ok(&call(&client, "list_items", json!({})).await)["items"][0]["title"], "quarterly report", "served again once the slot is free");
+    app.shutdown().await;
+}
