@@ -586,28 +586,7 @@ async fn burst(flags: &BurstFlags) -> Value {
     // 1. N tasks, 64 clients, no worker running.
     eprintln!("burst: posting {n} tasks of {users} users");
     let posting = Instant::now();
-    let posted: Vec<Result<(String, String), String>> = futures::stream::iter(0..n)
-        .map(|i| {
-            let (client, base, key) = (client.clone(), api.base.clone(), keys[i % users].clone());
-            async move {
-                let response = client
-                    .post(format!("{base}/api/quick-action"))
-                    .bearer_auth(&key)
-                    .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
-                    .send()
-                    .await
-                    .map_err(|e| {
-                        transport_error("submission", &e);
-                        e.to_string()
-                    })?;
-                let status = response.status();
-                let body: Value = response.json().await.map_err(|e| e.to_string())?;
-                body["task_id"].as_str().map(|id| (id.to_owned(), key)).ok_or_else(|| format!("{status}: {body}"))
-            }
-        })
-        .buffer_unordered(64)
-        .collect()
-        .await;
+    let posted = post_burst(&client, &api.base, &keys, n).await;
     let post_secs = posting.elapsed().as_secs_f64();
     let (ids, refused): (Vec<_>, Vec<_>) = posted.into_iter().partition(Result::is_ok);
     let ids: Vec<(String, String)> = ids.into_iter().filter_map(Result::ok).collect();
@@ -1280,6 +1259,33 @@ async fn webhooks(flags: &LatencyFlags) -> Value {
     result
 }
 
+/// POSTs `n` sentences ("add todo buy milk <tag>", 120 s to run) of `keys`' users in turn, 64 at
+/// a time: each task's id with its user's key, or why it was refused.
+async fn post_burst(client: &reqwest::Client, base: &str, keys: &[String], n: usize) -> Vec<Result<(String, String), String>> {
+    futures::stream::iter(0..n)
+        .map(|i| {
+            let (client, base, key) = (client.clone(), base.to_owned(), keys[i % keys.len()].clone());
+            async move {
+                let response = client
+                    .post(format!("{base}/api/quick-action"))
+                    .bearer_auth(&key)
+                    .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
+                    .send()
+                    .await
+                    .map_err(|e| {
+                        transport_error("submission", &e);
+                        e.to_string()
+                    })?;
+                let status = response.status();
+                let body: Value = response.json().await.map_err(|e| e.to_string())?;
+                body["task_id"].as_str().map(|id| (id.to_owned(), key)).ok_or_else(|| format!("{status}: {body}"))
+            }
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await
+}
+
 // tracing: the cost of trace export on a drain (issue 33)
 
 /// One drain of the `tracing` scenario.
@@ -1363,23 +1369,7 @@ async fn traced_drain(flags: &TracingFlags, receiver: Option<&quickact_testkit::
         keys.push(api.user(&client, &format!("traced-{u}-{}", uuid::Uuid::new_v4().simple())).await);
     }
     let posting = Instant::now();
-    let accepted = futures::stream::iter(0..flags.n)
-        .map(|i| {
-            let (client, base, key) = (client.clone(), api.base.clone(), keys[i % users].clone());
-            async move {
-                let response = client
-                    .post(format!("{base}/api/quick-action"))
-                    .bearer_auth(&key)
-                    .json(&json!({ "text": format!("add todo buy milk {}", tag(i)), "timeout": 120 }))
-                    .send()
-                    .await;
-                response.is_ok_and(|r| r.status().is_success())
-            }
-        })
-        .buffer_unordered(64)
-        .filter(|ok| std::future::ready(*ok))
-        .count()
-        .await;
+    let accepted = post_burst(&client, &api.base, &keys, flags.n).await.iter().filter(|posted| posted.is_ok()).count();
     let posts_per_s = accepted as f64 / posting.elapsed().as_secs_f64();
     if accepted < flags.n {
         eprintln!("tracing: {} submissions refused", flags.n - accepted);
