@@ -83,10 +83,22 @@ fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if !matches!((t.at(i), t.at(i + 1)), ('e' | 'l', 'a')) {
         return None;
     }
-    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in"])?;
+    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in", "later", "later in"])?;
+    let early = k % 2 == 0 && k < 4;
     let k2 = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
     if k2 == e {
         return None;
+    }
+    if let Some((e2, w)) = week_reference(t, k2) {
+        // "early next week", "later this week", "late in the week": a half of the week
+        return Some((
+            e2,
+            date_atom(|d| {
+                d.week = Some(w);
+                d.week_half = Some(if early { 1 } else { 2 });
+                d.guessed = true;
+            }),
+        ));
     }
     let (e2, (month, year)) = month_reference(t, k2)?;
     Some((
@@ -94,7 +106,7 @@ fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
         date_atom(|d| {
             d.month = Some(month);
             d.year = year;
-            d.part = Some(MonthPart::Third(if k % 2 == 0 { 1 } else { 3 }));
+            d.part = Some(MonthPart::Third(if early { 1 } else { 3 }));
         }),
     ))
 }
@@ -386,6 +398,12 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
     const GLUE: &[(&str, Atom)] = &[
         ("at", Atom::Glue(Glue::At)),
+        ("around", Atom::Glue(Glue::Approx)),
+        ("about", Atom::Glue(Glue::Approx)),
+        ("approximately", Atom::Glue(Glue::Approx)),
+        ("roughly", Atom::Glue(Glue::Approx)),
+        ("circa", Atom::Glue(Glue::Approx)),
+        ("approx", Atom::Glue(Glue::Approx)),
         // "tomorrow by 5pm", "friday by eod": the deadline's day and hour ("by 5" alone stays a number)
         ("by", Atom::Glue(Glue::Soft)),
         ("on", Atom::Glue(Glue::Soft)),
@@ -637,8 +655,21 @@ fn day_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
     } else if k == e {
         return None;
     }
+    let mut of = false;
     if let Some(x) = t.phrase(k, "of") {
         k = t.skip_ws(x);
+        of = true;
+    }
+    if of
+        && month_name(t, k).is_none()
+        && let Some((e3, (month, year))) = month_reference(t, k)
+    {
+        // "first of next month", "15th of this month"
+        return Some((e3, date_atom(|x| {
+            x.day = Some(d);
+            x.month = Some(month);
+            x.year = year;
+        })));
     }
     let (m, e2, _) = month_name(t, k)?;
     if dashed {
@@ -1015,7 +1046,10 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if md == Md::Bare {
         let k = t.skip_ws(e);
         if k > e
-            && let Some(x) = t.phrase(k, "after next")
+            && let Some(x) = t.phrase(k, "after next").or_else(|| {
+                // British "friday week", "monday week": a week after the coming one
+                t.phrase(k, "week").filter(|&x| !t.is_alnum(x) && t.at(x) != '-')
+            })
         {
             after_next = true;
             e = x;
@@ -1049,6 +1083,9 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("the coming weekend", 0, 1),
         ("next weekend", 1, 1),
         ("last weekend", -1, 1),
+        ("this past weekend", -1, 1),
+        ("the past weekend", -1, 1),
+        ("past weekend", -1, 1),
         ("this month", 0, 2),
         ("next month", 1, 2),
         ("last month", -1, 2),
@@ -1331,20 +1368,48 @@ fn glued_unit(t: &Text, e: usize) -> Option<(EnUnit, usize, u32, u32)> {
 fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut dir = 0i32;
-    if let Some(e) = t.phrase(i, "in").or_else(|| t.phrase(i, "within")) {
+    let mut within = false;
+    if let Some((e, p)) = t.phrase_longest(
+        i,
+        &["in", "within", "within the next", "in the next", "over the next", "during the next", "in the coming"],
+    ) {
         j = t.skip_ws(e);
         if j == e {
             return None;
         }
         dir = 1;
+        // "within 3 days", "in the next two hours": from now to that far on
+        within = p > 0;
     }
-    let (amt, e, article) = amount(t, j)?;
-    let mut k = t.skip_ws(e);
+    // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)
+    let implicit_one = within && amount(t, j).is_none() && matches!(unit_word(t, j), Some((EnUnit::Minute | EnUnit::Hour, _, _)));
+    let (amt, e, article) = if implicit_one { (100, j, true) } else { amount(t, j)? };
+    // "in 2-3 days", "3 or 4 hours from now": an approximate amount, a span
+    let mut hi_amt = None;
+    if !article && amt % 100 == 0 {
+        let k = t.skip_ws(e);
+        let k2 = if t.at(e) == '-' {
+            Some(e + 1)
+        } else if k > e {
+            t.phrase_longest(k, &["or", "to"]).map(|(x, _)| t.skip_ws(x)).filter(|&x| x > k)
+        } else {
+            None
+        };
+        if let Some(k2) = k2
+            && let Some((hi, e2, false)) = amount(t, k2)
+            && hi == amt + 100
+        {
+            hi_amt = Some((hi, e2));
+        }
+    }
+    let e = hi_amt.map_or(e, |h| h.1);
+    let hi_amt = hi_amt.map(|h| h.0);
+    let mut k = if implicit_one { e } else { t.skip_ws(e) };
     if k == e && t.at(e) == '-' && t.at(e + 1).is_ascii_alphabetic() {
         // "a 45-minute call", "a 2-hour meeting"
         k = e + 1;
     }
-    let glued = k == e && t.at(j).is_ascii_digit();
+    let glued = k == e && t.at(j).is_ascii_digit() && !implicit_one;
     if k == e && !glued && !t.at(e).is_ascii_alphabetic() {
         return None;
     }
@@ -1383,8 +1448,21 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 dir = DIRS[p].1;
                 needs_base = DIRS[p].2;
                 e = x;
+            } else if unit == EnUnit::Cal(Unit::Week)
+                && !t.prev_word(i).is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"))
+                && {
+                // British "a week tomorrow", "two weeks today", "a week on friday": that many
+                // weeks after the day named next (which the grammar joins as the base)
+                let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+                t.phrase_longest(k2, &["tomorrow", "today", "tmrw"]).is_some() || weekday_name(t, k2).is_some_and(|w| !w.2)
+            } {
+                dir = 1;
+                needs_base = true;
             }
         }
+    }
+    if hi_amt.is_some() && (dir == 0 || needs_base) {
+        return None;
     }
     match unit {
         EnUnit::Minute | EnUnit::Hour => {
@@ -1392,6 +1470,11 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let mins = amt * per / 100 + extra;
             if mins == 0 || needs_base {
                 return None;
+            }
+            if within || hi_amt.is_some() {
+                let hi = (hi_amt.unwrap_or(amt) * per / 100 + extra) as i64 * dir as i64;
+                let lo = if within { 0 } else { mins as i64 * dir as i64 };
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi))));
             }
             if dir == 0 {
                 return Some((e, Atom::Duration(mins)));
@@ -1415,7 +1498,27 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
             Some((e, Atom::Duration(minutes)))
         }
+        EnUnit::Cal(u) if within || hi_amt.is_some() => {
+            if amt % 100 != 0 || needs_base {
+                return None;
+            }
+            let hi = (hi_amt.unwrap_or(amt) / 100) as i32 * dir;
+            let lo = if within { 0 } else { (amt / 100) as i32 * dir };
+            Some((
+                e,
+                date_atom(|x| {
+                    x.offset = Some((lo.min(hi), u));
+                    x.offset_end = Some(lo.max(hi));
+                }),
+            ))
+        }
         EnUnit::Cal(u) => {
+            if amt % 100 != 0 && !needs_base && matches!(u, Unit::Day | Unit::Week) {
+                // "a day and a half from now", "in 1.5 days": 36 hours on, to the minute
+                let per_day: u64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+                let mins = i64::try_from(u64::from(amt) * per_day / 100).ok()?;
+                return Some((e, Atom::TimeOffset(dir as i64 * mins)));
+            }
             if amt % 100 != 0 || amt == 0 {
                 return None;
             }

@@ -19,6 +19,8 @@ pub(crate) struct Point {
     pub clock: Option<Clock>,
     /// Offset from the reference instant, minutes.
     pub toff: Option<i64>,
+    /// The end of a span of offsets ("两小时内", "within 2 hours"), minutes.
+    pub toff_end: Option<i64>,
     pub now: bool,
     /// "明天这个时候", "same time next week": the reference time of day.
     pub same_time: bool,
@@ -105,6 +107,14 @@ impl Point {
                     return false;
                 }
                 self.toff = Some(m);
+                true
+            }
+            Atom::TimeSpan(a, b) => {
+                if !self.is_empty() {
+                    return false;
+                }
+                self.toff = Some(a);
+                self.toff_end = Some(b);
                 true
             }
             Atom::Now => {
@@ -303,7 +313,7 @@ fn parse_point(t: &Text, toks: &[Tok], k0: usize) -> Option<(Point, usize, bool)
             break;
         }
         match toks[j].a {
-            Atom::Glue(Glue::At) | Atom::Glue(Glue::Soft) => {
+            Atom::Glue(Glue::At) | Atom::Glue(Glue::Approx) | Atom::Glue(Glue::Soft) => {
                 if first.is_none() {
                     break;
                 }

@@ -137,6 +137,12 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
             let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
             let new = if hour && matches!(prev, Some(Atom::Glue(Glue::At))) {
                 Some(Atom::Clock(Clock::bare(v)))
+            } else if h12 && matches!(prev, Some(Atom::Glue(Glue::Approx))) && (next.is_some() || {
+                // "around 3", "about 3, ..." but not "about 3 people"
+                let c = t.at(t.skip_ws(toks[i].e));
+                !c.is_alphanumeric()
+            }) {
+                Some(Atom::Clock(Clock::bare(v)))
             } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
                 // "8 tonight", "6 in the afternoon"
                 Some(Atom::Clock(Clock::bare(v)))

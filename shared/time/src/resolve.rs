@@ -309,7 +309,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         });
     }
     if let (Some((n, u)), false) = (d.offset, d.needs_base) {
-        return Some(DRes::day(apply_offset(today, n, u)?));
+        let mut x = DRes::day(apply_offset(today, n, u)?);
+        if let Some(n2) = d.offset_end {
+            // "三天内" = today to 3 days on, "三四天后" = 3 to 4 days on
+            x.end = Some(apply_offset(today, n2, u)?);
+        }
+        return Some(x);
     }
     let mut res = if let Some(r) = d.rel_day {
         let mut x = DRes::day(add_days(today, r as i64)?);
@@ -330,6 +335,14 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         let mon = add_days(monday_of(today), 7 * w as i64)?;
         if let Some((n, wd)) = d.nth {
             return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
+        }
+        if let Some(h) = d.week_half {
+            // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday
+            let (a, b) = if h == 1 { (0, 2) } else { (3, 6) };
+            return Some(DRes {
+                end: add_days(mon, b),
+                ..DRes::day(add_days(mon, a)?)
+            });
         }
         match d.weekday {
             // "this saturday" said on a Sunday: the coming one
@@ -407,6 +420,13 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let local = at.naive_local();
         let mut r = empty_res(local.date(), Grain::Minute);
         r.start_time = Some(hm(local.hour() * 60 + local.minute()));
+        if let Some(m2) = p.toff_end {
+            let end = ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local();
+            r.end_time = Some(hm(end.hour() * 60 + end.minute()));
+            if end.date() != local.date() {
+                r.end_date = Some(end.date());
+            }
+        }
         return Some(r);
     }
     if p.now {

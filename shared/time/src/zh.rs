@@ -947,7 +947,15 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         j += 1;
         forward_prefix = true;
     }
-    let (amt, mut e) = amount(t, j)?;
+    // "三四天后", "两三个小时以后": two neighbouring numbers are an approximate amount, a span
+    let approx = zh_digit(t.at(j))
+        .zip(zh_digit(t.at(j + 1)))
+        .filter(|&(a, b)| a >= 1 && b == a + 1 && !is_zh_num_char(t.before(j)) && t.at(j + 2) != '十');
+    let (amt, mut e) = match approx {
+        Some((a, _)) => (a * 100, j + 2),
+        None => amount(t, j)?,
+    };
+    let hi_amt = approx.map_or(amt, |(_, b)| b * 100);
     let mut had_ge = false;
     if t.at(e) == '个' {
         had_ge = true;
@@ -961,6 +969,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (unit, mut e, word) =
         zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
     let half_after = t.at(e) == '半'
+        && approx.is_none()
         && amt % 100 == 0
         && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
     let amt = if half_after {
@@ -969,6 +978,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     } else {
         amt
     };
+    let mut within = false;
     let dir = if let Some((e2, k)) =
         t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"])
     {
@@ -976,9 +986,19 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         if k < 4 { 1 } else { -1 }
     } else if forward_prefix {
         1
+    } else if let Some((e2, _)) = t.lit_longest(e, &["之内", "以内", "内"])
+        && !matches!(t.at(e2), '容' | '部' | '地' | '心' | '存' | '在' | '外' | '科' | '衣' | '阁' | '务' | '涵')
+    {
+        // "三天内", "两小时之内": from now to that far on
+        e = e2;
+        within = true;
+        1
     } else {
         0
     };
+    if approx.is_some() && dir == 0 {
+        return None;
+    }
     let minutes = |per: u32| -> u32 { amt * per / 100 };
     match unit {
         ZhUnit::Minute | ZhUnit::Quarter | ZhUnit::Hour => {
@@ -990,6 +1010,11 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let mins = minutes(per);
             if mins == 0 {
                 return None;
+            }
+            if within || approx.is_some() {
+                let hi = (hi_amt * per / 100) as i64 * dir as i64;
+                let lo = if within { 0 } else { mins as i64 * dir as i64 };
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi))));
             }
             if dir == 0 {
                 // a duration needs an unambiguous unit ("5分" alone may be a score)
@@ -1007,11 +1032,29 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             if dir == 0 {
                 return calendar_duration(t, i, e, amt, u, word);
             }
-            // 半个月 = 15 days, 半年 = 6 months
+            if within || approx.is_some() {
+                if amt % 100 != 0 {
+                    return None;
+                }
+                let hi = (hi_amt / 100) as i32 * dir;
+                let lo = if within { 0 } else { (amt / 100) as i32 * dir };
+                return Some((
+                    e,
+                    date_atom(|x| {
+                        x.offset = Some((lo.min(hi), u));
+                        x.offset_end = Some(lo.max(hi));
+                    }),
+                ));
+            }
+            // 半个月 = 15 days, 半年 = 6 months, 一天半 = 36 hours
             let (n, u) = match (amt % 100, u) {
                 (0, u) => ((amt / 100) as i32, u),
                 (50, Unit::Month) => ((amt / 100) as i32 * 30 + 15, Unit::Day),
                 (50, Unit::Year) => ((amt / 100) as i32 * 12 + 6, Unit::Month),
+                (50, Unit::Day | Unit::Week) => {
+                    let per: i64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+                    return Some((e, Atom::TimeOffset(dir as i64 * amt as i64 * per / 100)));
+                }
                 _ => return None,
             };
             let n = n * dir;
