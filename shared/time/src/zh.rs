@@ -757,6 +757,8 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
                         | '.'
                         | '%'
                 )
+                // "七点一起去", "三点一下": 一 starts a word there, it is no minute
+                && !(t.at(k) == '一' && e2 == k + 1 && "起下些会直定样般共同块边道切旦".contains(t.at(e2)))
                 && !(t.at(e2) == '分'
                     && t.at(e2 + 1) == '钟'
                     && matches!(t.at(e2 + 2), '后' | '前' | '以' | '之'))
