@@ -1025,8 +1025,23 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let meal = t
             .prev_word(i)
             .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
+        // "mon, wed and fri": listed with another weekday
+        let listed = {
+            let n2 = t.phrase_longest(n, &["and", "or"]).map_or(n, |(x, _)| t.skip_ws(x));
+            let mut b = i;
+            while b > 0 && t.at(b - 1).is_whitespace() {
+                b -= 1;
+            }
+            let before = if b > 0 && t.at(b - 1) == ',' {
+                t.prev_word(b - 1)
+            } else {
+                t.prev_word(i).filter(|w| t.word_eq(*w, "and") || t.word_eq(*w, "or")).and_then(|w| t.prev_word(w.0))
+            };
+            (n2 > n && weekday_name(t, n2).is_some()) || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
+        };
         let ok = prev_word_is_context(t, i)
             || meal
+            || listed
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
             || month_name(t, n).is_some()

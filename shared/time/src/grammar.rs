@@ -208,7 +208,70 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
         }
     }
     attach_durations(t, &mut out);
+    share_list_times(t, &mut out);
     out
+}
+
+/// Only a list word stands between `a` and `b`: and, or, a comma, 和, 与, 及, 跟, 或, 、.
+fn list_joiner(t: &Text, a: usize, b: usize) -> bool {
+    const WORDS: &[&str] = &["and", "or", "&", "/", "和", "与", "及", "跟", "或", "或者", "还有"];
+    let mut k = t.skip_ws(a);
+    if matches!(t.at(k), ',' | '、') {
+        k = t.skip_ws(k + 1);
+    }
+    if k == b {
+        return k > a;
+    }
+    WORDS.iter().any(|w| {
+        let e = if w.is_ascii() { t.phrase(k, w) } else { t.lit(k, w) };
+        e.is_some_and(|e| t.skip_ws(e) == b)
+    })
+}
+
+/// Days listed together share the time said once for them: "monday and wednesday at 3" = both
+/// at 15:00, "周一和周三下午三点", "at 10 on tuesday or thursday". Each day stays its own match.
+fn share_list_times(t: &Text, out: &mut [Expr]) {
+    let day_only = |p: &Point| {
+        p.clock.is_none()
+            && p.seg.is_none()
+            && p.toff.is_none()
+            && !p.now
+            && !p.same_time
+            && !p.date.is_empty()
+            && p.date.recur.is_none()
+            && p.date.offset.is_none()
+    };
+    let timed = |p: &Point| (p.clock.is_some() || p.seg.is_some()) && !p.date.is_empty() && p.toff.is_none() && !p.same_time;
+    // right to left, so that "mon, wed and fri at 10" passes the time back along the list
+    for i in (0..out.len().saturating_sub(1)).rev() {
+        let (l, r) = out.split_at_mut(i + 1);
+        let (a, b) = (&mut l[i], &r[0]);
+        if a.duration.is_some() || !list_joiner(t, a.e, b.s) {
+            continue;
+        }
+        if let (Body::Point(p), Body::Point(q)) = (&mut a.body, &b.body)
+            && day_only(p)
+            && timed(q)
+        {
+            p.clock = q.clock;
+            p.seg = q.seg;
+        }
+    }
+    // left to right: "at 3 on monday and wednesday"
+    for i in 1..out.len() {
+        let (l, r) = out.split_at_mut(i);
+        let (a, b) = (&l[i - 1], &mut r[0]);
+        if b.duration.is_some() || !list_joiner(t, a.e, b.s) {
+            continue;
+        }
+        if let (Body::Point(p), Body::Point(q)) = (&a.body, &mut b.body)
+            && timed(p)
+            && day_only(q)
+        {
+            q.clock = p.clock;
+            q.seg = p.seg;
+        }
+    }
 }
 
 /// A duration written a few words away from a point in the same clause is that point's length:
