@@ -1037,11 +1037,18 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
             } else {
                 t.prev_word(i).filter(|w| t.word_eq(*w, "and") || t.word_eq(*w, "or")).and_then(|w| t.prev_word(w.0))
             };
-            (n2 > n && weekday_name(t, n2).is_some()) || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
+            // "mon-wed": after a dash right after a weekday
+            let dash_before = t.before(i) == '-' && t.prev_word(i - 1).is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1));
+            (n2 > n && weekday_name(t, n2).is_some())
+                || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
+                || dash_before
         };
+        // "mon-fri"
+        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some();
         let ok = prev_word_is_context(t, i)
             || meal
             || listed
+            || dashed
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
             || month_name(t, n).is_some()
@@ -1697,12 +1704,11 @@ fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let k = t.skip_ws(e);
     let (x, p) = t.phrase_longest(k, &["past", "after", "to", "before"])?;
-    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes"
-    if counted
-        && (p >= 2
-            || t.prev_word(i)
-                .is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between")))
-    {
+    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes", or a count
+    // no hour could be ("twenty to six"), or "at" before it ("at ten to five")
+    let range_word = t.prev_word(i).is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between"));
+    let at_before = t.prev_word(i).is_some_and(|w| ["at", "around", "about", "by"].iter().any(|x| t.word_eq(w, x)));
+    if counted && (range_word || (p >= 2 && !(mins > 12 && mins % 5 == 0) && !at_before)) {
         return None;
     }
     let k2 = t.skip_ws(x);
@@ -1760,6 +1766,14 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("each week", Freq::Weekly, 1, 0),
         ("weekly", Freq::Weekly, 1, 0),
         ("biweekly", Freq::Weekly, 2, 0),
+        ("bi-weekly", Freq::Weekly, 2, 0),
+        ("each weekday", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("once a day", Freq::Daily, 1, 0),
+        ("once a week", Freq::Weekly, 1, 0),
+        ("once a month", Freq::Monthly, 1, 0),
+        ("once a year", Freq::Yearly, 1, 0),
+        ("once every two weeks", Freq::Weekly, 2, 0),
+        ("once every other week", Freq::Weekly, 2, 0),
         ("fortnightly", Freq::Weekly, 2, 0),
         ("every month", Freq::Monthly, 1, 0),
         ("each month", Freq::Monthly, 1, 0),
@@ -1792,6 +1806,22 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
     // every 3 days / every 2 weeks / every second week / every 3rd day
     if let Some(e) = t.phrase(i, "every") {
         let k = t.skip_ws(e);
+        // "every 15th of the month", "every 1st": a day of every month
+        let k_day = t.phrase(k, "the").map_or(k, |x| t.skip_ws(x));
+        if let Some((d, e2)) = ordinal_day(t, k_day).and_then(|(e2, a)| match a {
+            Atom::Date(DateParts { day: Some(d), .. }) => Some((d, e2)),
+            _ => None,
+        }) {
+            let k2 = t.skip_ws(e2);
+            let e3 = t
+                .phrase_longest(k2, &["of the month", "of each month", "of every month", "of month"])
+                .map_or(e2, |x| x.0);
+            let r = Recur::new(Freq::Monthly);
+            best = Some((e3, date_atom(|x| {
+                x.recur = Some(r);
+                x.day = Some(d);
+            })));
+        }
         let n = if t.at(k).is_ascii_digit() {
             ascii_int(t, k).map(|(v, e, _)| (v, e))
         } else {

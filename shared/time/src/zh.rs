@@ -394,6 +394,30 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
         // 下周的今天
         return Some((x, Atom::Date(DateParts::shifted(rel, Unit::Week))));
     }
+    // 下周初, 这周前半周 = Monday-Wednesday; 本周后半周 = Thursday-Sunday; 下周中 = its Wednesday
+    if let Some((x, k)) = t.lit_longest(e, &["初", "前半周", "前半", "后半周", "后半", "中"]) {
+        if k == 5 {
+            if t.at(x) != '午' && t.at(x) != '旬' {
+                return Some((
+                    x,
+                    date_atom(|d| {
+                        d.week = Some(rel);
+                        d.weekday = Some(2);
+                        d.guessed = true;
+                    }),
+                ));
+            }
+        } else {
+            return Some((
+                x,
+                date_atom(|d| {
+                    d.week = Some(rel);
+                    d.week_half = Some(if k < 3 { 1 } else { 2 });
+                    d.guessed = true;
+                }),
+            ));
+        }
+    }
     Some((e, date_atom(|x| x.week = Some(rel))))
 }
 
@@ -547,6 +571,8 @@ const YEAR_RELS: &[(&str, i32)] = &[
     ("上年", -1),
     ("上一年", -1),
     ("前年", -2),
+    ("大前年", -3),
+    ("大后年", 3),
 ];
 
 fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
