@@ -27,6 +27,8 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(nth_weekday(t, i));
         best.offer_opt(nth_month(t, i));
+        best.offer_opt(week_of_month(t, i));
+        best.offer_opt(year_after_preposition(t, i));
         best.offer_opt(ordinal_day(t, i));
         best.offer_opt(offset_or_duration(t, i));
         best.offer_opt(clock_phrase(t, i));
@@ -52,6 +54,10 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
+    if matches!(t.at(i), 't' | 'f' | 's' | 'l' | 'r') {
+        best.offer_opt(week_of_month(t, i));
+        best.offer_opt(rest_of_week(t, i));
+    }
     best.offer_opt(first_thing(t, i));
     best.offer_opt(same_time(t, i));
 }
@@ -75,6 +81,70 @@ fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
         || weekday_name(t, k2).is_some()
         || digit_shorthand(t, k2).is_some();
     day_follows.then_some((e, seg(SegKind::Morning, None)))
+}
+
+/// A year alone after in/during/by/until/since/of: "in 2017", "by 2030" (elsewhere four digits
+/// may be a count).
+fn year_after_preposition(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (y, e, n) = ascii_int(t, i)?;
+    if n != 4 || !(1900..=2199).contains(&y) || t.is_alnum(e) || matches!(t.at(e), ':' | '.' | '-' | '/') {
+        return None;
+    }
+    let prev = t.prev_word(i)?;
+    if !["in", "during", "by", "until", "till", "since", "of", "before", "after", "from"].iter().any(|w| t.word_eq(prev, w)) {
+        return None;
+    }
+    // "in 2027, ...", "in 2027 we ...", not "in 2000 steps": only a function word may follow
+    const FOLLOW: &[&str] = &[
+        "i", "we", "you", "he", "she", "they", "it", "the", "a", "and", "or", "to", "for", "at", "on", "in",
+        "when", "with", "so", "but", "there", "then", "is", "was", "will",
+    ];
+    let k = t.skip_ws(e);
+    if t.at(k).is_ascii_alphanumeric() && !FOLLOW.iter().any(|w| t.phrase(k, w).is_some()) {
+        return None;
+    }
+    Some((e, date_atom(|d| d.year = Some(YearSpec::Abs(y as i32)))))
+}
+
+/// "the rest of the week", "rest of this week": from today to its Sunday.
+fn rest_of_week(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let j = t.phrase(i, "the").map_or(i, |x| t.skip_ws(x));
+    let x = t.phrase(j, "rest of")?;
+    let k = t.skip_ws(x);
+    let e = t.phrase_longest(k, &["the week", "this week"])?.0;
+    Some((
+        e,
+        date_atom(|d| {
+            d.week = Some(0);
+            d.week_half = Some(3);
+        }),
+    ))
+}
+
+/// "the first week of december", "the last week of next month", "2nd week of march": seven days
+/// of the month as a span (1st-7th, 8th-14th ...; the last: its last seven days).
+fn week_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let j = t.phrase(i, "the").map_or(i, |x| t.skip_ws(x));
+    let (n, e) = if let Some(x) = t.phrase(j, "last") {
+        (-1, x)
+    } else {
+        let (n, e) = en_ordinal(t, j)?;
+        if !(1..=4).contains(&n) {
+            return None;
+        }
+        (n as i8, e)
+    };
+    let k = t.skip_ws(e);
+    let x = t.phrase(k, "week of").filter(|_| k > e)?;
+    let (e2, (month, year)) = month_reference(t, t.skip_ws(x))?;
+    Some((
+        e2,
+        date_atom(|d| {
+            d.month = Some(month);
+            d.year = year;
+            d.part = Some(MonthPart::Week(n));
+        }),
+    ))
 }
 
 /// "early march", "late next month", "in early april 2027": the first or last third of a month

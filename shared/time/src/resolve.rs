@@ -253,6 +253,14 @@ fn month_part(y: i32, m: u32, part: MonthPart) -> Option<DRes> {
         MonthPart::Begin => DRes::day(ymd(y, m, 1)?),
         MonthPart::Mid => DRes::day(ymd(y, m, 15)?),
         MonthPart::End => DRes::day(last_of_month(y, m)?),
+        MonthPart::Week(n) => {
+            let last = last_of_month(y, m)?;
+            let first = if n < 0 { add_days(last, -6)? } else { ymd(y, m, 7 * n as u32 - 6)? };
+            DRes {
+                end: Some(add_days(first, 6)?.min(last)),
+                ..DRes::day(first)
+            }
+        }
         MonthPart::Third(k) => {
             let k = k.clamp(1, 3) as u32;
             DRes {
@@ -337,8 +345,13 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
             return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
         }
         if let Some(h) = d.week_half {
-            // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday
-            let (a, b) = if h == 1 { (0, 2) } else { (3, 6) };
+            // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday, "the
+            // rest of the week" = today to Sunday
+            let (a, b) = match h {
+                1 => (0, 2),
+                2 => (3, 6),
+                _ => ((today - mon).num_days().clamp(0, 6), 6),
+            };
             return Some(DRes {
                 end: add_days(mon, b),
                 ..DRes::day(add_days(mon, a)?)

@@ -30,6 +30,9 @@ pub(crate) enum MonthPart {
     /// A third of the month, a span: 1 = 上旬/early (1st-10th), 2 = 中旬 (11th-20th), 3 = 下旬/late
     /// (21st to the last day).
     Third(u8),
+    /// The n-th week of the month as seven days from its 1st (1 = 1st-7th, 2 = 8th-14th ...), or
+    /// with -1 its last seven days: "the first week of december", "the last week of next month".
+    Week(i8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +106,8 @@ pub(crate) struct DateParts {
     /// Week relative to the current Monday-start week.
     pub week: Option<i32>,
     /// A half of that week, a span: 1 = its start ("early next week", 下周初: Monday-Wednesday),
-    /// 2 = its end ("late this week", "later in the week": Thursday-Sunday).
+    /// 2 = its end ("late this week", "later in the week": Thursday-Sunday), 3 = what is left of it
+    /// ("the rest of the week": today to Sunday).
     pub week_half: Option<u8>,
     /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
     /// but that one, it means the coming weekday.
