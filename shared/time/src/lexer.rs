@@ -177,18 +177,18 @@ fn meal_near(t: &Text, s: usize, e: usize) -> Option<Meal> {
 /// 1-11 are in the evening ("dinner at 7 tomorrow" = 19:00, "七点吃晚饭"), lunch, 午饭, 午餐 at 1-2
 /// after noon, breakfast, brunch, 早饭, 早餐 at 5-11 in the morning. A meal names when people eat, which a bare hour alone cannot.
 fn meal_hours(t: &Text, toks: &mut [Tok]) {
-    for k in 0..toks.len() {
-        let Atom::Clock(c) = toks[k].a else { continue };
+    for tok in toks.iter_mut() {
+        let Atom::Clock(c) = tok.a else { continue };
         if !c.is_bare() || c.padded || c.guessed || !(1..=11).contains(&c.h) {
             continue;
         }
-        let mer = match meal_near(t, toks[k].s, toks[k].e) {
+        let mer = match meal_near(t, tok.s, tok.e) {
             Some(Meal::Dinner) => Mer::Pm,
             Some(Meal::Lunch) if c.h <= 2 => Mer::Pm,
             Some(Meal::Breakfast) if c.h >= 5 => Mer::Am,
             _ => continue,
         };
-        toks[k].a = Atom::Clock(Clock { mer: Some(mer), ..c });
+        tok.a = Atom::Clock(Clock { mer: Some(mer), ..c });
     }
 }
 
@@ -240,13 +240,11 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
             let h12 = (1..=12).contains(&v);
             let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
             let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
-            let new = if hour && matches!(prev, Some(Atom::Glue(Glue::At))) {
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12 && matches!(prev, Some(Atom::Glue(Glue::Approx))) && (next.is_some() || {
-                // "around 3", "about 3, ..." but not "about 3 people"
-                let c = t.at(t.skip_ws(toks[i].e));
-                !c.is_alphanumeric()
-            }) {
+            // "around 3", "about 3, ..." but not "about 3 people"
+            let approx = h12
+                && matches!(prev, Some(Atom::Glue(Glue::Approx)))
+                && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
+            let new = if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
                 // "8 tonight", "6 in the afternoon"
