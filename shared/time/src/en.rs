@@ -350,6 +350,14 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
         }
     }
+    // "the next day", "the following day": the day after the date it is anchored to (次日)
+    if matches!(t.at(i), 't' | 'n') {
+        for p in ["the next day", "the following day", "next day"] {
+            if let Some(e) = t.phrase(i, p) {
+                best.offer(e, date_atom(|x| x.next_day = true));
+            }
+        }
+    }
     const SEGS: &[(&str, SegKind, Option<i32>)] = &[
         ("tonight", SegKind::Evening, Some(0)),
         ("tonite", SegKind::Evening, Some(0)),
@@ -1461,16 +1469,40 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut dir = 0i32;
     let mut within = false;
-    if let Some((e, p)) = t.phrase_longest(
-        i,
-        &["in", "within", "within the next", "in the next", "over the next", "during the next", "in the coming"],
-    ) {
+    const SPANS: &[&str] = &[
+        "in",
+        "within",
+        "within the next",
+        "in the next",
+        "over the next",
+        "during the next",
+        "in the coming",
+        "the next",
+        "next",
+        "the coming",
+        // backwards from now
+        "the last",
+        "the past",
+        "past",
+        "over the last",
+        "over the past",
+        "in the last",
+        "in the past",
+        "during the last",
+        "during the past",
+        "within the last",
+        "within the past",
+    ];
+    if matches!(t.at(i), 'i' | 'w' | 'o' | 'd' | 't' | 'n' | 'p')
+        && let Some((e, p)) = t.phrase_longest(i, SPANS)
+    {
         j = t.skip_ws(e);
         if j == e {
             return None;
         }
-        dir = 1;
-        // "within 3 days", "in the next two hours": from now to that far on
+        dir = if p < 10 { 1 } else { -1 };
+        // "within 3 days", "in the next two hours", "the past 3 days": from now to that far on
+        // (or back); "next 3 days" needs its number ("next week" is the week)
         within = p > 0;
     }
     // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)

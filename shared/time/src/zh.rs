@@ -28,7 +28,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
             best.offer_opt(offset_or_duration(t, i));
         }
     }
-    if c == '过' || c == '再' {
+    if matches!(c, '过' | '再' | '未' | '接' | '今' | '往' | '最' | '近') {
         best.offer_opt(offset_or_duration(t, i));
     }
     if !may_start_word(c) {
@@ -968,7 +968,12 @@ fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static 
 fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut forward_prefix = false;
-    if let Some(e) = t.lit(j, "再过") {
+    // 未来三天, 接下来的一周 = from now to that far on; 过去三天, 最近两周 = that far back to now
+    let mut period = 0i32;
+    if let Some((e, k)) = t.lit_longest(j, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"]) {
+        period = if k < 5 { 1 } else { -1 };
+        j = e;
+    } else if let Some(e) = t.lit(j, "再过") {
         j = e;
         forward_prefix = true;
     } else if t.at(j) == '过' {
@@ -1006,8 +1011,10 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     } else {
         amt
     };
-    let mut within = false;
-    let dir = if let Some((e2, k)) =
+    let mut within = period != 0;
+    let dir = if period != 0 {
+        period
+    } else if let Some((e2, k)) =
         t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"])
     {
         e = e2;
@@ -1210,6 +1217,15 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         if let Some((e2, _)) = t.lit_longest(k, &["最后一天", "底", "末"]) {
             r.last_day = true;
             e = e2;
+        } else if let Some((e2, _)) = t.lit_longest(k, &["第一天", "第1天", "头一天", "初"]) {
+            // 每个月的第一天, 每月初 = the 1st
+            return Some((
+                e2,
+                date_atom(|x| {
+                    x.recur = Some(r);
+                    x.day = Some(1);
+                }),
+            ));
         }
     }
     if freq == Freq::Weekly {
