@@ -392,6 +392,10 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         ("every afternoon", SegKind::Afternoon),
         ("every evening", SegKind::Evening),
         ("every night", SegKind::Night),
+        ("each morning", SegKind::Morning),
+        ("each afternoon", SegKind::Afternoon),
+        ("each evening", SegKind::Evening),
+        ("each night", SegKind::Night),
         ("nightly", SegKind::Night),
     ] {
         if let Some(e) = t.phrase(i, p) {
@@ -712,8 +716,9 @@ fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
             return Some((e2, ymd_atom(Some(y), m, None)));
         }
     }
-    // a month name alone needs context ("in march", "until may")
-    if weak && !prev_word_is_context(t, i) {
+    // a month name alone needs context ("in march", "until may", "march next year")
+    let year_after = k > e && t.phrase_longest(k, &["next year", "last year", "this year"]).is_some();
+    if weak && !prev_word_is_context(t, i) && !year_after {
         return None;
     }
     if !weak && !prev_word_is_context(t, i) && t.prev_word(i).is_some_and(|w| t.word_eq(w, "the")) {

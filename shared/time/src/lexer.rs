@@ -256,6 +256,15 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
                 // "tuesday afternoon 2-4", "tomorrow morning 9"
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12
+                && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
+                && is_conn(next)
+                && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
+                // not "monday 3-4 people"
+                && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
+            {
+                // "monday 9-11", "tomorrow 2-4": hours of that day
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if h12
                 && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
                 && matches!(next2, Some(Atom::Seg(_)))
             {
