@@ -29,6 +29,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         best.offer_opt(nth_month(t, i));
         best.offer_opt(week_of_month(t, i));
         best.offer_opt(year_after_preposition(t, i));
+        best.offer_opt(year_first_date(t, i));
         best.offer_opt(ordinal_day(t, i));
         best.offer_opt(offset_or_duration(t, i));
         best.offer_opt(clock_phrase(t, i));
@@ -83,6 +84,19 @@ fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
     day_follows.then_some((e, seg(SegKind::Morning, None)))
 }
 
+/// "2027 Oct 2", "2027 march 5th": a year, then a month name and a day.
+fn year_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (y, e, n) = ascii_int(t, i)?;
+    if n != 4 || !(1900..=2199).contains(&y) {
+        return None;
+    }
+    let k = t.skip_ws(e);
+    let (m, e2, _) = month_name(t, k).filter(|_| k > e)?;
+    let k2 = t.skip_ws(e2);
+    let (d, e3) = day_number(t, k2).filter(|_| k2 > e2)?;
+    Some((e3, ymd_atom(Some(y as i32), m, Some(d))))
+}
+
 /// A year alone after in/during/by/until/since/of: "in 2017", "by 2030" (elsewhere four digits
 /// may be a count).
 fn year_after_preposition(t: &Text, i: usize) -> Option<(usize, Atom)> {
@@ -125,6 +139,18 @@ fn rest_of_week(t: &Text, i: usize) -> Option<(usize, Atom)> {
 /// of the month as a span (1st-7th, 8th-14th ...; the last: its last seven days).
 fn week_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let j = t.phrase(i, "the").map_or(i, |x| t.skip_ws(x));
+    // "the first half of march", "second half of next month": 1st-15th, 16th-last
+    if let Some((x, p)) = t.phrase_longest(j, &["first half of", "second half of", "latter half of"]) {
+        let (e2, (month, year)) = month_reference(t, t.skip_ws(x))?;
+        return Some((
+            e2,
+            date_atom(|d| {
+                d.month = Some(month);
+                d.year = year;
+                d.part = Some(MonthPart::Half(if p == 0 { 1 } else { 2 }));
+            }),
+        ));
+    }
     let (n, e) = if let Some(x) = t.phrase(j, "last") {
         (-1, x)
     } else {
@@ -1188,6 +1214,8 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("the coming weekend", 0, 1),
         ("next weekend", 1, 1),
         ("last weekend", -1, 1),
+        ("the weekend after next", 2, 1),
+        ("weekend after next", 2, 1),
         ("this past weekend", -1, 1),
         ("the past weekend", -1, 1),
         ("past weekend", -1, 1),

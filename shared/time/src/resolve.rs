@@ -253,6 +253,13 @@ fn month_part(y: i32, m: u32, part: MonthPart) -> Option<DRes> {
         MonthPart::Begin => DRes::day(ymd(y, m, 1)?),
         MonthPart::Mid => DRes::day(ymd(y, m, 15)?),
         MonthPart::End => DRes::day(last_of_month(y, m)?),
+        MonthPart::Half(h) => {
+            let (a, b) = if h == 1 { (ymd(y, m, 1)?, ymd(y, m, 15)?) } else { (ymd(y, m, 16)?, last_of_month(y, m)?) };
+            DRes {
+                end: Some(b),
+                ..DRes::day(a)
+            }
+        }
         MonthPart::Week(n) => {
             let last = last_of_month(y, m)?;
             let first = if n < 0 { add_days(last, -6)? } else { ymd(y, m, 7 * n as u32 - 6)? };

@@ -33,6 +33,8 @@ pub(crate) enum MonthPart {
     /// The n-th week of the month as seven days from its 1st (1 = 1st-7th, 2 = 8th-14th ...), or
     /// with -1 its last seven days: "the first week of december", "the last week of next month".
     Week(i8),
+    /// A half of the month: 1 = 1st-15th, 2 = 16th to the last day ("the first half of march").
+    Half(u8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

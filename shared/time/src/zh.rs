@@ -374,7 +374,13 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some(wd) = weekday_char(c) {
         // "周1" must not run into more digits, "周一" not into a larger numeral
         let n = t.at(e + 1);
-        if n.is_ascii_digit() || (c != '日' && c != '天' && matches!(n, '十' | '百')) {
+        // ... but "周三14:00", "周三10点" are a weekday and its time
+        let mut k = e + 1;
+        while t.at(k).is_ascii_digit() {
+            k += 1;
+        }
+        let clock_after = !c.is_ascii_digit() && matches!(t.at(k), ':' | '点' | '时');
+        if (n.is_ascii_digit() && !clock_after) || (c != '日' && c != '天' && matches!(n, '十' | '百')) {
             return None;
         }
         return Some((
@@ -599,6 +605,10 @@ fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
         '底' | '末' => Some((MonthPart::End, e + 1)),
         '中' if t.at(e + 1) != '旬' => Some((MonthPart::Mid, e + 1)),
         '上' | '中' | '下' if t.at(e + 1) == '旬' => Some((MonthPart::Third(third(t.at(e))), e + 2)),
+        // 3月上半月, 下个月的下半月 = 1st-15th, 16th-last
+        '上' | '下' | '前' | '后' if t.at(e + 1) == '半' && t.at(e + 2) == '月' => {
+            Some((MonthPart::Half(if matches!(t.at(e), '上' | '前') { 1 } else { 2 }), e + 3))
+        }
         _ => None,
     }
 }
