@@ -106,8 +106,10 @@
 //!   Monday-Wednesday; "late this week", "later in the week", 下周后半周 = Thursday-Sunday; "the
 //!   rest of the week" = today to Sunday. The n-th week of a month is seven days from its 1st
 //!   ("the first week of april" = 1st-7th, "2nd week of may" = 8th-14th), the last week its last
-//!   seven days. A year alone after in/by/since/until/during is that year ("in 2027"; not "in
-//!   2000 steps").
+//!   seven days; the halves of a month are the 1st-15th and the 16th-last day ("the first half
+//!   of june", "second half of next month", 5月上半月, 下个月下半月). A year alone after
+//!   in/by/since/until/during is that year ("in 2027"; not "in 2000 steps"); a year written first
+//!   ("2027 Oct 2") is read as well.
 //! * **Clock times**: a part-of-day word fixes AM/PM: 下午3点 = 15:00, 晚上8点 = 20:00,
 //!   中午1点 = 13:00, 凌晨2点 = 02:00, 早上/上午 as written. 晚上/夜里12点 and "midnight" =
 //!   00:00 at the end of the day, i.e. the **next date** at 00:00; 晚上/夜里 1-4点 are also read as the
@@ -135,7 +137,8 @@
 //!   "明天七点吃晚饭"); lunch, 午饭, 午餐, 中饭 at 1-2 after noon; breakfast, brunch, 早饭, 早餐 at 5-11
 //!   in the morning.
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
-//!   "tomorrow morning 9"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
+//!   "tomorrow morning 9"), and so is a range of bare numbers right after a weekday or a relative
+//!   day ("thursday 9-11", "tomorrow 1-3"; not "monday 3-4 people"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
 //!   "close/end of business", is 17:00 by convention (`confidence` `inferred`): "by eod",
 //!   "EOD friday", "close of business tomorrow".
 //! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
@@ -155,7 +158,10 @@
 //!   days", "in two or three hours", "3-4 days ago" (`date`..`end_date` for days and longer,
 //!   `start_time`-`end_time` for hours and minutes). **Within** a period is the span from now:
 //!   三天内, 两小时之内, 三个工作日内, "within 5 days", "within the next hour", "in the next two
-//!   weeks", "over the next 45 minutes" (today..`end_date`, or now..now + the period). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
+//!   weeks", "over the next 45 minutes" (today..`end_date`, or now..now + the period); so are
+//!   periods said from now, 未来三天, 接下来的两周, 今后三个小时, "the next 4 days", "next three
+//!   weeks" (with a number: "next week" is the week), and back to now, 过去两天, 最近一周, 近五天,
+//!   "the past 2 days", "over the last 10 days", "in the past hour" (`date`..today). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
@@ -238,8 +244,8 @@
 //!
 //! # Not handled
 //!
-//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
-//! "last N days" intervals; time zones named in the text;
+//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters,
+//! halves of a year; time zones named in the text;
 //! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
 //! and month (24.12.27); context carried between separate matches other than the time of a list of
 //! days ("明天上午9点到11点，下午2点到4点" gives the afternoon range on the reference date; "下周二或周三"
