@@ -220,7 +220,8 @@ fn list_joiner(t: &Text, a: usize, b: usize) -> bool {
         k = t.skip_ws(k + 1);
     }
     if k == b {
-        return k > a;
+        // "星期一星期三下午三点": Chinese days written one after the other
+        return k > a || super::is_han(t.at(b));
     }
     WORDS.iter().any(|w| {
         let e = if w.is_ascii() { t.phrase(k, w) } else { t.lit(k, w) };

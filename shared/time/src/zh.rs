@@ -355,6 +355,8 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let counted = match b {
             // "咱俩周末": 俩 counts people there, so 周末 is the weekend
             '俩' | '仨' => zh_colloquial(t, i - 1).is_some(),
+            // "周六周日": 六 closes the weekday before, it counts nothing
+            _ if i >= 2 && weekday_char(b).is_some() && matches!(t.at(i - 2), '周' | '期' | '拜') => false,
             _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每',
         };
         if counted {
