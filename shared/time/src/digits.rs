@@ -243,11 +243,11 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let leading_zero = n1 == 2 && t.at(i) == '0';
     // "7.45 pm": a dot only with am/pm after it (3.5 is a number), or after "at" ("at 9.30")
-    let at_before = t.prev_word(i).is_some_and(|w| t.word_eq(w, "at") || t.word_eq(w, "around"));
+    let at_before = || t.prev_word(i).is_some_and(|w| t.word_eq(w, "at") || t.word_eq(w, "around"));
     let dotted = t.at(e1) == '.'
         && h <= 12
         && ascii_int(t, e1 + 1).is_some_and(|(m, e2, n2)| {
-            n2 == 2 && m <= 59 && (meridiem(t, e2).is_some() || (at_before && !t.at(e2).is_ascii_alphanumeric() && t.at(e2) != '.'))
+            n2 == 2 && m <= 59 && (meridiem(t, e2).is_some() || (!t.at(e2).is_ascii_alphanumeric() && t.at(e2) != '.' && at_before()))
         });
     if t.at(e1) == ':' || dotted {
         let (m, mut e2, n2) = ascii_int(t, e1 + 1)?;

@@ -27,7 +27,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(nth_weekday(t, i));
         best.offer_opt(nth_month(t, i));
-        best.offer_opt(week_of_month(t, i));
+        if week_or_half_ahead(t, i) {
+            best.offer_opt(week_of_month(t, i));
+        }
         best.offer_opt(year_after_preposition(t, i));
         best.offer_opt(year_first_date(t, i));
         best.offer_opt(ordinal_day(t, i));
@@ -55,7 +57,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
-    if matches!(t.at(i), 't' | 'f' | 's' | 'l' | 'r') {
+    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
+        && week_or_half_ahead(t, i)
+    {
         best.offer_opt(week_of_month(t, i));
         best.offer_opt(rest_of_week(t, i));
     }
@@ -118,6 +122,23 @@ fn year_after_preposition(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     Some((e, date_atom(|d| d.year = Some(YearSpec::Abs(y as i32)))))
+}
+
+/// Whether "week" or "half" is written within the next five words (a cheap test before the
+/// readers of weeks and halves of a month).
+fn week_or_half_ahead(t: &Text, i: usize) -> bool {
+    let mut words = 0;
+    let mut k = i;
+    while k < t.len() && words < 5 {
+        if t.word_start(k) && t.at(k).is_ascii_alphabetic() {
+            words += 1;
+            if (t.at(k) == 'w' && t.at(k + 1) == 'e' && t.at(k + 2) == 'e') || (t.at(k) == 'h' && t.at(k + 1) == 'a' && t.at(k + 2) == 'l') {
+                return true;
+            }
+        }
+        k += 1;
+    }
+    false
 }
 
 /// "the rest of the week", "rest of this week": from today to its Sunday.
@@ -377,7 +398,7 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         }
     }
     // "the next day", "the following day": the day after the date it is anchored to (次日)
-    if matches!(t.at(i), 't' | 'n') {
+    if matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('t', 'h', 'e') | ('n', 'e' | 'x', _)) {
         for p in ["the next day", "the following day", "next day"] {
             if let Some(e) = t.phrase(i, p) {
                 best.offer(e, date_atom(|x| x.next_day = true));
@@ -418,12 +439,15 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         ("every afternoon", SegKind::Afternoon),
         ("every evening", SegKind::Evening),
         ("every night", SegKind::Night),
+        ("nightly", SegKind::Night),
         ("each morning", SegKind::Morning),
         ("each afternoon", SegKind::Afternoon),
         ("each evening", SegKind::Evening),
         ("each night", SegKind::Night),
-        ("nightly", SegKind::Night),
-    ] {
+    ]
+    .into_iter()
+    .take(if (t.at(i + 1), t.at(i + 2)) == ('a', 'c') { 9 } else { 5 })
+    {
         if let Some(e) = t.phrase(i, p) {
             best.offer(
                 e,
@@ -506,12 +530,6 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
     const GLUE: &[(&str, Atom)] = &[
         ("at", Atom::Glue(Glue::At)),
-        ("around", Atom::Glue(Glue::Approx)),
-        ("about", Atom::Glue(Glue::Approx)),
-        ("approximately", Atom::Glue(Glue::Approx)),
-        ("roughly", Atom::Glue(Glue::Approx)),
-        ("circa", Atom::Glue(Glue::Approx)),
-        ("approx", Atom::Glue(Glue::Approx)),
         // "tomorrow by 5pm", "friday by eod": the deadline's day and hour ("by 5" alone stays a number)
         ("by", Atom::Glue(Glue::Soft)),
         ("on", Atom::Glue(Glue::Soft)),
@@ -531,6 +549,13 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     for &(p, a) in GLUE {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, a);
+        }
+    }
+    if matches!((t.at(i), t.at(i + 1)), ('a', 'r' | 'b' | 'p') | ('r', 'o') | ('c', 'i')) {
+        for p in ["around", "about", "approximately", "approx", "roughly", "circa"] {
+            if let Some(e) = t.phrase(i, p) {
+                best.offer(e, Atom::Glue(Glue::Approx));
+            }
         }
     }
 }
@@ -1214,11 +1239,6 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("the coming weekend", 0, 1),
         ("next weekend", 1, 1),
         ("last weekend", -1, 1),
-        ("the weekend after next", 2, 1),
-        ("weekend after next", 2, 1),
-        ("this past weekend", -1, 1),
-        ("the past weekend", -1, 1),
-        ("past weekend", -1, 1),
         ("this month", 0, 2),
         ("next month", 1, 2),
         ("last month", -1, 2),
@@ -1258,6 +1278,27 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
     for p in ["the weekend", "weekend"] {
         if let Some(e) = t.phrase(i, p) {
             offer(e, date_atom(|x| x.weekend = true));
+        }
+    }
+    // "this past weekend", "the weekend after next"
+    let second = t.phrase_longest(i, &["this", "the"]).map(|(x, _)| t.at(t.skip_ws(x)));
+    if matches!(second, Some('p' | 'w')) || matches!((t.at(i), t.at(i + 1)), ('p', 'a') | ('w', 'e')) {
+        const RARE: &[(&str, i32)] = &[
+            ("this past weekend", -1),
+            ("the past weekend", -1),
+            ("past weekend", -1),
+            ("the weekend after next", 2),
+            ("weekend after next", 2),
+        ];
+        if let Some((e, k)) = t.phrase_longest_in(i, RARE, |r| r.0) {
+            let n = RARE[k].1;
+            offer(
+                e,
+                date_atom(|x| {
+                    x.weekend = true;
+                    x.week = Some(n);
+                }),
+            );
         }
     }
     // next march / last may / this june
@@ -1410,6 +1451,46 @@ fn fraction(c: char) -> Option<u32> {
     }
 }
 
+/// What stands before an amount of an offset: "in" (dir 1), or a span from now, "within", "in the
+/// next", "over the next", "during the next", "in the coming", "the next", "next", "the coming"
+/// (dir 1), or back to now, "the last", "the past", "past", "over/in/during/within the last/past"
+/// (dir -1). (end, dir, span). "next 3 days" needs its number ("next week" is the week).
+fn span_prefix(t: &Text, i: usize) -> Option<(usize, i32, bool)> {
+    // the word after "the": next/coming forward, last/past back
+    let after_the = |k: usize| -> Option<(usize, i32)> {
+        let x = t.phrase(k, "the")?;
+        let k2 = t.skip_ws(x);
+        if k2 == x {
+            return None;
+        }
+        if let Some((e, p)) = t.phrase_longest(k2, &["next", "coming", "last", "past"]) {
+            return Some((e, if p < 2 { 1 } else { -1 }));
+        }
+        None
+    };
+    let first = match (t.at(i), t.at(i + 1)) {
+        ('i', 'n') => t.phrase(i, "in"),
+        ('w', 'i') => t.phrase(i, "within"),
+        ('o', 'v') => t.phrase(i, "over"),
+        ('d', 'u') => t.phrase(i, "during"),
+        ('t', 'h') => return after_the(i).map(|(e, d)| (e, d, true)),
+        ('n', 'e' | 'x') => return t.phrase(i, "next").map(|e| (e, 1, true)),
+        ('p', 'a') => return t.phrase(i, "past").map(|e| (e, -1, true)),
+        _ => None,
+    }?;
+    let k = t.skip_ws(first);
+    if k > first
+        && let Some((e, d)) = after_the(k)
+    {
+        return Some((e, d, true));
+    }
+    match t.at(i) {
+        'i' => Some((first, 1, false)),
+        'w' => Some((first, 1, true)),
+        _ => None,
+    }
+}
+
 /// Amount in hundredths: 3, 1.5, 1½, ¼, three, a, an, half a(n), a quarter (of an), three
 /// quarters of an, a couple of, 2 and a half. The flag is true for the article alone ("a", "an").
 fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
@@ -1502,41 +1583,13 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut dir = 0i32;
     let mut within = false;
-    const SPANS: &[&str] = &[
-        "in",
-        "within",
-        "within the next",
-        "in the next",
-        "over the next",
-        "during the next",
-        "in the coming",
-        "the next",
-        "next",
-        "the coming",
-        // backwards from now
-        "the last",
-        "the past",
-        "past",
-        "over the last",
-        "over the past",
-        "in the last",
-        "in the past",
-        "during the last",
-        "during the past",
-        "within the last",
-        "within the past",
-    ];
-    if matches!(t.at(i), 'i' | 'w' | 'o' | 'd' | 't' | 'n' | 'p')
-        && let Some((e, p)) = t.phrase_longest(i, SPANS)
-    {
+    if let Some((e, d, w)) = span_prefix(t, i) {
         j = t.skip_ws(e);
         if j == e {
             return None;
         }
-        dir = if p < 10 { 1 } else { -1 };
-        // "within 3 days", "in the next two hours", "the past 3 days": from now to that far on
-        // (or back); "next 3 days" needs its number ("next week" is the week)
-        within = p > 0;
+        dir = d;
+        within = w;
     }
     // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)
     let implicit_one = within && amount(t, j).is_none() && matches!(unit_word(t, j), Some((EnUnit::Minute | EnUnit::Hour, _, _)));
@@ -1902,13 +1955,6 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("weekly", Freq::Weekly, 1, 0),
         ("biweekly", Freq::Weekly, 2, 0),
         ("bi-weekly", Freq::Weekly, 2, 0),
-        ("each weekday", Freq::Weekly, 1, Recur::WORKDAYS),
-        ("once a day", Freq::Daily, 1, 0),
-        ("once a week", Freq::Weekly, 1, 0),
-        ("once a month", Freq::Monthly, 1, 0),
-        ("once a year", Freq::Yearly, 1, 0),
-        ("once every two weeks", Freq::Weekly, 2, 0),
-        ("once every other week", Freq::Weekly, 2, 0),
         ("fortnightly", Freq::Weekly, 2, 0),
         ("every month", Freq::Monthly, 1, 0),
         ("each month", Freq::Monthly, 1, 0),
@@ -1927,9 +1973,21 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("semiannually", Freq::Monthly, 6, 0),
         ("every six months", Freq::Monthly, 6, 0),
     ];
+    // rarer phrases behind a test of their first letters (a near miss of a table entry costs a
+    // look-up of abbreviations)
+    const RARE: &[(&str, Freq, u32, u8)] = &[
+        ("each weekday", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("once a day", Freq::Daily, 1, 0),
+        ("once a week", Freq::Weekly, 1, 0),
+        ("once a month", Freq::Monthly, 1, 0),
+        ("once a year", Freq::Yearly, 1, 0),
+        ("once every two weeks", Freq::Weekly, 2, 0),
+        ("once every other week", Freq::Weekly, 2, 0),
+    ];
+    let rare = matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('o', 'n', 'c') | ('e', 'a', 'c'));
     let mut best: Option<(usize, Atom)> = None;
-    if let Some((e, k)) = t.phrase_longest_in(i, FIXED, |f| f.0) {
-        let (_, freq, interval, byday) = FIXED[k];
+    if let Some((e, k)) = if rare { t.phrase_longest_in(i, RARE, |f| f.0) } else { t.phrase_longest_in(i, FIXED, |f| f.0) } {
+        let (_, freq, interval, byday) = if rare { RARE[k] } else { FIXED[k] };
         let r = Recur {
             freq,
             interval,

@@ -115,10 +115,12 @@ fn meal_at(t: &Text, j: usize) -> Option<Meal> {
         ("晚餐", Meal::Dinner),
     ];
     let c = t.at(j);
-    if c.is_ascii_alphabetic() {
+    if matches!(c, 'b' | 'l' | 'd' | 's') {
         EN.iter().find(|(w, _)| t.phrase(j, w).is_some()).map(|x| x.1)
-    } else {
+    } else if matches!(c, '早' | '午' | '中' | '晚') && matches!(t.at(j + 1), '饭' | '餐') {
         ZH.iter().find(|(w, _)| t.lit(j, w).is_some()).map(|x| x.1)
+    } else {
+        None
     }
 }
 

@@ -28,7 +28,13 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
             best.offer_opt(offset_or_duration(t, i));
         }
     }
-    if matches!(c, '过' | '再' | '未' | '接' | '今' | '往' | '最' | '近') {
+    let period_prefix = match c {
+        '过' | '再' => true,
+        '未' | '接' | '今' | '往' | '最' => matches!(t.at(i + 1), '来' | '下' | '后' | '近'),
+        '近' => is_zh_num_char(t.at(i + 1)) || t.at(i + 1).is_ascii_digit() || t.at(i + 1) == '半',
+        _ => false,
+    };
+    if period_prefix {
         best.offer_opt(offset_or_duration(t, i));
     }
     if !may_start_word(c) {
@@ -982,7 +988,9 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut forward_prefix = false;
     // 未来三天, 接下来的一周 = from now to that far on; 过去三天, 最近两周 = that far back to now
     let mut period = 0i32;
-    if let Some((e, k)) = t.lit_longest(j, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"]) {
+    if matches!(t.at(j), '未' | '接' | '今' | '往' | '过' | '最' | '近')
+        && let Some((e, k)) = t.lit_longest(j, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"])
+    {
         period = if k < 5 { 1 } else { -1 };
         j = e;
     } else if let Some(e) = t.lit(j, "再过") {
@@ -1033,7 +1041,8 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         if k < 4 { 1 } else { -1 }
     } else if forward_prefix {
         1
-    } else if let Some((e2, _)) = t.lit_longest(e, &["之内", "以内", "内"])
+    } else if matches!(t.at(e), '之' | '以' | '内')
+        && let Some((e2, _)) = t.lit_longest(e, &["之内", "以内", "内"])
         && !matches!(t.at(e2), '容' | '部' | '地' | '心' | '存' | '在' | '外' | '科' | '衣' | '阁' | '务' | '涵')
     {
         // "三天内", "两小时之内": from now to that far on
