@@ -1963,6 +1963,10 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("yearly", Freq::Yearly, 1, 0),
         ("annually", Freq::Yearly, 1, 0),
         ("every hour", Freq::Hourly, 1, 0),
+        ("every half hour", Freq::Minutely, 30, 0),
+        ("every half an hour", Freq::Minutely, 30, 0),
+        ("every quarter hour", Freq::Minutely, 15, 0),
+        ("every quarter of an hour", Freq::Minutely, 15, 0),
         ("hourly", Freq::Hourly, 1, 0),
         ("every other day", Freq::Daily, 2, 0),
         ("every other week", Freq::Weekly, 2, 0),
@@ -2025,7 +2029,8 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let k2 = t.skip_ws(e2);
             if let Some((u, e3, mult)) = unit_word(t, k2) {
                 let freq = match u {
-                    EnUnit::Minute | EnUnit::Cal(Unit::BusinessDay) => None,
+                    EnUnit::Cal(Unit::BusinessDay) => None,
+                    EnUnit::Minute => Some(Freq::Minutely),
                     EnUnit::Hour => Some(Freq::Hourly),
                     EnUnit::Cal(Unit::Day) => Some(Freq::Daily),
                     EnUnit::Cal(Unit::Week) => Some(Freq::Weekly),

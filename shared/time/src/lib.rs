@@ -205,7 +205,9 @@
 //!   month: 每月最后一个周五 / "the last friday of every month" FREQ=MONTHLY;BYDAY=-1FR, "every first
 //!   monday" FREQ=MONTHLY;BYDAY=1MO, 每个月第一个工作日 FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1 ...)
 //!   "once a week"/"once a month" (FREQ=WEEKLY/MONTHLY), "bi-weekly", "each weekday", "every 20th
-//!   of the month" (FREQ=MONTHLY;BYMONTHDAY=20).
+//!   of the month" (FREQ=MONTHLY;BYMONTHDAY=20), 每个月的第一天, 每月初 (BYMONTHDAY=1), "every 20
+//!   minutes", "every half hour", 每半小时, 每十分钟 (FREQ=MINUTELY;INTERVAL=..); 每隔 N 分钟/小时 is
+//!   every N minutes or hours (隔 skips only whole days and weeks: 每隔一天 = every other day).
 //!   An interval and the weekdays written apart are one weekly rule: "biweekly on mondays",
 //!   "every other week on tuesdays and thursdays" FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's

@@ -49,6 +49,8 @@ pub(crate) enum Unit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Freq {
+    /// "every 30 minutes", 每半小时 (FREQ=MINUTELY;INTERVAL=30).
+    Minutely,
     Hourly,
     Daily,
     Weekly,

@@ -1194,6 +1194,14 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         skip = 1;
         j += 1;
     }
+    // 每半小时, 每半个小时 = every 30 minutes, 每刻钟 = every 15
+    if skip == 0 {
+        if let Some(e) = t.lit(j, "半小时").or_else(|| t.lit(j, "半个小时")) {
+            let mut r = Recur::new(Freq::Minutely);
+            r.interval = 30;
+            return Some((e, date_atom(|x| x.recur = Some(r))));
+        }
+    }
     let mut n = 1;
     if let Some((v, e, _)) = int_any(t, j) {
         n = v.max(1);
@@ -1211,6 +1219,8 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let mut r = Recur::new(Freq::Monthly);
         r.interval = 3 * n + skip;
         return Some((e, date_atom(|x| x.recur = Some(r))));
+    } else if let Some(e) = t.lit(j, "分钟") {
+        (Freq::Minutely, e)
     } else if let Some(e) = t.lit(j, "小时") {
         (Freq::Hourly, e)
     } else if let Some(e) = t.lit(j, "钟头") {
@@ -1231,7 +1241,9 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     };
     let mut r = Recur::new(freq);
-    r.interval = interval;
+    // 每隔30分钟 is every 30 minutes: 隔 skips whole days or weeks (每隔一天 = every other day),
+    // not a length of time
+    r.interval = if matches!(freq, Freq::Minutely | Freq::Hourly) { n } else { interval };
     if freq == Freq::Monthly {
         // 每月最后一天, 每月底, 每个月的最后一天
         let k = if t.at(e) == '的' { e + 1 } else { e };
