@@ -1195,12 +1195,12 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         j += 1;
     }
     // 每半小时, 每半个小时 = every 30 minutes, 每刻钟 = every 15
-    if skip == 0 {
-        if let Some(e) = t.lit(j, "半小时").or_else(|| t.lit(j, "半个小时")) {
-            let mut r = Recur::new(Freq::Minutely);
-            r.interval = 30;
-            return Some((e, date_atom(|x| x.recur = Some(r))));
-        }
+    if skip == 0
+        && let Some(e) = t.lit(j, "半小时").or_else(|| t.lit(j, "半个小时"))
+    {
+        let mut r = Recur::new(Freq::Minutely);
+        r.interval = 30;
+        return Some((e, date_atom(|x| x.recur = Some(r))));
     }
     let mut n = 1;
     if let Some((v, e, _)) = int_any(t, j) {
