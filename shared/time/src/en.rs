@@ -1593,7 +1593,13 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)
     let implicit_one = within && amount(t, j).is_none() && matches!(unit_word(t, j), Some((EnUnit::Minute | EnUnit::Hour, _, _)));
-    let (amt, e, article) = if implicit_one { (100, j, true) } else { amount(t, j)? };
+    // "in a few days", "a few weeks from now": two to four, a span like "in 2-4 days"
+    let few = if implicit_one { None } else { t.phrase_longest(j, &["a few", "few"]).map(|x| x.0) };
+    let (amt, e, article) = match few {
+        Some(x) => (200, x, false),
+        None if implicit_one => (100, j, true),
+        None => amount(t, j)?,
+    };
     // "in 2-3 days", "3 or 4 hours from now": an approximate amount, a span
     let mut hi_amt = None;
     if !article && amt % 100 == 0 {
@@ -1613,7 +1619,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         }
     }
     let e = hi_amt.map_or(e, |h| h.1);
-    let hi_amt = hi_amt.map(|h| h.0);
+    let hi_amt = if few.is_some() { Some(400) } else { hi_amt.map(|h| h.0) };
     let mut k = if implicit_one { e } else { t.skip_ws(e) };
     if k == e && t.at(e) == '-' && t.at(e + 1).is_ascii_alphabetic() {
         // "a 45-minute call", "a 2-hour meeting"
@@ -1684,7 +1690,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             if within || hi_amt.is_some() {
                 let hi = (hi_amt.unwrap_or(amt) * per / 100 + extra) as i64 * dir as i64;
                 let lo = if within { 0 } else { mins as i64 * dir as i64 };
-                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi))));
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), few.is_some())));
             }
             if dir == 0 {
                 return Some((e, Atom::Duration(mins)));
@@ -1719,6 +1725,8 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 date_atom(|x| {
                     x.offset = Some((lo.min(hi), u));
                     x.offset_end = Some(lo.max(hi));
+                    // "a few" is two to four by convention
+                    x.guessed = few.is_some();
                 }),
             ))
         }

@@ -21,6 +21,8 @@ pub(crate) struct Point {
     pub toff: Option<i64>,
     /// The end of a span of offsets ("两小时内", "within 2 hours"), minutes.
     pub toff_end: Option<i64>,
+    /// The span's amount is a convention ("in a few minutes").
+    pub toff_guessed: bool,
     pub now: bool,
     /// "明天这个时候", "same time next week": the reference time of day.
     pub same_time: bool,
@@ -109,12 +111,13 @@ impl Point {
                 self.toff = Some(m);
                 true
             }
-            Atom::TimeSpan(a, b) => {
+            Atom::TimeSpan(a, b, guessed) => {
                 if !self.is_empty() {
                     return false;
                 }
                 self.toff = Some(a);
                 self.toff_end = Some(b);
+                self.toff_guessed = guessed;
                 true
             }
             Atom::Now => {
@@ -484,6 +487,10 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
             k = k2;
             body = Some(Body::Range(p1, p2));
         }
+    }
+    // "from now" with no end is the tail of an offset not read ("a few weeks from now")
+    if body.is_none() && prefix == Some(Prefix::From) && p1.now && p1.date.is_empty() {
+        return None;
     }
     let body = body.unwrap_or(Body::Point(p1));
     // a duration right after the expression: "下午3点开始，持续2小时", "from 4pm for 30 minutes"

@@ -156,7 +156,9 @@
 //!   half days and weeks are read to the minute ("a day and a half from now", "in 1.5 days",
 //!   一天半后 = 36 hours on). **Approximate offsets** are spans: 三四天后, 两三个小时以后, "in 2-3
 //!   days", "in two or three hours", "3-4 days ago" (`date`..`end_date` for days and longer,
-//!   `start_time`-`end_time` for hours and minutes). **Within** a period is the span from now:
+//!   `start_time`-`end_time` for hours and minutes); "a few" and 几 are two to four by convention
+//!   ("in a few days", "a few weeks from now", 过几天, 几个小时后; `confidence` `inferred`). "from
+//!   now" alone is no match (it ends an offset that was not read). **Within** a period is the span from now:
 //!   三天内, 两小时之内, 三个工作日内, "within 5 days", "within the next hour", "in the next two
 //!   weeks", "over the next 45 minutes" (today..`end_date`, or now..now + the period); so are
 //!   periods said from now, 未来三天, 接下来的两周, 今后三个小时, "the next 4 days", "next three

@@ -446,6 +446,9 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
             if end.date() != local.date() {
                 r.end_date = Some(end.date());
             }
+            if p.toff_guessed {
+                r.confidence = Confidence::Inferred;
+            }
         }
         return Some(r);
     }

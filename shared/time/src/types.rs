@@ -409,8 +409,8 @@ pub(crate) enum Atom {
     /// Offset from the reference instant in minutes (hour/minute units).
     TimeOffset(i64),
     /// A span of offsets from the reference instant in minutes: "两小时内" = (0, 120), "五六个小时后"
-    /// = (300, 360).
-    TimeSpan(i64, i64),
+    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4).
+    TimeSpan(i64, i64, bool),
     Duration(u32),
     Now,
     /// "这个时候", "this time", "the same time": the reference time of day, on the date written

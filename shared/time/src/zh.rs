@@ -30,6 +30,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
     }
     let period_prefix = match c {
         '过' | '再' => true,
+        '几' => !matches!(t.before(i), '十' | '好' | '这' | '那' | '前' | '后'),
         '未' | '接' | '今' | '往' | '最' => matches!(t.at(i + 1), '来' | '下' | '后' | '近'),
         '近' => is_zh_num_char(t.at(i + 1)) || t.at(i + 1).is_ascii_digit() || t.at(i + 1) == '半',
         _ => false,
@@ -1004,7 +1005,10 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let approx = zh_digit(t.at(j))
         .zip(zh_digit(t.at(j + 1)))
         .filter(|&(a, b)| a >= 1 && b == a + 1 && !is_zh_num_char(t.before(j)) && t.at(j + 2) != '十');
+    // 几天后, 过几天 = two to four days on, like 两三天后
+    let approx = approx.or_else(|| (t.at(j) == '几' && t.before(j) != '十' && t.before(j) != '好').then_some((2, 4)));
     let (amt, mut e) = match approx {
+        Some((a, _)) if t.at(j) == '几' => (a * 100, j + 1),
         Some((a, _)) => (a * 100, j + 2),
         None => amount(t, j)?,
     };
@@ -1070,7 +1074,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             if within || approx.is_some() {
                 let hi = (hi_amt * per / 100) as i64 * dir as i64;
                 let lo = if within { 0 } else { mins as i64 * dir as i64 };
-                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi))));
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), t.at(j) == '几')));
             }
             if dir == 0 {
                 // a duration needs an unambiguous unit ("5分" alone may be a score)
@@ -1099,6 +1103,8 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                     date_atom(|x| {
                         x.offset = Some((lo.min(hi), u));
                         x.offset_end = Some(lo.max(hi));
+                        // 几 is two to four by convention
+                        x.guessed = t.at(j) == '几';
                     }),
                 ));
             }
