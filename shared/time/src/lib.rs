@@ -149,7 +149,8 @@
 //!   hours said together are a range too, since either may be meant: 下午两三点 = 14:00-15:00,
 //!   晚上七八点 = 19:00-20:00, 十一二点 = 11:00-12:00, 凌晨一两点 (一两 only after a part of day: "有
 //!   一两点建议" counts points), with `confidence` `inferred`. Date ranges
-//!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
+//!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`; a range without a year
+//!   that is going on (started, not ended) is this year's ("march 2 to 6" said on 4 March).
 //! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
 //!   tomorrow; the British "friday week", "monday week" (a week after the coming one), "a week
 //!   tomorrow", "a week today", "two weeks on monday" (that many weeks after the day named);

@@ -540,8 +540,26 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     let now = ctx.now_minutes();
     if a.clock.is_none() && !a.now {
         // a range of dates
-        let da = resolve_date(&a.date, ctx, None)?;
-        let db = resolve_date(&b.date, ctx, Some(da.date))?;
+        let mut da = resolve_date(&a.date, ctx, None)?;
+        let mut db = resolve_date(&b.date, ctx, Some(da.date))?;
+        // "march 3 to 5" said on 4 March: the range going on now, not next year's
+        if a.date.year.is_none()
+            && matches!(a.date.month, Some(MonthSpec::Abs(_)))
+            && a.date.day.is_some()
+            && da.date.year() > today.year()
+        {
+            let this_year = |d: &DateParts| DateParts {
+                year: matches!(d.month, Some(MonthSpec::Abs(_))).then_some(YearSpec::Abs(today.year())),
+                ..*d
+            };
+            if let Some(x) = resolve_date(&this_year(&a.date), ctx, None)
+                && let Some(y) = resolve_date(&this_year(&b.date), ctx, Some(x.date))
+                && y.end.unwrap_or(y.date) >= today
+                && x.date <= today
+            {
+                (da, db) = (x, y);
+            }
+        }
         let end = db.end.unwrap_or(db.date);
         if end < da.date {
             return resolve_point(a, ctx);
