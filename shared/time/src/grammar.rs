@@ -212,7 +212,52 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
     }
     attach_durations(t, &mut out);
     share_list_times(t, &mut out);
+    join_across_meal(t, &mut out);
     out
+}
+
+/// A day and its hour with a meal between them are one expression, the meal its `gap`:
+/// "明天晚饭七点" = tomorrow 19:00, "周五晚餐八点半", "friday dinner at 8".
+fn join_across_meal(t: &Text, out: &mut Vec<Expr>) {
+    const MEALS: &[&str] = &["晚饭", "晚餐", "午饭", "午餐", "中饭", "早饭", "早餐", "dinner", "supper", "lunch", "breakfast"];
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let mut meal_end = a.e;
+        let joined = match (&a.body, &b.body) {
+            (Body::Point(p), Body::Point(q))
+                if a.duration.is_none()
+                    && a.gap.is_none()
+                    && b.gap.is_none()
+                    && p.clock.is_none()
+                    && !p.date.is_empty()
+                    && q.clock.is_some()
+                    && q.date.is_empty()
+                    && {
+                        let k = t.skip_ws(a.e);
+                        MEALS.iter().any(|m| {
+                            let e = if m.is_ascii() { t.phrase(k, m) } else { t.lit(k, m) };
+                            e.is_some_and(|e| {
+                                meal_end = e;
+                                let e2 = t.skip_ws(e);
+                                let e2 = if t.at(e2) == '@' { t.skip_ws(e2 + 1) } else { t.phrase(e2, "at").map_or(e2, |x| t.skip_ws(x)) };
+                                e2 == b.s
+                            })
+                        })
+                    } =>
+            {
+                p.merge(q).filter(|m| m.is_valid())
+            }
+            _ => None,
+        };
+        if let Some(m) = joined {
+            // the meal stays in the text around the time words; "at" after it does not
+            let (s, e, gap, duration) = (a.s, b.e, Some((a.e, meal_end)), b.duration);
+            out[i] = Expr { s, e, body: Body::Point(m), duration, gap };
+            out.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 /// Only a list word stands between `a` and `b`: and, or, a comma, 和, 与, 及, 跟, 或, 、.

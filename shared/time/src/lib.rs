@@ -135,7 +135,8 @@
 //!   characters before it, 3 words or 5 Han characters after it, within the clause): dinner,
 //!   supper, drinks, 晚饭, 晚餐 at 1-11 are in the evening ("Dinner at 7 tomorrow" = 19:00,
 //!   "明天七点吃晚饭"); lunch, 午饭, 午餐, 中饭 at 1-2 after noon; breakfast, brunch, 早饭, 早餐 at 5-11
-//!   in the morning.
+//!   in the morning. A day and its hour with a meal between them are one match whose `gap` is
+//!   the meal ("明天晚饭七点" = tomorrow 19:00, "friday dinner at 8").
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
 //!   "tomorrow morning 9"), and so is a range of bare numbers right after a weekday or a relative
 //!   day ("thursday 9-11", "tomorrow 1-3"; not "monday 3-4 people"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
