@@ -196,14 +196,15 @@ fn military(t: &Text, i: usize, v: u32, e: usize) -> Option<(usize, Atom)> {
         return None;
     }
     let k = t.skip_ws(e);
+    let at_before = t.prev_word(i).is_some_and(|w| t.word_eq(w, "at"));
     let unit = if t.at(e) == 'h' && !t.is_alnum(e + 1) {
         Some(e + 1)
-    } else if k > e {
+    } else if k > e && (t.at(i) == '0' || at_before) {
+        // "0800 hours", "at 1500 hours" (not "worked 1500 hours")
         t.phrase_longest(k, &["hours", "hrs"]).map(|x| x.0)
     } else {
         None
     };
-    let at_before = t.prev_word(i).is_some_and(|w| t.word_eq(w, "at"));
     let end = match unit {
         Some(x) => x,
         None if at_before

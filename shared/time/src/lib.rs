@@ -128,8 +128,8 @@
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55,
 //!   "twenty to seven" = 6:40 (a count of minutes that could be an hour, "ten to four", needs "at"
 //!   before it, since "ten to four" may be a range), "at 8.15" (a dot after "at"), "17:30h",
-//!   four digits as a 24-hour time after "at" or before "hours"/"h" ("at 1730", "0800 hours",
-//!   "1945h"). A bare hour after around/about/approximately/roughly is that hour ("around 3",
+//!   four digits as a 24-hour time after "at", or before "h", or before "hours" with a leading
+//!   zero or "at" ("at 1730", "1945h", "0800 hours"; "worked 1500 hours" is a length). A bare hour after around/about/approximately/roughly is that hour ("around 3",
 //!   "at about 10"), unless a word follows the number ("about 4 people").
 //!   **Meals** decide the half of the day of a bare hour said with them (up to 5 words or 6 Han
 //!   characters before it, 3 words or 5 Han characters after it, within the clause): dinner,
