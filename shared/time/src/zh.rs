@@ -244,6 +244,8 @@ fn words(t: &Text, i: usize, best: &mut Best) {
         }
     }
     if let Some(e) = t.lit(i, "午夜") {
+        // "午夜12点", "午夜十二点" = midnight too
+        let e = t.lit_longest(e, &["12点", "十二点", "12点整", "十二点整"]).map_or(e, |x| x.0);
         best.offer(e, Atom::Clock(Clock::midnight()));
     }
     for p in NEXT_WORKDAY_WORDS {
