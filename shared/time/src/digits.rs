@@ -188,17 +188,68 @@ pub(crate) fn meridiem(t: &Text, i: usize) -> Option<(Mer, usize)> {
     None
 }
 
+/// Four digits as a 24-hour time: after "at" ("at 1500", "at 0930") or before "hours"/"hrs"/"h"
+/// ("0900 hours", "1500h"); alone they are a year or a count.
+fn military(t: &Text, i: usize, v: u32, e: usize) -> Option<(usize, Atom)> {
+    let (h, m) = (v / 100, v % 100);
+    if h > 23 || m > 59 {
+        return None;
+    }
+    let k = t.skip_ws(e);
+    let at_before = t.prev_word(i).is_some_and(|w| t.word_eq(w, "at"));
+    let unit = if t.at(e) == 'h' && !t.is_alnum(e + 1) {
+        Some(e + 1)
+    } else if k > e && (t.at(i) == '0' || at_before) {
+        // "0800 hours", "at 1500 hours" (not "worked 1500 hours")
+        t.phrase_longest(k, &["hours", "hrs"]).map(|x| x.0)
+    } else {
+        None
+    };
+    let end = match unit {
+        Some(x) => x,
+        None if at_before
+            && !t.at(e).is_ascii_alphanumeric()
+            && t.at(e) != ':'
+            && t.at(e) != '.'
+            // "at 1500 tomorrow", not "at 2026 prices"
+            && (!t.at(k).is_ascii_alphabetic()
+                || t.phrase_longest(k, &["tomorrow", "today", "tonight", "on", "sharp"]).is_some()) =>
+        {
+            e
+        }
+        None => return None,
+    };
+    Some((
+        end,
+        Atom::Clock(Clock {
+            h,
+            m,
+            has_min: m != 0,
+            mer: None,
+            absolute: true,
+            padded: false,
+            guessed: false,
+        }),
+    ))
+}
+
 /// 15:30, 3:30 pm, 09:00, 3pm, 3 pm, 9a.
 fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (h, e1, n1) = ascii_int(t, i)?;
+    if n1 == 4 {
+        return military(t, i, h, e1);
+    }
     if n1 > 2 || h > 24 {
         return None;
     }
     let leading_zero = n1 == 2 && t.at(i) == '0';
-    // "7.45 pm": a dot only with am/pm after it (3.5 is a number)
+    // "7.45 pm": a dot only with am/pm after it (3.5 is a number), or after "at" ("at 9.30")
+    let at_before = || t.prev_word(i).is_some_and(|w| t.word_eq(w, "at") || t.word_eq(w, "around"));
     let dotted = t.at(e1) == '.'
         && h <= 12
-        && ascii_int(t, e1 + 1).is_some_and(|(_, e2, n2)| n2 == 2 && meridiem(t, e2).is_some());
+        && ascii_int(t, e1 + 1).is_some_and(|(m, e2, n2)| {
+            n2 == 2 && m <= 59 && (meridiem(t, e2).is_some() || (!t.at(e2).is_ascii_alphanumeric() && t.at(e2) != '.' && at_before()))
+        });
     if t.at(e1) == ':' || dotted {
         let (m, mut e2, n2) = ascii_int(t, e1 + 1)?;
         if n2 != 2 || m > 59 {
@@ -227,6 +278,9 @@ fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             c.mer = Some(mer);
             c.absolute = false;
             e = e3;
+        } else if t.at(e2) == 'h' && !t.is_alnum(e2 + 1) {
+            // "15:00h"
+            e = e2 + 1;
         }
         if h == 24 && m > 0 {
             return None;

@@ -27,6 +27,11 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         best.offer_opt(day_first_date(t, i));
         best.offer_opt(nth_weekday(t, i));
         best.offer_opt(nth_month(t, i));
+        if week_or_half_ahead(t, i) {
+            best.offer_opt(week_of_month(t, i));
+        }
+        best.offer_opt(year_after_preposition(t, i));
+        best.offer_opt(year_first_date(t, i));
         best.offer_opt(ordinal_day(t, i));
         best.offer_opt(offset_or_duration(t, i));
         best.offer_opt(clock_phrase(t, i));
@@ -52,6 +57,12 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
+    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
+        && week_or_half_ahead(t, i)
+    {
+        best.offer_opt(week_of_month(t, i));
+        best.offer_opt(rest_of_week(t, i));
+    }
     best.offer_opt(first_thing(t, i));
     best.offer_opt(same_time(t, i));
 }
@@ -77,16 +88,134 @@ fn first_thing(t: &Text, i: usize) -> Option<(usize, Atom)> {
     day_follows.then_some((e, seg(SegKind::Morning, None)))
 }
 
+/// "2027 Oct 2", "2027 march 5th": a year, then a month name and a day.
+fn year_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (y, e, n) = ascii_int(t, i)?;
+    if n != 4 || !(1900..=2199).contains(&y) {
+        return None;
+    }
+    let k = t.skip_ws(e);
+    let (m, e2, _) = month_name(t, k).filter(|_| k > e)?;
+    let k2 = t.skip_ws(e2);
+    let (d, e3) = day_number(t, k2).filter(|_| k2 > e2)?;
+    Some((e3, ymd_atom(Some(y as i32), m, Some(d))))
+}
+
+/// A year alone after in/during/by/until/since/of: "in 2017", "by 2030" (elsewhere four digits
+/// may be a count).
+fn year_after_preposition(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (y, e, n) = ascii_int(t, i)?;
+    if n != 4 || !(1900..=2199).contains(&y) || t.is_alnum(e) || matches!(t.at(e), ':' | '.' | '-' | '/') {
+        return None;
+    }
+    let prev = t.prev_word(i)?;
+    if !["in", "during", "by", "until", "till", "since", "of", "before", "after", "from"].iter().any(|w| t.word_eq(prev, w)) {
+        return None;
+    }
+    // "in 2027, ...", "in 2027 we ...", not "in 2000 steps": only a function word may follow
+    const FOLLOW: &[&str] = &[
+        "i", "we", "you", "he", "she", "they", "it", "the", "a", "and", "or", "to", "for", "at", "on", "in",
+        "when", "with", "so", "but", "there", "then", "is", "was", "will",
+    ];
+    let k = t.skip_ws(e);
+    if t.at(k).is_ascii_alphanumeric() && !FOLLOW.iter().any(|w| t.phrase(k, w).is_some()) {
+        return None;
+    }
+    Some((e, date_atom(|d| d.year = Some(YearSpec::Abs(y as i32)))))
+}
+
+/// Whether "week" or "half" is written within the next five words (a cheap test before the
+/// readers of weeks and halves of a month).
+fn week_or_half_ahead(t: &Text, i: usize) -> bool {
+    let mut words = 0;
+    let mut k = i;
+    while k < t.len() && words < 5 {
+        if t.word_start(k) && t.at(k).is_ascii_alphabetic() {
+            words += 1;
+            if (t.at(k) == 'w' && t.at(k + 1) == 'e' && t.at(k + 2) == 'e') || (t.at(k) == 'h' && t.at(k + 1) == 'a' && t.at(k + 2) == 'l') {
+                return true;
+            }
+        }
+        k += 1;
+    }
+    false
+}
+
+/// "the rest of the week", "rest of this week": from today to its Sunday.
+fn rest_of_week(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let j = t.phrase(i, "the").map_or(i, |x| t.skip_ws(x));
+    let x = t.phrase(j, "rest of")?;
+    let k = t.skip_ws(x);
+    let e = t.phrase_longest(k, &["the week", "this week"])?.0;
+    Some((
+        e,
+        date_atom(|d| {
+            d.week = Some(0);
+            d.week_half = Some(3);
+        }),
+    ))
+}
+
+/// "the first week of december", "the last week of next month", "2nd week of march": seven days
+/// of the month as a span (1st-7th, 8th-14th ...; the last: its last seven days).
+fn week_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let j = t.phrase(i, "the").map_or(i, |x| t.skip_ws(x));
+    // "the first half of march", "second half of next month": 1st-15th, 16th-last
+    if let Some((x, p)) = t.phrase_longest(j, &["first half of", "second half of", "latter half of"]) {
+        let (e2, (month, year)) = month_reference(t, t.skip_ws(x))?;
+        return Some((
+            e2,
+            date_atom(|d| {
+                d.month = Some(month);
+                d.year = year;
+                d.part = Some(MonthPart::Half(if p == 0 { 1 } else { 2 }));
+            }),
+        ));
+    }
+    let (n, e) = if let Some(x) = t.phrase(j, "last") {
+        (-1, x)
+    } else {
+        let (n, e) = en_ordinal(t, j)?;
+        if !(1..=4).contains(&n) {
+            return None;
+        }
+        (n as i8, e)
+    };
+    let k = t.skip_ws(e);
+    let x = t.phrase(k, "week of").filter(|_| k > e)?;
+    let (e2, (month, year)) = month_reference(t, t.skip_ws(x))?;
+    Some((
+        e2,
+        date_atom(|d| {
+            d.month = Some(month);
+            d.year = year;
+            d.part = Some(MonthPart::Week(n));
+        }),
+    ))
+}
+
 /// "early march", "late next month", "in early april 2027": the first or last third of a month
 /// (1st-10th, 21st-last), as a span.
 fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if !matches!((t.at(i), t.at(i + 1)), ('e' | 'l', 'a')) {
         return None;
     }
-    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in"])?;
+    let (e, k) = t.phrase_longest(i, &["early", "late", "early in", "late in", "later", "later in"])?;
+    let early = k % 2 == 0 && k < 4;
     let k2 = if t.at(e) == '-' { e + 1 } else { t.skip_ws(e) };
     if k2 == e {
         return None;
+    }
+    if let Some((e2, w)) = week_reference(t, k2) {
+        // "early next week", "later this week", "late in the week": a half of the week
+        return Some((
+            e2,
+            date_atom(|d| {
+                d.week = Some(w);
+                d.week_half = Some(if early { 1 } else { 2 });
+                d.guessed = true;
+            }),
+        ));
     }
     let (e2, (month, year)) = month_reference(t, k2)?;
     Some((
@@ -94,7 +223,7 @@ fn early_late_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
         date_atom(|d| {
             d.month = Some(month);
             d.year = year;
-            d.part = Some(MonthPart::Third(if k % 2 == 0 { 1 } else { 3 }));
+            d.part = Some(MonthPart::Third(if early { 1 } else { 3 }));
         }),
     ))
 }
@@ -268,6 +397,14 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, date_atom(|x| x.rel_day = Some(d)));
         }
     }
+    // "the next day", "the following day": the day after the date it is anchored to (次日)
+    if matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('t', 'h', 'e') | ('n', 'e' | 'x', _)) {
+        for p in ["the next day", "the following day", "next day"] {
+            if let Some(e) = t.phrase(i, p) {
+                best.offer(e, date_atom(|x| x.next_day = true));
+            }
+        }
+    }
     const SEGS: &[(&str, SegKind, Option<i32>)] = &[
         ("tonight", SegKind::Evening, Some(0)),
         ("tonite", SegKind::Evening, Some(0)),
@@ -303,7 +440,14 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
         ("every evening", SegKind::Evening),
         ("every night", SegKind::Night),
         ("nightly", SegKind::Night),
-    ] {
+        ("each morning", SegKind::Morning),
+        ("each afternoon", SegKind::Afternoon),
+        ("each evening", SegKind::Evening),
+        ("each night", SegKind::Night),
+    ]
+    .into_iter()
+    .take(if (t.at(i + 1), t.at(i + 2)) == ('a', 'c') { 9 } else { 5 })
+    {
         if let Some(e) = t.phrase(i, p) {
             best.offer(
                 e,
@@ -405,6 +549,13 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     for &(p, a) in GLUE {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, a);
+        }
+    }
+    if matches!((t.at(i), t.at(i + 1)), ('a', 'r' | 'b' | 'p') | ('r', 'o') | ('c', 'i')) {
+        for p in ["around", "about", "approximately", "approx", "roughly", "circa"] {
+            if let Some(e) = t.phrase(i, p) {
+                best.offer(e, Atom::Glue(Glue::Approx));
+            }
         }
     }
 }
@@ -616,8 +767,9 @@ fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
             return Some((e2, ymd_atom(Some(y), m, None)));
         }
     }
-    // a month name alone needs context ("in march", "until may")
-    if weak && !prev_word_is_context(t, i) {
+    // a month name alone needs context ("in march", "until may", "march next year")
+    let year_after = k > e && t.phrase_longest(k, &["next year", "last year", "this year"]).is_some();
+    if weak && !prev_word_is_context(t, i) && !year_after {
         return None;
     }
     if !weak && !prev_word_is_context(t, i) && t.prev_word(i).is_some_and(|w| t.word_eq(w, "the")) {
@@ -637,8 +789,21 @@ fn day_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
     } else if k == e {
         return None;
     }
+    let mut of = false;
     if let Some(x) = t.phrase(k, "of") {
         k = t.skip_ws(x);
+        of = true;
+    }
+    if of
+        && month_name(t, k).is_none()
+        && let Some((e3, (month, year))) = month_reference(t, k)
+    {
+        // "first of next month", "15th of this month"
+        return Some((e3, date_atom(|x| {
+            x.day = Some(d);
+            x.month = Some(month);
+            x.year = year;
+        })));
     }
     let (m, e2, _) = month_name(t, k)?;
     if dashed {
@@ -994,8 +1159,30 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let meal = t
             .prev_word(i)
             .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
+        // "mon, wed and fri": listed with another weekday
+        let listed = {
+            let n2 = t.phrase_longest(n, &["and", "or"]).map_or(n, |(x, _)| t.skip_ws(x));
+            let mut b = i;
+            while b > 0 && t.at(b - 1).is_whitespace() {
+                b -= 1;
+            }
+            let before = if b > 0 && t.at(b - 1) == ',' {
+                t.prev_word(b - 1)
+            } else {
+                t.prev_word(i).filter(|w| t.word_eq(*w, "and") || t.word_eq(*w, "or")).and_then(|w| t.prev_word(w.0))
+            };
+            // "mon-wed": after a dash right after a weekday
+            let dash_before = t.before(i) == '-' && t.prev_word(i - 1).is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1));
+            (n2 > n && weekday_name(t, n2).is_some())
+                || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
+                || dash_before
+        };
+        // "mon-fri"
+        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some();
         let ok = prev_word_is_context(t, i)
             || meal
+            || listed
+            || dashed
             || t.at(e) == ','
             || t.at(n).is_ascii_digit()
             || month_name(t, n).is_some()
@@ -1015,7 +1202,10 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if md == Md::Bare {
         let k = t.skip_ws(e);
         if k > e
-            && let Some(x) = t.phrase(k, "after next")
+            && let Some(x) = t.phrase(k, "after next").or_else(|| {
+                // British "friday week", "monday week": a week after the coming one
+                t.phrase(k, "week").filter(|&x| !t.is_alnum(x) && t.at(x) != '-')
+            })
         {
             after_next = true;
             e = x;
@@ -1088,6 +1278,27 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
     for p in ["the weekend", "weekend"] {
         if let Some(e) = t.phrase(i, p) {
             offer(e, date_atom(|x| x.weekend = true));
+        }
+    }
+    // "this past weekend", "the weekend after next"
+    let second = t.phrase_longest(i, &["this", "the"]).map(|(x, _)| t.at(t.skip_ws(x)));
+    if matches!(second, Some('p' | 'w')) || matches!((t.at(i), t.at(i + 1)), ('p', 'a') | ('w', 'e')) {
+        const RARE: &[(&str, i32)] = &[
+            ("this past weekend", -1),
+            ("the past weekend", -1),
+            ("past weekend", -1),
+            ("the weekend after next", 2),
+            ("weekend after next", 2),
+        ];
+        if let Some((e, k)) = t.phrase_longest_in(i, RARE, |r| r.0) {
+            let n = RARE[k].1;
+            offer(
+                e,
+                date_atom(|x| {
+                    x.weekend = true;
+                    x.week = Some(n);
+                }),
+            );
         }
     }
     // next march / last may / this june
@@ -1240,6 +1451,46 @@ fn fraction(c: char) -> Option<u32> {
     }
 }
 
+/// What stands before an amount of an offset: "in" (dir 1), or a span from now, "within", "in the
+/// next", "over the next", "during the next", "in the coming", "the next", "next", "the coming"
+/// (dir 1), or back to now, "the last", "the past", "past", "over/in/during/within the last/past"
+/// (dir -1). (end, dir, span). "next 3 days" needs its number ("next week" is the week).
+fn span_prefix(t: &Text, i: usize) -> Option<(usize, i32, bool)> {
+    // the word after "the": next/coming forward, last/past back
+    let after_the = |k: usize| -> Option<(usize, i32)> {
+        let x = t.phrase(k, "the")?;
+        let k2 = t.skip_ws(x);
+        if k2 == x {
+            return None;
+        }
+        if let Some((e, p)) = t.phrase_longest(k2, &["next", "coming", "last", "past"]) {
+            return Some((e, if p < 2 { 1 } else { -1 }));
+        }
+        None
+    };
+    let first = match (t.at(i), t.at(i + 1)) {
+        ('i', 'n') => t.phrase(i, "in"),
+        ('w', 'i') => t.phrase(i, "within"),
+        ('o', 'v') => t.phrase(i, "over"),
+        ('d', 'u') => t.phrase(i, "during"),
+        ('t', 'h') => return after_the(i).map(|(e, d)| (e, d, true)),
+        ('n', 'e' | 'x') => return t.phrase(i, "next").map(|e| (e, 1, true)),
+        ('p', 'a') => return t.phrase(i, "past").map(|e| (e, -1, true)),
+        _ => None,
+    }?;
+    let k = t.skip_ws(first);
+    if k > first
+        && let Some((e, d)) = after_the(k)
+    {
+        return Some((e, d, true));
+    }
+    match t.at(i) {
+        'i' => Some((first, 1, false)),
+        'w' => Some((first, 1, true)),
+        _ => None,
+    }
+}
+
 /// Amount in hundredths: 3, 1.5, 1½, ¼, three, a, an, half a(n), a quarter (of an), three
 /// quarters of an, a couple of, 2 and a half. The flag is true for the article alone ("a", "an").
 fn amount(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
@@ -1331,20 +1582,50 @@ fn glued_unit(t: &Text, e: usize) -> Option<(EnUnit, usize, u32, u32)> {
 fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut dir = 0i32;
-    if let Some(e) = t.phrase(i, "in").or_else(|| t.phrase(i, "within")) {
+    let mut within = false;
+    if let Some((e, d, w)) = span_prefix(t, i) {
         j = t.skip_ws(e);
         if j == e {
             return None;
         }
-        dir = 1;
+        dir = d;
+        within = w;
     }
-    let (amt, e, article) = amount(t, j)?;
-    let mut k = t.skip_ws(e);
+    // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)
+    let implicit_one = within && amount(t, j).is_none() && matches!(unit_word(t, j), Some((EnUnit::Minute | EnUnit::Hour, _, _)));
+    // "in a few days", "a few weeks from now": two to four, a span like "in 2-4 days"
+    let few = if implicit_one { None } else { t.phrase_longest(j, &["a few", "few"]).map(|x| x.0) };
+    let (amt, e, article) = match few {
+        Some(x) => (200, x, false),
+        None if implicit_one => (100, j, true),
+        None => amount(t, j)?,
+    };
+    // "in 2-3 days", "3 or 4 hours from now": an approximate amount, a span
+    let mut hi_amt = None;
+    if !article && amt % 100 == 0 {
+        let k = t.skip_ws(e);
+        let k2 = if t.at(e) == '-' {
+            Some(e + 1)
+        } else if k > e {
+            t.phrase_longest(k, &["or", "to"]).map(|(x, _)| t.skip_ws(x)).filter(|&x| x > k)
+        } else {
+            None
+        };
+        if let Some(k2) = k2
+            && let Some((hi, e2, false)) = amount(t, k2)
+            && hi == amt + 100
+        {
+            hi_amt = Some((hi, e2));
+        }
+    }
+    let e = hi_amt.map_or(e, |h| h.1);
+    let hi_amt = if few.is_some() { Some(400) } else { hi_amt.map(|h| h.0) };
+    let mut k = if implicit_one { e } else { t.skip_ws(e) };
     if k == e && t.at(e) == '-' && t.at(e + 1).is_ascii_alphabetic() {
         // "a 45-minute call", "a 2-hour meeting"
         k = e + 1;
     }
-    let glued = k == e && t.at(j).is_ascii_digit();
+    let glued = k == e && t.at(j).is_ascii_digit() && !implicit_one;
     if k == e && !glued && !t.at(e).is_ascii_alphabetic() {
         return None;
     }
@@ -1383,8 +1664,21 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 dir = DIRS[p].1;
                 needs_base = DIRS[p].2;
                 e = x;
+            } else if unit == EnUnit::Cal(Unit::Week)
+                && !t.prev_word(i).is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"))
+                && {
+                // British "a week tomorrow", "two weeks today", "a week on friday": that many
+                // weeks after the day named next (which the grammar joins as the base)
+                let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+                t.phrase_longest(k2, &["tomorrow", "today", "tmrw"]).is_some() || weekday_name(t, k2).is_some_and(|w| !w.2)
+            } {
+                dir = 1;
+                needs_base = true;
             }
         }
+    }
+    if hi_amt.is_some() && (dir == 0 || needs_base) {
+        return None;
     }
     match unit {
         EnUnit::Minute | EnUnit::Hour => {
@@ -1392,6 +1686,11 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let mins = amt * per / 100 + extra;
             if mins == 0 || needs_base {
                 return None;
+            }
+            if within || hi_amt.is_some() {
+                let hi = (hi_amt.unwrap_or(amt) * per / 100 + extra) as i64 * dir as i64;
+                let lo = if within { 0 } else { mins as i64 * dir as i64 };
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), few.is_some())));
             }
             if dir == 0 {
                 return Some((e, Atom::Duration(mins)));
@@ -1415,7 +1714,29 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
             Some((e, Atom::Duration(minutes)))
         }
+        EnUnit::Cal(u) if within || hi_amt.is_some() => {
+            if amt % 100 != 0 || needs_base {
+                return None;
+            }
+            let hi = (hi_amt.unwrap_or(amt) / 100) as i32 * dir;
+            let lo = if within { 0 } else { (amt / 100) as i32 * dir };
+            Some((
+                e,
+                date_atom(|x| {
+                    x.offset = Some((lo.min(hi), u));
+                    x.offset_end = Some(lo.max(hi));
+                    // "a few" is two to four by convention
+                    x.guessed = few.is_some();
+                }),
+            ))
+        }
         EnUnit::Cal(u) => {
+            if amt % 100 != 0 && !needs_base && matches!(u, Unit::Day | Unit::Week) {
+                // "a day and a half from now", "in 1.5 days": 36 hours on, to the minute
+                let per_day: u64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+                let mins = i64::try_from(u64::from(amt) * per_day / 100).ok()?;
+                return Some((e, Atom::TimeOffset(dir as i64 * mins)));
+            }
             if amt % 100 != 0 || amt == 0 {
                 return None;
             }
@@ -1579,12 +1900,11 @@ fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let k = t.skip_ws(e);
     let (x, p) = t.phrase_longest(k, &["past", "after", "to", "before"])?;
-    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes"
-    if counted
-        && (p >= 2
-            || t.prev_word(i)
-                .is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between")))
-    {
+    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes", or a count
+    // no hour could be ("twenty to six"), or "at" before it ("at ten to five")
+    let range_word = t.prev_word(i).is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between"));
+    let at_before = t.prev_word(i).is_some_and(|w| ["at", "around", "about", "by"].iter().any(|x| t.word_eq(w, x)));
+    if counted && (range_word || (p >= 2 && !(mins > 12 && mins % 5 == 0) && !at_before)) {
         return None;
     }
     let k2 = t.skip_ws(x);
@@ -1642,6 +1962,7 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("each week", Freq::Weekly, 1, 0),
         ("weekly", Freq::Weekly, 1, 0),
         ("biweekly", Freq::Weekly, 2, 0),
+        ("bi-weekly", Freq::Weekly, 2, 0),
         ("fortnightly", Freq::Weekly, 2, 0),
         ("every month", Freq::Monthly, 1, 0),
         ("each month", Freq::Monthly, 1, 0),
@@ -1650,6 +1971,10 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("yearly", Freq::Yearly, 1, 0),
         ("annually", Freq::Yearly, 1, 0),
         ("every hour", Freq::Hourly, 1, 0),
+        ("every half hour", Freq::Minutely, 30, 0),
+        ("every half an hour", Freq::Minutely, 30, 0),
+        ("every quarter hour", Freq::Minutely, 15, 0),
+        ("every quarter of an hour", Freq::Minutely, 15, 0),
         ("hourly", Freq::Hourly, 1, 0),
         ("every other day", Freq::Daily, 2, 0),
         ("every other week", Freq::Weekly, 2, 0),
@@ -1660,9 +1985,21 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         ("semiannually", Freq::Monthly, 6, 0),
         ("every six months", Freq::Monthly, 6, 0),
     ];
+    // rarer phrases behind a test of their first letters (a near miss of a table entry costs a
+    // look-up of abbreviations)
+    const RARE: &[(&str, Freq, u32, u8)] = &[
+        ("each weekday", Freq::Weekly, 1, Recur::WORKDAYS),
+        ("once a day", Freq::Daily, 1, 0),
+        ("once a week", Freq::Weekly, 1, 0),
+        ("once a month", Freq::Monthly, 1, 0),
+        ("once a year", Freq::Yearly, 1, 0),
+        ("once every two weeks", Freq::Weekly, 2, 0),
+        ("once every other week", Freq::Weekly, 2, 0),
+    ];
+    let rare = matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('o', 'n', 'c') | ('e', 'a', 'c'));
     let mut best: Option<(usize, Atom)> = None;
-    if let Some((e, k)) = t.phrase_longest_in(i, FIXED, |f| f.0) {
-        let (_, freq, interval, byday) = FIXED[k];
+    if let Some((e, k)) = if rare { t.phrase_longest_in(i, RARE, |f| f.0) } else { t.phrase_longest_in(i, FIXED, |f| f.0) } {
+        let (_, freq, interval, byday) = if rare { RARE[k] } else { FIXED[k] };
         let r = Recur {
             freq,
             interval,
@@ -1674,6 +2011,22 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
     // every 3 days / every 2 weeks / every second week / every 3rd day
     if let Some(e) = t.phrase(i, "every") {
         let k = t.skip_ws(e);
+        // "every 15th of the month", "every 1st": a day of every month
+        let k_day = t.phrase(k, "the").map_or(k, |x| t.skip_ws(x));
+        if let Some((d, e2)) = ordinal_day(t, k_day).and_then(|(e2, a)| match a {
+            Atom::Date(DateParts { day: Some(d), .. }) => Some((d, e2)),
+            _ => None,
+        }) {
+            let k2 = t.skip_ws(e2);
+            let e3 = t
+                .phrase_longest(k2, &["of the month", "of each month", "of every month", "of month"])
+                .map_or(e2, |x| x.0);
+            let r = Recur::new(Freq::Monthly);
+            best = Some((e3, date_atom(|x| {
+                x.recur = Some(r);
+                x.day = Some(d);
+            })));
+        }
         let n = if t.at(k).is_ascii_digit() {
             ascii_int(t, k).map(|(v, e, _)| (v, e))
         } else {
@@ -1684,7 +2037,8 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let k2 = t.skip_ws(e2);
             if let Some((u, e3, mult)) = unit_word(t, k2) {
                 let freq = match u {
-                    EnUnit::Minute | EnUnit::Cal(Unit::BusinessDay) => None,
+                    EnUnit::Cal(Unit::BusinessDay) => None,
+                    EnUnit::Minute => Some(Freq::Minutely),
                     EnUnit::Hour => Some(Freq::Hourly),
                     EnUnit::Cal(Unit::Day) => Some(Freq::Daily),
                     EnUnit::Cal(Unit::Week) => Some(Freq::Weekly),

@@ -19,6 +19,10 @@ pub(crate) struct Point {
     pub clock: Option<Clock>,
     /// Offset from the reference instant, minutes.
     pub toff: Option<i64>,
+    /// The end of a span of offsets ("两小时内", "within 2 hours"), minutes.
+    pub toff_end: Option<i64>,
+    /// The span's amount is a convention ("in a few minutes").
+    pub toff_guessed: bool,
     pub now: bool,
     /// "明天这个时候", "same time next week": the reference time of day.
     pub same_time: bool,
@@ -105,6 +109,15 @@ impl Point {
                     return false;
                 }
                 self.toff = Some(m);
+                true
+            }
+            Atom::TimeSpan(a, b, guessed) => {
+                if !self.is_empty() {
+                    return false;
+                }
+                self.toff = Some(a);
+                self.toff_end = Some(b);
+                self.toff_guessed = guessed;
                 true
             }
             Atom::Now => {
@@ -198,7 +211,116 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
         }
     }
     attach_durations(t, &mut out);
+    share_list_times(t, &mut out);
+    join_across_meal(t, &mut out);
     out
+}
+
+/// A day and its hour with a meal between them are one expression, the meal its `gap`:
+/// "明天晚饭七点" = tomorrow 19:00, "周五晚餐八点半", "friday dinner at 8".
+fn join_across_meal(t: &Text, out: &mut Vec<Expr>) {
+    const MEALS: &[&str] = &["晚饭", "晚餐", "午饭", "午餐", "中饭", "早饭", "早餐", "dinner", "supper", "lunch", "breakfast"];
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let mut meal_end = a.e;
+        let joined = match (&a.body, &b.body) {
+            (Body::Point(p), Body::Point(q))
+                if a.duration.is_none()
+                    && a.gap.is_none()
+                    && b.gap.is_none()
+                    && p.clock.is_none()
+                    && !p.date.is_empty()
+                    && q.clock.is_some()
+                    && q.date.is_empty()
+                    && {
+                        let k = t.skip_ws(a.e);
+                        MEALS.iter().any(|m| {
+                            let e = if m.is_ascii() { t.phrase(k, m) } else { t.lit(k, m) };
+                            e.is_some_and(|e| {
+                                meal_end = e;
+                                let e2 = t.skip_ws(e);
+                                let e2 = if t.at(e2) == '@' { t.skip_ws(e2 + 1) } else { t.phrase(e2, "at").map_or(e2, |x| t.skip_ws(x)) };
+                                e2 == b.s
+                            })
+                        })
+                    } =>
+            {
+                p.merge(q).filter(|m| m.is_valid())
+            }
+            _ => None,
+        };
+        if let Some(m) = joined {
+            // the meal stays in the text around the time words; "at" after it does not
+            let (s, e, gap, duration) = (a.s, b.e, Some((a.e, meal_end)), b.duration);
+            out[i] = Expr { s, e, body: Body::Point(m), duration, gap };
+            out.remove(i + 1);
+        }
+        i += 1;
+    }
+}
+
+/// Only a list word stands between `a` and `b`: and, or, a comma, 和, 与, 及, 跟, 或, 、.
+fn list_joiner(t: &Text, a: usize, b: usize) -> bool {
+    const WORDS: &[&str] = &["and", "or", "&", "/", "和", "与", "及", "跟", "或", "或者", "还有"];
+    let mut k = t.skip_ws(a);
+    if matches!(t.at(k), ',' | '、') {
+        k = t.skip_ws(k + 1);
+    }
+    if k == b {
+        // "星期一星期三下午三点": Chinese days written one after the other
+        return k > a || super::is_han(t.at(b));
+    }
+    WORDS.iter().any(|w| {
+        let e = if w.is_ascii() { t.phrase(k, w) } else { t.lit(k, w) };
+        e.is_some_and(|e| t.skip_ws(e) == b)
+    })
+}
+
+/// Days listed together share the time said once for them: "monday and wednesday at 3" = both
+/// at 15:00, "周一和周三下午三点", "at 10 on tuesday or thursday". Each day stays its own match.
+fn share_list_times(t: &Text, out: &mut [Expr]) {
+    let day_only = |p: &Point| {
+        p.clock.is_none()
+            && p.seg.is_none()
+            && p.toff.is_none()
+            && !p.now
+            && !p.same_time
+            && !p.date.is_empty()
+            && p.date.recur.is_none()
+            && p.date.offset.is_none()
+    };
+    let timed = |p: &Point| (p.clock.is_some() || p.seg.is_some()) && !p.date.is_empty() && p.toff.is_none() && !p.same_time;
+    // right to left, so that "mon, wed and fri at 10" passes the time back along the list
+    for i in (0..out.len().saturating_sub(1)).rev() {
+        let (l, r) = out.split_at_mut(i + 1);
+        let (a, b) = (&mut l[i], &r[0]);
+        if a.duration.is_some() || !list_joiner(t, a.e, b.s) {
+            continue;
+        }
+        if let (Body::Point(p), Body::Point(q)) = (&mut a.body, &b.body)
+            && day_only(p)
+            && timed(q)
+        {
+            p.clock = q.clock;
+            p.seg = q.seg;
+        }
+    }
+    // left to right: "at 3 on monday and wednesday"
+    for i in 1..out.len() {
+        let (l, r) = out.split_at_mut(i);
+        let (a, b) = (&l[i - 1], &mut r[0]);
+        if b.duration.is_some() || !list_joiner(t, a.e, b.s) {
+            continue;
+        }
+        if let (Body::Point(p), Body::Point(q)) = (&a.body, &mut b.body)
+            && timed(p)
+            && day_only(q)
+        {
+            q.clock = p.clock;
+            q.seg = p.seg;
+        }
+    }
 }
 
 /// A duration written a few words away from a point in the same clause is that point's length:
@@ -303,7 +425,7 @@ fn parse_point(t: &Text, toks: &[Tok], k0: usize) -> Option<(Point, usize, bool)
             break;
         }
         match toks[j].a {
-            Atom::Glue(Glue::At) | Atom::Glue(Glue::Soft) => {
+            Atom::Glue(Glue::At) | Atom::Glue(Glue::Approx) | Atom::Glue(Glue::Soft) => {
                 if first.is_none() {
                     break;
                 }
@@ -410,6 +532,10 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
             k = k2;
             body = Some(Body::Range(p1, p2));
         }
+    }
+    // "from now" with no end is the tail of an offset not read ("a few weeks from now")
+    if body.is_none() && prefix == Some(Prefix::From) && p1.now && p1.date.is_empty() {
+        return None;
     }
     let body = body.unwrap_or(Body::Point(p1));
     // a duration right after the expression: "下午3点开始，持续2小时", "from 4pm for 30 minutes"

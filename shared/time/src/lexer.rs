@@ -6,7 +6,7 @@
 use super::numerals::{ascii_int, is_zh_num_char, zh_int};
 use super::text::Text;
 use super::segment::SegKind;
-use super::types::{Atom, Best, Clock, Conn, Glue, Tok, date_atom};
+use super::types::{Atom, Best, Clock, Conn, Glue, Mer, Tok, date_atom};
 use super::{digits, en, is_han, zh};
 
 fn punct(t: &Text, i: usize, best: &mut Best) {
@@ -84,7 +84,114 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
         }
     }
     classify_bare(t, &mut toks);
+    meal_hours(t, &mut toks);
     toks
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Meal {
+    Breakfast,
+    Lunch,
+    Dinner,
+}
+
+/// The meal word starting at `j` (English words whole, Chinese as written).
+fn meal_at(t: &Text, j: usize) -> Option<Meal> {
+    const EN: &[(&str, Meal)] = &[
+        ("breakfast", Meal::Breakfast),
+        ("brunch", Meal::Breakfast),
+        ("lunch", Meal::Lunch),
+        ("dinner", Meal::Dinner),
+        ("supper", Meal::Dinner),
+        ("drinks", Meal::Dinner),
+    ];
+    const ZH: &[(&str, Meal)] = &[
+        ("早饭", Meal::Breakfast),
+        ("早餐", Meal::Breakfast),
+        ("午饭", Meal::Lunch),
+        ("午餐", Meal::Lunch),
+        ("中饭", Meal::Lunch),
+        ("晚饭", Meal::Dinner),
+        ("晚餐", Meal::Dinner),
+    ];
+    let c = t.at(j);
+    if matches!(c, 'b' | 'l' | 'd' | 's') {
+        EN.iter().find(|(w, _)| t.phrase(j, w).is_some()).map(|x| x.1)
+    } else if matches!(c, '早' | '午' | '中' | '晚') && matches!(t.at(j + 1), '饭' | '餐') {
+        ZH.iter().find(|(w, _)| t.lit(j, w).is_some()).map(|x| x.1)
+    } else {
+        None
+    }
+}
+
+/// The meal named in the clause of a clock time at `s..e`: up to 5 English words or 6 Han
+/// characters before it, or 3 words or 5 Han characters after it, not across a sentence break or
+/// another number.
+fn meal_near(t: &Text, s: usize, e: usize) -> Option<Meal> {
+    let stop = |c: char| matches!(c, '.' | '!' | '?' | ';' | ',' | '。' | '！' | '？' | '；' | '，' | '\n') || c.is_ascii_digit();
+    let (mut j, mut words, mut han) = (s, 0, 0);
+    while j > 0 {
+        j -= 1;
+        let c = t.at(j);
+        if stop(c) {
+            break;
+        }
+        if is_han(c) {
+            han += 1;
+        } else if c.is_ascii_alphabetic() && !t.before(j).is_ascii_alphabetic() {
+            words += 1;
+        } else {
+            continue;
+        }
+        if han > 6 || words > 5 {
+            break;
+        }
+        if let Some(m) = meal_at(t, j) {
+            return Some(m);
+        }
+    }
+    let (mut j, mut words, mut han) = (e, 0, 0);
+    while j < t.len() {
+        let c = t.at(j);
+        if stop(c) || t.lit(j, "然后").is_some() || t.phrase(j, "then").is_some() {
+            break;
+        }
+        if is_han(c) {
+            han += 1;
+        } else if c.is_ascii_alphabetic() && !t.before(j).is_ascii_alphabetic() {
+            words += 1;
+        } else {
+            j += 1;
+            continue;
+        }
+        if han > 5 || words > 3 {
+            break;
+        }
+        if let Some(m) = meal_at(t, j) {
+            return Some(m);
+        }
+        j += 1;
+    }
+    None
+}
+
+/// A meal said with a bare hour decides its half of the day: dinner, supper, drinks, 晚饭, 晚餐 at
+/// 1-11 are in the evening ("dinner at 7 tomorrow" = 19:00, "七点吃晚饭"), lunch, 午饭, 午餐 at 1-2
+/// after noon, breakfast, brunch, 早饭, 早餐 at 5-11 in the morning. A meal names when people eat, which a bare hour alone cannot.
+fn meal_hours(t: &Text, toks: &mut [Tok]) {
+    for tok in toks.iter_mut() {
+        let Atom::Clock(c) = tok.a else { continue };
+        if !c.is_bare() || c.padded || c.guessed || !(1..=11).contains(&c.h) {
+            continue;
+        }
+        let mer = match meal_near(t, tok.s, tok.e) {
+            Some(Meal::Dinner) => Mer::Pm,
+            Some(Meal::Lunch) if c.h <= 2 => Mer::Pm,
+            Some(Meal::Breakfast) if c.h >= 5 => Mer::Am,
+            _ => continue,
+        };
+        tok.a = Atom::Clock(Clock { mer: Some(mer), ..c });
+    }
 }
 
 /// A number nothing claimed at `i`, kept as [`Atom::Bare`] for [`classify_bare`] to decide: ASCII
@@ -135,7 +242,11 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
             let h12 = (1..=12).contains(&v);
             let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
             let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
-            let new = if hour && matches!(prev, Some(Atom::Glue(Glue::At))) {
+            // "around 3", "about 3, ..." but not "about 3 people"
+            let approx = h12
+                && matches!(prev, Some(Atom::Glue(Glue::Approx)))
+                && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
+            let new = if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
                 // "8 tonight", "6 in the afternoon"
@@ -145,6 +256,15 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
                 && (next.is_none() || is_conn(next) || is_clock(next2))
             {
                 // "tuesday afternoon 2-4", "tomorrow morning 9"
+                Some(Atom::Clock(Clock::bare(v)))
+            } else if h12
+                && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
+                && is_conn(next)
+                && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
+                // not "monday 3-4 people"
+                && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
+            {
+                // "monday 9-11", "tomorrow 2-4": hours of that day
                 Some(Atom::Clock(Clock::bare(v)))
             } else if h12
                 && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())

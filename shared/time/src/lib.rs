@@ -55,8 +55,11 @@
 //!   "下周一"/"next monday" is 6 days away, "next wednesday" 8 days away).
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
-//!   current week, or of the next/last week with 下/上/next/last; bare 周末 said on a Sunday means the
-//!   coming Saturday. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
+//!   current week, or of the next/last week with 下/上/next/last ("this past weekend" = last
+//!   week's); bare 周末 said on a Sunday means the coming Saturday.
+//! * **Lists of days** share the time said once for them, each day its own match: "monday and
+//!   wednesday at 3" (both 15:00), "周一和周三下午三点", "明天或后天下午两点", "at 9 on thursday and
+//!   friday", "mon, wed and fri at 10am"; "mon-wed" is a range. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
 //! * **Dates**: 3月5日, 三月五号, 2026年3月2日, 15年3月2日 (two-digit years are 20xx unless that is more
 //!   than 20 years ahead), 3/5 and 4/25 (month/day), 2026-03-05, 2026/3/5, 6·30, 09-01;
 //!   March 5, 5 March, Mar 5th, Feb 8 2026, the 5th. A date without a year is the next one that has not
@@ -98,7 +101,15 @@
 //!   month's, "early march", "late next month", "in early april 2027").
 //!   Weeks have parts too: "start/beginning of next week" = its Monday; "end of the week", "by end
 //!   of next week", "eow" = its **Friday** (the end of the working week; `confidence` `inferred`,
-//!   since some mean the Sunday), "middle of the week" = its Wednesday (`inferred`).
+//!   since some mean the Sunday), "middle of the week", 下周中 = its Wednesday (`inferred`). Its
+//!   halves are spans (`inferred`): "early next week", "early in the week", 下周初, 这周前半周 =
+//!   Monday-Wednesday; "late this week", "later in the week", 下周后半周 = Thursday-Sunday; "the
+//!   rest of the week" = today to Sunday. The n-th week of a month is seven days from its 1st
+//!   ("the first week of april" = 1st-7th, "2nd week of may" = 8th-14th), the last week its last
+//!   seven days; the halves of a month are the 1st-15th and the 16th-last day ("the first half
+//!   of june", "second half of next month", 5月上半月, 下个月下半月). A year alone after
+//!   in/by/since/until/during is that year ("in 2027"; not "in 2000 steps"); a year written first
+//!   ("2027 Oct 2") is read as well.
 //! * **Clock times**: a part-of-day word fixes AM/PM: 下午3点 = 15:00, 晚上8点 = 20:00,
 //!   中午1点 = 13:00, 凌晨2点 = 02:00, 早上/上午 as written. 晚上/夜里12点 and "midnight" =
 //!   00:00 at the end of the day, i.e. the **next date** at 00:00; 晚上/夜里 1-4点 are also read as the
@@ -114,9 +125,21 @@
 //!   right before it: 下午一点儿), "7.45 pm" (a dot only with am/pm, since 3.5 is a number),
 //!   "9ish", hours and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
-//!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55.
+//!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55,
+//!   "twenty to seven" = 6:40 (a count of minutes that could be an hour, "ten to four", needs "at"
+//!   before it, since "ten to four" may be a range), "at 8.15" (a dot after "at"), "17:30h",
+//!   four digits as a 24-hour time after "at", or before "h", or before "hours" with a leading
+//!   zero or "at" ("at 1730", "1945h", "0800 hours"; "worked 1500 hours" is a length). A bare hour after around/about/approximately/roughly is that hour ("around 3",
+//!   "at about 10"), unless a word follows the number ("about 4 people").
+//!   **Meals** decide the half of the day of a bare hour said with them (up to 5 words or 6 Han
+//!   characters before it, 3 words or 5 Han characters after it, within the clause): dinner,
+//!   supper, drinks, 晚饭, 晚餐 at 1-11 are in the evening ("Dinner at 7 tomorrow" = 19:00,
+//!   "明天七点吃晚饭"); lunch, 午饭, 午餐, 中饭 at 1-2 after noon; breakfast, brunch, 早饭, 早餐 at 5-11
+//!   in the morning. A day and its hour with a meal between them are one match whose `gap` is
+//!   the meal ("明天晚饭七点" = tomorrow 19:00, "friday dinner at 8").
 //!   A bare number right after a part of day is an hour of it ("tuesday afternoon 2-4" = 14-16,
-//!   "tomorrow morning 9"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
+//!   "tomorrow morning 9"), and so is a range of bare numbers right after a weekday or a relative
+//!   day ("thursday 9-11", "tomorrow 1-3"; not "monday 3-4 people"). The end of the working day, "EOD", "COB", "EOB", "end of (the) day",
 //!   "close/end of business", is 17:00 by convention (`confidence` `inferred`): "by eod",
 //!   "EOD friday", "close of business tomorrow".
 //! * **Ranges** (到 至 - ~ to until through, 从/from/between): one match with start and end.
@@ -127,9 +150,22 @@
 //!   hours said together are a range too, since either may be meant: 下午两三点 = 14:00-15:00,
 //!   晚上七八点 = 19:00-20:00, 十一二点 = 11:00-12:00, 凌晨一两点 (一两 only after a part of day: "有
 //!   一两点建议" counts points), with `confidence` `inferred`. Date ranges
-//!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`.
+//!   (7月13日到15日, July 13-15, 周一到周五) give `date` and `end_date`; a range without a year
+//!   that is going on (started, not ended) is this year's ("march 2 to 6" said on 4 March).
 //! * **Offsets**: 3天后, 两周后, 半小时后, 3天前, in 3 days, 2 weeks from now, 3 days ago, a week after
-//!   tomorrow. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
+//!   tomorrow; the British "friday week", "monday week" (a week after the coming one), "a week
+//!   tomorrow", "a week today", "two weeks on monday" (that many weeks after the day named);
+//!   half days and weeks are read to the minute ("a day and a half from now", "in 1.5 days",
+//!   一天半后 = 36 hours on). **Approximate offsets** are spans: 三四天后, 两三个小时以后, "in 2-3
+//!   days", "in two or three hours", "3-4 days ago" (`date`..`end_date` for days and longer,
+//!   `start_time`-`end_time` for hours and minutes); "a few" and 几 are two to four by convention
+//!   ("in a few days", "a few weeks from now", 过几天, 几个小时后; `confidence` `inferred`). "from
+//!   now" alone is no match (it ends an offset that was not read). **Within** a period is the span from now:
+//!   三天内, 两小时之内, 三个工作日内, "within 5 days", "within the next hour", "in the next two
+//!   weeks", "over the next 45 minutes" (today..`end_date`, or now..now + the period); so are
+//!   periods said from now, 未来三天, 接下来的两周, 今后三个小时, "the next 4 days", "next three
+//!   weeks" (with a number: "next week" is the week), and back to now, 过去两天, 最近一周, 近五天,
+//!   "the past 2 days", "over the last 10 days", "in the past hour" (`date`..today). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
@@ -172,6 +208,10 @@
 //!   report"), 隔周三 FREQ=WEEKLY;INTERVAL=2;BYDAY=WE, the n-th weekday or working day of every
 //!   month: 每月最后一个周五 / "the last friday of every month" FREQ=MONTHLY;BYDAY=-1FR, "every first
 //!   monday" FREQ=MONTHLY;BYDAY=1MO, 每个月第一个工作日 FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1 ...)
+//!   "once a week"/"once a month" (FREQ=WEEKLY/MONTHLY), "bi-weekly", "each weekday", "every 20th
+//!   of the month" (FREQ=MONTHLY;BYMONTHDAY=20), 每个月的第一天, 每月初 (BYMONTHDAY=1), "every 20
+//!   minutes", "every half hour", 每半小时, 每十分钟 (FREQ=MINUTELY;INTERVAL=..); 每隔 N 分钟/小时 is
+//!   every N minutes or hours (隔 skips only whole days and weeks: 每隔一天 = every other day).
 //!   An interval and the weekdays written apart are one weekly rule: "biweekly on mondays",
 //!   "every other week on tuesdays and thursdays" FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH;
 //!   and `date` = the first occurrence on or after today; when a clock time is attached and today's
@@ -210,15 +250,15 @@
 //!
 //! # Not handled
 //!
-//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters;
-//! "within N days"/N日内 deadlines and "last/next N days" intervals; time zones named in the text;
+//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters,
+//! halves of a year; time zones named in the text;
 //! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
-//! and month (24.12.27); context carried between separate matches ("明天上午9点到11点，下午2点到4点"
-//! gives the afternoon range on the reference date; "下周二或周三" gives this week's Wednesday);
-//! lists of weekdays or days of the month without "every" ("gym mon wed fri", 每月1号和15号 reads
-//! the 1st only); parts of a week other than its start, middle and end ("early next week"); the
-//! British "a week tomorrow", "monday week"; approximate offsets (三四天后); 下班前 (before the end of
-//! work); meals other than lunch as parts of day ("dinner at 7" is 07:00).
+//! and month (24.12.27); context carried between separate matches other than the time of a list of
+//! days ("明天上午9点到11点，下午2点到4点" gives the afternoon range on the reference date; "下周二或周三"
+//! gives this week's Wednesday); lists of weekdays written with spaces only ("gym mon wed fri") or
+//! of days of the month (每月1号和15号 reads the 1st only); a range of days with one time for each
+//! ("周一到周五上午九点"); 下班前 (before the end of work); dinner, breakfast and the other meals as
+//! parts of day of their own (only lunch is one; the others only decide a bare hour).
 
 mod dates;
 mod digits;

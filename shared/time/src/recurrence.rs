@@ -33,6 +33,7 @@ pub(crate) fn rrule(r: &Recur, d: &DateParts) -> String {
     let mut s = String::with_capacity(40);
     s.push_str("FREQ=");
     s.push_str(match r.freq {
+        Freq::Minutely => "MINUTELY",
         Freq::Hourly => "HOURLY",
         Freq::Daily => "DAILY",
         Freq::Weekly => "WEEKLY",
@@ -80,7 +81,7 @@ pub(crate) fn rrule(r: &Recur, d: &DateParts) -> String {
 /// The first occurrence on or after `from`.
 pub(crate) fn first_occurrence(r: &Recur, d: &DateParts, from: NaiveDate) -> Option<NaiveDate> {
     match r.freq {
-        Freq::Hourly | Freq::Daily => Some(from),
+        Freq::Minutely | Freq::Hourly | Freq::Daily => Some(from),
         Freq::Weekly => {
             let days = byday(r, d);
             Some(if days != 0 {

@@ -253,6 +253,21 @@ fn month_part(y: i32, m: u32, part: MonthPart) -> Option<DRes> {
         MonthPart::Begin => DRes::day(ymd(y, m, 1)?),
         MonthPart::Mid => DRes::day(ymd(y, m, 15)?),
         MonthPart::End => DRes::day(last_of_month(y, m)?),
+        MonthPart::Half(h) => {
+            let (a, b) = if h == 1 { (ymd(y, m, 1)?, ymd(y, m, 15)?) } else { (ymd(y, m, 16)?, last_of_month(y, m)?) };
+            DRes {
+                end: Some(b),
+                ..DRes::day(a)
+            }
+        }
+        MonthPart::Week(n) => {
+            let last = last_of_month(y, m)?;
+            let first = if n < 0 { add_days(last, -6)? } else { ymd(y, m, 7 * n as u32 - 6)? };
+            DRes {
+                end: Some(add_days(first, 6)?.min(last)),
+                ..DRes::day(first)
+            }
+        }
         MonthPart::Third(k) => {
             let k = k.clamp(1, 3) as u32;
             DRes {
@@ -309,7 +324,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         });
     }
     if let (Some((n, u)), false) = (d.offset, d.needs_base) {
-        return Some(DRes::day(apply_offset(today, n, u)?));
+        let mut x = DRes::day(apply_offset(today, n, u)?);
+        if let Some(n2) = d.offset_end {
+            // "三天内" = today to 3 days on, "三四天后" = 3 to 4 days on
+            x.end = Some(apply_offset(today, n2, u)?);
+        }
+        return Some(x);
     }
     let mut res = if let Some(r) = d.rel_day {
         let mut x = DRes::day(add_days(today, r as i64)?);
@@ -330,6 +350,19 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
         let mon = add_days(monday_of(today), 7 * w as i64)?;
         if let Some((n, wd)) = d.nth {
             return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
+        }
+        if let Some(h) = d.week_half {
+            // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday, "the
+            // rest of the week" = today to Sunday
+            let (a, b) = match h {
+                1 => (0, 2),
+                2 => (3, 6),
+                _ => ((today - mon).num_days().clamp(0, 6), 6),
+            };
+            return Some(DRes {
+                end: add_days(mon, b),
+                ..DRes::day(add_days(mon, a)?)
+            });
         }
         match d.weekday {
             // "this saturday" said on a Sunday: the coming one
@@ -407,6 +440,16 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let local = at.naive_local();
         let mut r = empty_res(local.date(), Grain::Minute);
         r.start_time = Some(hm(local.hour() * 60 + local.minute()));
+        if let Some(m2) = p.toff_end {
+            let end = ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local();
+            r.end_time = Some(hm(end.hour() * 60 + end.minute()));
+            if end.date() != local.date() {
+                r.end_date = Some(end.date());
+            }
+            if p.toff_guessed {
+                r.confidence = Confidence::Inferred;
+            }
+        }
         return Some(r);
     }
     if p.now {
@@ -497,8 +540,26 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     let now = ctx.now_minutes();
     if a.clock.is_none() && !a.now {
         // a range of dates
-        let da = resolve_date(&a.date, ctx, None)?;
-        let db = resolve_date(&b.date, ctx, Some(da.date))?;
+        let mut da = resolve_date(&a.date, ctx, None)?;
+        let mut db = resolve_date(&b.date, ctx, Some(da.date))?;
+        // "march 3 to 5" said on 4 March: the range going on now, not next year's
+        if a.date.year.is_none()
+            && matches!(a.date.month, Some(MonthSpec::Abs(_)))
+            && a.date.day.is_some()
+            && da.date.year() > today.year()
+        {
+            let this_year = |d: &DateParts| DateParts {
+                year: matches!(d.month, Some(MonthSpec::Abs(_))).then_some(YearSpec::Abs(today.year())),
+                ..*d
+            };
+            if let Some(x) = resolve_date(&this_year(&a.date), ctx, None)
+                && let Some(y) = resolve_date(&this_year(&b.date), ctx, Some(x.date))
+                && y.end.unwrap_or(y.date) >= today
+                && x.date <= today
+            {
+                (da, db) = (x, y);
+            }
+        }
         let end = db.end.unwrap_or(db.date);
         if end < da.date {
             return resolve_point(a, ctx);

@@ -30,6 +30,11 @@ pub(crate) enum MonthPart {
     /// A third of the month, a span: 1 = 上旬/early (1st-10th), 2 = 中旬 (11th-20th), 3 = 下旬/late
     /// (21st to the last day).
     Third(u8),
+    /// The n-th week of the month as seven days from its 1st (1 = 1st-7th, 2 = 8th-14th ...), or
+    /// with -1 its last seven days: "the first week of december", "the last week of next month".
+    Week(i8),
+    /// A half of the month: 1 = 1st-15th, 2 = 16th to the last day ("the first half of march").
+    Half(u8),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +49,8 @@ pub(crate) enum Unit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Freq {
+    /// "every 30 minutes", 每半小时 (FREQ=MINUTELY;INTERVAL=30).
+    Minutely,
     Hourly,
     Daily,
     Weekly,
@@ -102,12 +109,18 @@ pub(crate) struct DateParts {
     pub after_next: bool,
     /// Week relative to the current Monday-start week.
     pub week: Option<i32>,
+    /// A half of that week, a span: 1 = its start ("early next week", 下周初: Monday-Wednesday),
+    /// 2 = its end ("late this week", "later in the week": Thursday-Sunday), 3 = what is left of it
+    /// ("the rest of the week": today to Sunday).
+    pub week_half: Option<u8>,
     /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
     /// but that one, it means the coming weekday.
     pub this_named: bool,
     pub weekend: bool,
     /// Signed offset in units.
     pub offset: Option<(i32, Unit)>,
+    /// The last offset of a span of them, in the same unit: "三天内" = 0..3 days, "三四天后" = 3..4.
+    pub offset_end: Option<i32>,
     /// The offset is counted from another date in the same expression ("a week after tomorrow").
     pub needs_base: bool,
     /// A default chose between readings the text leaves open: day and month written as two
@@ -188,7 +201,9 @@ impl DateParts {
         take!(part);
         take!(weekday);
         take!(week);
+        take!(week_half);
         take!(offset);
+        take!(offset_end);
         take!(recur);
         take!(nth);
         if o.next_day {
@@ -243,6 +258,9 @@ impl DateParts {
                 _ => !ymd,
             };
         }
+        if self.offset_end.is_some() && (self.offset.is_none() || self.needs_base) {
+            return false;
+        }
         if self.offset.is_some() && !self.needs_base {
             return !(relday
                 || ymd
@@ -257,6 +275,9 @@ impl DateParts {
             return false;
         }
         if self.week.is_some() && ymd {
+            return false;
+        }
+        if self.week_half.is_some() && (self.week.is_none() || self.weekday.is_some() || self.weekend || self.nth.is_some()) {
             return false;
         }
         if self.part.is_some() && self.day.is_some() {
@@ -369,6 +390,9 @@ pub(crate) enum Prefix {
 pub(crate) enum Glue {
     /// at, @
     At,
+    /// around, about, approximately, roughly, circa: an hour after it is approximate but still
+    /// an hour ("around 3"), when no other word follows the number ("about 3 people" is a count)
+    Approx,
     /// on, of, 的, comma
     Soft,
     /// for, 开始, 持续, 历时, 为期 (before a duration)
@@ -384,6 +408,9 @@ pub(crate) enum Atom {
     Clock(Clock),
     /// Offset from the reference instant in minutes (hour/minute units).
     TimeOffset(i64),
+    /// A span of offsets from the reference instant in minutes: "两小时内" = (0, 120), "五六个小时后"
+    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4).
+    TimeSpan(i64, i64, bool),
     Duration(u32),
     Now,
     /// "这个时候", "this time", "the same time": the reference time of day, on the date written

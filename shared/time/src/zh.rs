@@ -28,7 +28,14 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
             best.offer_opt(offset_or_duration(t, i));
         }
     }
-    if c == '过' || c == '再' {
+    let period_prefix = match c {
+        '过' | '再' => true,
+        '几' => !matches!(t.before(i), '十' | '好' | '这' | '那' | '前' | '后'),
+        '未' | '接' | '今' | '往' | '最' => matches!(t.at(i + 1), '来' | '下' | '后' | '近'),
+        '近' => is_zh_num_char(t.at(i + 1)) || t.at(i + 1).is_ascii_digit() || t.at(i + 1) == '半',
+        _ => false,
+    };
+    if period_prefix {
         best.offer_opt(offset_or_duration(t, i));
     }
     if !may_start_word(c) {
@@ -237,6 +244,8 @@ fn words(t: &Text, i: usize, best: &mut Best) {
         }
     }
     if let Some(e) = t.lit(i, "午夜") {
+        // "午夜12点", "午夜十二点" = midnight too
+        let e = t.lit_longest(e, &["12点", "十二点", "12点整", "十二点整"]).map_or(e, |x| x.0);
         best.offer(e, Atom::Clock(Clock::midnight()));
     }
     for p in NEXT_WORKDAY_WORDS {
@@ -355,6 +364,8 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let counted = match b {
             // "咱俩周末": 俩 counts people there, so 周末 is the weekend
             '俩' | '仨' => zh_colloquial(t, i - 1).is_some(),
+            // "周六周日": 六 closes the weekday before, it counts nothing
+            _ if i >= 2 && weekday_char(b).is_some() && matches!(t.at(i - 2), '周' | '期' | '拜') => false,
             _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每',
         };
         if counted {
@@ -374,7 +385,13 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some(wd) = weekday_char(c) {
         // "周1" must not run into more digits, "周一" not into a larger numeral
         let n = t.at(e + 1);
-        if n.is_ascii_digit() || (c != '日' && c != '天' && matches!(n, '十' | '百')) {
+        // ... but "周三14:00", "周三10点" are a weekday and its time
+        let mut k = e + 1;
+        while t.at(k).is_ascii_digit() {
+            k += 1;
+        }
+        let clock_after = !c.is_ascii_digit() && matches!(t.at(k), ':' | '点' | '时');
+        if (n.is_ascii_digit() && !clock_after) || (c != '日' && c != '天' && matches!(n, '十' | '百')) {
             return None;
         }
         return Some((
@@ -393,6 +410,30 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if let Some(x) = same_day_suffix(t, e) {
         // 下周的今天
         return Some((x, Atom::Date(DateParts::shifted(rel, Unit::Week))));
+    }
+    // 下周初, 这周前半周 = Monday-Wednesday; 本周后半周 = Thursday-Sunday; 下周中 = its Wednesday
+    if let Some((x, k)) = t.lit_longest(e, &["初", "前半周", "前半", "后半周", "后半", "中"]) {
+        if k == 5 {
+            if t.at(x) != '午' && t.at(x) != '旬' {
+                return Some((
+                    x,
+                    date_atom(|d| {
+                        d.week = Some(rel);
+                        d.weekday = Some(2);
+                        d.guessed = true;
+                    }),
+                ));
+            }
+        } else {
+            return Some((
+                x,
+                date_atom(|d| {
+                    d.week = Some(rel);
+                    d.week_half = Some(if k < 3 { 1 } else { 2 });
+                    d.guessed = true;
+                }),
+            ));
+        }
     }
     Some((e, date_atom(|x| x.week = Some(rel))))
 }
@@ -547,6 +588,8 @@ const YEAR_RELS: &[(&str, i32)] = &[
     ("上年", -1),
     ("上一年", -1),
     ("前年", -2),
+    ("大前年", -3),
+    ("大后年", 3),
 ];
 
 fn year_rel(t: &Text, i: usize) -> Option<(usize, Atom)> {
@@ -573,6 +616,10 @@ fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
         '底' | '末' => Some((MonthPart::End, e + 1)),
         '中' if t.at(e + 1) != '旬' => Some((MonthPart::Mid, e + 1)),
         '上' | '中' | '下' if t.at(e + 1) == '旬' => Some((MonthPart::Third(third(t.at(e))), e + 2)),
+        // 3月上半月, 下个月的下半月 = 1st-15th, 16th-last
+        '上' | '下' | '前' | '后' if t.at(e + 1) == '半' && t.at(e + 2) == '月' => {
+            Some((MonthPart::Half(if matches!(t.at(e), '上' | '前') { 1 } else { 2 }), e + 3))
+        }
         _ => None,
     }
 }
@@ -757,6 +804,8 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
                         | '.'
                         | '%'
                 )
+                // "七点一起去", "三点一下": 一 starts a word there, it is no minute
+                && !(t.at(k) == '一' && e2 == k + 1 && "起下些会直定样般共同块边道切旦".contains(t.at(e2)))
                 && !(t.at(e2) == '分'
                     && t.at(e2 + 1) == '钟'
                     && matches!(t.at(e2 + 2), '后' | '前' | '以' | '之'))
@@ -940,14 +989,32 @@ fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static 
 fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let mut j = i;
     let mut forward_prefix = false;
-    if let Some(e) = t.lit(j, "再过") {
+    // 未来三天, 接下来的一周 = from now to that far on; 过去三天, 最近两周 = that far back to now
+    let mut period = 0i32;
+    if matches!(t.at(j), '未' | '接' | '今' | '往' | '过' | '最' | '近')
+        && let Some((e, k)) = t.lit_longest(j, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"])
+    {
+        period = if k < 5 { 1 } else { -1 };
+        j = e;
+    } else if let Some(e) = t.lit(j, "再过") {
         j = e;
         forward_prefix = true;
     } else if t.at(j) == '过' {
         j += 1;
         forward_prefix = true;
     }
-    let (amt, mut e) = amount(t, j)?;
+    // "三四天后", "两三个小时以后": two neighbouring numbers are an approximate amount, a span
+    let approx = zh_digit(t.at(j))
+        .zip(zh_digit(t.at(j + 1)))
+        .filter(|&(a, b)| a >= 1 && b == a + 1 && !is_zh_num_char(t.before(j)) && t.at(j + 2) != '十');
+    // 几天后, 过几天 = two to four days on, like 两三天后
+    let approx = approx.or_else(|| (t.at(j) == '几' && t.before(j) != '十' && t.before(j) != '好').then_some((2, 4)));
+    let (amt, mut e) = match approx {
+        Some((a, _)) if t.at(j) == '几' => (a * 100, j + 1),
+        Some((a, _)) => (a * 100, j + 2),
+        None => amount(t, j)?,
+    };
+    let hi_amt = approx.map_or(amt, |(_, b)| b * 100);
     let mut had_ge = false;
     if t.at(e) == '个' {
         had_ge = true;
@@ -961,6 +1028,7 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let (unit, mut e, word) =
         zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
     let half_after = t.at(e) == '半'
+        && approx.is_none()
         && amt % 100 == 0
         && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
     let amt = if half_after {
@@ -969,16 +1037,30 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     } else {
         amt
     };
-    let dir = if let Some((e2, k)) =
+    let mut within = period != 0;
+    let dir = if period != 0 {
+        period
+    } else if let Some((e2, k)) =
         t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"])
     {
         e = e2;
         if k < 4 { 1 } else { -1 }
     } else if forward_prefix {
         1
+    } else if matches!(t.at(e), '之' | '以' | '内')
+        && let Some((e2, _)) = t.lit_longest(e, &["之内", "以内", "内"])
+        && !matches!(t.at(e2), '容' | '部' | '地' | '心' | '存' | '在' | '外' | '科' | '衣' | '阁' | '务' | '涵')
+    {
+        // "三天内", "两小时之内": from now to that far on
+        e = e2;
+        within = true;
+        1
     } else {
         0
     };
+    if approx.is_some() && dir == 0 {
+        return None;
+    }
     let minutes = |per: u32| -> u32 { amt * per / 100 };
     match unit {
         ZhUnit::Minute | ZhUnit::Quarter | ZhUnit::Hour => {
@@ -990,6 +1072,11 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             let mins = minutes(per);
             if mins == 0 {
                 return None;
+            }
+            if within || approx.is_some() {
+                let hi = (hi_amt * per / 100) as i64 * dir as i64;
+                let lo = if within { 0 } else { mins as i64 * dir as i64 };
+                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), t.at(j) == '几')));
             }
             if dir == 0 {
                 // a duration needs an unambiguous unit ("5分" alone may be a score)
@@ -1007,11 +1094,31 @@ fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
             if dir == 0 {
                 return calendar_duration(t, i, e, amt, u, word);
             }
-            // 半个月 = 15 days, 半年 = 6 months
+            if within || approx.is_some() {
+                if amt % 100 != 0 {
+                    return None;
+                }
+                let hi = (hi_amt / 100) as i32 * dir;
+                let lo = if within { 0 } else { (amt / 100) as i32 * dir };
+                return Some((
+                    e,
+                    date_atom(|x| {
+                        x.offset = Some((lo.min(hi), u));
+                        x.offset_end = Some(lo.max(hi));
+                        // 几 is two to four by convention
+                        x.guessed = t.at(j) == '几';
+                    }),
+                ));
+            }
+            // 半个月 = 15 days, 半年 = 6 months, 一天半 = 36 hours
             let (n, u) = match (amt % 100, u) {
                 (0, u) => ((amt / 100) as i32, u),
                 (50, Unit::Month) => ((amt / 100) as i32 * 30 + 15, Unit::Day),
                 (50, Unit::Year) => ((amt / 100) as i32 * 12 + 6, Unit::Month),
+                (50, Unit::Day | Unit::Week) => {
+                    let per: i64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+                    return Some((e, Atom::TimeOffset(dir as i64 * amt as i64 * per / 100)));
+                }
                 _ => return None,
             };
             let n = n * dir;
@@ -1095,6 +1202,14 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         skip = 1;
         j += 1;
     }
+    // 每半小时, 每半个小时 = every 30 minutes, 每刻钟 = every 15
+    if skip == 0
+        && let Some(e) = t.lit(j, "半小时").or_else(|| t.lit(j, "半个小时"))
+    {
+        let mut r = Recur::new(Freq::Minutely);
+        r.interval = 30;
+        return Some((e, date_atom(|x| x.recur = Some(r))));
+    }
     let mut n = 1;
     if let Some((v, e, _)) = int_any(t, j) {
         n = v.max(1);
@@ -1112,6 +1227,8 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         let mut r = Recur::new(Freq::Monthly);
         r.interval = 3 * n + skip;
         return Some((e, date_atom(|x| x.recur = Some(r))));
+    } else if let Some(e) = t.lit(j, "分钟") {
+        (Freq::Minutely, e)
     } else if let Some(e) = t.lit(j, "小时") {
         (Freq::Hourly, e)
     } else if let Some(e) = t.lit(j, "钟头") {
@@ -1132,13 +1249,24 @@ fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     };
     let mut r = Recur::new(freq);
-    r.interval = interval;
+    // 每隔30分钟 is every 30 minutes: 隔 skips whole days or weeks (每隔一天 = every other day),
+    // not a length of time
+    r.interval = if matches!(freq, Freq::Minutely | Freq::Hourly) { n } else { interval };
     if freq == Freq::Monthly {
         // 每月最后一天, 每月底, 每个月的最后一天
         let k = if t.at(e) == '的' { e + 1 } else { e };
         if let Some((e2, _)) = t.lit_longest(k, &["最后一天", "底", "末"]) {
             r.last_day = true;
             e = e2;
+        } else if let Some((e2, _)) = t.lit_longest(k, &["第一天", "第1天", "头一天", "初"]) {
+            // 每个月的第一天, 每月初 = the 1st
+            return Some((
+                e2,
+                date_atom(|x| {
+                    x.recur = Some(r);
+                    x.day = Some(1);
+                }),
+            ));
         }
     }
     if freq == Freq::Weekly {
