@@ -1,0 +1,238 @@
+//! Everyday ways of saying things the other readers expect in a plainer form: "w/" for "with",
+//! a verb with its particle before the object ("push back the 1:1 with Alex 30 minutes", "call off
+//! the offsite", "put off the review until friday"), a bare errand with no time or verb ("买菜",
+//! "buy milk", "renew passport"), gatherings that are events even without a clock time ("明天开会",
+//! "今天参加同学聚会", "dinner with Sam on friday"), and requests too vague to act on ("帮我安排一下",
+//! "schedule something").
+
+use quickact_time::{TimeContext, find_all};
+
+use super::words::is_question;
+use crate::provider::local::text::find_any;
+
+/// The sentence in the plainer form the readers expect (English only; Chinese is returned as is).
+pub(super) fn plain(text: &str, chinese: bool) -> String {
+    if chinese {
+        return text.to_owned();
+    }
+    let mut out = with_for_w(text);
+    out = particle_after_verb(&out);
+    out
+}
+
+/// "dinner w/ Sam" -> "dinner with Sam" ("w/o" is "without").
+fn with_for_w(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let lower = text.to_ascii_lowercase();
+    let mut i = 0;
+    while i < text.len() {
+        let at_word_start = i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric();
+        if at_word_start && lower[i..].starts_with("w/o") && !lower[i + 3..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            out.push_str("without");
+            i += 3;
+        } else if at_word_start && lower[i..].starts_with("w/") {
+            out.push_str("with");
+            i += 2;
+            if !text[i..].starts_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            let c = text[i..].chars().next().expect("inside the text");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// Phrasal verbs whose particle comes before the object, and how they move an item.
+const PHRASAL: [(&str, Phrasal); 12] = [
+    ("call off", Phrasal::Cancel),
+    ("push back", Phrasal::Later),
+    ("push out", Phrasal::Later),
+    ("put off", Phrasal::Later),
+    ("move back", Phrasal::Later),
+    ("bump back", Phrasal::Later),
+    ("move up", Phrasal::Earlier),
+    ("bump up", Phrasal::Earlier),
+    ("bring forward", Phrasal::Earlier),
+    ("pull forward", Phrasal::Earlier),
+    ("move forward", Phrasal::Earlier),
+    ("pull in", Phrasal::Earlier),
+];
+
+#[derive(Clone, Copy)]
+enum Phrasal {
+    Cancel,
+    Later,
+    Earlier,
+}
+
+/// "push back the 1:1 with Alex 30 minutes" -> "move the 1:1 with Alex 30 minutes later", "move up
+/// the review to 2pm" -> "move the review to 2pm", "call off the offsite" -> "cancel the offsite":
+/// the particle must not end up in the item's name.
+fn particle_after_verb(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let (lead, body) = ["please ", "can you ", "could you "].iter().find_map(|p| lower.strip_prefix(p).map(|_| text.split_at(p.len()))).unwrap_or(("", text));
+    let body_lower = body.to_ascii_lowercase();
+    for (verb, how) in PHRASAL {
+        let Some(rest) = body_lower.strip_prefix(verb).filter(|rest| rest.starts_with(' ')) else { continue };
+        let object = body[body.len() - rest.len()..].trim();
+        let object_lower = rest.trim();
+        if object.is_empty() {
+            return text.to_owned();
+        }
+        let plain = match how {
+            Phrasal::Cancel => format!("cancel {object}"),
+            _ if find_any(object_lower, &["to", "until", "till"]).is_some() => {
+                let object = object_lower_to(object);
+                format!("move {object}")
+            }
+            _ if object_lower.ends_with("later") || object_lower.ends_with("earlier") => format!("move {object}"),
+            Phrasal::Later => format!("move {object} later"),
+            Phrasal::Earlier => format!("move {object} earlier"),
+        };
+        return format!("{lead}{plain}");
+    }
+    // "push standup 15 minutes later": a shift said with later/earlier is a move.
+    let trimmed = body_lower.trim_end();
+    if trimmed.ends_with(" later") || trimmed.ends_with(" earlier") {
+        for verb in ["push ", "postpone ", "delay "] {
+            if body_lower.starts_with(verb) {
+                return format!("{lead}move {}", &body[verb.len()..]);
+            }
+        }
+    }
+    text.to_owned()
+}
+
+/// " till " reads as " to ".
+fn object_lower_to(object: &str) -> String {
+    object.replace(" till ", " to ")
+}
+
+/// Gatherings: with a day and no clock time they are still events ("明天开会", "dinner with Sam on
+/// friday"), not to-dos.
+const ZH_GATHERINGS: [&str; 30] = [
+    "开会", "会议", "例会", "周会", "晨会", "评审会", "研讨会", "发布会", "年会", "聚会", "聚餐", "饭局", "约饭", "吃饭", "面试", "看电影", "电影",
+    "约会", "见面", "派对", "婚礼", "演唱会", "音乐会", "讲座", "团建", "有个会", "有会", "开个会", "面谈", "会面",
+];
+const EN_GATHERINGS: [&str; 23] = [
+    "meeting", "meetup", "meet-up", "party", "dinner with", "lunch with", "breakfast with", "brunch with", "drinks with", "coffee with",
+    "interview", "movie", "movies", "date with", "wedding", "concert", "conference", "appointment", "standup", "stand-up", "1:1",
+    "one-on-one", "catch up with",
+];
+
+pub(super) fn is_gathering(text: &str, chinese: bool) -> bool {
+    if chinese { ZH_GATHERINGS.iter().any(|w| text.contains(w)) } else { find_any(text, &EN_GATHERINGS).is_some() }
+}
+
+/// "I have a meeting at 9am tomorrow", "我明天上午有个会": saying one has something is asking to
+/// put it down. The words before the thing, and what the thing is called.
+pub(super) fn having(title: &str, chinese: bool) -> Option<String> {
+    if chinese {
+        let rest = ["我有个", "我有一个", "我有", "有个", "有一个", "有场", "有一场", "有"].iter().find_map(|p| title.strip_prefix(p))?;
+        let rest = rest.trim();
+        return Some(match rest {
+            "" => return None,
+            "会" | "会要开" => "开会".to_owned(),
+            _ => rest.to_owned(),
+        });
+    }
+    let lower = title.to_ascii_lowercase();
+    let cut = ["i have got a", "i have got an", "i've got a", "i've got an", "i have a", "i have an", "i got a", "i got an", "there's a", "there is a", "we have a", "we've got a"]
+        .iter()
+        .filter(|p| lower.starts_with(*p) && lower[p.len()..].starts_with(' '))
+        .map(|p| p.len())
+        .max()?;
+    let rest = title[cut..].trim();
+    (!rest.is_empty()).then(|| rest.to_owned())
+}
+
+/// Errand verbs: a short phrase that starts with one is a to-do for today even with no time or
+/// command word ("买菜", "交房租", "buy milk", "renew passport").
+const ZH_ERRANDS: [&str; 48] = [
+    "买", "交", "缴", "付", "取", "寄", "还", "办", "续", "订", "预约", "挂号", "洗", "修", "换", "充", "打扫", "整理", "收拾", "准备", "复习",
+    "练", "背", "跑步", "健身", "遛狗", "喂", "浇", "接", "送", "拿", "打印", "扔", "倒垃圾", "剪头发", "理发", "体检", "看牙", "看医生", "去医院",
+    "去银行", "给", "打电话", "回复", "回电话", "发邮件", "报名", "提交",
+];
+const EN_ERRANDS: [&str; 44] = [
+    "buy", "pay", "renew", "return", "pick up", "drop off", "call", "email", "text", "book", "order", "clean", "wash", "fix", "repair",
+    "water", "walk", "feed", "submit", "send", "mail", "post", "print", "file", "pack", "prepare", "review", "get", "grab", "collect",
+    "take out", "do the", "do laundry", "shop for", "sign up", "register", "reply to", "follow up", "check in", "visit", "study",
+    "practice", "vacuum", "refill",
+];
+
+/// A bare to-do: a short errand with no time, command or question ("买菜", "buy milk").
+pub(super) fn bare_errand(text: &str, ctx: &TimeContext, chinese: bool) -> bool {
+    if is_question(text, chinese) || !find_all(text, ctx).is_empty() {
+        return false;
+    }
+    if chinese {
+        // "帮我写一首诗" asks the assistant to do something now, not to note it.
+        let short = (2..=12).contains(&text.chars().count());
+        let asks_the_assistant = ["帮我", "请", "给我", "你"].iter().any(|w| text.starts_with(w));
+        short && !asks_the_assistant && ZH_ERRANDS.iter().any(|w| text.starts_with(w) && text.chars().count() > w.chars().count())
+    } else {
+        let words = text.split_whitespace().count();
+        let lower = text.to_ascii_lowercase();
+        (2..=6).contains(&words) && EN_ERRANDS.iter().any(|w| lower.starts_with(w) && lower[w.len()..].starts_with(' '))
+    }
+}
+
+/// Requests that ask for something to be put down without saying what ("帮我安排一下", "schedule
+/// something", "add a reminder", "提醒我一下").
+pub(super) fn is_vague(title: &str, chinese: bool) -> bool {
+    let title = title.trim().to_lowercase();
+    if chinese {
+        title.is_empty() || ["一下", "下", "点事", "点事情", "个事", "个事情", "事情", "事", "什么", "些事", "东西", "日程", "个日程", "个安排", "时间"].contains(&title.as_str())
+    } else {
+        title.is_empty()
+            || ["something", "anything", "stuff", "things", "a thing", "thing", "it", "one", "something for me", "sth", "some time"].contains(&title.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+
+    fn ctx() -> TimeContext {
+        TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai)
+    }
+
+    #[test]
+    fn shorthand_and_particles_take_their_plain_form() {
+        assert_eq!(plain("lunch w/ Priya friday", false), "lunch with Priya friday");
+        assert_eq!(plain("coffee w/Jo", false), "coffee with Jo");
+        assert_eq!(plain("pasta w/o cheese", false), "pasta without cheese");
+        assert_eq!(plain("push back the budget review 45 minutes", false), "move the budget review 45 minutes later");
+        assert_eq!(plain("please move up the design sync by an hour", false), "please move the design sync by an hour earlier");
+        assert_eq!(plain("bump up the vet visit to 9am", false), "move the vet visit to 9am");
+        assert_eq!(plain("call off the offsite", false), "cancel the offsite");
+        assert_eq!(plain("put off the retro till monday", false), "move the retro to monday");
+        assert_eq!(plain("push the standup back 10 minutes", false), "push the standup back 10 minutes", "already plain");
+        assert_eq!(plain("push the standup 10 minutes later", false), "move the standup 10 minutes later");
+        assert_eq!(plain("把会推迟", true), "把会推迟");
+    }
+
+    #[test]
+    fn a_short_errand_is_a_to_do_and_a_request_to_the_assistant_is_not() {
+        for errand in ["买菜", "交房租", "取快递", "buy milk", "renew passport", "pick up the dry cleaning", "pay the phone bill"] {
+            assert!(bare_errand(errand, &ctx(), quickact_time::is_chinese(errand)), "{errand}");
+        }
+        for not in ["帮我写一首诗", "你好", "买", "tell me a joke", "what's the weather like", "buy", "asdfgh", "今天天气怎么样", "买什么好呢"] {
+            assert!(!bare_errand(not, &ctx(), quickact_time::is_chinese(not)), "{not}");
+        }
+    }
+
+    #[test]
+    fn saying_one_has_something_names_it() {
+        assert_eq!(having("有个会", true).as_deref(), Some("开会"));
+        assert_eq!(having("有个面试", true).as_deref(), Some("面试"));
+        assert_eq!(having("I have a meeting", false).as_deref(), Some("meeting"));
+        assert_eq!(having("I've got a dentist appointment", false).as_deref(), Some("dentist appointment"));
+        assert_eq!(having("haircut", false), None);
+    }
+}
