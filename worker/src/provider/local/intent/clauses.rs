@@ -40,13 +40,19 @@ const LEADS: [&str; 6] = ["再", "还要", "还有", "and ", "also ", "then "];
 /// reads as none), `Some(Err)` when it joins actions of which one cannot be read.
 pub fn read_clauses(text: &str, ctx: &TimeContext) -> Option<Result<Vec<Clause>, &'static str>> {
     let chinese = is_chinese(text);
+    // "dinner friday 7pm; book a table ahead": a create whose last clause is a note is one action.
+    if let Reading::Understood(Intent::Create(item)) = read(text, ctx)
+        && item.description.is_some()
+    {
+        return None;
+    }
     let mut parts = split_on(vec![text.to_owned()], &CONNECTORS);
     if !chinese {
         parts = split_before_verbs(parts);
     }
     let joined = parts.len() >= 2;
-    if chinese && !joined && matches!(read(text, ctx), Reading::NotUnderstood(_)) {
-        parts = split_on(parts, &["，", ","]);
+    if !joined && matches!(read(text, ctx), Reading::NotUnderstood(_)) {
+        parts = split_on(parts, if chinese { &["，", ","] } else { &[", "] });
     }
     if parts.len() < 2 {
         return None;
@@ -60,6 +66,16 @@ pub fn read_clauses(text: &str, ctx: &TimeContext) -> Option<Result<Vec<Clause>,
             }
         }
         if part.is_empty() {
+            continue;
+        }
+        // "…，下午2点面试候选人，记得带简历": a note goes with the item the clause before creates.
+        if let Some(Clause { intent: Intent::Create(item), .. }) = clauses.last_mut()
+            && let Some(note) = super::notes::note_of(&part, ctx, chinese)
+        {
+            item.description = Some(match item.description.take() {
+                Some(before) => format!("{before}{}{note}", if chinese { "；" } else { "; " }),
+                None => note,
+            });
             continue;
         }
         // A clause that names no item ("再推迟半小时") acts on the one before; only then may a time
@@ -273,6 +289,16 @@ mod tests {
         assert_eq!(texts("tomorrow morning gym and then lunch with Kim at 1pm"), ["tomorrow morning gym", "lunch with Kim at 1pm tomorrow"]);
         // A day of its own stays.
         assert_eq!(texts("明天上午9点开会，后天下午3点复诊"), ["明天上午9点开会", "后天下午3点复诊"]);
+        // Parts of day without clock times are times too.
+        assert_eq!(texts("周六早上跑步，晚上看电影"), ["周六早上跑步", "周六晚上看电影"]);
+        assert_eq!(texts("gym tomorrow morning, dinner with Lee in the evening"), ["gym tomorrow morning", "dinner with Lee in the evening tomorrow"]);
+    }
+
+    #[test]
+    fn a_note_after_several_clauses_goes_with_the_last_item() {
+        let [first, second] = &intents("后天上午10点到11点和王总开会，下午2点面试候选人，记得带简历")[..] else { panic!() };
+        let (Intent::Create(first), Intent::Create(second)) = (first, second) else { panic!() };
+        assert_eq!((first.description.as_deref(), second.title.as_str(), second.description.as_deref()), (None, "面试候选人", Some("记得带简历")));
     }
 
     #[test]

@@ -58,6 +58,12 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     // "Board lunch", "morning standup notes", "下午茶": a part-of-day word that names the item stays
     // in the title, and gives the time only when no clock time is stated.
     let title_word = |m: &TimeMatch| is_meal_word(m) || names_the_item(m, &chars, &matches);
+    // "周六早上跑步，晚上看电影": two times of day set apart by a comma are two items.
+    let of_day: Vec<&TimeMatch> =
+        matches.iter().filter(|m| (m.resolution.start_time.is_some() || m.resolution.segment.is_some()) && !title_word(m)).collect();
+    if of_day.windows(2).any(|w| w[0].span.1 <= w[1].span.0 && chars[w[0].span.1..w[1].span.0].iter().any(|c| matches!(c, ',' | '，' | ';' | '；'))) {
+        return Some(Reading::NotUnderstood("several times"));
+    }
     let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !title_word(m)).count();
     if clocks > 1 {
         // "明天上午9点到11点，下午2点到4点培训": two times, two items.

@@ -113,18 +113,22 @@ fn object_lower_to(object: &str) -> String {
 
 /// Gatherings: with a day and no clock time they are still events ("明天开会", "dinner with Sam on
 /// friday"), not to-dos.
-const ZH_GATHERINGS: [&str; 30] = [
+const ZH_GATHERINGS: &[&str] = &[
     "开会", "会议", "例会", "周会", "晨会", "评审会", "研讨会", "发布会", "年会", "聚会", "聚餐", "饭局", "约饭", "吃饭", "面试", "看电影", "电影",
-    "约会", "见面", "派对", "婚礼", "演唱会", "音乐会", "讲座", "团建", "有个会", "有会", "开个会", "面谈", "会面",
+    "约会", "见面", "派对", "婚礼", "演唱会", "音乐会", "讲座", "团建", "有个会", "有会", "开个会", "面谈", "会面", "拜访", "见客户", "相亲",
+    "家长会", "组会", "答辩", "沙龙", "看展", "看演出", "话剧", "喝咖啡", "喝茶", "唱K", "K歌", "打球", "生日宴", "婚宴", "酒局", "茶话会",
+    "座谈会", "见面会", "同学会", "联欢会", "晚宴", "午宴", "饭局",
 ];
-const EN_GATHERINGS: [&str; 23] = [
+const EN_GATHERINGS: &[&str] = &[
     "meeting", "meetup", "meet-up", "party", "dinner with", "lunch with", "breakfast with", "brunch with", "drinks with", "coffee with",
     "interview", "movie", "movies", "date with", "wedding", "concert", "conference", "appointment", "standup", "stand-up", "1:1",
-    "one-on-one", "catch up with",
+    "one-on-one", "catch up with", "appt", "gathering", "reunion", "game night", "happy hour", "dinner party", "birthday party", "bbq",
+    "barbecue", "picnic", "webinar", "workshop", "seminar", "lecture", "hangout", "hang out with", "get-together", "drinks", "sync with",
+    "call with", "date night", "playdate", "recital", "match",
 ];
 
 pub(super) fn is_gathering(text: &str, chinese: bool) -> bool {
-    if chinese { ZH_GATHERINGS.iter().any(|w| text.contains(w)) } else { find_any(text, &EN_GATHERINGS).is_some() }
+    if chinese { ZH_GATHERINGS.iter().any(|w| text.contains(w)) } else { find_any(text, EN_GATHERINGS).is_some() }
 }
 
 /// "I have a meeting at 9am tomorrow", "我明天上午有个会": saying one has something is asking to
@@ -140,7 +144,7 @@ pub(super) fn having(title: &str, chinese: bool) -> Option<String> {
         });
     }
     let lower = title.to_ascii_lowercase();
-    let cut = ["i have got a", "i have got an", "i've got a", "i've got an", "i have a", "i have an", "i got a", "i got an", "there's a", "there is a", "we have a", "we've got a"]
+    let cut = ["i have got a", "i have got an", "i've got a", "i've got an", "i have a", "i have an", "i got a", "i got an", "got a", "got an", "there's a", "there is a", "we have a", "we've got a", "i have to", "i've got to", "i gotta", "i must", "i should"]
         .iter()
         .filter(|p| lower.starts_with(*p) && lower[p.len()..].starts_with(' '))
         .map(|p| p.len())
@@ -151,12 +155,12 @@ pub(super) fn having(title: &str, chinese: bool) -> Option<String> {
 
 /// Errand verbs: a short phrase that starts with one is a to-do for today even with no time or
 /// command word ("买菜", "交房租", "buy milk", "renew passport").
-const ZH_ERRANDS: [&str; 48] = [
+const ZH_ERRANDS: &[&str] = &[
     "买", "交", "缴", "付", "取", "寄", "还", "办", "续", "订", "预约", "挂号", "洗", "修", "换", "充", "打扫", "整理", "收拾", "准备", "复习",
     "练", "背", "跑步", "健身", "遛狗", "喂", "浇", "接", "送", "拿", "打印", "扔", "倒垃圾", "剪头发", "理发", "体检", "看牙", "看医生", "去医院",
-    "去银行", "给", "打电话", "回复", "回电话", "发邮件", "报名", "提交",
+    "去银行", "给", "打电话", "回复", "回电话", "发邮件", "报名", "提交", "去超市", "去药店", "去邮局", "去健身房", "去取",
 ];
-const EN_ERRANDS: [&str; 44] = [
+const EN_ERRANDS: &[&str] = &[
     "buy", "pay", "renew", "return", "pick up", "drop off", "call", "email", "text", "book", "order", "clean", "wash", "fix", "repair",
     "water", "walk", "feed", "submit", "send", "mail", "post", "print", "file", "pack", "prepare", "review", "get", "grab", "collect",
     "take out", "do the", "do laundry", "shop for", "sign up", "register", "reply to", "follow up", "check in", "visit", "study",
@@ -188,7 +192,7 @@ pub(super) fn is_vague(title: &str, chinese: bool) -> bool {
         title.is_empty() || ["一下", "下", "点事", "点事情", "个事", "个事情", "事情", "事", "什么", "些事", "东西", "日程", "个日程", "个安排", "时间"].contains(&title.as_str())
     } else {
         title.is_empty()
-            || ["something", "anything", "stuff", "things", "a thing", "thing", "it", "one", "something for me", "sth", "some time"].contains(&title.as_str())
+            || ["something", "anything", "stuff", "things", "a thing", "thing", "it", "one", "something for me", "sth", "some time", "set", "set a", "set an"].contains(&title.as_str())
     }
 }
 
@@ -234,5 +238,6 @@ mod tests {
         assert_eq!(having("I have a meeting", false).as_deref(), Some("meeting"));
         assert_eq!(having("I've got a dentist appointment", false).as_deref(), Some("dentist appointment"));
         assert_eq!(having("haircut", false), None);
+        assert_eq!(having("I have to call mom", false).as_deref(), Some("call mom"));
     }
 }

@@ -318,6 +318,9 @@ mod tests {
             "delete all my meetings",
             "取消明天的所有会议",
             "明天上午9点到11点，下午2点到4点培训",
+            "今天星期几",
+            "下周一是几号",
+            "去死吧",
         ] {
             let reading = read(text, &ctx());
             assert!(matches!(reading, Reading::NotUnderstood(_)), "{text}: {reading:?}");
