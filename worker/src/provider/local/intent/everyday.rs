@@ -189,7 +189,13 @@ pub(super) fn bare_errand(text: &str, ctx: &TimeContext, chinese: bool) -> bool 
 pub(super) fn is_vague(title: &str, chinese: bool) -> bool {
     let title = title.trim().to_lowercase();
     if chinese {
-        title.is_empty() || ["一下", "下", "点事", "点事情", "个事", "个事情", "事情", "事", "什么", "些事", "东西", "日程", "个日程", "个安排", "时间"].contains(&title.as_str())
+        // "安排个时间", "新建一个日程", "记一下": a measure word and a word for any entry say nothing.
+        let mut rest = title.as_str();
+        for lead in ["一个", "一些", "一点", "一下", "个", "些", "点", "下"] {
+            rest = rest.strip_prefix(lead).unwrap_or(rest);
+        }
+        let rest = rest.strip_suffix("一下").unwrap_or(rest);
+        ["", "事", "事情", "什么", "东西", "日程", "安排", "时间", "提醒", "待办", "任务", "记", "记录"].contains(&rest)
     } else {
         title.is_empty()
             || ["something", "anything", "stuff", "things", "a thing", "thing", "it", "one", "something for me", "sth", "some time", "set", "set a", "set an"].contains(&title.as_str())
