@@ -94,6 +94,12 @@ fn particle_after_verb(text: &str) -> String {
         };
         return format!("{lead}{plain}");
     }
+    // "bump the review to 4pm", "slide standup to 10": other words for a move.
+    for verb in ["bump ", "slide "] {
+        if body_lower.starts_with(verb) && find_any(&body_lower, &["to", "until", "later", "earlier"]).is_some() {
+            return format!("{lead}move {}", &body[verb.len()..]);
+        }
+    }
     // "push standup 15 minutes later": a shift said with later/earlier is a move.
     let trimmed = body_lower.trim_end();
     if trimmed.ends_with(" later") || trimmed.ends_with(" earlier") {
@@ -117,7 +123,7 @@ const ZH_GATHERINGS: &[&str] = &[
     "开会", "会议", "例会", "周会", "晨会", "评审会", "研讨会", "发布会", "年会", "聚会", "聚餐", "饭局", "约饭", "吃饭", "面试", "看电影", "电影",
     "约会", "见面", "派对", "婚礼", "演唱会", "音乐会", "讲座", "团建", "有个会", "有会", "开个会", "面谈", "会面", "拜访", "见客户", "相亲",
     "家长会", "组会", "答辩", "沙龙", "看展", "看演出", "话剧", "喝咖啡", "喝茶", "唱K", "K歌", "打球", "生日宴", "婚宴", "酒局", "茶话会",
-    "座谈会", "见面会", "同学会", "联欢会", "晚宴", "午宴", "饭局",
+    "座谈会", "见面会", "同学会", "联欢会", "晚宴", "午宴", "约了",
 ];
 const EN_GATHERINGS: &[&str] = &[
     "meeting", "meetup", "meet-up", "party", "dinner with", "lunch with", "breakfast with", "brunch with", "drinks with", "coffee with",
@@ -224,6 +230,8 @@ mod tests {
         assert_eq!(plain("put off the retro till monday", false), "move the retro to monday");
         assert_eq!(plain("push the standup back 10 minutes", false), "push the standup back 10 minutes", "already plain");
         assert_eq!(plain("push the standup 10 minutes later", false), "move the standup 10 minutes later");
+        assert_eq!(plain("bump the review to 4pm", false), "move the review to 4pm");
+        assert_eq!(plain("bump into Sam", false), "bump into Sam");
         assert_eq!(plain("把会推迟", true), "把会推迟");
     }
 
