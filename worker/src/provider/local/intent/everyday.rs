@@ -13,11 +13,30 @@ use crate::provider::local::text::find_any;
 /// The sentence in the plainer form the readers expect (English only; Chinese is returned as is).
 pub(super) fn plain(text: &str, chinese: bool) -> String {
     if chinese {
-        return text.to_owned();
+        return polite_zh(text);
     }
-    let mut out = with_for_w(text);
+    let mut out = with_for_w(&polite_en(text));
     out = particle_after_verb(&out);
     out
+}
+
+/// "能帮我把周会推迟半小时吗" -> "帮我把周会推迟半小时": a polite request is a request, not a question.
+fn polite_zh(text: &str) -> String {
+    const LEADS: [&str; 9] = ["能不能帮我", "可不可以帮我", "可以帮我", "能帮我", "麻烦你帮我", "麻烦帮我", "请你帮我", "你能帮我", "你可以帮我"];
+    let Some(rest) = LEADS.iter().find_map(|lead| text.strip_prefix(lead)) else { return text.to_owned() };
+    let rest = rest.trim_end_matches(['?', '？', '。']);
+    let rest = ["好吗", "可以吗", "行吗", "好不好", "吗", "呢"].iter().find_map(|tail| rest.strip_suffix(tail)).unwrap_or(rest);
+    format!("帮我{}", rest.trim_end_matches(['，', ',']))
+}
+
+/// "can you add lunch with Sam tomorrow at noon" -> "add lunch with Sam tomorrow at noon".
+fn polite_en(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let leads = ["can you please ", "could you please ", "would you please ", "can you ", "could you ", "would you ", "will you ", "can u ", "could u ", "pls ", "plz "];
+    match leads.iter().find(|lead| lower.starts_with(**lead)) {
+        Some(lead) => text[lead.len()..].trim_end_matches(['?', ' ']).to_owned(),
+        None => text.to_owned(),
+    }
 }
 
 /// "dinner w/ Sam" -> "dinner with Sam" ("w/o" is "without").
@@ -233,6 +252,11 @@ mod tests {
         assert_eq!(plain("bump the review to 4pm", false), "move the review to 4pm");
         assert_eq!(plain("bump into Sam", false), "bump into Sam");
         assert_eq!(plain("把会推迟", true), "把会推迟");
+        assert_eq!(plain("能帮我把周会推迟半小时吗", true), "帮我把周会推迟半小时");
+        assert_eq!(plain("可以帮我加个明天下午3点的会吗", true), "帮我加个明天下午3点的会");
+        assert_eq!(plain("can you add lunch with Sam friday at noon", false), "add lunch with Sam friday at noon");
+        assert_eq!(plain("could you please push back the retro 15 minutes", false), "move the retro 15 minutes later");
+        assert_eq!(plain("明天会下雨吗", true), "明天会下雨吗");
     }
 
     #[test]
