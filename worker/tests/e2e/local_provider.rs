@@ -621,6 +621,12 @@ fn reading_cases() -> Vec<Case> {
         Case { name: "arrive early is a note, not a move", lang: En, now: NOW, setup: vec![],
             text: "interview on monday at 11am, remember to arrive 15 minutes early",
             expect: Creates(new_event("interview", MON, "11:00", "12:00").note("remember to arrive 15 minutes early")) },
+        Case { name: "a note after a move leaves the move as the request", lang: Zh, now: NOW,
+            setup: vec![event("周会", MON, "10:00", "11:00")],
+            text: "把周会改到下午3点，记得通知大家", expect: Moves(0, slot(MON, "15:00", "16:00")) },
+        Case { name: "a note after a cancel leaves the cancel as the request", lang: En, now: NOW,
+            setup: vec![event("retro", FRI, "16:00", "17:00"), todo("tell the team", TODAY)],
+            text: "call off the retro, remember to tell the team", expect: Deletes(0) },
         // An event is an event: a note goes to the description, a gathering without a time takes the day.
         Case { name: "a meeting with a note is an event titled by the meeting", lang: Zh, now: NOW, setup: vec![],
             text: "周一下午4点开会，记得带上笔记本", expect: Creates(new_event("开会", MON, "16:00", "17:00").note("记得带上笔记本")) },

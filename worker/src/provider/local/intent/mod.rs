@@ -107,11 +107,19 @@ pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
     let plain = everyday::plain(text, chinese);
     let text = plain.as_str();
     // "明天下午3点开会，记得带电脑": a trailing note is not the sentence's verb; it goes with the item.
-    if let Some((head, note)) = notes::split_note(text, ctx, chinese)
-        && let Reading::Understood(Intent::Create(mut item)) = read(head, ctx)
-    {
-        item.description = Some(note);
-        return Reading::Understood(Intent::Create(item));
+    // After a change to an existing item ("把会议改到3点，记得通知大家") the note is for the user, not
+    // the planner: the change is the request.
+    if let Some((head, note)) = notes::split_note(text, ctx, chinese) {
+        match read(head, ctx) {
+            Reading::Understood(Intent::Create(mut item)) => {
+                item.description = Some(note);
+                return Reading::Understood(Intent::Create(item));
+            }
+            Reading::Understood(intent @ (Intent::Reschedule { .. } | Intent::Delete(_) | Intent::Complete(_))) => {
+                return Reading::Understood(intent);
+            }
+            _ => {}
+        }
     }
     // More than one action in one sentence is beyond a rule reader.
     if chinese && ["然后", "并且", "同时", "再把", "顺便"].iter().any(|w| text.contains(w)) {
@@ -267,6 +275,9 @@ mod tests {
         assert_eq!((item.title.as_str(), item.description.as_deref()), ("client pitch", Some("need to move the demo data ahead")));
         let item = created("offsite planning tuesday 10am, remember to cancel the room booking first");
         assert_eq!((item.title.as_str(), item.kind), ("offsite planning", Some("event")));
+        // After a change, the note is the user's own: the change is the request.
+        assert_eq!(intent("把周会改到下午3点，记得通知大家"), Intent::Reschedule { target: Target { query: "周会".into(), date: None }, change: Change::To("下午3点".into()) });
+        assert_eq!(intent("cancel the retro, remember to tell the team"), Intent::Delete(Target { query: "retro".into(), date: None }));
     }
 
     #[test]
