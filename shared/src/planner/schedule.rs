@@ -357,7 +357,8 @@ pub fn states_a_date(text: &str) -> bool {
         "天前", "每", "工作日", "today", "tomorrow", "tonight", "yesterday", "week", "month", "year", "mon", "tue", "wed", "thu",
         "fri", "sat", "sun", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "every",
     ];
-    const MORE: [&str; 8] = ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily"];
+    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight.
+    const MORE: [&str; 11] = ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite"];
     let lower = text.to_lowercase();
     if MARKERS.iter().chain(MORE.iter()).any(|m| lower.contains(m)) {
         return true;
@@ -516,7 +517,7 @@ mod tests {
 
     #[test]
     fn dates_are_told_from_times() {
-        for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow"] {
+        for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow", "tmrw 7pm", "明儿下午"] {
             assert!(states_a_date(text), "{text}");
         }
         for text in ["晚上8点", "15:30", "3pm", "下午3点到4点", "noon"] {

@@ -51,8 +51,8 @@ impl TypedTool for FinishTool {
     const DESCRIPTION: &'static str = "End the run with exactly one verdict. action_completed: the requested action was done (or the \
          requested list was shown). need_clarification: ONLY when the last search returned several \
          candidates that the sentence cannot tell apart (list their ids in options), or when a tool reported \
-         a time that has passed or a conflict the user must decide; say in suggestion how to phrase the next \
-         request. error: the request cannot be done; say why, and give a suggestion \
+         a time that has passed or a conflict the user must decide, or, before any tool call, when the request \
+         does not say what to do at all (\"帮我安排一下\"); say in suggestion how to phrase the next request. error: the request cannot be done; say why, and give a suggestion \
          for the next request. When the sentence asks for several actions, do each and list every one's \
          outcome in actions, in the sentence's order; the verdict is action_completed only when all were done.";
     type Arguments = FinishArguments;
@@ -129,10 +129,17 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
                 }
                 return Ok(verdict);
             }
+            // A request too vague to start on ("帮我安排一下", "schedule something"): before any tool
+            // was called there is nothing to choose from, only what to add, which the suggestion says.
+            let nothing_done = state.last_search.is_none() && state.changed_items.is_empty() && !state.looked_up;
+            if nothing_done && args.options.as_ref().is_none_or(|o| o.is_empty()) && verdict.suggestion.is_some() {
+                return Ok(verdict);
+            }
             if candidates.len() < 2 {
                 return Err(ToolError::Refused(match candidates.len() {
                     0 if state.last_search.is_none() => "need_clarification is refused: no search was made. Search first; \
-                        act on a single match, or report an error when nothing matches."
+                        act on a single match, or report an error when nothing matches. (A request that does not say \
+                        what to do at all may ask before any tool call, with a suggestion saying what to add.)"
                         .into(),
                     0 => "need_clarification is refused: the last search found nothing. Finish with result_type \
                         error and a suggestion instead."
@@ -324,6 +331,20 @@ mod tests {
         let state = RunState::default();
         let err = verdict_from(&context(&state), args(json!({"result_type": "need_clarification", "message": "which?"}))).unwrap_err();
         assert!(matches!(err, ToolError::Refused(m) if m.contains("no search")));
+    }
+
+    #[test]
+    fn a_request_too_vague_to_start_on_may_ask_what_to_add_before_any_tool_call() {
+        let vague = || args(json!({"result_type": "need_clarification", "message": "要安排什么？", "suggestion": "说明事项和时间"}));
+        let verdict = verdict_from(&context(&RunState::default()), vague()).unwrap();
+        assert_eq!((verdict.result_type, verdict.options), (ResultType::NeedClarification, None));
+        // Once a search was made, a question needs its candidates, whatever the suggestion.
+        let mut searched = RunState::default();
+        searched.observe("search_items", &json!({"items": []}));
+        assert!(matches!(verdict_from(&context(&searched), vague()), Err(ToolError::Refused(m)) if m.contains("found nothing")));
+        // Options without a search are never accepted.
+        let with_options = args(json!({"result_type": "need_clarification", "message": "which?", "suggestion": "s", "options": [Uuid::now_v7().to_string()]}));
+        assert!(verdict_from(&context(&RunState::default()), with_options).is_err());
     }
 
     #[test]

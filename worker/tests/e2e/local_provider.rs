@@ -24,6 +24,8 @@ use serde_json::{Value, json};
 const NOW: &str = "2026-02-07T09:00:00+08:00";
 /// The same Saturday at 16:00: 15:00 today has passed.
 const NOW_16: &str = "2026-02-07T16:00:00+08:00";
+/// The same Saturday at 19:00: the rest of today is the evening.
+const NOW_19: &str = "2026-02-07T19:00:00+08:00";
 const TZ: &str = "Asia/Shanghai";
 
 const TODAY: &str = "2026-02-07";
@@ -116,23 +118,25 @@ struct New {
     segment: Option<&'static str>,
     priority: Option<u8>,
     recurrence: Option<&'static str>,
+    /// The item's description (a note the sentence adds); `None`: no description.
+    note: Option<&'static str>,
 }
 
 fn new_event(title: &'static str, date: &'static str, start: &'static str, end: &'static str) -> New {
-    New { kind: "event", title, alt_title: None, date, start: Some(start), end: Some(end), segment: None, priority: None, recurrence: None }
+    New { kind: "event", title, alt_title: None, date, start: Some(start), end: Some(end), segment: None, priority: None, recurrence: None, note: None }
 }
 
 fn new_event_in(title: &'static str, date: &'static str, segment: &'static str) -> New {
-    New { kind: "event", title, alt_title: None, date, start: None, end: None, segment: Some(segment), priority: None, recurrence: None }
+    New { kind: "event", title, alt_title: None, date, start: None, end: None, segment: Some(segment), priority: None, recurrence: None, note: None }
 }
 
 fn new_todo(title: &'static str, date: &'static str) -> New {
-    New { kind: "todo", title, alt_title: None, date, start: None, end: None, segment: None, priority: None, recurrence: None }
+    New { kind: "todo", title, alt_title: None, date, start: None, end: None, segment: None, priority: None, recurrence: None, note: None }
 }
 
 /// A reminder or to-do at a time gets no default end.
 fn new_reminder(title: &'static str, date: &'static str, at: &'static str) -> New {
-    New { kind: "reminder", title, alt_title: None, date, start: Some(at), end: None, segment: None, priority: None, recurrence: None }
+    New { kind: "reminder", title, alt_title: None, date, start: Some(at), end: None, segment: None, priority: None, recurrence: None, note: None }
 }
 
 impl New {
@@ -146,6 +150,10 @@ impl New {
 
     fn or_title(self, alt: &'static str) -> New {
         New { alt_title: Some(alt), ..self }
+    }
+
+    fn note(self, note: &'static str) -> New {
+        New { note: Some(note), ..self }
     }
 }
 
@@ -167,6 +175,10 @@ fn slot(date: &'static str, start: &'static str, end: &'static str) -> Slot {
 enum Expect {
     /// action_completed; exactly one new item, as described; the setup untouched.
     Creates(New),
+    /// action_completed; exactly these new items (matched by title), as described; the setup untouched.
+    CreatesAll(Vec<New>),
+    /// need_clarification about what the request lacks: no options, a suggestion; nothing changed.
+    AsksWhat,
     /// action_completed; this item is completed (completed_at set), everything else untouched.
     Completes(usize),
     /// action_completed; this item is gone from GET /api/items, everything else untouched.
@@ -581,6 +593,147 @@ fn refusal_cases() -> Vec<Case> {
     ]
 }
 
+/// Issue 34: everyday sentences read as a person would. A clause of preparation is a note, not a
+/// command; a gathering is an event (the whole day without a clock time, through the conflict
+/// check); a clause takes the day and the item of the clause before; colloquial words, bare errands
+/// and particles reach the reader; a request that says nothing to do is a question.
+fn reading_cases() -> Vec<Case> {
+    use Expect::*;
+    use Lang::*;
+    vec![
+        // A clause of preparation is a note on the item, not the sentence's verb.
+        Case { name: "需要提前 in a trailing clause is a note on a new event", lang: Zh, now: NOW,
+            setup: vec![event("预算评审会", WED, "10:00", "11:00")],
+            text: "周二上午10点到11点开预算评审会，需要提前把报表打印好",
+            expect: Creates(new_event("开预算评审会", TUE, "10:00", "11:00").or_title("预算评审会").note("需要提前把报表打印好")) },
+        Case { name: "记得提前20分钟到 is a note, not a move by 20 minutes", lang: Zh, now: NOW,
+            setup: vec![event("面试", THU, "14:00", "15:00")],
+            text: "后天下午2点面试，记得提前20分钟到", expect: Creates(new_event("面试", MON, "14:00", "15:00").note("记得提前20分钟到")) },
+        Case { name: "别忘了 starts a note after a dinner", lang: Zh, now: NOW, setup: vec![],
+            text: "周五晚上7点部门聚餐，别忘了提前订位", expect: Creates(new_event("部门聚餐", FRI, "19:00", "20:00").note("别忘了提前订位")) },
+        Case { name: "need to ... ahead is a note on a new event", lang: En, now: NOW, setup: vec![],
+            text: "quarterly review friday 3pm, need to prepare the numbers ahead",
+            expect: Creates(new_event("quarterly review", FRI, "15:00", "16:00").note("need to prepare the numbers ahead")) },
+        Case { name: "cancel inside a note cancels nothing", lang: En, now: NOW,
+            setup: vec![event("gym class", TUE, "07:00", "08:00")],
+            text: "team offsite tuesday 9am, make sure to cancel the gym class before",
+            expect: Creates(new_event("team offsite", TUE, "09:00", "10:00").note("make sure to cancel the gym class before")) },
+        Case { name: "arrive early is a note, not a move", lang: En, now: NOW, setup: vec![],
+            text: "interview on monday at 11am, remember to arrive 15 minutes early",
+            expect: Creates(new_event("interview", MON, "11:00", "12:00").note("remember to arrive 15 minutes early")) },
+        Case { name: "a note after a move leaves the move as the request", lang: Zh, now: NOW,
+            setup: vec![event("周会", MON, "10:00", "11:00")],
+            text: "把周会改到下午3点，记得通知大家", expect: Moves(0, slot(MON, "15:00", "16:00")) },
+        Case { name: "a note after a cancel leaves the cancel as the request", lang: En, now: NOW,
+            setup: vec![event("retro", FRI, "16:00", "17:00"), todo("tell the team", TODAY)],
+            text: "call off the retro, remember to tell the team", expect: Deletes(0) },
+        // An event is an event: a note goes to the description, a gathering without a time takes the day.
+        Case { name: "a meeting with a note is an event titled by the meeting", lang: Zh, now: NOW, setup: vec![],
+            text: "周一下午4点开会，记得带上笔记本", expect: Creates(new_event("开会", MON, "16:00", "17:00").note("记得带上笔记本")) },
+        Case { name: "a gathering on another day without a time is an all-day event", lang: Zh, now: NOW, setup: vec![],
+            text: "明天聚餐", expect: Creates(new_event_in("聚餐", TOMORROW, "all_day")) },
+        Case { name: "a party today in the morning is an all-day event", lang: Zh, now: NOW, setup: vec![],
+            text: "今天去参加朋友的生日派对", expect: Creates(new_event_in("去参加朋友的生日派对", TODAY, "all_day").or_title("参加朋友的生日派对")) },
+        Case { name: "a gathering today once it is evening is the evening", lang: Zh, now: NOW_19, setup: vec![],
+            text: "今天和同事聚餐", expect: Creates(new_event_in("和同事聚餐", TODAY, "evening")) },
+        Case { name: "a meeting with a note meets the conflict check as an event", lang: Zh, now: NOW,
+            setup: vec![event("客户拜访", TOMORROW, "15:00", "16:00")],
+            text: "明天下午3点半开会，记得带合同", expect: Conflicts(vec![0]) },
+        Case { name: "dinner with someone on a day is an all-day event", lang: En, now: NOW, setup: vec![],
+            text: "dinner with the Hendersons on friday", expect: Creates(new_event_in("dinner with the Hendersons", FRI, "all_day")) },
+        Case { name: "bring the slides is the description of a meeting without a time", lang: En, now: NOW, setup: vec![],
+            text: "project kickoff meeting next tuesday, bring the slides",
+            expect: Creates(new_event_in("project kickoff meeting", TUE, "all_day").note("bring the slides")) },
+        Case { name: "don't forget is the description of a timed interview", lang: En, now: NOW, setup: vec![],
+            text: "interview tomorrow at 10am, don't forget the portfolio",
+            expect: Creates(new_event("interview", TOMORROW, "10:00", "11:00").note("don't forget the portfolio")) },
+        Case { name: "a meeting with a note meets the conflict check", lang: En, now: NOW,
+            setup: vec![event("standup", MON, "09:00", "09:30")],
+            text: "roadmap meeting monday 9am, bring the printouts", expect: Conflicts(vec![0]) },
+        Case { name: "a party today in the evening takes the evening", lang: En, now: NOW_19, setup: vec![],
+            text: "team party today", expect: Creates(new_event_in("team party", TODAY, "evening")) },
+        // Context is carried from one clause to the next.
+        Case { name: "an afternoon clause takes the day of the clause before", lang: Zh, now: NOW, setup: vec![],
+            text: "后天上午9点体检，下午3点回公司开会",
+            expect: CreatesAll(vec![new_event("体检", MON, "09:00", "10:00"), new_event("回公司开会", MON, "15:00", "16:00")]) },
+        Case { name: "an evening clause takes the weekday of the clause before", lang: Zh, now: NOW, setup: vec![],
+            text: "周五早上8点跑步，晚上8点看电影",
+            expect: CreatesAll(vec![new_event("跑步", FRI, "08:00", "09:00"), new_event("看电影", FRI, "20:00", "21:00")]) },
+        Case { name: "then 3pm takes tomorrow from the clause before", lang: En, now: NOW, setup: vec![],
+            text: "tomorrow 9am standup, then 3pm dentist",
+            expect: CreatesAll(vec![new_event("standup", TOMORROW, "09:00", "10:00"), new_event("dentist", TOMORROW, "15:00", "16:00")]) },
+        Case { name: "a lunch later in the sentence takes monday", lang: En, now: NOW, setup: vec![],
+            text: "monday at 10am budget review and then lunch with Priya at 12:30",
+            expect: CreatesAll(vec![new_event("budget review", MON, "10:00", "11:00"), new_event("lunch with Priya", MON, "12:30", "13:30")]) },
+        Case { name: "再推迟 acts on the item the clause before moved", lang: Zh, now: NOW,
+            setup: vec![event("周会", MON, "10:00", "11:00"), event("项目周会", TUE, "10:00", "11:00")],
+            text: "把周一的周会改到下午2点，再推迟半小时", expect: Moves(0, slot(MON, "14:30", "15:30")) },
+        Case { name: "它 after a move to another day finds the item on its new day", lang: Zh, now: NOW,
+            setup: vec![event("体检", TOMORROW, "09:00", "10:00")],
+            text: "把明天的体检改到周五上午9点，然后把它推迟一小时", expect: Moves(0, slot(FRI, "10:00", "11:00")) },
+        Case { name: "push it back acts on the item moved before", lang: En, now: NOW,
+            setup: vec![event("design review", TUE, "10:00", "11:00")],
+            text: "move the design review to 2pm, then push it back 15 minutes", expect: Moves(0, slot(TUE, "14:15", "15:15")) },
+        Case { name: "a note after two clauses goes with the second item", lang: Zh, now: NOW, setup: vec![],
+            text: "后天上午10点到11点和王总开会，下午2点面试候选人，记得带简历",
+            expect: CreatesAll(vec![new_event("和王总开会", MON, "10:00", "11:00"), new_event("面试候选人", MON, "14:00", "15:00").note("记得带简历")]) },
+        Case { name: "two parts of one day set apart by a comma are two events", lang: Zh, now: NOW, setup: vec![],
+            text: "周日下午打球，晚上看电影",
+            expect: CreatesAll(vec![new_event_in("打球", TOMORROW, "afternoon"), new_event_in("看电影", TOMORROW, "evening")]) },
+        Case { name: "an evening after a comma takes tomorrow", lang: En, now: NOW, setup: vec![],
+            text: "tennis tomorrow afternoon, dinner with Lee in the evening",
+            expect: CreatesAll(vec![new_event_in("tennis", TOMORROW, "afternoon"), new_event_in("dinner with Lee", TOMORROW, "evening")]) },
+        Case { name: "a clause of preparation after a semicolon is a note", lang: En, now: NOW, setup: vec![],
+            text: "call with the vendor monday 3pm; prep the pricing sheet in advance",
+            expect: Creates(new_event("call with the vendor", MON, "15:00", "16:00").note("prep the pricing sheet in advance")) },
+        Case { name: "and bring ... is a note", lang: En, now: NOW, setup: vec![],
+            text: "lunch with Sam friday at 12:30 and bring the book",
+            expect: Creates(new_event("lunch with Sam", FRI, "12:30", "13:30").note("bring the book")) },
+        // Everyday words.
+        Case { name: "a question about a date is not a to-do", lang: Zh, now: NOW, setup: vec![],
+            text: "下周一是几号", expect: NotUnderstood },
+        Case { name: "I have to ... is a to-do for today", lang: En, now: NOW, setup: vec![],
+            text: "I have to renew my passport", expect: Creates(new_todo("renew my passport", TODAY)) },
+        Case { name: "明儿 and 俩点 are read", lang: Zh, now: NOW, setup: vec![],
+            text: "明儿下午俩点去银行", expect: Creates(new_event("去银行", TOMORROW, "14:00", "15:00")) },
+        Case { name: "仨小时 is the length", lang: Zh, now: NOW, setup: vec![],
+            text: "周一上午9点培训仨小时", expect: Creates(new_event("培训", MON, "09:00", "12:00")) },
+        Case { name: "a bare errand is a to-do for today", lang: Zh, now: NOW, setup: vec![],
+            text: "交房租", expect: Creates(new_todo("交房租", TODAY)) },
+        Case { name: "有个会 is a meeting in that part of the day", lang: Zh, now: NOW, setup: vec![],
+            text: "我周一下午有个会", expect: Creates(new_event_in("开会", MON, "afternoon").or_title("会议")) },
+        Case { name: "安排一下 without saying what asks what to add", lang: Zh, now: NOW,
+            setup: vec![todo("买菜", TODAY)],
+            text: "帮我安排一下", expect: AsksWhat },
+        Case { name: "提醒我一下 without saying what asks what to add", lang: Zh, now: NOW, setup: vec![],
+            text: "提醒我一下", expect: AsksWhat },
+        Case { name: "tmrw and w/ are read", lang: En, now: NOW, setup: vec![],
+            text: "tmrw 7pm dinner w/ Sam", expect: Creates(new_event("dinner with Sam", TOMORROW, "19:00", "20:00")) },
+        Case { name: "a bare errand in English is a to-do for today", lang: En, now: NOW, setup: vec![],
+            text: "renew passport", expect: Creates(new_todo("renew passport", TODAY)) },
+        Case { name: "I've got a ... is a create titled by what one has", lang: En, now: NOW, setup: vec![],
+            text: "I've got a dentist appointment on friday at 4pm", expect: Creates(new_event("dentist appointment", FRI, "16:00", "17:00")) },
+        Case { name: "push back the X leaves back out of the search", lang: En, now: NOW,
+            setup: vec![event("1:1 with Dana", MON, "13:00", "13:30")],
+            text: "push back the 1:1 with Dana by 30 minutes", expect: Moves(0, slot(MON, "13:30", "14:00")) },
+        Case { name: "call off the X deletes it", lang: En, now: NOW,
+            setup: vec![event("team lunch", FRI, "12:00", "13:00"), todo("buy milk", TODAY)],
+            text: "call off the team lunch", expect: Deletes(0) },
+        Case { name: "move up the X to a time keeps its day", lang: En, now: NOW,
+            setup: vec![event("budget review", TUE, "11:00", "12:00")],
+            text: "move up the budget review to 9am", expect: Moves(0, slot(TUE, "09:00", "10:00")) },
+        Case { name: "a polite request with 能帮我…吗 is a request, not a question", lang: Zh, now: NOW,
+            setup: vec![event("周会", MON, "10:00", "11:00")],
+            text: "能帮我把周会推迟半小时吗", expect: Moves(0, slot(MON, "10:30", "11:30")) },
+        Case { name: "can you ... is a request, not a question", lang: En, now: NOW, setup: vec![],
+            text: "can you add coffee with Ivy tomorrow at 4pm", expect: Creates(new_event("coffee with Ivy", TOMORROW, "16:00", "17:00")) },
+        Case { name: "schedule something asks what to add", lang: En, now: NOW, setup: vec![],
+            text: "schedule something", expect: AsksWhat },
+        Case { name: "add a reminder without saying what asks what to add", lang: En, now: NOW, setup: vec![],
+            text: "add a reminder", expect: AsksWhat },
+    ]
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tests
 // ---------------------------------------------------------------------------------------------
@@ -606,6 +759,7 @@ table_tests! {
     the_local_provider_moves_exactly_the_item_a_sentence_names: "reschedule" => reschedule_cases,
     the_local_provider_lists_exactly_the_open_items_asked_for: "list" => list_cases,
     the_local_provider_refuses_what_it_cannot_read_and_writes_nothing: "refusal" => refusal_cases,
+    the_local_provider_reads_everyday_sentences_as_a_person_would: "reading" => reading_cases,
 }
 
 /// The table itself is well formed: indexes point into the setup, and both languages are covered.
@@ -629,7 +783,7 @@ fn the_sentence_table_is_well_formed() {
         }
         total += cases.len();
     }
-    assert!((90..=140).contains(&total), "{total} cases");
+    assert!((90..=300).contains(&total), "{total} cases");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -729,6 +883,32 @@ async fn check_expectation(
                 }
                 [] => p.push("no item was created".into()),
                 more => p.push(format!("{} items were created, expected one: {}", more.len(), lines(more.iter().copied()))),
+            }
+        }
+        Expect::CreatesAll(wants) => {
+            verdict(task, "action_completed", p);
+            untouched(before, after, &[], p);
+            let known: BTreeSet<&str> = before.iter().filter_map(|i| i["id"].as_str()).collect();
+            let new: Vec<&Value> = after.iter().filter(|i| i["id"].as_str().is_some_and(|id| !known.contains(id))).collect();
+            if new.len() != wants.len() {
+                p.push(format!("{} items were created, expected {}: {}", new.len(), wants.len(), lines(new.iter().copied())));
+            }
+            for want in wants {
+                match new.iter().find(|item| item["title"] == want.title || want.alt_title.is_some_and(|alt| item["title"] == alt)) {
+                    Some(item) => {
+                        check_new_item(item, want, p);
+                        result_has(task, item["id"].as_str().unwrap_or_default(), p);
+                    }
+                    None => p.push(format!("no item titled {:?} was created", want.title)),
+                }
+            }
+        }
+        Expect::AsksWhat => {
+            verdict(task, "need_clarification", p);
+            unchanged(before, after, p);
+            suggestion(task, p);
+            if !ids(&task["result"]["options"]).is_empty() {
+                p.push(format!("result.options is {}, expected none", task["result"]["options"]));
             }
         }
         Expect::Completes(i) => {
@@ -850,6 +1030,7 @@ fn result_has(task: &Value, id: &str, p: &mut Vec<String>) {
 
 fn check_new_item(item: &Value, want: &New, p: &mut Vec<String>) {
     compare(p, "kind", text(&item["kind"]), Some(want.kind.to_owned()));
+    compare(p, "description", text(&item["description"]), want.note.map(str::to_owned));
     let title = text(&item["title"]);
     if title.as_deref() != Some(want.title) && (want.alt_title.is_none() || title.as_deref() != want.alt_title) {
         let wanted = match want.alt_title {
@@ -988,8 +1169,11 @@ fn describe(expect: &Expect, setup: &[Seed]) -> String {
                 item["priority"] = json!(priority);
             }
             let alt = n.alt_title.map(|a| format!(" (or title {a:?})")).unwrap_or_default();
-            format!("action_completed, creates {}{alt}", line(&item))
+            let note = n.note.map(|note| format!(" with the description {note:?}")).unwrap_or_default();
+            format!("action_completed, creates {}{alt}{note}", line(&item))
         }
+        Expect::CreatesAll(all) => format!("action_completed, creates {} items: {}", all.len(), all.iter().map(|n| format!("{} {} {}", n.date, n.start.or(n.segment).unwrap_or(""), n.title)).collect::<Vec<_>>().join("; ")),
+        Expect::AsksWhat => "need_clarification (what to add), no options, suggestion present, nothing changed".into(),
         Expect::Completes(i) => format!("action_completed, completes {}", seed(i)),
         Expect::Deletes(i) => format!("action_completed, deletes {}", seed(i)),
         Expect::Moves(i, to) => {

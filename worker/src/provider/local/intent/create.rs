@@ -2,7 +2,11 @@
 
 use quickact_time::{Grain, TimeContext, TimeMatch, find_all};
 
-use super::{Intent, NewItem, Reading, words::{is_meal_word, is_question, join_cjk, join_times, merge}};
+use super::{
+    Intent, NewItem, Reading, VAGUE,
+    everyday::{having, is_gathering, is_vague},
+    words::{is_meal_word, is_question, join_cjk, join_times, merge},
+};
 use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers};
 
 pub(super) const ZH_CREATE_WORDS: [&str; 16] =
@@ -38,7 +42,10 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     } else {
         find_any(&lower, &["add", "create", "schedule", "new", "book", "log", "record"]).is_some_and(|(at, _)| at == 0)
     };
-    if matches.is_empty() && kind_word.is_none() && !create_verb {
+    // "开会", "team dinner": a gathering alone is an event today.
+    let gathering = is_gathering(text, chinese);
+    let short = if chinese { text.chars().count() <= 8 } else { text.split_whitespace().count() <= 4 };
+    if matches.is_empty() && kind_word.is_none() && !create_verb && !(gathering && short) {
         return None;
     }
     if is_question(text, chinese) {
@@ -51,6 +58,12 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     // "Board lunch", "morning standup notes", "下午茶": a part-of-day word that names the item stays
     // in the title, and gives the time only when no clock time is stated.
     let title_word = |m: &TimeMatch| is_meal_word(m) || names_the_item(m, &chars, &matches);
+    // "周六早上跑步，晚上看电影": two times of day set apart by a comma are two items.
+    let of_day: Vec<&TimeMatch> =
+        matches.iter().filter(|m| (m.resolution.start_time.is_some() || m.resolution.segment.is_some()) && !title_word(m)).collect();
+    if of_day.windows(2).any(|w| w[0].span.1 <= w[1].span.0 && chars[w[0].span.1..w[1].span.0].iter().any(|c| matches!(c, ',' | '，' | ';' | '；'))) {
+        return Some(Reading::NotUnderstood("several times"));
+    }
     let clocks = matches.iter().filter(|m| m.resolution.start_time.is_some() && !title_word(m)).count();
     if clocks > 1 {
         // "明天上午9点到11点，下午2点到4点培训": two times, two items.
@@ -118,16 +131,27 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     spans.sort();
     let rest = remove_spans(text, &merge(spans));
     let title = clean_title(&rest, chinese);
-    if title.is_empty() || title.chars().count() > 100 {
+    // "I have a meeting at 9am tomorrow", "我明天上午有个会": what one has is the item.
+    let title = having(&title, chinese).unwrap_or(title);
+    if is_vague(&title, chinese) {
+        // "帮我安排一下", "schedule something": nothing to write down yet.
+        return Some(Reading::NotUnderstood(VAGUE));
+    }
+    if title.chars().count() > 100 {
         return Some(Reading::NotUnderstood("no title"));
     }
     let when = join_times(&time_matches, chinese, ctx);
     let timed = time_matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
-    let kind = kind_word.or(if timed { Some("event") } else { Some("todo") });
+    // A gathering is an event even with a day and no clock time ("明天开会", "dinner with Sam on
+    // friday"); a time of day makes anything an event.
+    let kind = kind_word.or(if timed || gathering { Some("event") } else { Some("todo") });
+    // An event without a clock time or part of day takes the whole day (the planner settles today's
+    // into the evening once it is evening), so it shows in its day and meets the conflict check.
+    let segment = (kind == Some("event") && !timed).then_some("all_day");
     // "昨天上午去了牙医", "log yesterday's run at 7am": a day before today is a record of what
     // happened (a passed time today is not: it keeps today's rule).
     let record = time_matches.iter().any(|m| m.resolution.rrule.is_none() && m.resolution.date < ctx.today());
-    Some(Reading::Understood(Intent::Create(NewItem { kind, title, when, duration_minutes, priority, record })))
+    Some(Reading::Understood(Intent::Create(NewItem { kind, title, description: None, when, segment, duration_minutes, priority, record })))
 }
 
 /// English words the resolver reads as a part of the day that also name meals and meetings.

@@ -9,7 +9,9 @@ mod clauses;
 mod complete;
 mod create;
 mod delete;
+mod everyday;
 mod list;
+mod notes;
 mod reschedule;
 mod target;
 mod words;
@@ -36,9 +38,15 @@ pub struct NewItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
     pub title: String,
+    /// A note the sentence adds to the item ("记得带电脑", "bring the slides").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// The time as written (several expressions joined), for the tool to resolve.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+    /// `all_day` for an event with neither a clock time nor a part of day ("明天开会").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_minutes: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,6 +90,10 @@ pub enum Reading {
     NotUnderstood(&'static str),
 }
 
+/// Why a request is not read when it asks for something without saying what ("帮我安排一下",
+/// "schedule something"): a question to the user, not an error.
+pub const VAGUE: &str = "too vague to act on";
+
 /// One way of reading a sentence: `None` when the sentence is not of this kind.
 type Reader = fn(&str, &TimeContext, bool) -> Option<Reading>;
 
@@ -92,6 +104,23 @@ pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
         return Reading::NotUnderstood("empty");
     }
     let chinese = is_chinese(text);
+    let plain = everyday::plain(text, chinese);
+    let text = plain.as_str();
+    // "明天下午3点开会，记得带电脑": a trailing note is not the sentence's verb; it goes with the item.
+    // After a change to an existing item ("把会议改到3点，记得通知大家") the note is for the user, not
+    // the planner: the change is the request.
+    if let Some((head, note)) = notes::split_note(text, ctx, chinese) {
+        match read(head, ctx) {
+            Reading::Understood(Intent::Create(mut item)) => {
+                item.description = Some(note);
+                return Reading::Understood(Intent::Create(item));
+            }
+            Reading::Understood(intent @ (Intent::Reschedule { .. } | Intent::Delete(_) | Intent::Complete(_))) => {
+                return Reading::Understood(intent);
+            }
+            _ => {}
+        }
+    }
     // More than one action in one sentence is beyond a rule reader.
     if chinese && ["然后", "并且", "同时", "再把", "顺便"].iter().any(|w| text.contains(w)) {
         return Reading::NotUnderstood("several actions");
@@ -104,6 +133,13 @@ pub fn read(sentence: &str, ctx: &TimeContext) -> Reading {
     for attempt in attempts {
         if let Some(reading) = attempt(text, ctx, chinese) {
             return reading;
+        }
+    }
+    // "买菜", "buy milk": a bare errand is a to-do for today.
+    if everyday::bare_errand(text, ctx, chinese) {
+        let title = create::clean_title(text, chinese);
+        if !title.is_empty() {
+            return Reading::Understood(Intent::Create(NewItem { kind: Some("todo"), title, ..Default::default() }));
         }
     }
     Reading::NotUnderstood("no known action")
@@ -221,6 +257,65 @@ mod tests {
         assert_eq!(intent("最重要的前两个待办"), Intent::List(Listing { kind: Some("todo"), by_priority: true, ..Default::default() }));
     }
 
+    fn created(text: &str) -> NewItem {
+        match intent(text) {
+            Intent::Create(item) => item,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_clause_of_preparation_is_a_note_on_the_item_not_a_command() {
+        let item = created("周四下午2点到3点开季度复盘会，需要提前整理销售数据");
+        assert_eq!((item.title.as_str(), item.kind, item.when.as_deref()), ("开季度复盘会", Some("event"), Some("周四下午2点到3点")));
+        assert_eq!(item.description.as_deref(), Some("需要提前整理销售数据"));
+        let item = created("后天上午10点签合同，记得提前半小时到");
+        assert_eq!((item.title.as_str(), item.description.as_deref()), ("签合同", Some("记得提前半小时到")));
+        let item = created("client pitch on thursday at 2pm, need to move the demo data ahead");
+        assert_eq!((item.title.as_str(), item.description.as_deref()), ("client pitch", Some("need to move the demo data ahead")));
+        let item = created("offsite planning tuesday 10am, remember to cancel the room booking first");
+        assert_eq!((item.title.as_str(), item.kind), ("offsite planning", Some("event")));
+        // After a change, the note is the user's own: the change is the request.
+        assert_eq!(intent("把周会改到下午3点，记得通知大家"), Intent::Reschedule { target: Target { query: "周会".into(), date: None }, change: Change::To("下午3点".into()) });
+        assert_eq!(intent("cancel the retro, remember to tell the team"), Intent::Delete(Target { query: "retro".into(), date: None }));
+    }
+
+    #[test]
+    fn gatherings_are_events_and_a_day_without_a_time_is_the_whole_day() {
+        for (text, title) in [("周日聚会", "聚会"), ("下周二去面试", "去面试"), ("明天和大学同学约饭", "和大学同学约饭"), ("drinks with Tom on friday", "drinks with Tom"), ("job interview next monday", "job interview")] {
+            let item = created(text);
+            assert_eq!((item.title.as_str(), item.kind, item.segment), (title, Some("event"), Some("all_day")), "{text}");
+        }
+        // A time of day is the item's own; an errand with a day stays a to-do.
+        assert_eq!(created("周日下午聚会").segment, None);
+        let item = created("明天交水费");
+        assert_eq!((item.kind, item.segment), (Some("todo"), None));
+    }
+
+    #[test]
+    fn everyday_words_reach_the_reader() {
+        let item = created("后天下午仨点和老李喝茶");
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("和老李喝茶", Some("后天下午仨点")));
+        let item = created("coffee w/ Maya tmrw 10am");
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("coffee with Maya", Some("tmrw 10am")));
+        for (text, title) in [("洗车", "洗车"), ("缴燃气费", "缴燃气费"), ("pay the water bill", "pay the water bill"), ("return library books", "return library books")] {
+            let item = created(text);
+            assert_eq!((item.title.as_str(), item.kind, item.when), (title, Some("todo"), None), "{text}");
+        }
+        let item = created("we have a board meeting on wednesday at 3pm");
+        assert_eq!((item.title.as_str(), item.kind), ("board meeting", Some("event")));
+        let item = created("我下周三上午有个面试");
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("面试", Some("下周三上午")));
+        assert_eq!(
+            intent("put off the vendor call until friday"),
+            Intent::Reschedule { target: Target { query: "vendor call".into(), date: None }, change: Change::To("friday".into()) }
+        );
+        assert_eq!(intent("call off tomorrow's yoga"), Intent::Delete(Target { query: "yoga".into(), date: Some("tomorrow".into()) }));
+        for vague in ["帮我安排点事", "帮我加个待办", "帮我安排个时间", "新建一个日程", "帮我记一下", "schedule something for me", "create an event", "add a task"] {
+            assert_eq!(read(vague, &ctx()), Reading::NotUnderstood(VAGUE), "{vague}");
+        }
+    }
+
     #[test]
     fn what_is_not_understood_is_said_so() {
         for text in [
@@ -234,6 +329,9 @@ mod tests {
             "delete all my meetings",
             "取消明天的所有会议",
             "明天上午9点到11点，下午2点到4点培训",
+            "今天星期几",
+            "下周一是几号",
+            "去死吧",
         ] {
             let reading = read(text, &ctx());
             assert!(matches!(reading, Reading::NotUnderstood(_)), "{text}: {reading:?}");

@@ -17,7 +17,7 @@ pub(super) fn is_question(text: &str, chinese: bool) -> bool {
         return true;
     }
     if chinese {
-        ["怎么样", "怎样", "如何", "为什么", "是什么", "什么时候", "吗", "呢", "几点了", "多少"].iter().any(|w| trimmed.ends_with(w) || trimmed.contains(w) && *w != "吗" && *w != "呢")
+        ["怎么样", "怎样", "如何", "为什么", "是什么", "什么时候", "吗", "呢", "几点了", "多少", "几号", "星期几", "礼拜几", "周几"].iter().any(|w| trimmed.ends_with(w) || trimmed.contains(w) && *w != "吗" && *w != "呢")
     } else {
         let lower = trimmed.to_lowercase();
         ["what ", "what's", "how ", "why ", "who ", "is it ", "are ", "can you", "could you", "will it", "when is", "where "].iter().any(|w| lower.starts_with(w))
