@@ -10,7 +10,10 @@ pub(super) fn delete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
         leading_verb(body, &["删除", "删掉", "删了", "取消", "去掉", "移除", "清除", "撤销"])
             .or_else(|| {
                 let body = strip_leading(body, &["把", "将"]);
-                (body.len() < text.len() || text.starts_with('把'))
+                // Without 把, a trailing verb ends a described item ("明天的会取消", "上午那个会取消吧"),
+                // not a title or a reminder to do it ("提醒我取消").
+                let described = ["的", "那个", "这个", "那场", "这场"].iter().any(|w| body.contains(w)) && !body.contains("提醒");
+                (body.len() < text.len() || text.starts_with('把') || described)
                     .then(|| trailing_verb(body, &["删除", "删掉", "删了", "取消", "去掉", "移除", "取消掉"]))
                     .flatten()
             })?
