@@ -12,6 +12,9 @@ pub enum TimeOfDay {
     Clock { time: NaiveTime, either_half: bool },
     /// Items in this part of the day: a start inside it, or the part of day itself.
     Part(Segment),
+    /// Items without a time of day (a to-do due that day, an all-day event): what a time names
+    /// when no item of its day is at it ("完成今天下午的报告" of a to-do due today).
+    Untimed,
 }
 
 impl TimeOfDay {
@@ -38,6 +41,7 @@ impl TimeOfDay {
                 (from..=to).contains(&minutes)
             }
             (TimeOfDay::Part(part), None) => segment.is_some_and(|s| same_part(part, s)),
+            (TimeOfDay::Untimed, start) => start.is_none() && segment.is_none_or(|s| s == Segment::AllDay),
         }
     }
 }
@@ -145,6 +149,10 @@ mod tests {
         assert!(evening.selects(Some(at(19, 0)), None));
         assert!(!evening.selects(Some(at(15, 0)), None));
         assert!(!evening.selects(None, None), "an item without a time is in no part of the day");
+        assert!(TimeOfDay::Untimed.selects(None, None));
+        assert!(TimeOfDay::Untimed.selects(None, Some(Segment::AllDay)));
+        assert!(!TimeOfDay::Untimed.selects(None, Some(Segment::Evening)));
+        assert!(!TimeOfDay::Untimed.selects(Some(at(9, 0)), None));
     }
 
     #[test]

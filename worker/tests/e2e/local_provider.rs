@@ -587,6 +587,12 @@ fn selector_cases() -> Vec<Case> {
         Case { name: "a morning time picks the morning standup only", lang: En, now: NOW,
             setup: vec![event("standup", MON, "09:00", "09:15"), event("standup review", MON, "17:00", "17:30")],
             text: "remove monday morning's standup", expect: Deletes(0) },
+        Case { name: "a part of the day with no item in it takes the to-do due that day", lang: Zh, now: NOW,
+            setup: vec![todo("交周报", TODAY), todo("交周报", MON)],
+            text: "完成今天下午的周报", expect: Completes(0) },
+        Case { name: "a part of the day with no item in it takes the day's to-do in English too", lang: En, now: NOW,
+            setup: vec![todo("send the report", TODAY), todo("send the report", TUE)],
+            text: "mark this afternoon's report as done", expect: Completes(0) },
         // A move to a part of the day keeps the item's date; a stated day moves it.
         Case { name: "a move to the morning keeps Monday", lang: Zh, now: NOW,
             setup: vec![event_in("理发", MON, "afternoon"), event_in("理发", TOMORROW, "afternoon")],

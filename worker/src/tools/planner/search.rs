@@ -70,6 +70,13 @@ impl TypedTool for SearchItems {
             query.relaxed = true;
             (items, total) = search_items(db, context.user_id, &query).await?;
         }
+        if items.is_empty() && query.at.is_some() && (query.from.is_some() || query.to.is_some()) {
+            // Nothing of that day is at that time: a to-do due that day, or an all-day item, is
+            // what a person may mean by it ("完成今天下午的报告").
+            query.at = Some(TimeOfDay::Untimed);
+            query.relaxed = false;
+            (items, total) = search_items(db, context.user_id, &query).await?;
+        }
         Ok(ToolOutput::Result(search_result(&items, total, &query)))
     }
 }
@@ -149,6 +156,8 @@ fn search_result(items: &[FoundItem], total: i64, query: &ItemQuery) -> Value {
     let mut model_view = json!({ "count": items.len(), "total": total, "items": compact(items) });
     if items.is_empty() {
         model_view["hint"] = json!("nothing matched; try fewer or other words, another kind or status, or no date");
+    } else if query.at == Some(TimeOfDay::Untimed) {
+        model_view["hint"] = json!("no item of that day is at that time; these items of the day have no time of day: act only if one is clearly meant");
     } else if query.relaxed {
         model_view["hint"] = json!("no exact match: these items share most characters with the words; act only if one is clearly meant");
     } else if items.len() >= 2 {
@@ -180,5 +189,6 @@ fn describe_time_of_day(at: TimeOfDay) -> String {
             format!("{}|{}", both[0].format("%H:%M"), both[1].format("%H:%M"))
         }
         TimeOfDay::Part(segment) => segment.as_str().to_owned(),
+        TimeOfDay::Untimed => "untimed".to_owned(),
     }
 }

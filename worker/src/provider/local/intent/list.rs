@@ -9,7 +9,7 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
     let lower = text.to_lowercase();
     let matches = find_all(text, ctx);
     let asks = if chinese {
-        let asking = ["有什么", "有哪些", "有啥", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "最紧急", "最重要"]
+        let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "最紧急", "最重要"]
             .iter()
             .any(|w| text.contains(w))
             || starts_with_count(text);
@@ -133,6 +133,7 @@ mod tests {
             ("看看跟装修有关的任务", "装修"),
             ("列出与供应商有关的会议", "供应商"),
             ("关于预算的待办有哪些", "预算"),
+            ("有没有和老王有关的安排", "老王"),
             ("下周跟面试相关的安排有哪些", "面试"),
             ("show my tasks related to the launch", "launch"),
             ("list todos about taxes", "taxes"),
