@@ -593,6 +593,12 @@ fn selector_cases() -> Vec<Case> {
         Case { name: "a part of the day with no item in it takes the day's to-do in English too", lang: En, now: NOW,
             setup: vec![todo("send the report", TODAY), todo("send the report", TUE)],
             text: "mark this afternoon's report as done", expect: Completes(0) },
+        Case { name: "a time of day alone names the item to move", lang: Zh, now: NOW,
+            setup: vec![event("客户拜访", MON, "10:00", "11:00"), event("部门例会", MON, "15:00", "16:00"), todo("写周报", MON)],
+            text: "把周一下午3点那个挪到5点", expect: Moves(1, slot(MON, "17:00", "18:00")) },
+        Case { name: "a clock time alone names the item in English too", lang: En, now: NOW,
+            setup: vec![event("dentist", TOMORROW, "16:00", "17:00"), event("haircut", TOMORROW, "11:00", "12:00")],
+            text: "move my 4pm tomorrow to 6pm", expect: Moves(0, slot(TOMORROW, "18:00", "19:00")) },
         // A move to a part of the day keeps the item's date; a stated day moves it.
         Case { name: "a move to the morning keeps Monday", lang: Zh, now: NOW,
             setup: vec![event_in("理发", MON, "afternoon"), event_in("理发", TOMORROW, "afternoon")],

@@ -195,7 +195,10 @@ fn list_arguments(listing: &Listing) -> Value {
 /// 下午3点的会", "tonight's dinner", "上午的那个会") goes as `time`, which picks the items at that
 /// time (and on the day it names, if any); a day alone goes as `date`.
 fn target_search(target: &Target) -> Value {
-    let mut arguments = json!({ "query": target.query, "status": "open" });
+    let mut arguments = json!({ "status": "open" });
+    if !target.query.is_empty() {
+        arguments["query"] = json!(target.query);
+    }
     if let Some(when) = &target.date {
         let field = if names_a_time_of_day(when) { "time" } else { "date" };
         arguments[field] = json!(when);
@@ -220,14 +223,17 @@ fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(
                 Ok(result) => read_as::<Found>(result).items,
                 Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
             };
-            let exact: Vec<&Candidate> = candidates.iter().filter(|c| c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
+            let exact: Vec<&Candidate> =
+                candidates.iter().filter(|c| !target.query.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
+            // An item named by its time alone ("my 4pm") is told by that time.
+            let named = if target.query.is_empty() { target.date.as_deref().unwrap_or_default() } else { target.query.as_str() };
             match (candidates.len(), exact.len()) {
-                (0, _) => finish("error", say.not_found(&target.query), Some(say.check_title())),
+                (0, _) => finish("error", say.not_found(named), Some(say.check_title())),
                 (1, _) => action(&candidates[0].id),
                 (_, 1) => action(&exact[0].id),
                 (n, _) => {
                     let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
-                    let mut step = finish("need_clarification", say.several(n, &target.query), Some(say.be_precise()));
+                    let mut step = finish("need_clarification", say.several(n, named), Some(say.be_precise()));
                     step.1["options"] = json!(options);
                     step
                 }
@@ -369,5 +375,6 @@ mod tests {
         assert_eq!(search_of("健身", Some("明天")), json!({ "query": "健身", "status": "open", "date": "明天" }));
         assert_eq!(search_of("book club", Some("feb 20")), json!({ "query": "book club", "status": "open", "date": "feb 20" }));
         assert_eq!(search_of("周会", None), json!({ "query": "周会", "status": "open" }));
+        assert_eq!(search_of("", Some("4pm tomorrow")), json!({ "status": "open", "time": "4pm tomorrow" }), "named by its time alone");
     }
 }
