@@ -9,7 +9,7 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
     let lower = text.to_lowercase();
     let matches = find_all(text, ctx);
     let asks = if chinese {
-        let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "最紧急", "最重要"]
+        let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "找一下", "查找", "搜索", "搜一下", "最紧急", "最重要"]
             .iter()
             .any(|w| text.contains(w))
             || starts_with_count(text);
@@ -18,6 +18,10 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
     } else {
         let starts = ["what's on", "whats on", "what is on", "what do i have", "what have i got", "what's happening", "what are my", "show", "list", "display", "any "];
         starts.iter().any(|w| lower.starts_with(w))
+            // "find my todos about taxes", "which meetings are with Alex": only about the planner's
+            // items ("find a plumber" is a to-do)
+            || (["find ", "search ", "which "].iter().any(|w| lower.starts_with(w))
+                && find_any(&lower, &["todos", "to-dos", "tasks", "meetings", "events", "reminders", "items", "appointments"]).is_some())
             || find_any(&lower, &["agenda", "my schedule", "do i have"]).is_some()
             || find_any(&lower, &["top"]).is_some_and(|(at, _)| leading_number(lower[at + 3..].trim_start()).is_some())
             // "top3": the count glued to the word
@@ -62,7 +66,7 @@ fn topic(text: &str, ctx: &TimeContext, chinese: bool) -> Option<String> {
     // Time words of the sentence are its day, not the topic ("Alex this week").
     let spans: Vec<(usize, usize)> = find_all(&phrase, ctx).into_iter().map(|m| m.span).collect();
     let rest = remove_spans(&phrase, &spans);
-    let fillers: &[&str] = if chinese { &["的", "那些", "这些", "所有", "我的"] } else { &["the", "my", "a", "an", "our", "any", "all"] };
+    let fillers: &[&str] = if chinese { &["的", "那些", "这些", "所有", "我的", "跟", "和", "与"] } else { &["the", "my", "a", "an", "our", "any", "all"] };
     let words = trim_fillers(&rest, fillers);
     let words = if chinese { words.split_whitespace().collect::<Vec<_>>().join(" ") } else { words };
     (!words.is_empty()).then_some(words)
@@ -72,7 +76,7 @@ fn topic(text: &str, ctx: &TimeContext, chinese: bool) -> Option<String> {
 /// "涉及X", "包含X": X up to the next 的.
 fn zh_topic(text: &str) -> Option<String> {
     const RELATED: [&str; 4] = ["有关", "相关", "有關", "相關"];
-    const WITH: [&str; 4] = ["跟", "和", "与", "同"];
+    const WITH: [&str; 3] = ["跟", "和", "与"];
     const ABOUT: [&str; 7] = ["关于", "關於", "有关", "涉及", "包含", "含有", "提到"];
     for related in RELATED {
         let Some(at) = text.find(related) else { continue };
@@ -82,8 +86,9 @@ fn zh_topic(text: &str) -> Option<String> {
             continue;
         }
         let before = &text[..at];
-        // The companion word nearest the topic: "今天和明天跟报告有关的" is about 报告.
-        return Some(match WITH.iter().filter_map(|w| before.rfind(w).map(|i| i + w.len())).max() {
+        // The first companion word ("跟参与者有关", "和同事相关": one inside the topic is part of
+        // it); time words and a second companion word are trimmed later ("今天和明天跟报告有关").
+        return Some(match WITH.iter().filter_map(|w| before.find(w).map(|i| i + w.len())).min() {
             Some(start) => before[start..].to_owned(),
             // "报告相关的待办有哪些": the topic opens the sentence, after any asking words.
             None => strip_leading(before, &["有哪些", "有什么", "列出", "查看", "看看", "显示", "查一下", "看一下", "查询", "我的", "所有"]).to_owned(),
@@ -134,6 +139,11 @@ mod tests {
             ("列出与供应商有关的会议", "供应商"),
             ("关于预算的待办有哪些", "预算"),
             ("有没有和老王有关的安排", "老王"),
+            ("找一下跟合同有关的任务", "合同"),
+            ("今天和明天跟报告有关的待办有哪些", "报告"),
+            ("列出和同事相关的提醒", "同事"),
+            ("find my todos about the garden", "garden"),
+            ("which meetings are with Priya", "Priya"),
             ("下周跟面试相关的安排有哪些", "面试"),
             ("show my tasks related to the launch", "launch"),
             ("list todos about taxes", "taxes"),
