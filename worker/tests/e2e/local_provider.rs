@@ -599,6 +599,9 @@ fn selector_cases() -> Vec<Case> {
         Case { name: "a clock time alone names the item in English too", lang: En, now: NOW,
             setup: vec![event("dentist", TOMORROW, "16:00", "17:00"), event("haircut", TOMORROW, "11:00", "12:00")],
             text: "move my 4pm tomorrow to 6pm", expect: Moves(0, slot(TOMORROW, "18:00", "19:00")) },
+        Case { name: "a part of the day without a day takes today's to-do when nothing is in it", lang: Zh, now: NOW,
+            setup: vec![todo("跑步", TODAY), todo("跑步", TOMORROW)],
+            text: "完成晚上的跑步", expect: Completes(0) },
         // A move to a part of the day keeps the item's date; a stated day moves it.
         Case { name: "a move to the morning keeps Monday", lang: Zh, now: NOW,
             setup: vec![event_in("理发", MON, "afternoon"), event_in("理发", TOMORROW, "afternoon")],

@@ -70,9 +70,14 @@ impl TypedTool for SearchItems {
             query.relaxed = true;
             (items, total) = search_items(db, context.user_id, &query).await?;
         }
-        if items.is_empty() && query.at.is_some() && (query.from.is_some() || query.to.is_some()) {
+        if items.is_empty() && query.at.is_some() {
             // Nothing of that day is at that time: a to-do due that day, or an all-day item, is
-            // what a person may mean by it ("完成今天下午的报告").
+            // what a person may mean by it ("完成今天下午的报告"); a time without a day is today's
+            // ("完成晚上的跑步").
+            if query.from.is_none() && query.to.is_none() {
+                let today = context.time.today();
+                (query.from, query.to) = (Some(widen_from(today)), Some(widen_to(today)));
+            }
             query.at = Some(TimeOfDay::Untimed);
             query.relaxed = false;
             (items, total) = search_items(db, context.user_id, &query).await?;
