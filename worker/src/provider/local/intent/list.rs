@@ -105,11 +105,15 @@ fn zh_topic(text: &str) -> Option<String> {
 
 /// "about X", "related to X", "regarding X", "with X", "mentioning X": X to the end of the sentence.
 fn en_topic(text: &str) -> Option<String> {
-    const MARKERS: [&str; 10] = [
+    const MARKERS: [&str; 11] = [
         " about ", " related to ", " relating to ", " regarding ", " concerning ", " mentioning ", " involving ", " containing ", " with ", " called ",
+        // "tasks for the launch"; "for today" is a day, which the caller takes out
+        " for ",
     ];
     let (at, marker) = find_any(text, &MARKERS)?;
-    Some(text[at + marker.len()..].to_owned())
+    let rest = &text[at + marker.len()..];
+    const NOTHING_IN_PARTICULAR: [&str; 6] = ["me", "us", "everything", "anything", "now", "later"];
+    (!NOTHING_IN_PARTICULAR.contains(&rest.trim().to_lowercase().as_str())).then(|| rest.to_owned())
 }
 
 pub(super) fn starts_with_count(text: &str) -> bool {
@@ -144,6 +148,7 @@ mod tests {
             ("列出和同事相关的提醒", "同事"),
             ("find my todos about the garden", "garden"),
             ("which meetings are with Priya", "Priya"),
+            ("list my tasks for the product launch", "product launch"),
             ("下周跟面试相关的安排有哪些", "面试"),
             ("show my tasks related to the launch", "launch"),
             ("list todos about taxes", "taxes"),
@@ -159,7 +164,17 @@ mod tests {
 
     #[test]
     fn a_listing_about_nothing_in_particular_has_no_words() {
-        for text in ["明天有什么安排", "这周有哪些待办", "show my todos", "what do I have on monday", "show my reminders for today", "前3个最紧急的任务"] {
+        for text in [
+            "明天有什么安排",
+            "这周有哪些待办",
+            "show my todos",
+            "what do I have on monday",
+            "show my reminders for today",
+            "前3个最紧急的任务",
+            "what do I have for tomorrow",
+            "show my tasks for next week",
+            "list everything for me",
+        ] {
             assert_eq!(listing(text).query, None, "{text}");
         }
     }
