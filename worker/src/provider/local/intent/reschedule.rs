@@ -133,6 +133,10 @@ mod tests {
         assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("评审", Some("周一上午10点"), Change::To("11点".into())));
         let Intent::Reschedule { target, change } = intent("move the 9:30 standup to 10") else { panic!() };
         assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("standup", Some("9:30"), Change::To("at 10".into())));
+        // A trailing 取消 after an item described by its time is a deletion; after a to-do it is the to-do.
+        assert!(matches!(intent("下午那场会取消吧"), Intent::Delete(_)));
+        assert!(matches!(intent("明天的评审取消"), Intent::Delete(_)));
+        assert!(matches!(intent("记得把会员的自动续费取消"), Intent::Create(_)));
         let Intent::Reschedule { target, change } = intent("move tomorrow's massage to the evening") else { panic!() };
         assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("massage", Some("tomorrow"), Change::To("the evening".into())));
     }
