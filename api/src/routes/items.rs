@@ -78,6 +78,7 @@ pub async fn list(
         descending: false,
         limit: limit.min(MAX_LIST_LIMIT),
         relaxed: false,
+        at: None,
     };
     let mut connection = state.pool.acquire().await?;
     let (items, _) = store::search_items(&mut connection, user.id, &query).await?;

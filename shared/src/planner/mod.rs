@@ -6,6 +6,7 @@
 //! - [`recurrence`]: occurrences of recurring items within a window, bounded.
 //! - [`rules`]: search normalisation, counts stated in a sentence, conflicts.
 //! - [`schedule`]: turning time arguments into an item's date, times and part of day.
+//! - [`selector`]: the time of day that picks items out ("the 3pm meeting", "上午的会").
 //! - [`undo`]: putting back exactly the item changes one task made.
 //! - [`history`]: which tasks created and changed an item, and what a task left to undo.
 
@@ -15,5 +16,6 @@ pub mod patch;
 pub mod recurrence;
 pub mod rules;
 pub mod schedule;
+pub mod selector;
 pub mod store;
 pub mod undo;

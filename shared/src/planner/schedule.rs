@@ -5,7 +5,9 @@
 
 use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 
-use quickact_time::{Grain, Resolution, Segment, TimeContext, find_all, resolve, unread_numbers};
+use quickact_time::{Confidence, Grain, Resolution, Segment, TimeContext, find_all, resolve, unread_numbers};
+
+use super::selector::{nearer_half, other_half, reference_time};
 
 /// Time arguments as a tool receives them; every field is optional.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +48,9 @@ pub struct StatedTime {
     pub segment: Option<Segment>,
     pub duration_minutes: Option<u32>,
     pub recurrence: Option<String>,
+    /// The start is a bare hour ("4点", "at 4") whose half of the day the resolver guessed: a move
+    /// takes the half nearer the item's own time.
+    pub either_half: bool,
 }
 
 /// A complete schedule for an item.
@@ -117,15 +122,16 @@ pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Resul
         apply(&mut stated, &resolution, true);
     }
     if let Some(text) = non_empty(args.start_time) {
-        let (time, date) = read_clock(text, ctx).ok_or_else(|| format!("could not read start_time {text:?} as a time"))?;
+        let (time, date, either_half) = read_clock(text, ctx).ok_or_else(|| format!("could not read start_time {text:?} as a time"))?;
         stated.start_time = Some(time);
+        stated.either_half = either_half;
         stated.segment = None;
         if stated.date.is_none() {
             stated.date = date;
         }
     }
     if let Some(text) = non_empty(args.end_time) {
-        let (time, _) = read_clock(text, ctx).ok_or_else(|| format!("could not read end_time {text:?} as a time"))?;
+        let (time, _, _) = read_clock(text, ctx).ok_or_else(|| format!("could not read end_time {text:?} as a time"))?;
         stated.end_time = Some(time);
     }
     if let Some(text) = non_empty(args.segment) {
@@ -153,17 +159,22 @@ pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Resul
 
 fn apply(stated: &mut StatedTime, resolution: &Resolution, date_is_stated: bool) {
     let day_or_coarser = matches!(resolution.grain, Grain::Day | Grain::Week | Grain::Month | Grain::Year);
-    if date_is_stated || (day_or_coarser && resolution.duration_minutes.is_none()) {
+    // A part of day alone ("上午", "the afternoon") is read at day grain, but names no day: a move
+    // to it keeps the item's date.
+    let time_of_day_only = resolution.segment.is_some() || resolution.start_time.is_some();
+    if date_is_stated || (day_or_coarser && resolution.duration_minutes.is_none() && !time_of_day_only) {
         stated.date = Some(resolution.date);
     }
     if resolution.start_time.is_some() {
         stated.start_time = resolution.start_time;
         stated.end_time = resolution.end_time;
+        stated.either_half = resolution.confidence == Confidence::Inferred;
         stated.segment = None;
     } else if resolution.segment.is_some() {
         stated.segment = resolution.segment;
         stated.start_time = None;
         stated.end_time = None;
+        stated.either_half = false;
     }
     if resolution.duration_minutes.is_some() {
         stated.duration_minutes = resolution.duration_minutes;
@@ -230,9 +241,12 @@ fn settle_todays_part_of_day(schedule: &mut Schedule, ctx: &TimeContext) {
     }
 }
 
-/// Applies a stated time to an existing item's schedule: a time alone keeps the item's date; a new
-/// start without an end keeps the item's duration; a part of day replaces clock times.
+/// Applies a stated time to an existing item's schedule: a time alone (a clock time or a part of
+/// day) keeps the item's date; a bare hour takes the half of the day nearer the item's own time
+/// ("改到4点" of a 15:00 item is 16:00); a new start without an end keeps the item's duration; a
+/// part of day replaces clock times.
 pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32) -> Schedule {
+    let stated = &in_the_items_half(current, stated);
     let mut next = current.clone();
     next.notes.clear();
     if let Some(date) = stated.date {
@@ -270,6 +284,19 @@ pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32)
         next.recurrence = stated.recurrence.clone();
     }
     next
+}
+
+/// `stated` with a bare hour moved to the half of the day nearer the item's time (its end too).
+fn in_the_items_half(current: &Schedule, stated: &StatedTime) -> StatedTime {
+    let mut stated = stated.clone();
+    let (Some(start), true) = (stated.start_time, stated.either_half) else { return stated };
+    let Some(reference) = reference_time(current.start_time, current.segment) else { return stated };
+    let nearer = nearer_half(start, reference);
+    if nearer != start {
+        stated.start_time = Some(nearer);
+        stated.end_time = stated.end_time.map(other_half);
+    }
+    stated
 }
 
 /// Longest move [`shift`] makes, either way: ten years. A larger one is a typo or an attack, and
@@ -323,15 +350,16 @@ pub fn read_duration(text: &str, ctx: &TimeContext) -> Option<i64> {
     (minutes != 0).then_some(if negative { -minutes.abs() } else { minutes })
 }
 
-/// A clock time from `HH:MM` or text ("下午3点", "3pm"), and the date the text states, if any.
-fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveDate>)> {
+/// A clock time from `HH:MM` or text ("下午3点", "3pm"), the date the text states, if any, and
+/// whether its half of the day was guessed (a bare "4点").
+fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveDate>, bool)> {
     if let Ok(time) = NaiveTime::parse_from_str(text, "%H:%M") {
-        return Some((time, None));
+        return Some((time, None, false));
     }
     check_fully_read(text, ctx, "time").ok()?;
     let resolution = resolve(text, ctx)?;
     let time = resolution.start_time?;
-    Some((time, states_a_date(text).then_some(resolution.date)))
+    Some((time, states_a_date(text).then_some(resolution.date), resolution.confidence == Confidence::Inferred))
 }
 
 /// A recurrence as an RRULE (upper case, without the "RRULE:" prefix) from an RRULE or from a
@@ -357,8 +385,9 @@ pub fn states_a_date(text: &str) -> bool {
         "天前", "每", "工作日", "today", "tomorrow", "tonight", "yesterday", "week", "month", "year", "mon", "tue", "wed", "thu",
         "fri", "sat", "sun", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "every",
     ];
-    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight.
-    const MORE: [&str; 11] = ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite"];
+    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight; "this morning" is today.
+    const MORE: [&str; 14] =
+        ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite", "this morning", "this afternoon", "this evening"];
     let lower = text.to_lowercase();
     if MARKERS.iter().chain(MORE.iter()).any(|m| lower.contains(m)) {
         return true;
@@ -447,6 +476,42 @@ mod tests {
         let stated = read_time_arguments(&TimeArguments { when: Some("明天晚上8点"), ..Default::default() }, &ctx()).unwrap();
         let next = reschedule(&current, &stated, 60);
         assert_eq!(next.date, date(11, 22));
+    }
+
+    #[test]
+    fn a_part_of_day_alone_keeps_the_items_date_and_a_stated_day_moves_it() {
+        let current = Schedule { date: date(11, 22), start_time: Some(time(15, 0)), end_time: Some(time(16, 0)), segment: None, recurrence: None, notes: vec![] };
+        for text in ["上午", "晚上", "the morning", "evening"] {
+            let stated = read_time_arguments(&TimeArguments { when: Some(text), ..Default::default() }, &ctx()).unwrap();
+            assert_eq!(stated.date, None, "{text}");
+            let next = reschedule(&current, &stated, 60);
+            assert_eq!((next.date, next.start_time, next.end_time), (date(11, 22), None, None), "{text}");
+            assert!(next.segment.is_some(), "{text}");
+        }
+        for (text, day) in [("今晚", date(11, 21)), ("this afternoon", date(11, 21)), ("后天上午", date(11, 23))] {
+            let stated = read_time_arguments(&TimeArguments { when: Some(text), ..Default::default() }, &ctx()).unwrap();
+            assert_eq!(reschedule(&current, &stated, 60).date, day, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_bare_hour_takes_the_half_of_the_day_nearer_the_item() {
+        let at = |start: NaiveTime, end: NaiveTime| Schedule { date: date(11, 22), start_time: Some(start), end_time: Some(end), segment: None, recurrence: None, notes: vec![] };
+        let moved = |current: &Schedule, when: &str| {
+            let stated = read_time_arguments(&TimeArguments { when: Some(when), ..Default::default() }, &ctx()).unwrap();
+            let next = reschedule(current, &stated, 60);
+            (next.date, next.start_time, next.end_time)
+        };
+        let afternoon = at(time(15, 0), time(16, 0));
+        assert_eq!(moved(&afternoon, "4点"), (date(11, 22), Some(time(16, 0)), Some(time(17, 0))));
+        assert_eq!(moved(&afternoon, "at 4"), (date(11, 22), Some(time(16, 0)), Some(time(17, 0))));
+        let evening = at(time(20, 0), time(21, 0));
+        assert_eq!(moved(&evening, "9点"), (date(11, 22), Some(time(21, 0)), Some(time(22, 0))));
+        let morning = at(time(9, 0), time(10, 0));
+        assert_eq!(moved(&morning, "11点"), (date(11, 22), Some(time(11, 0)), Some(time(12, 0))));
+        assert_eq!(moved(&morning, "下午4点"), (date(11, 22), Some(time(16, 0)), Some(time(17, 0))), "a stated half is kept");
+        let in_the_evening = Schedule { start_time: None, end_time: None, segment: Some(Segment::Evening), ..afternoon.clone() };
+        assert_eq!(moved(&in_the_evening, "8点").1, Some(time(20, 0)));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::{
     item::{FoundItem, ItemFields, ItemKind, ItemRecord, ItemStatus},
     patch::ItemError,
     recurrence::occurrence_dates,
+    selector::TimeOfDay,
 };
 use crate::db::like_pattern;
 
@@ -236,6 +237,9 @@ pub struct ItemQuery {
     /// Also match Chinese terms by shared characters (at least half of them), for "会议" finding
     /// "开会". Used only after an exact search found nothing.
     pub relaxed: bool,
+    /// Only items at this time of day ("the 3pm meeting", "上午的会"), on whatever day they are
+    /// found.
+    pub at: Option<TimeOfDay>,
 }
 
 impl ItemQuery {
@@ -262,7 +266,8 @@ pub async fn search_items(
     user_id: Uuid,
     query: &ItemQuery,
 ) -> Result<(Vec<FoundItem>, i64), sqlx::Error> {
-    let windowed = query.from.is_some() || query.to.is_some();
+    // A time of day is checked here on each occurrence, so it reads rows as a window does.
+    let windowed = query.from.is_some() || query.to.is_some() || query.at.is_some();
     let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
     let fuzzy: Vec<bool> = query.terms.iter().map(|t| fuzzy_term(t)).collect();
     let items = query_items!(
@@ -302,7 +307,11 @@ pub async fn search_items(
     .fetch_all(&mut *db)
     .await?;
     if windowed {
-        let mut found: Vec<FoundItem> = items.into_iter().filter_map(|item| in_window(item, query.from, query.to)).collect();
+        let mut found: Vec<FoundItem> = items
+            .into_iter()
+            .filter(|item| query.at.is_none_or(|at| at.selects(item.start_time, item.segment)))
+            .filter_map(|item| in_window(item, query.from, query.to))
+            .collect();
         found.sort_by(|a, b| search_order(a, b, query.sort, query.descending));
         let total = found.len() as i64;
         found.truncate(query.limit.max(0) as usize);

@@ -170,6 +170,10 @@ fn slot(date: &'static str, start: &'static str, end: &'static str) -> Slot {
     Slot { date, start: Some(start), end: Some(end), segment: None }
 }
 
+fn slot_in(date: &'static str, segment: &'static str) -> Slot {
+    Slot { date, start: None, end: None, segment: Some(segment) }
+}
+
 /// What a sentence must do. Indexes point into the case's `setup`.
 #[derive(Clone, Debug)]
 enum Expect {
@@ -554,6 +558,103 @@ fn list_cases() -> Vec<Case> {
     ]
 }
 
+/// Issue 34, kinds 3, 4 and 7: an item picked out by its time of day (several items share its
+/// day, so a search by the day alone cannot pick it), a move to a time or part of day that keeps
+/// the item's own date, and a listing narrowed by what it is about.
+fn selector_cases() -> Vec<Case> {
+    use Expect::*;
+    use Lang::*;
+    vec![
+        // A time of day in the target picks the item.
+        Case { name: "a clock time picks the one meeting of three that day", lang: Zh, now: NOW,
+            setup: vec![event("评审会", TOMORROW, "10:00", "11:00"), event("客户会", TOMORROW, "15:00", "16:00"), event("复盘会", TOMORROW, "20:00", "21:00")],
+            text: "取消明天下午3点那个会", expect: Deletes(1) },
+        Case { name: "an evening clock time picks the evening meeting", lang: Zh, now: NOW,
+            setup: vec![event("项目会", TOMORROW, "15:00", "16:00"), event("项目会", TOMORROW, "20:00", "21:00"), event("项目会", MON, "20:00", "21:00")],
+            text: "删除明天晚上8点的项目会", expect: Deletes(1) },
+        Case { name: "a part of the day without a day picks the meeting in it", lang: Zh, now: NOW,
+            setup: vec![event("周会", TODAY, "10:00", "11:00"), event("客户会", TODAY, "15:00", "16:00"), todo("买菜", TODAY)],
+            text: "早上那个会取消吧", expect: Deletes(0) },
+        Case { name: "a clock time that no item starts at finds nothing", lang: Zh, now: NOW,
+            setup: vec![event("部门会", TOMORROW, "10:00", "11:00"), event("部门会", TOMORROW, "16:00", "17:00")],
+            text: "取消明天上午9点的部门会", expect: NotFound },
+        Case { name: "the time picks the review and a bare hour stays in its half of the day", lang: Zh, now: NOW,
+            setup: vec![event("评审", MON, "10:00", "11:00"), event("评审", MON, "16:00", "17:00"), event("评审", TUE, "10:00", "11:00")],
+            text: "把周一上午10点的评审提前到9点", expect: Moves(0, slot(MON, "09:00", "10:00")) },
+        Case { name: "an afternoon clock time moved to a bare hour stays in the afternoon", lang: Zh, now: NOW,
+            setup: vec![event("面试", TOMORROW, "10:00", "11:00"), event("面试", TOMORROW, "14:00", "15:00"), event("面试", TOMORROW, "19:00", "20:00")],
+            text: "把明天下午两点的面试改到5点", expect: Moves(1, slot(TOMORROW, "17:00", "18:00")) },
+        Case { name: "an hour with pm picks the call of three that day", lang: En, now: NOW,
+            setup: vec![event("call with the bank", TOMORROW, "10:00", "10:30"), event("call with Sam", TOMORROW, "14:00", "14:30"), event("call with Lee", TOMORROW, "17:00", "17:30")],
+            text: "delete my 2pm call tomorrow", expect: Deletes(1) },
+        Case { name: "this evening picks today's evening dinner", lang: En, now: NOW,
+            setup: vec![event("dinner prep call", TODAY, "11:00", "11:30"), event("dinner with Ann", TODAY, "19:00", "21:00"), event("dinner with Bob", TOMORROW, "19:00", "21:00")],
+            text: "cancel this evening's dinner", expect: Deletes(1) },
+        Case { name: "a clock time without a day picks the call starting then", lang: En, now: NOW,
+            setup: vec![event("call with Sam", MON, "10:30", "11:00"), event("call with Lee", MON, "15:00", "15:30"), event("call with Ann", TOMORROW, "16:00", "16:30")],
+            text: "move the 10:30 call to 11:30", expect: Moves(0, slot(MON, "11:30", "12:00")) },
+        Case { name: "a bare hour as the new time stays in the item's afternoon", lang: En, now: NOW,
+            setup: vec![event("team sync", TUE, "09:00", "09:30"), event("team sync", TUE, "15:00", "16:00")],
+            text: "push the 3pm team sync to 4", expect: Moves(1, slot(TUE, "16:00", "17:00")) },
+        Case { name: "a morning time picks the morning standup only", lang: En, now: NOW,
+            setup: vec![event("standup", MON, "09:00", "09:15"), event("standup review", MON, "17:00", "17:30")],
+            text: "remove monday morning's standup", expect: Deletes(0) },
+        Case { name: "a part of the day with no item in it takes the to-do due that day", lang: Zh, now: NOW,
+            setup: vec![todo("交周报", TODAY), todo("交周报", MON)],
+            text: "完成今天下午的周报", expect: Completes(0) },
+        Case { name: "a part of the day with no item in it takes the day's to-do in English too", lang: En, now: NOW,
+            setup: vec![todo("send the report", TODAY), todo("send the report", TUE)],
+            text: "mark this afternoon's report as done", expect: Completes(0) },
+        Case { name: "a time of day alone names the item to move", lang: Zh, now: NOW,
+            setup: vec![event("客户拜访", MON, "10:00", "11:00"), event("部门例会", MON, "15:00", "16:00"), todo("写周报", MON)],
+            text: "把周一下午3点那个挪到5点", expect: Moves(1, slot(MON, "17:00", "18:00")) },
+        Case { name: "a clock time alone names the item in English too", lang: En, now: NOW,
+            setup: vec![event("dentist", TOMORROW, "16:00", "17:00"), event("haircut", TOMORROW, "11:00", "12:00")],
+            text: "move my 4pm tomorrow to 6pm", expect: Moves(0, slot(TOMORROW, "18:00", "19:00")) },
+        Case { name: "a part of the day without a day takes today's to-do when nothing is in it", lang: Zh, now: NOW,
+            setup: vec![todo("跑步", TODAY), todo("跑步", TOMORROW)],
+            text: "完成晚上的跑步", expect: Completes(0) },
+        // A move to a part of the day keeps the item's date; a stated day moves it.
+        Case { name: "a move to the morning keeps Monday", lang: Zh, now: NOW,
+            setup: vec![event_in("理发", MON, "afternoon"), event_in("理发", TOMORROW, "afternoon")],
+            text: "把周一下午的理发挪到上午", expect: Moves(0, slot_in(MON, "forenoon")) },
+        Case { name: "a move to the evening keeps tomorrow and drops the clock times", lang: Zh, now: NOW,
+            setup: vec![event("体检", TOMORROW, "10:00", "11:00"), todo("买菜", TODAY)],
+            text: "明天的体检改到晚上", expect: Moves(0, slot_in(TOMORROW, "evening")) },
+        Case { name: "a move to a stated day takes that day and keeps the time", lang: Zh, now: NOW,
+            setup: vec![event("羽毛球", TODAY, "19:00", "21:00"), event("羽毛球", TODAY, "10:00", "11:00")],
+            text: "把今天晚上的羽毛球改到明天", expect: Moves(0, slot(TOMORROW, "19:00", "21:00")) },
+        Case { name: "a move to the afternoon keeps the lesson's day", lang: En, now: NOW,
+            setup: vec![event("piano lesson", TUE, "10:00", "11:00"), todo("buy strings", TODAY)],
+            text: "move the piano lesson to the afternoon", expect: Moves(0, slot_in(TUE, "afternoon")) },
+        Case { name: "a move of tomorrow's item to the evening stays tomorrow", lang: En, now: NOW,
+            setup: vec![event("massage", TOMORROW, "10:00", "11:00"), event("massage", FRI, "10:00", "11:00")],
+            text: "reschedule tomorrow's massage to the evening", expect: Moves(0, slot_in(TOMORROW, "evening")) },
+        Case { name: "a move to a stated day and part of day takes both", lang: En, now: NOW,
+            setup: vec![event("car wash", TODAY, "15:00", "16:00")],
+            text: "move this afternoon's car wash to tomorrow morning", expect: Moves(0, slot_in(TOMORROW, "morning")) },
+        // A listing about something lists only what mentions it.
+        Case { name: "to-dos related to invoices leave out the rest and other kinds", lang: Zh, now: NOW,
+            setup: vec![todo("报销发票", TODAY), todo("开发票给客户", MON), todo("买菜", TODAY), event("发票培训", TUE, "10:00", "11:00")],
+            text: "有哪些和发票相关的待办", expect: Lists(vec![0, 1]) },
+        Case { name: "plans about the renovation list every kind that mentions it", lang: Zh, now: NOW,
+            setup: vec![todo("装修报价", MON), event("装修验收", TOMORROW, "10:00", "11:00"), todo("交水电费", TODAY)],
+            text: "看看关于装修的安排", expect: Lists(vec![0, 1]) },
+        Case { name: "meetings next week about interviews leave out this week's", lang: Zh, now: NOW,
+            setup: vec![event("面试候选人A", MON, "10:00", "11:00"), event("面试候选人B", THU, "14:00", "15:00"), event("面试复盘", TOMORROW, "10:00", "11:00"), event("周会", MON, "09:00", "10:00")],
+            text: "下周跟面试有关的会议有哪些", expect: Lists(vec![0, 1]) },
+        Case { name: "tasks related to taxes leave out the rest", lang: En, now: NOW,
+            setup: vec![todo("file taxes", MON), todo("pay property taxes", TUE), todo("buy milk", TODAY)],
+            text: "list tasks related to taxes", expect: Lists(vec![0, 1]) },
+        Case { name: "events with a person next week leave out others and this week", lang: En, now: NOW,
+            setup: vec![event("lunch with Maria", MON, "12:00", "13:00"), event("1:1 with Maria", TUE, "10:00", "10:30"), event("1:1 with Tom", TUE, "11:00", "11:30"), event("coffee with Maria", TOMORROW, "09:00", "09:30")],
+            text: "any events with Maria next week", expect: Lists(vec![0, 1]) },
+        Case { name: "reminders regarding the car leave out the rest", lang: En, now: NOW,
+            setup: vec![reminder("car insurance renewal", MON, "09:00"), reminder("wash the car", TOMORROW, "10:00"), reminder("call mom", TODAY, "20:00")],
+            text: "show reminders regarding the car", expect: Lists(vec![0, 1]) },
+    ]
+}
+
 fn refusal_cases() -> Vec<Case> {
     use Expect::*;
     use Lang::*;
@@ -760,6 +861,7 @@ table_tests! {
     the_local_provider_lists_exactly_the_open_items_asked_for: "list" => list_cases,
     the_local_provider_refuses_what_it_cannot_read_and_writes_nothing: "refusal" => refusal_cases,
     the_local_provider_reads_everyday_sentences_as_a_person_would: "reading" => reading_cases,
+    the_local_provider_picks_items_by_their_time_and_words: "selector" => selector_cases,
 }
 
 /// The table itself is well formed: indexes point into the setup, and both languages are covered.

@@ -378,3 +378,66 @@ async fn a_search_without_exact_words_falls_back_to_shared_characters() {
     assert_eq!((moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("20:00"), Some("21:00")));
     app.shutdown().await;
 }
+
+/// Issue 34: a model that names the item by its time of day (`time` of search_items) gets the one
+/// item at that time, where the day alone finds every item of the day; and a move to a bare hour or
+/// a part of day keeps the item's date and its half of the day.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn search_items_time_narrows_to_the_item_at_that_time_of_day() {
+    let (app, key) = TestApp::start_with_user("alice").await;
+    let event = |title: &str, date: &str, start: &str, end: &str| json!({"kind": "event", "title": title, "date": date, "start_time": start, "end_time": end});
+    let _morning = app.create_item(&key, event("晨会", "2026-02-08", "09:00", "09:30")).await;
+    let afternoon = app.create_item(&key, event("客户会", "2026-02-08", "15:00", "16:00")).await;
+    let _evening = app.create_item(&key, event("复盘会", "2026-02-08", "20:00", "21:00")).await;
+    let _other_day = app.create_item(&key, event("客户会", "2026-02-09", "15:00", "16:00")).await;
+
+    let sentence = "明天下午三点那个会挪到四点";
+    app.fake.script(
+        sentence,
+        vec![
+            Reply::tool("search_items", json!({"query": "会", "date": "明天"})),
+            Reply::tool("search_items", json!({"query": "会", "time": "明天下午三点"})),
+            act_on_first_found("update_item", json!({"when": "四点"})),
+            Reply::finish("action_completed", "已改到16:00"),
+        ],
+    );
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let searches = tool_steps(&task, "search_items");
+    let titles = |step: &Value| -> Vec<String> { step["result"]["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap().to_owned()).collect() };
+    assert_eq!(titles(searches[0]), ["晨会", "客户会", "复盘会"], "the day alone: every meeting of the day");
+    assert_eq!(titles(searches[1]), ["客户会"], "{:#}", searches[1]);
+    assert_eq!(searches[1]["result"]["items"][0]["id"], afternoon["id"]);
+    assert_eq!(searches[1]["result"]["filters"]["time"], "15:00");
+    let moved = app.item_now(&key, &afternoon).await;
+    // A bare 四点 of a 15:00 item is 16:00, on the item's own day.
+    assert_eq!((moved["date"].as_str(), moved["start_time"].as_str(), moved["end_time"].as_str()), (Some("2026-02-08"), Some("16:00"), Some("17:00")));
+
+    // A part of the day without a day: the item in it, whatever its day; a move to a part of day
+    // keeps that day.
+    let sentence = "move the evening review to the afternoon";
+    app.fake.script(
+        sentence,
+        vec![
+            Reply::tool("search_items", json!({"query": "复盘", "time": "evening"})),
+            act_on_first_found("update_item", json!({"when": "the afternoon"})),
+            Reply::finish("action_completed", "moved"),
+        ],
+    );
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let search = tool_step(&task, "search_items");
+    assert_eq!(titles(search), ["复盘会"]);
+    let moved = app.item_now(&key, &search["result"]["items"][0]).await;
+    assert_eq!((moved["date"].as_str(), moved["segment"].as_str(), moved["start_time"].as_str()), (Some("2026-02-08"), Some("afternoon"), None));
+
+    // A time no item starts at finds nothing, and says so.
+    let sentence = "cancel the 11am meeting tomorrow";
+    app.fake.script(
+        sentence,
+        vec![Reply::tool("search_items", json!({"query": "会", "time": "tomorrow 11am"})), Reply::finish("error", "no such meeting")],
+    );
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(tool_step(&task, "search_items")["result"]["count"], 0, "{task:#}");
+    app.shutdown().await;
+}

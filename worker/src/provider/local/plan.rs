@@ -5,6 +5,7 @@
 //! types below from the full results the journal recorded, never from the compact view or the
 //! display lines written for a model.
 
+use quickact_time::{TimeContext, resolve};
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
@@ -190,30 +191,49 @@ fn list_arguments(listing: &Listing) -> Value {
     arguments
 }
 
+/// The search for a target: its words, and the time it is described by. A time of day in it ("明天
+/// 下午3点的会", "tonight's dinner", "上午的那个会") goes as `time`, which picks the items at that
+/// time (and on the day it names, if any); a day alone goes as `date`.
+fn target_search(target: &Target) -> Value {
+    let mut arguments = json!({ "status": "open" });
+    if !target.query.is_empty() {
+        arguments["query"] = json!(target.query);
+    }
+    if let Some(when) = &target.date {
+        let field = if names_a_time_of_day(when) { "time" } else { "date" };
+        arguments[field] = json!(when);
+    }
+    arguments
+}
+
+/// Whether `text` names a clock time or a part of the day. That does not depend on the moment it
+/// is read at, so any moment will do.
+fn names_a_time_of_day(text: &str) -> bool {
+    let any_moment = TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
+    resolve(text, &any_moment).is_some_and(|r| r.start_time.is_some() || r.segment.is_some())
+}
+
 /// Search for the target, then act on a single match (or an exact title match among several), ask
 /// about several, report none; then finish on the action's result.
 fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(&str) -> Step, done: &'static str) -> Step {
     match history.len() {
-        0 => {
-            let mut arguments = json!({ "query": target.query, "status": "open" });
-            if let Some(date) = &target.date {
-                arguments["date"] = json!(date);
-            }
-            (SEARCH_ITEMS, arguments)
-        }
+        0 => (SEARCH_ITEMS, target_search(target)),
         1 => {
             let candidates = match &history[0].result {
                 Ok(result) => read_as::<Found>(result).items,
                 Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
             };
-            let exact: Vec<&Candidate> = candidates.iter().filter(|c| c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
+            let exact: Vec<&Candidate> =
+                candidates.iter().filter(|c| !target.query.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
+            // An item named by its time alone ("my 4pm") is told by that time.
+            let named = if target.query.is_empty() { target.date.as_deref().unwrap_or_default() } else { target.query.as_str() };
             match (candidates.len(), exact.len()) {
-                (0, _) => finish("error", say.not_found(&target.query), Some(say.check_title())),
+                (0, _) => finish("error", say.not_found(named), Some(say.check_title())),
                 (1, _) => action(&candidates[0].id),
                 (_, 1) => action(&exact[0].id),
                 (n, _) => {
                     let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
-                    let mut step = finish("need_clarification", say.several(n, &target.query), Some(say.be_precise()));
+                    let mut step = finish("need_clarification", say.several(n, named), Some(say.be_precise()));
                     step.1["options"] = json!(options);
                     step
                 }
@@ -335,5 +355,26 @@ impl Say {
     }
     pub fn not_understood(&self) -> String {
         self.pick("没能理解这句话，没有做任何修改。", "I could not read this sentence as an action; nothing was changed.")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search_of(query: &str, date: Option<&str>) -> Value {
+        target_search(&Target { query: query.into(), date: date.map(str::to_owned) })
+    }
+
+    #[test]
+    fn a_time_of_day_in_the_target_is_searched_as_time_and_a_day_as_date() {
+        assert_eq!(search_of("会", Some("明天下午3点")), json!({ "query": "会", "status": "open", "time": "明天下午3点" }));
+        assert_eq!(search_of("dinner", Some("tonight")), json!({ "query": "dinner", "status": "open", "time": "tonight" }));
+        assert_eq!(search_of("会", Some("上午")), json!({ "query": "会", "status": "open", "time": "上午" }));
+        assert_eq!(search_of("call", Some("10:30")), json!({ "query": "call", "status": "open", "time": "10:30" }));
+        assert_eq!(search_of("健身", Some("明天")), json!({ "query": "健身", "status": "open", "date": "明天" }));
+        assert_eq!(search_of("book club", Some("feb 20")), json!({ "query": "book club", "status": "open", "date": "feb 20" }));
+        assert_eq!(search_of("周会", None), json!({ "query": "周会", "status": "open" }));
+        assert_eq!(search_of("", Some("4pm tomorrow")), json!({ "status": "open", "time": "4pm tomorrow" }), "named by its time alone");
     }
 }

@@ -5,6 +5,8 @@ use quickact_shared::{
         item::{FoundItem, ItemStatus},
         patch::parse_kind,
         rules::{explicit_count, search_limit, widen_from, widen_to},
+        schedule::states_a_date,
+        selector::TimeOfDay,
         store::{ItemQuery, SortKey, search_items},
     },
 };
@@ -25,6 +27,7 @@ pub struct SearchArguments {
     kind: Option<String>,
     status: Option<String>,
     date: Option<String>,
+    time: Option<String>,
     date_from: Option<String>,
     date_to: Option<String>,
     limit: Option<i64>,
@@ -36,7 +39,8 @@ impl TypedTool for SearchItems {
     const NAME: &'static str = crate::tools::names::SEARCH_ITEMS;
     const DESCRIPTION: &'static str = "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
          deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
-         (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used.";
+         (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used. When the \
+         user names the item by its time (\"the 3pm meeting\", \"上午的那个会\"), pass that time in `time`.";
     type Arguments = SearchArguments;
     const DATABASE_USE: DatabaseUse = DatabaseUse::Reads;
 
@@ -47,6 +51,7 @@ impl TypedTool for SearchItems {
                 "kind": { "type": "string", "enum": ["event", "todo", "reminder"] },
                 "status": { "type": "string", "enum": ["open", "completed", "all"], "description": "Default open." },
                 "date": { "type": "string", "description": "The day or period as the user said it: \"明天\", \"2月8日\", \"下周\", \"this weekend\"." },
+                "time": { "type": "string", "description": "The time of day the user picks the item out by, as said: \"下午3点\", \"3pm\", \"上午\", \"tonight\", \"the 10:30\" (\"把明天下午3点的会改到4点\": time \"明天下午3点\"). Only items starting at that clock time (a bare hour: either half of the day) or within that part of the day match; a day in it (\"明天\", \"tonight\") also selects the day when `date` is not given." },
                 "date_from": { "type": "string", "description": "Start of a period (text or YYYY-MM-DD)." },
                 "date_to": { "type": "string", "description": "End of a period (text or YYYY-MM-DD), inclusive." },
                 "limit": { "type": "integer", "minimum": 1, "maximum": 20 },
@@ -63,6 +68,18 @@ impl TypedTool for SearchItems {
         if items.is_empty() && query.can_relax() {
             // Nothing has these exact words: look for items sharing most of their characters.
             query.relaxed = true;
+            (items, total) = search_items(db, context.user_id, &query).await?;
+        }
+        if items.is_empty() && query.at.is_some() {
+            // Nothing of that day is at that time: a to-do due that day, or an all-day item, is
+            // what a person may mean by it ("完成今天下午的报告"); a time without a day is today's
+            // ("完成晚上的跑步").
+            if query.from.is_none() && query.to.is_none() {
+                let today = context.time.today();
+                (query.from, query.to) = (Some(widen_from(today)), Some(widen_to(today)));
+            }
+            query.at = Some(TimeOfDay::Untimed);
+            query.relaxed = false;
             (items, total) = search_items(db, context.user_id, &query).await?;
         }
         Ok(ToolOutput::Result(search_result(&items, total, &query)))
@@ -94,6 +111,17 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
     };
 
     let (mut from, mut to) = (None, None);
+    let mut at = None;
+    if let Some(text) = args.time.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        let r = resolve(text, &context.time).ok_or_else(|| invalid(format!("could not read time {text:?} as a time of day")))?;
+        at = TimeOfDay::of(&r);
+        // "明天下午3点", "tonight": the day it names is the item's day (the whole day: the time of
+        // day is `at`'s to check).
+        if states_a_date(text) {
+            let last_day = r.end_date.unwrap_or(r.date);
+            (from, to) = (Some(widen_from(r.date)), Some(widen_to(last_day)));
+        }
+    }
     if let Some(text) = args.date.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         let r = read_period(text, context)?;
         (from, to) = (Some(r.0), Some(r.1));
@@ -110,7 +138,7 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         }
     let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
-    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false })
+    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false, at })
 }
 
 /// The local bounds of a day or period named by `text`: a date-only bound covers the whole day
@@ -133,6 +161,8 @@ fn search_result(items: &[FoundItem], total: i64, query: &ItemQuery) -> Value {
     let mut model_view = json!({ "count": items.len(), "total": total, "items": compact(items) });
     if items.is_empty() {
         model_view["hint"] = json!("nothing matched; try fewer or other words, another kind or status, or no date");
+    } else if query.at == Some(TimeOfDay::Untimed) {
+        model_view["hint"] = json!("no item of that day is at that time; these items of the day have no time of day: act only if one is clearly meant");
     } else if query.relaxed {
         model_view["hint"] = json!("no exact match: these items share most characters with the words; act only if one is clearly meant");
     } else if items.len() >= 2 {
@@ -146,9 +176,24 @@ fn search_result(items: &[FoundItem], total: i64, query: &ItemQuery) -> Value {
         "filters": {
             "kind": query.kind, "status": query.status,
             "from": query.from.map(|d| d.to_string()), "to": query.to.map(|d| d.to_string()),
-            "terms": query.terms, "sort": query.sort.as_str(), "order": if query.descending { "desc" } else { "asc" },
+            "terms": query.terms, "time": query.at.map(describe_time_of_day), "sort": query.sort.as_str(), "order": if query.descending { "desc" } else { "asc" },
             "relaxed": query.relaxed,
         },
         "model_view": model_view,
     })
+}
+
+/// A time-of-day filter as the result's `filters` show it: "15:00" ("03:00|15:00" for a bare hour)
+/// or the part of day's name.
+fn describe_time_of_day(at: TimeOfDay) -> String {
+    match at {
+        TimeOfDay::Clock { time, either_half: false } => time.format("%H:%M").to_string(),
+        TimeOfDay::Clock { time, either_half: true } => {
+            let mut both = [time, quickact_shared::planner::selector::other_half(time)];
+            both.sort();
+            format!("{}|{}", both[0].format("%H:%M"), both[1].format("%H:%M"))
+        }
+        TimeOfDay::Part(segment) => segment.as_str().to_owned(),
+        TimeOfDay::Untimed => "untimed".to_owned(),
+    }
 }

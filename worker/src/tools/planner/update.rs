@@ -36,7 +36,8 @@ pub struct UpdateArguments {
 impl TypedTool for UpdateItem {
     const NAME: &'static str = crate::tools::names::UPDATE_ITEM;
     const DESCRIPTION: &'static str = "Change an item found by search_items. To move it, pass the new time as the user said it in `when` \
-         (a time alone keeps the item's day; a new start keeps its duration), or `shift` for \"推迟半小时\" / \
+         (a clock time or part of day alone keeps the item's day, and a bare hour such as \"4点\" its half of the day; \
+         a new start keeps its duration), or `shift` for \"推迟半小时\" / \
          \"提前1小时\" / \"30 minutes later\". A passed time or a conflict is reported instead of written.";
     type Arguments = UpdateArguments;
 

@@ -84,6 +84,7 @@ pub(super) fn reschedule_reading(target_text: &str, change: Change, ctx: &TimeCo
     let change = match change {
         Change::To(to) => {
             let to = trim_fillers(&to, if chinese { &["吧", "了", "去"] } else { &["please", "instead"] });
+            let to = bare_hour(&to, chinese).unwrap_or(to);
             if to.is_empty() || find_all(&to, ctx).is_empty() {
                 return Reading::NotUnderstood("no new time");
             }
@@ -101,5 +102,42 @@ pub(super) fn reschedule_reading(target_text: &str, change: Change, ctx: &TimeCo
     match target(target_text, ctx, chinese) {
         Some(target) => Reading::Understood(Intent::Reschedule { target, change }),
         None => Reading::NotUnderstood("no item named"),
+    }
+}
+
+/// A bare number as the new time ("move it to 4", "改到4") is an hour: "at 4", "4点". Its half of
+/// the day is the one nearer the item's time (the tool decides).
+fn bare_hour(to: &str, chinese: bool) -> Option<String> {
+    let hour: u32 = to.trim().parse().ok().filter(|h| (1..=24).contains(h))?;
+    Some(if chinese { format!("{hour}点") } else { format!("at {hour}") })
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+    use quickact_time::TimeContext;
+
+    use super::super::{Change, Intent, Reading, read};
+
+    fn intent(text: &str) -> Intent {
+        let ctx = TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
+        match read(text, &ctx) {
+            Reading::Understood(intent) => intent,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_time_in_the_target_stays_with_the_target_and_a_bare_number_is_an_hour() {
+        let Intent::Reschedule { target, change } = intent("把周一上午10点的评审改到11") else { panic!() };
+        assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("评审", Some("周一上午10点"), Change::To("11点".into())));
+        let Intent::Reschedule { target, change } = intent("move the 9:30 standup to 10") else { panic!() };
+        assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("standup", Some("9:30"), Change::To("at 10".into())));
+        // A trailing 取消 after an item described by its time is a deletion; after a to-do it is the to-do.
+        assert!(matches!(intent("下午那场会取消吧"), Intent::Delete(_)));
+        assert!(matches!(intent("明天的评审取消"), Intent::Delete(_)));
+        assert!(matches!(intent("记得把会员的自动续费取消"), Intent::Create(_)));
+        let Intent::Reschedule { target, change } = intent("move tomorrow's massage to the evening") else { panic!() };
+        assert_eq!((target.query.as_str(), target.date.as_deref(), change), ("massage", Some("tomorrow"), Change::To("the evening".into())));
     }
 }

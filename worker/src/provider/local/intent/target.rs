@@ -1,4 +1,5 @@
-//! The item a sentence refers to: its words and the day it names.
+//! The item a sentence refers to: its words and the day (and time of day) it names; a time of day
+//! alone names an item too ("move my 4pm to 5").
 
 use quickact_time::{TimeContext, TimeMatch, find_all};
 
@@ -36,5 +37,7 @@ pub(super) fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<T
     if PRONOUNS.contains(&lower.as_str()) || BULK.iter().any(|b| if chinese { query.contains(b) } else { lower.split_whitespace().any(|w| w == *b) }) {
         return None;
     }
-    (!query.is_empty()).then_some(Target { query, date })
+    // "move my 4pm to 5", "把下午3点那个改到4点": the time of day alone names the item.
+    let timed = matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
+    (!query.is_empty() || timed).then_some(Target { query, date })
 }
