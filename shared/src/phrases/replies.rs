@@ -115,11 +115,13 @@ impl Replies {
     }
 
     /// A tool refused or failed. The tool's own words are written for a model, in English: a
-    /// Chinese answer leaves them out (they stay in the journal).
+    /// Chinese answer keeps only the user's words they quote (what could not be read), and the
+    /// rest stays in the journal.
     pub fn failed(&self, error: &str) -> String {
-        match self.0 {
-            Language::Chinese => "操作没有完成，没有做任何修改。".into(),
-            Language::English => format!("The action could not be done: {error}"),
+        match (self.0, quoted_piece(error)) {
+            (Language::Chinese, Some(piece)) => format!("操作没有完成：无法处理“{piece}”，没有做任何修改。"),
+            (Language::Chinese, None) => "操作没有完成，没有做任何修改。".into(),
+            (Language::English, _) => format!("The action could not be done: {error}"),
         }
     }
 
@@ -221,6 +223,11 @@ impl Replies {
         self.pick("请换一种说法，写明事项名称和确切的日期或时间。", "Rephrase the request with the item's title and an exact date or time.")
     }
 
+    /// The suggestion of one action of several that was not done, when the model gave none.
+    pub fn say_action_again(&self) -> String {
+        self.pick("请把这件事单独再说一次，写明事项名称和确切的时间。", "Say this action again on its own, with the item's title and an exact time.")
+    }
+
     // --- undo ----------------------------------------------------------------------------------
 
     /// One item an undo put back (`title` as stored).
@@ -248,6 +255,12 @@ impl Replies {
             Language::English => format!("Undid \"{sentence}\": {}.", done.join("; ")),
         }
     }
+}
+
+/// The first piece of the user's words a tool error quotes (`"99999年1月1日"`): a quoted text
+/// with a Chinese character (an id or a field name is not the user's).
+fn quoted_piece(error: &str) -> Option<&str> {
+    error.split('"').skip(1).step_by(2).find(|piece| quickact_time::is_chinese(piece))
 }
 
 #[cfg(test)]
@@ -299,6 +312,14 @@ mod tests {
         for text in texts {
             assert!(!quickact_time::is_chinese(&text), "{text}");
         }
+    }
+
+    #[test]
+    fn a_chinese_failure_keeps_the_users_words_it_could_not_read() {
+        let say = Replies(Language::Chinese);
+        let error = "\"99999年1月1日\" in the sentence is not a date or time that can be read (out of range); nothing was written";
+        assert_eq!(say.failed(error), "操作没有完成：无法处理“99999年1月1日”，没有做任何修改。");
+        assert_eq!(say.failed("item 0a1b no longer exists"), "操作没有完成，没有做任何修改。");
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! longer matches T's last change of it), because putting back the old values would silently drop
 //! that later change.
 //!
+//! Its message is in the language of the undone task's sentence.
+//!
 //! The undo is itself a task of the item's owner, with a journal step (`undo`) and a verdict, and
 //! its changes are recorded like any other, so an undo can be undone in turn.
 
@@ -16,11 +18,12 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::{
-    item::ItemRecord,
-    store::{count_live_items, delete_item, lock_user_items, restore_item},
-};
+use super::store::{count_live_items, delete_item, lock_user_items, restore_item};
 use crate::{
+    phrases::{
+        Language,
+        replies::{Replies, Reverted},
+    },
     domain::{
         task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
         user::User,
@@ -133,32 +136,30 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
     .await?;
 
     let started_at = Utc::now();
+    let replies = Replies(Language::of(&task.input_text));
     let mut items = Vec::new();
     let mut done = Vec::new();
     for reversal in &reversals {
-        let (record, what): (Option<ItemRecord>, &str) = match &reversal.before {
+        let (record, what) = match &reversal.before {
             // Created by the task: delete it (unless the task deleted it again itself).
-            None if reversal.deleted_now => (None, ""),
-            None => (delete_item(&mut *tx, owner, reversal.item_id, Some(undo_id)).await?, "removed"),
+            None if reversal.deleted_now => (None, Reverted::Removed),
+            None => (delete_item(&mut *tx, owner, reversal.item_id, Some(undo_id)).await?, Reverted::Removed),
             Some(before) => {
                 let what = match (reversal.deleted_now, before["deleted_at"].is_null()) {
-                    (true, true) => "brought back",
-                    (false, false) => "removed",
-                    _ => "restored",
+                    (true, true) => Reverted::BroughtBack,
+                    (false, false) => Reverted::Removed,
+                    _ => Reverted::Restored,
                 };
                 (restore_item(&mut *tx, owner, reversal.item_id, before, undo_id).await?, what)
             }
         };
         if let Some(record) = record {
-            done.push(format!("{what} \"{}\"", record.title));
-            items.push(record.to_json());
+            done.push(replies.reverted(what, &record.title));
+            // An item the undo took away is shown as deleted, as a delete's verdict shows it.
+            items.push(if what == Reverted::Removed { record.to_json_deleted() } else { record.to_json() });
         }
     }
-    let message = if done.is_empty() {
-        "Nothing was left to undo: the task's only item changes cancelled each other out.".to_owned()
-    } else {
-        format!("Undid \"{}\": {}.", task.input_text, done.join("; "))
-    };
+    let message = replies.undid(&task.input_text, &done);
     let finished_at = Utc::now();
     let step = Step {
         task_id: undo_id,

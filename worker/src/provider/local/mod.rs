@@ -16,7 +16,8 @@ pub mod text;
 
 use chrono::Utc;
 use futures::future::BoxFuture;
-use quickact_time::{TimeContext, is_chinese};
+use quickact_shared::phrases::Language;
+use quickact_time::TimeContext;
 use serde_json::json;
 
 use self::{
@@ -56,7 +57,7 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
     // The run as data: the sentence, its moment, and what the tools answered (full results, not
     // the text written for a model).
     let run = &request.run;
-    let chinese = is_chinese(run.sentence);
+    let say = Say::new(Language::of(run.sentence), Some(run.time.today()));
     let reading = match read_clauses(run.sentence, &run.time) {
         Some(Ok(clauses)) => Ok(clauses),
         Some(Err(reason)) => Err(reason),
@@ -66,11 +67,10 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         },
     };
     let (tool, arguments) = match reading {
-        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, chinese),
-        Ok(clauses) => next_step_of_all(&clauses, run.answered, chinese),
+        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, &say),
+        Ok(clauses) => next_step_of_all(&clauses, run.answered, &say),
         Err(reason) => {
             tracing::info!(reason, "the local provider did not understand the sentence");
-            let say = Say { chinese };
             (FINISH, json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
         }
     };
