@@ -102,7 +102,8 @@ impl ItemWords {
                 if let Some(when) = when {
                     line.push_str(&when);
                 }
-                if !line.is_empty() {
+                // A title after a time is set apart by a space; after a closing bracket it needs none.
+                if !line.is_empty() && !line.ends_with('）') {
                     line.push(' ');
                 }
                 line.push_str(title);
