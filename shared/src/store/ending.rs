@@ -1,7 +1,8 @@
 //! How a task ends. Every way a task can end (the model's `finish`, a run that cannot reach a
 //! verdict, the time limit, the user's cancel, a task given up after repeated failures) goes through
-//! [`end_task`] (or, for a run that holds the task's lock and its journal,
-//! [`end_task_with_journal`]): it reads the journal, builds the verdict from it (message,
+//! [`end_task`] (or, for a run that holds the task's lock and its journal, a [`FinalState`] ended
+//! by [`end_one`] or [`end_tasks`]: one statement, its last steps and its verdict committed
+//! together or not at all): it reads the journal, builds the verdict from it (message,
 //! suggestion, items, options, `tool_calls`) and writes the final state, so every verdict has the
 //! same shape whoever wrote it.
 
@@ -171,28 +172,9 @@ pub async fn end_task(
         .await?;
     let language = Language::of(sentence.as_deref().unwrap_or_default());
     let journal = list_steps(&mut *tx, id).await?;
-    let ended = end_task_with_journal(&mut *tx, id, owner, ending, language, &journal, &[], None).await?;
+    let ended = end_one(&mut *tx, owner, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
     tx.commit().await?;
     Ok(ended)
-}
-
-/// [`end_task`] for a run that knows the whole journal: one statement instead of a savepoint, a
-/// lock and a read. `journal` is every step, and `unwritten` its last steps that are not in the
-/// database yet: the statement appends them, and adds `usage` (the run's turns not yet added to
-/// the task's totals), only if it ends the task. So a run whose journal is whole in its
-/// transaction (that holds the row lock) ends in it; a run with nothing open ends in this one
-/// statement, its last steps and its verdict committed together or not at all.
-pub async fn end_task_with_journal(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    owner: Option<&str>,
-    ending: Ending,
-    language: Language,
-    journal: &[Step],
-    unwritten: &[Step],
-    usage: Option<&Usage>,
-) -> Result<Option<TaskRecord>, sqlx::Error> {
-    end_one(db, owner, &FinalState::new(id, ending, language, journal, unwritten, usage)).await
 }
 
 /// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
@@ -515,7 +497,7 @@ mod tests {
         let passed = tool_step(1, "create_item", true, json!({"outcome": "time_passed", "next_occurrence": {"date": "2026-02-08"}}));
         assert_eq!(question(&[search(0)], 2), Some(Question::WhichItem));
         assert_eq!(question(&[search(0), conflict.clone()], 1), Some(Question::Conflict), "the last change decides");
-        assert_eq!(question(&[passed.clone()], 0), Some(Question::TimePassed));
+        assert_eq!(question(std::slice::from_ref(&passed), 0), Some(Question::TimePassed));
         assert_eq!(question(&[conflict, search(2)], 2), Some(Question::WhichItem), "a search after the conflict asks anew");
         assert_eq!(question(&[], 0), Some(Question::Details));
         let (_, error) = Ending::Cancelled.verdict(&[passed], Language::English);
