@@ -167,18 +167,20 @@ async fn a_clarification_names_its_kind_of_question() {
     seed(&app, &key, event("standup", "2026-02-12", "09:00", "09:15")).await;
     seed(&app, &key, event("standup", "2026-02-13", "09:00", "09:15")).await;
 
+    // Each with what its message must name: the item in the way and when it is.
     let cases = [
-        ("明天下午三点到四点和设计组开会", NOW, "conflict"),
-        ("interview on Wednesday from 2:30pm to 3:30pm", NOW, "conflict"),
-        ("把周会改到下午", NOW, "which_item"),
-        ("move standup to 10am", NOW, "which_item"),
-        ("今天下午3点交材料", LATE, "time_passed"),
-        ("call the bank today at 2pm", LATE, "time_passed"),
+        ("明天下午三点到四点和设计组开会", NOW, "conflict", "明天（周日，2月8日）15:00-16:00 产品评审"),
+        ("interview on Wednesday from 2:30pm to 3:30pm", NOW, "conflict", "\"client call\" Wednesday (Feb 11), 14:00-15:00"),
+        ("把周会改到下午", NOW, "which_item", "周会"),
+        ("move standup to 10am", NOW, "which_item", "standup"),
+        ("今天下午3点交材料", LATE, "time_passed", "明天（周日，2月8日）15:00"),
+        ("call the bank today at 2pm", LATE, "time_passed", "tomorrow (Sunday, Feb 8) at 14:00"),
     ];
-    for (sentence, now, question) in cases {
+    for (sentence, now, question, named) in cases {
         let task = app.act(&key, sentence, now).await;
         assert_eq!(task["result"]["type"], "need_clarification", "{sentence}: {task:#}");
         assert_eq!(task["result"]["question"], question, "{sentence}: {task:#}");
+        assert!(read(&task).contains(named), "{sentence}: {named} in {:#}", task["result"]);
         if quickact_time::is_chinese(sentence) {
             assert_chinese(&task, &[]);
         } else {

@@ -39,7 +39,7 @@ struct Found {
     items: Vec<Candidate>,
 }
 
-/// An item a search (or a conflict) names.
+/// An item a search found.
 #[derive(Debug, Deserialize)]
 struct Candidate {
     id: String,
@@ -58,7 +58,7 @@ struct Changed {
     #[serde(default)]
     next_occurrence: Option<NextOccurrence>,
     #[serde(default)]
-    conflicts: Vec<Candidate>,
+    conflicts: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -222,8 +222,9 @@ fn finish_after_change(result: &Result<Value, String>, done: Done, say: &Say) ->
             finish("need_clarification", say.replies().passed(), Some(suggestion))
         }
         Some("conflict") => {
-            let titles: Vec<String> = changed.conflicts.iter().map(|c| say.quoted(&c.title)).collect();
-            finish("need_clarification", say.replies().conflict(&say.language.join_list(&titles)), Some(say.replies().another_time()))
+            // Each item it overlaps, with its day and time, so the user sees what is in the way.
+            let items: Vec<String> = changed.conflicts.iter().map(|item| say.words().line(item, false)).collect();
+            finish("need_clarification", say.replies().conflict(&say.language.join_list(&items)), Some(say.replies().another_time()))
         }
         _ => {
             let line = changed.item.as_ref().map(|item| say.words().line(item, false)).unwrap_or_default();
@@ -264,14 +265,6 @@ impl Say {
 
     fn words(&self) -> ItemWords {
         ItemWords { language: self.language, today: self.today }
-    }
-
-    /// A title as the language quotes it: “周会” / "standup".
-    fn quoted(&self, title: &str) -> String {
-        match self.language {
-            Language::Chinese => format!("“{title}”"),
-            Language::English => format!("\"{title}\""),
-        }
     }
 
     /// What a listing found: how many, and each item's line (with its state and recurrence).
