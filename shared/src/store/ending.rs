@@ -76,11 +76,15 @@ impl Ending {
     }
 }
 
-/// The kind of question a clarification asks, from what the run's tools answered: the last
-/// decision a change left to the user (a conflict, a passed time), unless a search or a written
-/// change came after it; else a choice among the options when there are some; else a question
-/// for details. Never from the model's words.
+/// The kind of question a clarification asks, from what the run's tools answered: a choice among
+/// the options when there are some and a search found them after the last decision a change left
+/// to the user (a conflict, a passed time); else that decision (a change written after it is
+/// another action's, in a sentence of several); else a choice among options, if any; else a
+/// question for details. Never from the model's words.
 pub fn question_of(journal: &[Step], verdict: &Verdict) -> Question {
+    let options = verdict.options.as_ref().map_or(0, Vec::len);
+    let action_options = verdict.actions.iter().flatten().filter_map(|action| action.options.as_ref()).map(Vec::len).max().unwrap_or(0);
+    let choice = options.max(action_options) >= 2;
     let tool_results = journal.iter().rev().filter(|step| step.kind == StepKind::ToolCall && step.ok).filter_map(|step| step.result.as_ref());
     for result in tool_results {
         match result.get("outcome").and_then(Value::as_str) {
@@ -88,13 +92,12 @@ pub fn question_of(journal: &[Step], verdict: &Verdict) -> Question {
             Some("time_passed") => return Question::TimePassed,
             _ => {}
         }
-        if result.get("item").is_some_and(Value::is_object) || result.get("items").is_some_and(Value::is_array) {
-            break;
+        let found_several = result.get("items").and_then(Value::as_array).is_some_and(|items| items.len() >= 2);
+        if choice && found_several {
+            return Question::WhichItem;
         }
     }
-    let options = verdict.options.as_ref().map_or(0, Vec::len);
-    let action_options = verdict.actions.iter().flatten().filter_map(|action| action.options.as_ref()).map(Vec::len).max().unwrap_or(0);
-    if options.max(action_options) >= 2 { Question::WhichItem } else { Question::Details }
+    if choice { Question::WhichItem } else { Question::Details }
 }
 
 /// What a run did, as its journal tells.
@@ -500,6 +503,8 @@ mod tests {
         assert_eq!(question(std::slice::from_ref(&passed), 0), Some(Question::TimePassed));
         assert_eq!(question(&[conflict, search(2)], 2), Some(Question::WhichItem), "a search after the conflict asks anew");
         assert_eq!(question(&[], 0), Some(Question::Details));
+        let written = tool_step(2, "create_item", true, json!({"written": true, "item": {"id": "d"}}));
+        assert_eq!(question(&[passed.clone(), written], 0), Some(Question::TimePassed), "another action's change does not hide it");
         let (_, error) = Ending::Cancelled.verdict(&[passed], Language::English);
         assert_eq!(error.question, None, "only a clarification asks");
     }

@@ -187,6 +187,18 @@ async fn a_clarification_names_its_kind_of_question() {
             assert_english(&task);
         }
     }
+    // A sentence of several actions: one done, one in conflict. The question is the conflict's,
+    // and the actions' messages read as sentences, each ended, none glued by a separator.
+    for (sentence, joined) in [
+        ("明天下午3点到4点和设计组开会，然后周一上午整理票据", "没有创建。已创建："),
+        ("review budget tomorrow from 3pm to 4pm and then renew passport on Monday", "so nothing was written. Created: "),
+    ] {
+        let task = app.act(&key, sentence, NOW).await;
+        assert_eq!(task["result"]["question"], "conflict", "{sentence}: {task:#}");
+        let text = message(&task);
+        assert!(text.contains(joined) && !text.contains(".;") && !text.contains("。；"), "{sentence}: {text}");
+    }
+
     // Other verdicts ask nothing.
     let created = app.act(&key, "下周一上午整理票据", NOW).await;
     assert!(created["result"].get("question").is_none(), "{created:#}");
