@@ -242,6 +242,56 @@ impl Replies {
         }
     }
 
+    /// An undo refused: the task has not finished (`status`: `pending` or `processing`).
+    pub fn undo_not_finished(&self, status: &str) -> String {
+        match self.0 {
+            Language::Chinese => {
+                let status = match status {
+                    "pending" => "排队中",
+                    "processing" => "处理中",
+                    other => other,
+                };
+                format!("这个任务还在{status}，请先取消它或等它完成。")
+            }
+            Language::English => format!("the task is still {status}; cancel it or wait for it to finish first"),
+        }
+    }
+
+    /// An undo refused: the task changed no item.
+    pub fn nothing_to_undo(&self) -> String {
+        self.pick("这个任务没有改动任何事项，没有可撤销的内容。", "the task changed no item")
+    }
+
+    /// An undo refused: undone already by task `undo`.
+    pub fn already_undone(&self, undo: &str) -> String {
+        match self.0 {
+            Language::Chinese => format!("这个任务已经被撤销过了（撤销任务 {undo}）。"),
+            Language::English => format!("the task was already undone by task {undo}"),
+        }
+    }
+
+    /// An undo refused: these items (titles) changed again after the task.
+    pub fn changed_since(&self, titles: &[String]) -> String {
+        match self.0 {
+            Language::Chinese => {
+                let titles: Vec<String> = titles.iter().map(|t| format!("“{t}”")).collect();
+                format!("无法撤销：{}在这个任务之后又被修改过，撤销会覆盖那次修改。", self.0.join_list(&titles))
+            }
+            Language::English => format!(
+                "cannot undo: {} changed again after this task; undoing would overwrite that change",
+                titles.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+
+    /// An undo refused: bringing deleted items back would pass the limit of `max` items.
+    pub fn undo_over_quota(&self, max: u32) -> String {
+        match self.0 {
+            Language::Chinese => format!("撤销会恢复已删除的事项，超过你{max}项的上限；请先删除一些。"),
+            Language::English => format!("undoing would bring back deleted items past your limit of {max} items; delete some first"),
+        }
+    }
+
     /// The undo of the task of `sentence`, which did `done` (each from [`Replies::reverted`]).
     pub fn undid(&self, sentence: &str, done: &[String]) -> String {
         if done.is_empty() {
@@ -292,6 +342,10 @@ mod tests {
             say.rephrase_with_details(),
             say.undid("明天开会", &[say.reverted(Reverted::Removed, "开会")]),
             say.undid("明天开会", &[]),
+            say.undo_not_finished("processing"),
+            say.nothing_to_undo(),
+            say.changed_since(&["周会".into(), "周报".into()]),
+            say.undo_over_quota(500),
         ];
         for text in texts {
             assert!(latin_words(&text).is_empty(), "{text}");

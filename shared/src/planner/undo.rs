@@ -57,6 +57,22 @@ pub enum UndoOutcome {
     OverQuota(u32),
 }
 
+impl UndoOutcome {
+    /// A refused undo as the API answers it: the error code and its message, in `language` (the
+    /// undone task's sentence's). `None` for an undo done or a task not found.
+    pub fn refusal(&self, language: Language) -> Option<(&'static str, String)> {
+        let say = Replies(language);
+        Some(match self {
+            UndoOutcome::Undone(_) | UndoOutcome::NotFound => return None,
+            UndoOutcome::NotFinished(status) => ("task_not_finished", say.undo_not_finished(status.as_str())),
+            UndoOutcome::NothingToUndo => ("nothing_to_undo", say.nothing_to_undo()),
+            UndoOutcome::AlreadyUndone(undo) => ("already_undone", say.already_undone(&undo.to_string())),
+            UndoOutcome::ChangedSince(titles) => ("changed_since", say.changed_since(titles)),
+            UndoOutcome::OverQuota(max) => ("item_quota", say.undo_over_quota(*max)),
+        })
+    }
+}
+
 /// One item a task changed: its state before the task's first change, and whether it has been
 /// changed since the task's last change.
 struct Reversal {
