@@ -267,6 +267,13 @@ mod tests {
         let message = verdict["message"].as_str().unwrap();
         assert!(message.contains("daily budget of 0.5 CNY") && message.contains("0.52 CNY spent today"), "{message}");
         assert!(verdict["suggestion"].as_str().unwrap().contains("2026-11-28 00:00 UTC"));
+
+        // For a Chinese sentence, in Chinese (the currency and the zone keep their codes).
+        let chinese = refused.verdict(crate::phrases::Language::Chinese);
+        assert_eq!(chinese.reason.as_deref(), Some(BUDGET_EXHAUSTED));
+        assert!(chinese.message.contains("每日预算 0.5 CNY 已用完") && chinese.message.contains("今天已花费 0.52 CNY"), "{}", chinese.message);
+        let words = chinese.message.replace("CNY", "").replace("UTC", "");
+        assert!(words.split(|c: char| !c.is_ascii_alphabetic()).all(|w| w.len() < 2), "{}", chinese.message);
     }
 
     #[test]
