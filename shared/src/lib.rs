@@ -17,6 +17,7 @@
 //! - [`pricing`]: per-model prices and the cost of a turn.
 //! - [`metrics`]: the Prometheus metrics both processes export, and their fixed labels.
 //! - [`telemetry`]: logging (text or JSON) and the shutdown signal.
+//! - [`phrases`]: the words of the answers the backend writes, in the sentence's language.
 //! - [`views`]: tasks and steps as clients (and webhook receivers) see them.
 //! - [`webhooks`]: webhooks when a task ends: configuration, secrets, allowed destinations, retries.
 //!
@@ -31,6 +32,7 @@ pub mod domain;
 pub mod metrics;
 pub mod planner;
 pub mod notify;
+pub mod phrases;
 pub mod pricing;
 pub mod provider_pauses;
 pub mod queue;

@@ -379,27 +379,125 @@ fn item_line(item: &Value) -> String {
         _ => {}
     }
     line.push_str(&format!(" {}", text(&item["title"])));
-    if item["status"] == "completed" {
-        line.push_str(" (done)");
+    match text(&item["status"]) {
+        "completed" => line.push_str(" (done)"),
+        "deleted" => line.push_str(" (deleted)"),
+        _ => {}
+    }
+    line
+}
+
+/// Whether `text` is Chinese (it has a CJK ideograph): the verdict is then headed in Chinese, as
+/// the server writes its answer in the sentence's language.
+fn is_chinese(text: &str) -> bool {
+    text.chars().any(|c| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}'))
+}
+
+/// The heading of a verdict: what happened or, for a question, what kind of question it is
+/// (`result.question`), in the sentence's language.
+fn verdict_heading(result: &Value, chinese: bool) -> &'static str {
+    let pick = |zh: &'static str, en: &'static str| if chinese { zh } else { en };
+    match result["type"].as_str() {
+        Some("action_completed") => pick("完成：", "done:"),
+        Some("need_clarification") => match result["question"].as_str() {
+            Some("conflict") => pick("时间冲突：", "time conflict:"),
+            Some("time_passed") => pick("时间已过：", "time has passed:"),
+            Some("details") => pick("需要更多信息：", "need more detail:"),
+            Some("which_item") => pick("请问是哪一个？", "which one?"),
+            // A server that does not name the kind: options mean a choice among them.
+            _ if result["options"].as_array().is_some_and(|o| !o.is_empty()) => pick("请问是哪一个？", "which one?"),
+            _ => pick("需要更多信息：", "need more detail:"),
+        },
+        _ => pick("出错：", "error:"),
+    }
+}
+
+/// An item under a verdict, in the verdict's language: `[日程] 2026-02-08 上午 带伞（已完成）`.
+fn verdict_item_line(item: &Value, chinese: bool) -> String {
+    if !chinese {
+        return item_line(item);
+    }
+    let kind = match text(&item["kind"]) {
+        "event" => "日程",
+        "todo" => "待办",
+        "reminder" => "提醒",
+        other => other,
+    };
+    let mut line = format!("[{kind}] {}", text(&item["date"]));
+    match (item["start_time"].as_str(), item["end_time"].as_str(), item["segment"].as_str()) {
+        (Some(start), Some(end), _) => line.push_str(&format!(" {start}-{end}")),
+        (Some(start), None, _) => line.push_str(&format!(" {start}")),
+        (None, _, Some(segment)) => line.push_str(&format!(
+            " {}",
+            match segment {
+                "all_day" => "全天",
+                "early_morning" => "凌晨",
+                "morning" => "早上",
+                "forenoon" => "上午",
+                "noon" => "中午",
+                "afternoon" => "下午",
+                "evening" => "晚上",
+                other => other,
+            }
+        )),
+        _ => {}
+    }
+    line.push_str(&format!(" {}", text(&item["title"])));
+    match text(&item["status"]) {
+        "completed" => line.push_str("（已完成）"),
+        "deleted" => line.push_str("（已删除）"),
+        _ => {}
     }
     line
 }
 
 fn print_verdict(task: &Value) {
     let result = &task["result"];
-    let mark = match result["type"].as_str() {
-        Some("action_completed") => "done:",
-        Some("need_clarification") => "which one?",
-        _ => "error:",
-    };
-    println!("{mark} {}", text(&result["message"]));
+    let chinese = is_chinese(text(&task["input_text"]));
+    // A Chinese heading ends in full-width punctuation, which needs no space after it.
+    let space = if chinese { "" } else { " " };
+    println!("{}{space}{}", verdict_heading(result, chinese), text(&result["message"]));
     for item in result["items"].as_array().into_iter().flatten() {
-        println!("  {}", item_line(item));
+        println!("  {}", verdict_item_line(item, chinese));
     }
     for (n, option) in result["options"].as_array().into_iter().flatten().enumerate() {
-        println!("  {}. {}", n + 1, item_line(option));
+        println!("  {}. {}", n + 1, verdict_item_line(option, chinese));
     }
     if let Some(suggestion) = result["suggestion"].as_str() {
-        println!("  suggestion: {suggestion}");
+        println!("  {}{space}{suggestion}", if chinese { "建议：" } else { "suggestion:" });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
+        let question = |kind: &str| json!({"type": "need_clarification", "question": kind, "message": "m"});
+        for (kind, en, zh) in [
+            ("which_item", "which one?", "请问是哪一个？"),
+            ("conflict", "time conflict:", "时间冲突："),
+            ("time_passed", "time has passed:", "时间已过："),
+            ("details", "need more detail:", "需要更多信息："),
+        ] {
+            assert_eq!(verdict_heading(&question(kind), false), en);
+            assert_eq!(verdict_heading(&question(kind), true), zh);
+        }
+        // A server that does not name the kind.
+        let older = json!({"type": "need_clarification", "message": "m", "options": [{"id": "a"}, {"id": "b"}]});
+        assert_eq!(verdict_heading(&older, false), "which one?");
+        assert_eq!(verdict_heading(&json!({"type": "error"}), true), "出错：");
+    }
+
+    #[test]
+    fn an_item_under_a_chinese_verdict_has_no_english_words() {
+        let item = json!({"kind": "event", "date": "2026-02-09", "segment": "morning", "title": "带伞", "status": "completed"});
+        let line = verdict_item_line(&item, true);
+        assert_eq!(line, "[日程] 2026-02-09 早上 带伞（已完成）");
+        assert_eq!(verdict_item_line(&item, false), "[event] 2026-02-09 (morning) 带伞 (done)");
+        assert!(is_chinese("把周会改到3点") && !is_chinese("move standup to 3pm"));
     }
 }

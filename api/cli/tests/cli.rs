@@ -39,7 +39,8 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     assert!(shown.starts_with("task "), "{shown}");
     assert!(shown.contains("model fake-model  100 in / 20 out"), "{shown}");
     assert!(shown.contains("create_item {") && shown.contains("  ok  "), "{shown}");
-    assert!(shown.contains("done: 已创建明天下午3点的会议"), "{shown}");
+    // The sentence is Chinese: so is the verdict's heading.
+    assert!(shown.contains("完成：已创建明天下午3点的会议"), "{shown}");
     assert!(shown.contains("15:00-16:00 开会"), "{shown}");
     let id = shown.lines().next().unwrap().trim_start_matches("task ").to_owned();
 
@@ -53,7 +54,7 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     let page: Value = serde_json::from_slice(&history.stdout).unwrap();
     assert_eq!(page["tasks"][0]["task_id"], id.as_str());
     let show = quickact(&app, Some(&key), &["show", &id]).await;
-    assert!(stdout(&show).contains("create_item") && stdout(&show).contains("done: "), "{}", stdout(&show));
+    assert!(stdout(&show).contains("create_item") && stdout(&show).contains("完成："), "{}", stdout(&show));
 
     let date = task["result"]["items"][0]["date"].as_str().unwrap().to_owned();
     let items = quickact(&app, Some(&key), &["items", "--date", &date]).await;
@@ -65,7 +66,8 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     assert!(String::from_utf8_lossy(&cancel.stderr).contains("task_finished, HTTP 409"));
     let undo = quickact(&app, Some(&key), &["undo", &id]).await;
     assert_eq!(undo.status.code(), Some(0));
-    assert!(stdout(&undo).contains("done: Undid"), "{}", stdout(&undo));
+    // The undo of a Chinese sentence answers in Chinese.
+    assert!(stdout(&undo).contains("完成：已撤销“明天下午3点开会”"), "{}", stdout(&undo));
     assert_eq!(stdout(&quickact(&app, Some(&key), &["items"]).await).trim(), "no items");
     app.shutdown().await;
 }
@@ -133,5 +135,35 @@ async fn history_shows_when_each_task_was_submitted_in_the_users_own_zone() {
     let refused = quickact(&app, Some(&key), &["history", "--tz", "Mars/Olympus"]).await;
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not an IANA time zone"));
+    app.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
+    // The local provider (no model key) reads the sentences.
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
+    let seed = |title: &str, date: &str, start: &str, end: &str| {
+        json!({"kind": "event", "title": title, "date": date, "start_time": start, "end_time": end})
+    };
+    for item in [
+        seed("评审会", "2030-03-05", "15:00", "16:00"),
+        seed("周会", "2030-03-06", "10:00", "11:00"),
+        seed("周会", "2030-03-07", "10:00", "11:00"),
+        seed("design review", "2030-04-02", "09:00", "10:00"),
+        seed("standup", "2030-04-03", "09:00", "09:15"),
+        seed("standup", "2030-04-04", "09:00", "09:15"),
+    ] {
+        assert_eq!(app.call(&key, reqwest::Method::POST, "/api/items", Some(item)).await.status, reqwest::StatusCode::CREATED);
+    }
+
+    let conflict = stdout(&quickact(&app, Some(&key), &["2030年3月5日下午3点到4点开产品会"]).await);
+    assert!(conflict.contains("时间冲突：") && !conflict.contains("which one?"), "{conflict}");
+    let which = stdout(&quickact(&app, Some(&key), &["删除周会"]).await);
+    assert!(which.contains("请问是哪一个？") && which.contains("  1. [日程]"), "{which}");
+
+    let conflict = stdout(&quickact(&app, Some(&key), &["team sync on April 2, 2030 from 9am to 10am"]).await);
+    assert!(conflict.contains("time conflict:") && !conflict.contains("which one?"), "{conflict}");
+    let which = stdout(&quickact(&app, Some(&key), &["delete standup"]).await);
+    assert!(which.contains("which one?") && which.contains("  2. [event]"), "{which}");
     app.shutdown().await;
 }

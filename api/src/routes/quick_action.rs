@@ -12,6 +12,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::{task::{TaskPriority, TaskRecord}, user::User},
     telemetry::traces,
+    phrases::Language,
     planner::undo::{UndoOutcome, undo_task},
     store::{
         ending::{CancelOutcome, cancel_task},
@@ -410,21 +411,11 @@ pub async fn undo(
             Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(*task))).into_response())
         }
         UndoOutcome::NotFound => Err(ApiError::NotFound("no such task")),
-        UndoOutcome::NotFinished(status) => {
-            conflict("task_not_finished", format!("the task is still {status}; cancel it or wait for it to finish first"))
+        refused => {
+            // The refusal is read by the person who wrote the sentence: in its language.
+            let sentence = tasks::find_task(&state.pool, id).await?.map(|task| task.input_text).unwrap_or_default();
+            let (code, message) = refused.refusal(Language::of(&sentence)).expect("a refused undo");
+            conflict(code, message)
         }
-        UndoOutcome::NothingToUndo => conflict("nothing_to_undo", "the task changed no item".into()),
-        UndoOutcome::AlreadyUndone(undo) => conflict("already_undone", format!("the task was already undone by task {undo}")),
-        UndoOutcome::ChangedSince(titles) => conflict(
-            "changed_since",
-            format!(
-                "cannot undo: {} changed again after this task; undoing would overwrite that change",
-                titles.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
-            ),
-        ),
-        UndoOutcome::OverQuota(max) => conflict(
-            "item_quota",
-            format!("undoing would bring back deleted items past your limit of {max} items; delete some first"),
-        ),
     }
 }

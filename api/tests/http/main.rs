@@ -3,6 +3,7 @@
 //! keeps link time down.
 //!
 //! # Layout
+//! - `answers`: the engine's own answers (a cancel, a time limit) in the sentence's language.
 //! - `api_contract`: authentication, validation, the error envelope, idempotency, history, admin,
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
@@ -21,6 +22,7 @@
 //! tested in `worker/tests/e2e`.
 
 mod admin_page;
+mod answers;
 mod api_contract;
 mod budgets_api;
 mod http_limits;

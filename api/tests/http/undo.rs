@@ -107,7 +107,10 @@ async fn undo_is_refused_when_an_item_changed_again_and_for_tasks_it_cannot_undo
     let refused = app.call(&key, Method::POST, &format!("/api/quick-action/{id}/undo"), None).await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "{:#}", refused.body);
     assert_eq!(refused.body["error"]["code"], "changed_since");
-    assert!(refused.body["error"]["message"].as_str().unwrap().contains("周会（手改）"), "{:#}", refused.body);
+    let message = refused.body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("周会（手改）"), "{:#}", refused.body);
+    // The sentence was Chinese: so is the refusal.
+    assert!(message.starts_with("无法撤销") && !message.contains("undo"), "{message}");
     let untouched = app.call(&key, Method::GET, &item_path, None).await.body;
     assert_eq!((untouched["title"].as_str(), untouched["start_time"].as_str()), (Some("周会（手改）"), Some("15:00")));
 

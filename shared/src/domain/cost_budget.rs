@@ -14,7 +14,10 @@ use chrono::{DateTime, Datelike, Months, NaiveTime, TimeZone, Utc};
 use serde::Serialize;
 
 use super::task::Verdict;
-use crate::pricing::{amount_text, nanos_to_amount};
+use crate::{
+    phrases::Language,
+    pricing::{amount_text, nanos_to_amount},
+};
 
 /// `result.reason` of a verdict a budget refused.
 pub const BUDGET_EXHAUSTED: &str = "budget_exhausted";
@@ -152,18 +155,37 @@ pub fn refusal(limits: BudgetLimits, spend: &Spend, unrecorded_nanos: i64, curre
 }
 
 impl BudgetRefusal {
-    /// The error verdict: what happened, when the budget renews (also as `renews_at`), and what to do.
-    pub fn verdict(&self) -> Verdict {
+    /// The error verdict, in `language` (the sentence's): what happened, when the budget renews
+    /// (also as `renews_at`), and what to do.
+    pub fn verdict(&self, language: Language) -> Verdict {
         let money = |nanos: i64| format!("{} {}", amount_text(nanos_to_amount(nanos)), self.currency);
         let renews = self.renews_at.format("%Y-%m-%d %H:%M UTC");
-        let message = format!(
-            "Your {} budget of {} is used up ({} spent {}), so the request was not carried out. It renews at {renews}.",
-            self.period.adjective(),
-            money(self.limit_nanos),
-            money(self.spent_nanos),
-            self.period.this(),
-        );
-        let suggestion = format!("Submit the request again after {renews}, or ask an administrator to raise your budget.");
+        let (message, suggestion) = match language {
+            Language::English => (
+                format!(
+                    "Your {} budget of {} is used up ({} spent {}), so the request was not carried out. It renews at {renews}.",
+                    self.period.adjective(),
+                    money(self.limit_nanos),
+                    money(self.spent_nanos),
+                    self.period.this(),
+                ),
+                format!("Submit the request again after {renews}, or ask an administrator to raise your budget."),
+            ),
+            Language::Chinese => {
+                let (period, this) = match self.period {
+                    BudgetPeriod::Day => ("每日", "今天"),
+                    BudgetPeriod::Month => ("每月", "本月"),
+                };
+                (
+                    format!(
+                        "你的{period}预算 {} 已用完（{this}已花费 {}），所以这个请求没有执行。预算将在 {renews} 重置。",
+                        money(self.limit_nanos),
+                        money(self.spent_nanos),
+                    ),
+                    format!("请在 {renews} 之后再提交，或请管理员提高你的预算。"),
+                )
+            }
+        };
         Verdict { reason: Some(BUDGET_EXHAUSTED.to_owned()), renews_at: Some(self.renews_at), ..Verdict::error(message, Some(suggestion)) }
     }
 }
@@ -238,13 +260,20 @@ mod tests {
             renews_at: at("2026-11-28T00:00:00Z"),
             currency: "CNY".into(),
         };
-        let verdict = serde_json::to_value(refused.verdict()).unwrap();
+        let verdict = serde_json::to_value(refused.verdict(crate::phrases::Language::English)).unwrap();
         assert_eq!(verdict["type"], "error");
         assert_eq!(verdict["reason"], BUDGET_EXHAUSTED);
         assert_eq!(verdict["renews_at"], "2026-11-28T00:00:00Z");
         let message = verdict["message"].as_str().unwrap();
         assert!(message.contains("daily budget of 0.5 CNY") && message.contains("0.52 CNY spent today"), "{message}");
         assert!(verdict["suggestion"].as_str().unwrap().contains("2026-11-28 00:00 UTC"));
+
+        // For a Chinese sentence, in Chinese (the currency and the zone keep their codes).
+        let chinese = refused.verdict(crate::phrases::Language::Chinese);
+        assert_eq!(chinese.reason.as_deref(), Some(BUDGET_EXHAUSTED));
+        assert!(chinese.message.contains("每日预算 0.5 CNY 已用完") && chinese.message.contains("今天已花费 0.52 CNY"), "{}", chinese.message);
+        let words = chinese.message.replace("CNY", "").replace("UTC", "");
+        assert!(words.split(|c: char| !c.is_ascii_alphabetic()).all(|w| w.len() < 2), "{}", chinese.message);
     }
 
     #[test]

@@ -145,6 +145,10 @@ pub struct Verdict {
     /// order (the verdict's `type` is `action_completed` only when every one was done).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<Vec<ActionOutcome>>,
+    /// For `need_clarification`: what kind of question it is, so a client can head it (and a
+    /// reply can be read) by kind. Derived from the run's journal, never from the model's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<Question>,
     /// Every tool call of the run, in order (name, arguments, ok, result).
     #[serde(default)]
     pub tool_calls: Vec<Value>,
@@ -161,6 +165,31 @@ pub struct Verdict {
     /// fallback chain, that model (`fallback_to`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub model_turns: Vec<Value>,
+}
+
+/// The kind of question a `need_clarification` verdict asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Question {
+    /// Several items match and the sentence cannot tell them apart: `options` lists them.
+    WhichItem,
+    /// The new time overlaps items (`options`): another time, or add it anyway?
+    Conflict,
+    /// The time has already passed: nothing was written; the suggestion names the next occurrence.
+    TimePassed,
+    /// The sentence does not say enough to act on (no candidates to choose from).
+    Details,
+}
+
+impl Question {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Question::WhichItem => "which_item",
+            Question::Conflict => "conflict",
+            Question::TimePassed => "time_passed",
+            Question::Details => "details",
+        }
+    }
 }
 
 /// One action of a sentence that asks for several, and how it went.
@@ -208,6 +237,7 @@ impl Verdict {
             options: None,
             items: None,
             actions: None,
+            question: None,
             tool_calls: Vec::new(),
             reason: None,
             renews_at: None,

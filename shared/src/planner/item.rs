@@ -77,6 +77,25 @@ impl FromStr for ItemStatus {
     }
 }
 
+/// An item's state as clients see it in a verdict: open, completed, or deleted (an item a delete
+/// or an undo just took away: the verdict about it says so, though the row keeps its last status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemState {
+    Open,
+    Completed,
+    Deleted,
+}
+
+impl From<ItemStatus> for ItemState {
+    fn from(status: ItemStatus) -> Self {
+        match status {
+            ItemStatus::Open => ItemState::Open,
+            ItemStatus::Completed => ItemState::Completed,
+        }
+    }
+}
+
 /// An item row (every column but the soft-deletion mark and the generated range columns).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemRecord {
@@ -173,7 +192,8 @@ pub struct ItemView<'a> {
     priority: Option<i16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     group: Option<&'a str>,
-    status: ItemStatus,
+    /// `deleted` only in the verdict of the task (or undo) that deleted it.
+    status: ItemState,
     #[serde(skip_serializing_if = "Option::is_none")]
     completed_at: Option<DateTime<Utc>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +226,18 @@ fn serialize_time<S: serde::Serializer>(time: &Option<NaiveTime>, s: S) -> Resul
 impl ItemRecord {
     /// The item as clients (and the verdict's `items` / `options`) see it.
     pub fn to_json(&self) -> Value {
+        self.view_as(self.status.into())
+    }
+
+    /// The item as the verdict of the task that deleted it shows it: `status: deleted` (and
+    /// `deleted: true`, which clients read before the status said so).
+    pub fn to_json_deleted(&self) -> Value {
+        let mut view = self.view_as(ItemState::Deleted);
+        view["deleted"] = Value::Bool(true);
+        view
+    }
+
+    fn view_as(&self, status: ItemState) -> Value {
         let view = ItemView {
             id: self.id,
             kind: self.kind,
@@ -217,7 +249,7 @@ impl ItemRecord {
             segment: self.segment,
             priority: self.priority,
             group: self.item_group.as_deref(),
-            status: self.status,
+            status,
             completed_at: self.completed_at,
             recurrence: self.recurrence.as_deref(),
             tz: &self.time_zone,

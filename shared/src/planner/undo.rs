@@ -8,6 +8,8 @@
 //! longer matches T's last change of it), because putting back the old values would silently drop
 //! that later change.
 //!
+//! Its message is in the language of the undone task's sentence.
+//!
 //! The undo is itself a task of the item's owner, with a journal step (`undo`) and a verdict, and
 //! its changes are recorded like any other, so an undo can be undone in turn.
 
@@ -16,11 +18,12 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::{
-    item::ItemRecord,
-    store::{count_live_items, delete_item, lock_user_items, restore_item},
-};
+use super::store::{count_live_items, delete_item, lock_user_items, restore_item};
 use crate::{
+    phrases::{
+        Language,
+        replies::{Replies, Reverted},
+    },
     domain::{
         task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
         user::User,
@@ -52,6 +55,22 @@ pub enum UndoOutcome {
     ChangedSince(Vec<String>),
     /// Bringing the deleted items back would pass the owner's item quota.
     OverQuota(u32),
+}
+
+impl UndoOutcome {
+    /// A refused undo as the API answers it: the error code and its message, in `language` (the
+    /// undone task's sentence's). `None` for an undo done or a task not found.
+    pub fn refusal(&self, language: Language) -> Option<(&'static str, String)> {
+        let say = Replies(language);
+        Some(match self {
+            UndoOutcome::Undone(_) | UndoOutcome::NotFound => return None,
+            UndoOutcome::NotFinished(status) => ("task_not_finished", say.undo_not_finished(status.as_str())),
+            UndoOutcome::NothingToUndo => ("nothing_to_undo", say.nothing_to_undo()),
+            UndoOutcome::AlreadyUndone(undo) => ("already_undone", say.already_undone(&undo.to_string())),
+            UndoOutcome::ChangedSince(titles) => ("changed_since", say.changed_since(titles)),
+            UndoOutcome::OverQuota(max) => ("item_quota", say.undo_over_quota(*max)),
+        })
+    }
 }
 
 /// One item a task changed: its state before the task's first change, and whether it has been
@@ -133,32 +152,30 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
     .await?;
 
     let started_at = Utc::now();
+    let replies = Replies(Language::of(&task.input_text));
     let mut items = Vec::new();
     let mut done = Vec::new();
     for reversal in &reversals {
-        let (record, what): (Option<ItemRecord>, &str) = match &reversal.before {
+        let (record, what) = match &reversal.before {
             // Created by the task: delete it (unless the task deleted it again itself).
-            None if reversal.deleted_now => (None, ""),
-            None => (delete_item(&mut *tx, owner, reversal.item_id, Some(undo_id)).await?, "removed"),
+            None if reversal.deleted_now => (None, Reverted::Removed),
+            None => (delete_item(&mut *tx, owner, reversal.item_id, Some(undo_id)).await?, Reverted::Removed),
             Some(before) => {
                 let what = match (reversal.deleted_now, before["deleted_at"].is_null()) {
-                    (true, true) => "brought back",
-                    (false, false) => "removed",
-                    _ => "restored",
+                    (true, true) => Reverted::BroughtBack,
+                    (false, false) => Reverted::Removed,
+                    _ => Reverted::Restored,
                 };
                 (restore_item(&mut *tx, owner, reversal.item_id, before, undo_id).await?, what)
             }
         };
         if let Some(record) = record {
-            done.push(format!("{what} \"{}\"", record.title));
-            items.push(record.to_json());
+            done.push(replies.reverted(what, &record.title));
+            // An item the undo took away is shown as deleted, as a delete's verdict shows it.
+            items.push(if what == Reverted::Removed { record.to_json_deleted() } else { record.to_json() });
         }
     }
-    let message = if done.is_empty() {
-        "Nothing was left to undo: the task's only item changes cancelled each other out.".to_owned()
-    } else {
-        format!("Undid \"{}\": {}.", task.input_text, done.join("; "))
-    };
+    let message = replies.undid(&task.input_text, &done);
     let finished_at = Utc::now();
     let step = Step {
         task_id: undo_id,

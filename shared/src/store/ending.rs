@@ -1,7 +1,8 @@
 //! How a task ends. Every way a task can end (the model's `finish`, a run that cannot reach a
 //! verdict, the time limit, the user's cancel, a task given up after repeated failures) goes through
-//! [`end_task`] (or, for a run that holds the task's lock and its journal,
-//! [`end_task_with_journal`]): it reads the journal, builds the verdict from it (message,
+//! [`end_task`] (or, for a run that holds the task's lock and its journal, a [`FinalState`] ended
+//! by [`end_one`] or [`end_tasks`]: one statement, its last steps and its verdict committed
+//! together or not at all): it reads the journal, builds the verdict from it (message,
 //! suggestion, items, options, `tool_calls`) and writes the final state, so every verdict has the
 //! same shape whoever wrote it.
 
@@ -13,9 +14,12 @@ use super::{
     steps::{Step, StepKind, list_steps, rows_json},
     tasks::{Added, Usage, find_task, query_tasks},
 };
-use crate::domain::{
-    cost_budget::{BUDGET_EXHAUSTED, BudgetRefusal},
-    task::{ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
+use crate::{
+    domain::{
+        cost_budget::{BUDGET_EXHAUSTED, BudgetRefusal},
+        task::{Question, ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
+    },
+    phrases::{Language, replies::Replies},
 };
 
 /// How a task ends.
@@ -38,43 +42,62 @@ pub enum Ending {
 
 impl Ending {
     /// The final state and verdict of a task that ends this way after the run recorded `journal`.
-    pub fn verdict(self, journal: &[Step]) -> (TaskStatus, Verdict) {
+    /// The engine's own words (a time limit, a cancel, a run given up) are in `language`, the
+    /// sentence's.
+    pub fn verdict(self, journal: &[Step], language: Language) -> (TaskStatus, Verdict) {
         let effects = RunEffects::from_journal(journal);
+        let say = Replies(language);
         // `finish` chose its items; any other ending shows what the run changed before it stopped.
         let show_changed_items = !matches!(self, Ending::Finished(_));
         let (status, mut verdict) = match self {
             Ending::Finished(verdict) => (verdict.result_type.final_status(), verdict),
             Ending::Error { message, suggestion } => (TaskStatus::Failed, Verdict::error(message, Some(suggestion))),
-            Ending::Timeout { timeout_seconds } => (
-                TaskStatus::Timeout,
-                Verdict::error(
-                    format!("The task did not finish within its time limit of {timeout_seconds} seconds."),
-                    Some("Try again, or allow a longer timeout.".into()),
-                ),
-            ),
-            Ending::Cancelled => (
-                TaskStatus::Cancelled,
-                Verdict::error(
-                    "The task was cancelled before it finished.",
-                    Some("Submit the sentence again if you still want it done.".into()),
-                ),
-            ),
-            Ending::BudgetExhausted(refusal) => (TaskStatus::Failed, refusal.verdict()),
-            Ending::GaveUp { attempts, last_failure } => (
-                TaskStatus::Failed,
-                Verdict::error(
-                    format!("The task was attempted {attempts} times and failed every time; the last failure: {last_failure}."),
-                    Some("Try again later, or rephrase the sentence.".into()),
-                ),
-            ),
+            Ending::Timeout { timeout_seconds } => {
+                let (message, suggestion) = say.timed_out(timeout_seconds);
+                (TaskStatus::Timeout, Verdict::error(message, Some(suggestion)))
+            }
+            Ending::Cancelled => {
+                let (message, suggestion) = say.cancelled();
+                (TaskStatus::Cancelled, Verdict::error(message, Some(suggestion)))
+            }
+            Ending::BudgetExhausted(refusal) => (TaskStatus::Failed, refusal.verdict(language)),
+            Ending::GaveUp { attempts, last_failure } => {
+                let (message, suggestion) = say.gave_up(attempts, &last_failure);
+                (TaskStatus::Failed, Verdict::error(message, Some(suggestion)))
+            }
         };
         if show_changed_items && verdict.items.is_none() && !effects.changed_items.is_empty() {
             verdict.items = Some(effects.changed_items);
         }
+        verdict.question = (verdict.result_type == ResultType::NeedClarification).then(|| question_of(journal, &verdict));
         verdict.tool_calls = effects.tool_calls;
         verdict.model_turns = effects.model_turns;
         (status, verdict)
     }
+}
+
+/// The kind of question a clarification asks, from what the run's tools answered: a choice among
+/// the options when there are some and a search found them after the last decision a change left
+/// to the user (a conflict, a passed time); else that decision (a change written after it is
+/// another action's, in a sentence of several); else a choice among options, if any; else a
+/// question for details. Never from the model's words.
+pub fn question_of(journal: &[Step], verdict: &Verdict) -> Question {
+    let options = verdict.options.as_ref().map_or(0, Vec::len);
+    let action_options = verdict.actions.iter().flatten().filter_map(|action| action.options.as_ref()).map(Vec::len).max().unwrap_or(0);
+    let choice = options.max(action_options) >= 2;
+    let tool_results = journal.iter().rev().filter(|step| step.kind == StepKind::ToolCall && step.ok).filter_map(|step| step.result.as_ref());
+    for result in tool_results {
+        match result.get("outcome").and_then(Value::as_str) {
+            Some("conflict") => return Question::Conflict,
+            Some("time_passed") => return Question::TimePassed,
+            _ => {}
+        }
+        let found_several = result.get("items").and_then(Value::as_array).is_some_and(|items| items.len() >= 2);
+        if choice && found_several {
+            return Question::WhichItem;
+        }
+    }
+    if choice { Question::WhichItem } else { Question::Details }
 }
 
 /// What a run did, as its journal tells.
@@ -147,29 +170,14 @@ pub async fn end_task(
     ending: Ending,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     let mut tx = db.begin().await?;
-    sqlx::query!("SELECT id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id).fetch_optional(&mut *tx).await?;
+    let sentence = sqlx::query_scalar!("SELECT input_text FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let language = Language::of(sentence.as_deref().unwrap_or_default());
     let journal = list_steps(&mut *tx, id).await?;
-    let ended = end_task_with_journal(&mut *tx, id, owner, ending, &journal, &[], None).await?;
+    let ended = end_one(&mut *tx, owner, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
     tx.commit().await?;
     Ok(ended)
-}
-
-/// [`end_task`] for a run that knows the whole journal: one statement instead of a savepoint, a
-/// lock and a read. `journal` is every step, and `unwritten` its last steps that are not in the
-/// database yet: the statement appends them, and adds `usage` (the run's turns not yet added to
-/// the task's totals), only if it ends the task. So a run whose journal is whole in its
-/// transaction (that holds the row lock) ends in it; a run with nothing open ends in this one
-/// statement, its last steps and its verdict committed together or not at all.
-pub async fn end_task_with_journal(
-    db: impl PgExecutor<'_>,
-    id: Uuid,
-    owner: Option<&str>,
-    ending: Ending,
-    journal: &[Step],
-    unwritten: &[Step],
-    usage: Option<&Usage>,
-) -> Result<Option<TaskRecord>, sqlx::Error> {
-    end_one(db, owner, &FinalState::new(id, ending, journal, unwritten, usage)).await
 }
 
 /// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
@@ -189,9 +197,9 @@ pub struct FinalState {
 
 impl FinalState {
     /// The final state of task `id` ending this way after `journal` (`unwritten`: its last steps,
-    /// not in the database yet).
-    pub fn new(id: Uuid, ending: Ending, journal: &[Step], unwritten: &[Step], usage: Option<&Usage>) -> Self {
-        let (status, verdict) = ending.verdict(journal);
+    /// not in the database yet); the engine's words in `language`, the sentence's.
+    pub fn new(id: Uuid, ending: Ending, language: Language, journal: &[Step], unwritten: &[Step], usage: Option<&Usage>) -> Self {
+        let (status, verdict) = ending.verdict(journal, language);
         let result = serde_json::to_value(&verdict).expect("a verdict serialises");
         let refusals = i32::from(verdict.reason.as_deref() == Some(BUDGET_EXHAUSTED));
         FinalState { id, status, result_type: verdict.result_type, result, usage: usage.cloned(), steps: rows_json(unwritten), refusals }
@@ -453,7 +461,7 @@ mod tests {
             Ending::Error { message: "m".into(), suggestion: "s".into() },
             Ending::GaveUp { attempts: 3, last_failure: "boom".into() },
         ] {
-            let (_, verdict) = ending.verdict(&journal);
+            let (_, verdict) = ending.verdict(&journal, Language::English);
             assert_eq!(verdict.items, Some(vec![json!({"id": "a"})]));
             assert_eq!(verdict.tool_calls.len(), 1);
             assert!(verdict.suggestion.is_some());
@@ -463,7 +471,7 @@ mod tests {
     #[test]
     fn each_ending_has_its_final_status() {
         let finished = Verdict { result_type: ResultType::ActionCompleted, ..Verdict::error("done", None) };
-        let status = |ending: Ending| ending.verdict(&[]).0;
+        let status = |ending: Ending| ending.verdict(&[], Language::English).0;
         assert_eq!(status(Ending::Finished(finished)), TaskStatus::Success);
         assert_eq!(status(Ending::Timeout { timeout_seconds: 1 }), TaskStatus::Timeout);
         assert_eq!(status(Ending::Cancelled), TaskStatus::Cancelled);
@@ -475,7 +483,40 @@ mod tests {
     fn finish_keeps_the_items_it_chose() {
         let journal = vec![tool_step(0, "create_item", true, json!({"item": {"id": "a"}}))];
         let clarification = Verdict { result_type: ResultType::NeedClarification, ..Verdict::error("which one?", None) };
-        let (_, verdict) = Ending::Finished(clarification).verdict(&journal);
+        let (_, verdict) = Ending::Finished(clarification).verdict(&journal, Language::English);
         assert_eq!(verdict.items, None);
+    }
+
+    #[test]
+    fn a_clarification_names_its_kind_from_what_the_tools_answered() {
+        let clarification = |options: usize| Verdict {
+            result_type: ResultType::NeedClarification,
+            options: (options > 0).then(|| (0..options).map(|i| json!({"id": i})).collect()),
+            ..Verdict::error("?", None)
+        };
+        let question = |journal: &[Step], options| Ending::Finished(clarification(options)).verdict(journal, Language::English).1.question;
+        let search = |seq| tool_step(seq, "search_items", true, json!({"items": [{"id": "a"}, {"id": "b"}], "count": 2}));
+        let conflict = tool_step(1, "create_item", true, json!({"outcome": "conflict", "conflicts": [{"id": "c"}]}));
+        let passed = tool_step(1, "create_item", true, json!({"outcome": "time_passed", "next_occurrence": {"date": "2026-02-08"}}));
+        assert_eq!(question(&[search(0)], 2), Some(Question::WhichItem));
+        assert_eq!(question(&[search(0), conflict.clone()], 1), Some(Question::Conflict), "the last change decides");
+        assert_eq!(question(std::slice::from_ref(&passed), 0), Some(Question::TimePassed));
+        assert_eq!(question(&[conflict, search(2)], 2), Some(Question::WhichItem), "a search after the conflict asks anew");
+        assert_eq!(question(&[], 0), Some(Question::Details));
+        let written = tool_step(2, "create_item", true, json!({"written": true, "item": {"id": "d"}}));
+        assert_eq!(question(&[passed.clone(), written], 0), Some(Question::TimePassed), "another action's change does not hide it");
+        let (_, error) = Ending::Cancelled.verdict(&[passed], Language::English);
+        assert_eq!(error.question, None, "only a clarification asks");
+    }
+
+    #[test]
+    fn the_engines_own_endings_speak_the_sentences_language() {
+        for ending in [Ending::Timeout { timeout_seconds: 30 }, Ending::Cancelled, Ending::GaveUp { attempts: 3, last_failure: "boom".into() }] {
+            let (_, zh) = ending.clone().verdict(&[], Language::Chinese);
+            assert!(quickact_time::is_chinese(&zh.message) && !zh.message.contains("boom"), "{}", zh.message);
+            assert!(quickact_time::is_chinese(zh.suggestion.as_deref().unwrap()));
+            let (_, en) = ending.verdict(&[], Language::English);
+            assert!(!quickact_time::is_chinese(&en.message), "{}", en.message);
+        }
     }
 }

@@ -139,7 +139,7 @@ impl Run<'_> {
             Some((tool, error)) => {
                 // The error said which tool, for the model: said once here.
                 let why = error.strip_prefix(&format!("{tool} failed: ")).unwrap_or(error);
-                format!("{message} The external tool {tool} failed: {}", clip_error(why))
+                self.replies().0.join_sentences(&[message, self.replies().external_tool_failed(tool, &clip_error(why))])
             }
             None => message,
         }

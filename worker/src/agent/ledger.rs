@@ -252,7 +252,8 @@ impl<'a> Ledger<'a> {
     /// batches them; in the open transaction (which holds the task's row lock), committing it; in
     /// a group, leaving it to the group's commit.
     pub async fn end(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
-        let end = FinalState::new(self.cx.task.id, ending, &self.journal, &self.journal[self.written..], self.usage.as_ref());
+        let language = quickact_shared::phrases::Language::of(&self.cx.task.input_text);
+        let end = FinalState::new(self.cx.task.id, ending, language, &self.journal, &self.journal[self.written..], self.usage.as_ref());
         match std::mem::replace(&mut self.mode, Mode::Alone) {
             Mode::Alone => {
                 self.check_journal().await?;

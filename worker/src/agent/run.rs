@@ -27,6 +27,7 @@ use chrono::Utc;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
     domain::task::TaskRecord,
+    phrases::{Language, replies::Replies},
     store::{
         ending::Ending,
         steps::{Step, StepKind, list_steps},
@@ -207,18 +208,12 @@ impl<'a> Run<'a> {
 
             if self.replay.plain_text_turns >= 2 {
                 let text = self.replay.last_text.clone().unwrap_or_default();
-                return self.ledger.end(Ending::Error {
-                    message: self.naming_failed_tool(format!("The assistant answered without completing the action: {}", clip(&text, 300))),
-                    suggestion: "Rephrase the request as one concrete action, e.g. \"明天下午3点开会\".".into(),
-                })
-                .await;
+                let (message, suggestion) = self.replies().answered_without_acting(&clip(&text, 300));
+                return self.ledger.end(Ending::Error { message: self.naming_failed_tool(message), suggestion }).await;
             }
             if self.replay.model_turns >= MAX_MODEL_TURNS {
-                return self.ledger.end(Ending::Error {
-                    message: self.naming_failed_tool(format!("The action could not be completed within {MAX_MODEL_TURNS} model turns.")),
-                    suggestion: "Split the request into simpler sentences, one action each.".into(),
-                })
-                .await;
+                let (message, suggestion) = self.replies().too_many_turns(MAX_MODEL_TURNS);
+                return self.ledger.end(Ending::Error { message: self.naming_failed_tool(message), suggestion }).await;
             }
 
             if !self.provider.is_local() {
@@ -257,13 +252,9 @@ impl<'a> Run<'a> {
     /// plain sentence.
     async fn end_for_the_model(&mut self, err: ProviderError) -> Result<RunEnd, RunError> {
         tracing::warn!(task_id = %self.cx.task.id, error = %err, "the model could not be used; ending the run");
-        let (message, suggestion) = if err.is_transient() {
-            ("The assistant is busy or cannot be reached right now, so the action was not completed.", "Try again in a minute.")
-        } else {
-            ("The assistant is not available: the service's model settings were refused.", "Ask the administrator to check the model configuration.")
-        };
-        let message = self.naming_failed_tool(message.into());
-        self.ledger.end(Ending::Error { message, suggestion: suggestion.into() }).await
+        let (message, suggestion) = self.replies().model_unusable(err.is_transient());
+        let message = self.naming_failed_tool(message);
+        self.ledger.end(Ending::Error { message, suggestion }).await
     }
 
     /// The local turn's `finish` call and why the run hands over to the model instead of running it:
@@ -380,6 +371,13 @@ fn resumable(err: &RunError) -> bool {
 
 pub(super) fn elapsed_ms(started: Instant) -> i32 {
     started.elapsed().as_millis().min(i32::MAX as u128) as i32
+}
+
+impl Run<'_> {
+    /// The engine's sentences in the language of the task's sentence.
+    pub(super) fn replies(&self) -> Replies {
+        Replies(Language::of(&self.cx.task.input_text))
+    }
 }
 
 fn clip(text: &str, chars: usize) -> String {

@@ -7,6 +7,7 @@
 
 use quickact_shared::{
     domain::task::{ActionOutcome, ResultType, Verdict},
+    phrases::{Language, replies::Replies},
     store::ending::remember_changed_item,
 };
 use serde::Deserialize;
@@ -110,6 +111,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         options: None,
         items: None,
         actions: None,
+        question: None,
         tool_calls: Vec::new(),
         reason: None,
         renews_at: None,
@@ -180,7 +182,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
                 .collect();
             verdict.options = Some(options);
             if verdict.suggestion.is_none() {
-                verdict.suggestion = Some("Name the item more precisely (its date, time or full title).".into());
+                verdict.suggestion = Some(replies(context).name_it_precisely());
             }
         }
         ResultType::ActionCompleted => {
@@ -202,7 +204,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         }
         ResultType::Error => {
             if verdict.suggestion.is_none() {
-                verdict.suggestion = Some("Rephrase the request with the item's title and an exact date or time.".into());
+                verdict.suggestion = Some(replies(context).rephrase_with_details());
             }
             if !state.changed_items.is_empty() {
                 verdict.items = Some(state.changed_items.clone());
@@ -261,7 +263,7 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
             }
             ResultType::ActionCompleted => {}
             _ => {
-                suggestion.get_or_insert_with(|| "Say this action again on its own, with the item's title and an exact time.".into());
+                suggestion.get_or_insert_with(|| replies(context).say_action_again());
             }
         }
         outcomes.push(ActionOutcome {
@@ -280,7 +282,7 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
     }
     let options: Vec<Value> = outcomes.iter().filter_map(|o| o.options.clone()).flatten().take(MAX_OPTIONS).collect();
     let message = clip(args.message.trim());
-    let summary = outcomes.iter().map(|o| o.message.as_str()).collect::<Vec<_>>().join(" ");
+    let summary = replies(context).0.join_sentences(&outcomes.iter().map(|o| o.message.as_str()).collect::<Vec<_>>());
     Ok(Verdict {
         result_type,
         message: if message.is_empty() { clip(&summary) } else { message },
@@ -290,6 +292,11 @@ fn verdict_of_actions(context: &ToolContext<'_>, args: FinishArguments, actions:
         actions: Some(outcomes),
         ..Verdict::error(String::new(), None)
     })
+}
+
+/// The backend's own sentences (fallback suggestions) in the language of the task's sentence.
+fn replies(context: &ToolContext<'_>) -> Replies {
+    Replies(Language::of(context.input_text))
 }
 
 fn clip(text: &str) -> String {

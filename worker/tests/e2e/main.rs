@@ -3,6 +3,8 @@
 //! link time down.
 //!
 //! # Layout
+//! - `answers`: the answers people read: in the sentence's language, saying what happened, and
+//!   the kind of question a clarification asks.
 //! - `backbone`: API -> queue -> worker -> agent -> verdict -> long-poll, and its bookkeeping.
 //! - `budgets`: cost budgets: a user past theirs gets `budget_exhausted` before a paid turn, an
 //!   admin raising it lets the next task run, the deployment's default in a worker process.
@@ -33,6 +35,7 @@
 //!
 //! The API's own HTTP contract (routes, validation, errors) is tested in `api/tests/http`.
 
+mod answers;
 mod backbone;
 mod budgets;
 mod endings;

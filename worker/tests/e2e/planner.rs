@@ -339,7 +339,7 @@ async fn with_a_model_configured_clear_sentences_take_the_zero_token_fast_path()
     let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     assert_eq!(task["model_used"], "local");
-    assert_eq!(task["result"]["message"], "已创建：2026-02-08 15:00-16:00 开会");
+    assert_eq!(task["result"]["message"], "已创建：明天（周日，2月8日）15:00-16:00 开会。");
     assert_eq!(task["tokens_used"]["total"], 0);
     assert!(app.fake.requests().is_empty(), "the model was not asked");
     let item = &app.items(&key).await[0];

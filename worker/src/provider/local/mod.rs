@@ -16,7 +16,8 @@ pub mod text;
 
 use chrono::Utc;
 use futures::future::BoxFuture;
-use quickact_time::{TimeContext, is_chinese};
+use quickact_shared::phrases::Language;
+use quickact_time::TimeContext;
 use serde_json::json;
 
 use self::{
@@ -56,7 +57,7 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
     // The run as data: the sentence, its moment, and what the tools answered (full results, not
     // the text written for a model).
     let run = &request.run;
-    let chinese = is_chinese(run.sentence);
+    let say = Say::new(Language::of(run.sentence), Some(run.time.today()));
     let reading = match read_clauses(run.sentence, &run.time) {
         Some(Ok(clauses)) => Ok(clauses),
         Some(Err(reason)) => Err(reason),
@@ -66,16 +67,14 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         },
     };
     let (tool, arguments) = match reading {
-        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, chinese),
-        Ok(clauses) => next_step_of_all(&clauses, run.answered, chinese),
+        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, &say),
+        Ok(clauses) => next_step_of_all(&clauses, run.answered, &say),
         Err(reason) if reason == intent::VAGUE => {
             // "帮我安排一下": a question about what to add (a reply can say it), not an error.
-            let (message, suggestion) = what_to_add(chinese);
-            (FINISH, json!({ "result_type": "need_clarification", "message": message, "suggestion": suggestion }))
+            (FINISH, json!({ "result_type": "need_clarification", "message": say.what_to_add(), "suggestion": say.say_what_and_when() }))
         }
         Err(reason) => {
             tracing::info!(reason, "the local provider did not understand the sentence");
-            let say = Say { chinese };
             (FINISH, json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
         }
     };
@@ -86,18 +85,6 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         finish_reason: Some("tool_calls".into()),
         model: LOCAL_MODEL.to_owned(),
     })
-}
-
-/// The question for a request that does not say what to put down.
-fn what_to_add(chinese: bool) -> (&'static str, &'static str) {
-    if chinese {
-        ("要安排什么事？这句话没有说明事项，没有做任何修改。", "请说明要做什么和什么时候，例如“明天下午3点开会”或“提醒我周五交报告”。")
-    } else {
-        (
-            "What should I put down? The sentence does not say what; nothing was changed.",
-            "Say what and when, e.g. \"meeting tomorrow at 3pm\" or \"remind me to pay rent on friday\".",
-        )
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,15 @@ use quickact_time::{TimeContext, resolve};
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use quickact_shared::domain::task::ResultType;
+use chrono::NaiveDate;
+use quickact_shared::{
+    domain::task::ResultType,
+    phrases::{
+        Language,
+        items::ItemWords,
+        replies::{Done, Replies},
+    },
+};
 
 use super::intent::{Change, Clause, Intent, Listing, Target};
 use crate::{
@@ -32,7 +40,7 @@ struct Found {
     items: Vec<Candidate>,
 }
 
-/// An item a search (or a conflict) names.
+/// An item a search found.
 #[derive(Debug, Deserialize)]
 struct Candidate {
     id: String,
@@ -45,37 +53,13 @@ struct Changed {
     #[serde(default)]
     outcome: Option<String>,
     #[serde(default)]
-    item: Option<ChangedItem>,
+    item: Option<Value>,
     #[serde(default)]
     notes: Vec<String>,
     #[serde(default)]
     next_occurrence: Option<NextOccurrence>,
     #[serde(default)]
-    conflicts: Vec<Candidate>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ChangedItem {
-    title: String,
-    date: String,
-    start_time: Option<String>,
-    end_time: Option<String>,
-    segment: Option<String>,
-    status: String,
-}
-
-impl ChangedItem {
-    /// `2026-02-08 15:00-16:00 开会`: when, then what.
-    fn line(&self) -> String {
-        let when = match (&self.start_time, &self.end_time, &self.segment) {
-            (Some(start), Some(end), _) => format!(" {start}-{end}"),
-            (Some(start), None, _) => format!(" {start}"),
-            (None, _, Some(segment)) => format!(" ({segment})"),
-            _ => String::new(),
-        };
-        let done = if self.status == "completed" { " (done)" } else { "" };
-        format!("{}{when} {}{done}", self.date, self.title)
-    }
+    conflicts: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -89,22 +73,21 @@ fn read_as<T: DeserializeOwned + Default>(result: &Value) -> T {
     serde_json::from_value(result.clone()).unwrap_or_default()
 }
 
-/// The step after `history` for `intent`.
-pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
-    let say = Say { chinese };
+/// The step after `history` for `intent`; the verdict's words by `say`.
+pub fn next_step(intent: &Intent, history: &History, say: &Say) -> Step {
     match intent {
         Intent::Create(item) => match history.last() {
             None => (CREATE_ITEM, json!(item)),
-            Some(call) => finish_after_change(&call.result, say.created(), &say),
+            Some(call) => finish_after_change(&call.result, Done::Created, say),
         },
-        Intent::Complete(target) => act_on_target(target, history, &say, |id| (COMPLETE_TODO, json!({ "id": id })), say.completed()),
-        Intent::Delete(target) => act_on_target(target, history, &say, |id| (DELETE_ITEM, json!({ "id": id })), say.deleted()),
+        Intent::Complete(target) => act_on_target(target, history, say, |id| (COMPLETE_TODO, json!({ "id": id })), Done::Completed),
+        Intent::Delete(target) => act_on_target(target, history, say, |id| (DELETE_ITEM, json!({ "id": id })), Done::Deleted),
         Intent::Reschedule { target, change } => {
             let change = change.clone();
             act_on_target(
                 target,
                 history,
-                &say,
+                say,
                 move |id| {
                     let arguments = match &change {
                         Change::To(when) => json!({ "id": id, "when": when }),
@@ -112,12 +95,12 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
                     };
                     (UPDATE_ITEM, arguments)
                 },
-                say.moved(),
+                Done::Moved,
             )
         }
         Intent::List(listing) => match history.last().map(|call| &call.result) {
             None => (SEARCH_ITEMS, list_arguments(listing)),
-            Some(Ok(result)) => finish("action_completed", say.listed(read_as::<Found>(result).count), None),
+            Some(Ok(result)) => finish("action_completed", say.listed(result), None),
             Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
     }
@@ -126,14 +109,14 @@ pub fn next_step(intent: &Intent, history: &History, chinese: bool) -> Step {
 /// The step after `history` for a sentence of several clauses: each clause runs in turn on the
 /// calls made since the one before finished (the plan of one clause is a function of its own
 /// calls), and the run ends with one `finish` that states every clause's outcome in `actions`.
-pub fn next_step_of_all(clauses: &[Clause], history: &History, chinese: bool) -> Step {
+pub fn next_step_of_all(clauses: &[Clause], history: &History, say: &Say) -> Step {
     let mut start = 0;
     let mut actions = Vec::new();
     for clause in clauses {
         let mut made = 0;
         let (outcome, calls) = loop {
             let calls = &history[start..start + made];
-            let step = next_step(&clause.intent, calls, chinese);
+            let step = next_step(&clause.intent, calls, say);
             if step.0 == FINISH {
                 break (step.1, calls);
             }
@@ -146,7 +129,8 @@ pub fn next_step_of_all(clauses: &[Clause], history: &History, chinese: bool) ->
         actions.push(action_of(&clause.text, outcome, calls));
     }
     let types: Vec<ResultType> = actions.iter().filter_map(|a| serde_json::from_value(a["result_type"].clone()).ok()).collect();
-    let message = actions.iter().filter_map(|a| a["message"].as_str()).collect::<Vec<_>>().join(if chinese { "；" } else { "; " });
+    // Each clause's message is a sentence of its own: joined as sentences, not glued by a separator.
+    let message = say.language.join_sentences(&actions.iter().filter_map(|a| a["message"].as_str()).collect::<Vec<_>>());
     let mut arguments = finish(ResultType::of_all(types).as_str(), message, None).1;
     arguments["actions"] = Value::Array(actions);
     (FINISH, arguments)
@@ -215,7 +199,7 @@ fn names_a_time_of_day(text: &str) -> bool {
 
 /// Search for the target, then act on a single match (or an exact title match among several), ask
 /// about several, report none; then finish on the action's result.
-fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(&str) -> Step, done: &'static str) -> Step {
+fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(&str) -> Step, done: Done) -> Step {
     match history.len() {
         0 => (SEARCH_ITEMS, target_search(target)),
         1 => {
@@ -244,7 +228,7 @@ fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(
 }
 
 /// The verdict after a create/update/delete/complete call.
-fn finish_after_change(result: &Result<Value, String>, done: &str, say: &Say) -> Step {
+fn finish_after_change(result: &Result<Value, String>, done: Done, say: &Say) -> Step {
     let changed = match result {
         Ok(result) => read_as::<Changed>(result),
         Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
@@ -252,21 +236,23 @@ fn finish_after_change(result: &Result<Value, String>, done: &str, say: &Say) ->
     match changed.outcome.as_deref() {
         Some("time_passed") => {
             let suggestion = match changed.next_occurrence {
-                Some(NextOccurrence { date: Some(date), start_time }) => say.try_tomorrow(&date, start_time.as_deref()),
-                _ => say.future_date(),
+                Some(NextOccurrence { date: Some(date), start_time }) => say.try_next(&date, start_time.as_deref()),
+                _ => say.replies().future_date(),
             };
-            finish("need_clarification", say.passed(), Some(suggestion))
+            finish("need_clarification", say.replies().passed(), Some(suggestion))
         }
         Some("conflict") => {
-            let titles: Vec<&str> = changed.conflicts.iter().map(|c| c.title.as_str()).collect();
-            finish("need_clarification", say.conflict(&titles.join(", ")), Some(say.another_time()))
+            // Each item it overlaps, with its day and time, so the user sees what is in the way.
+            let items: Vec<String> = changed.conflicts.iter().map(|item| say.words().line(item, false)).collect();
+            finish("need_clarification", say.replies().conflict(&say.language.join_list(&items)), Some(say.replies().another_time()))
         }
         _ => {
-            let mut message = format!("{done}{}", changed.item.as_ref().map(ChangedItem::line).unwrap_or_default());
+            let line = changed.item.as_ref().map(|item| say.words().line(item, false)).unwrap_or_default();
+            let mut sentences = vec![say.replies().done(done, &line)];
             if changed.notes.iter().any(|n| n.contains("default duration")) {
-                message.push_str(say.default_duration());
+                sentences.push(say.replies().default_duration());
             }
-            finish("action_completed", message, None)
+            finish("action_completed", say.language.join_sentences(&sentences), None)
         }
     }
 }
@@ -279,82 +265,69 @@ fn finish(result_type: &str, message: String, suggestion: Option<String>) -> Ste
     (FINISH, arguments)
 }
 
-/// The local provider's words, in the user's language.
+/// The local provider's words, in the user's language (the sentences are in
+/// [`quickact_shared::phrases`], shared with the engine's own verdicts).
+#[derive(Debug, Clone, Copy)]
 pub struct Say {
-    pub chinese: bool,
+    pub language: Language,
+    /// The user's today: dates in answers read "今天" / "tomorrow" when they are.
+    pub today: Option<NaiveDate>,
 }
 
 impl Say {
-    fn pick(&self, zh: &str, en: &str) -> String {
-        if self.chinese { zh.to_owned() } else { en.to_owned() }
+    pub fn new(language: Language, today: Option<NaiveDate>) -> Self {
+        Say { language, today }
     }
 
-    fn created(&self) -> &'static str {
-        if self.chinese { "已创建：" } else { "Created: " }
+    fn replies(&self) -> Replies {
+        Replies(self.language)
     }
-    fn completed(&self) -> &'static str {
-        if self.chinese { "已完成：" } else { "Marked as done: " }
+
+    fn words(&self) -> ItemWords {
+        ItemWords { language: self.language, today: self.today }
     }
-    fn deleted(&self) -> &'static str {
-        if self.chinese { "已删除：" } else { "Deleted: " }
-    }
-    fn moved(&self) -> &'static str {
-        if self.chinese { "已改期：" } else { "Rescheduled: " }
-    }
-    fn default_duration(&self) -> &'static str {
-        if self.chinese { "（未说明结束时间，按默认时长安排）" } else { " (no end time given: the default duration applies)" }
-    }
-    fn listed(&self, count: u64) -> String {
-        match (self.chinese, count) {
-            (true, 0) => "没有找到符合条件的事项。".into(),
-            (true, n) => format!("找到{n}项："),
-            (false, 0) => "Nothing found.".into(),
-            (false, 1) => "1 item:".into(),
-            (false, n) => format!("{n} items:"),
-        }
+
+    /// What a listing found: how many, and each item's line (with its state and recurrence).
+    fn listed(&self, result: &Value) -> String {
+        let items: Vec<Value> = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+        let count = read_as::<Found>(result).count.max(items.len() as u64) as usize;
+        self.replies().listed(count, &self.words().lines(&items, true))
     }
     fn not_found(&self, query: &str) -> String {
-        if self.chinese { format!("没有找到与“{query}”匹配的事项，没有做任何修改。") } else { format!("No item matches \"{query}\"; nothing was changed.") }
+        self.replies().not_found(query)
     }
     fn check_title(&self) -> String {
-        self.pick("请检查事项名称，或使用完整标题再试一次。", "Check the item's title, or use its full title.")
+        self.replies().check_title()
     }
     fn several(&self, n: usize, query: &str) -> String {
-        if self.chinese { format!("找到{n}个与“{query}”匹配的事项，请说明是哪一个。") } else { format!("{n} items match \"{query}\"; which one do you mean?") }
+        self.replies().several(n, query)
     }
     fn be_precise(&self) -> String {
-        self.pick("加上日期或完整标题，例如“删除2月8日的项目会议”。", "Add the date or the full title, e.g. \"delete the team meeting on Feb 8\".")
+        self.replies().be_precise()
     }
-    fn passed(&self) -> String {
-        self.pick("这个时间已经过去了，没有写入。", "That time has already passed; nothing was written.")
-    }
-    fn try_tomorrow(&self, date: &str, time: Option<&str>) -> String {
+    /// The next occurrence of a passed time, as a suggestion: its day in words and its time.
+    fn try_next(&self, date: &str, time: Option<&str>) -> String {
+        let day = NaiveDate::parse_from_str(date, "%Y-%m-%d").map(|d| self.words().date(d)).unwrap_or_else(|_| date.to_owned());
         let when = match time {
-            Some(time) => format!("{date} {time}"),
-            None => date.to_owned(),
+            Some(time) => format!("{day}{}{time}", self.language.pick("", " at ")),
+            None => day,
         };
-        if self.chinese { format!("如果是明天，请说“明天……”（{when}）。") } else { format!("If you mean tomorrow, say \"tomorrow ...\" ({when}).") }
-    }
-    fn future_date(&self) -> String {
-        self.pick("请给出一个将来的日期。", "Give a date in the future.")
-    }
-    fn conflict(&self, titles: &str) -> String {
-        if self.chinese { format!("与已有日程冲突：{titles}，没有创建。") } else { format!("It overlaps {titles}; nothing was written.") }
-    }
-    fn another_time(&self) -> String {
-        self.pick("换一个时间，或说明“冲突也要添加”。", "Pick another time, or say to add it anyway.")
+        self.replies().try_next(&when)
     }
     fn failed(&self, error: &str) -> String {
-        if self.chinese { format!("操作没有完成：{error}") } else { format!("The action could not be done: {error}") }
+        self.replies().failed(error)
     }
     pub fn rephrase(&self) -> String {
-        self.pick(
-            "请换一种说法，一句话说明一件事，例如“明天下午3点开会”“完成报告提交”“把会议改到周五上午10点”；复杂的请求需要配置模型（OPENAI_API_KEY）。",
-            "Rephrase it as one action, e.g. \"meeting tomorrow 3pm\", \"mark buy milk as done\", \"move the dentist appointment to Friday 10am\"; for anything more, configure a model (OPENAI_API_KEY).",
-        )
+        self.replies().rephrase()
     }
     pub fn not_understood(&self) -> String {
-        self.pick("没能理解这句话，没有做任何修改。", "I could not read this sentence as an action; nothing was changed.")
+        self.replies().not_understood()
+    }
+    pub fn what_to_add(&self) -> String {
+        self.replies().what_to_add()
+    }
+    pub fn say_what_and_when(&self) -> String {
+        self.replies().say_what_and_when()
     }
 }
 

@@ -24,8 +24,7 @@ impl TypedTool for DeleteItem {
         let item = delete_item(&mut *db, context.user_id, id, Some(context.task_id))
             .await?
             .ok_or_else(|| ToolError::Refused(format!("item {id} no longer exists")))?;
-        let mut rendered = item.to_json();
-        rendered["deleted"] = json!(true);
+        let rendered = item.to_json_deleted();
         Ok(ToolOutput::Result(json!({
             "written": true,
             "item": rendered,
