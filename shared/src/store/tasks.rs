@@ -29,7 +29,7 @@ macro_rules! query_tasks {
             $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
-                  priority AS "priority: TaskPriority", trace_parent"# + $after
+                  priority AS "priority: TaskPriority", trace_parent, reply_to"# + $after
             $(, $arg)*
         )
     };
