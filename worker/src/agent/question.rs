@@ -112,10 +112,11 @@ pub fn question_of(first: &TaskRecord, earlier_replies: Vec<String>, asked: &Tas
         .find(|(name, _, _)| name == CREATE_ITEM || name == UPDATE_ITEM)
         .filter(|(_, _, result)| result.get("outcome").and_then(Value::as_str).is_some_and(|o| o == "conflict" || o == "time_passed"))
         .map(|(tool, arguments, outcome)| ProposedChange { tool: tool.clone(), arguments: arguments.clone(), outcome: outcome.clone() });
+    // A conflict's verdict lists the events it overlaps as options too: the change decides.
     let kind = match (&proposed, options.is_empty()) {
-        (_, false) => QuestionKind::WhichItem,
-        (Some(change), true) if change.outcome["outcome"] == "conflict" => QuestionKind::Conflict,
-        (Some(_), true) => QuestionKind::TimePassed,
+        (Some(change), _) if change.outcome["outcome"] == "conflict" => QuestionKind::Conflict,
+        (Some(_), _) => QuestionKind::TimePassed,
+        (None, false) => QuestionKind::WhichItem,
         (None, true) => QuestionKind::Other,
     };
     Question {
