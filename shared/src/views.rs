@@ -122,6 +122,11 @@ pub struct TaskWithSteps {
     pub task: TaskView,
     #[schema(value_type = Vec<StepDoc>)]
     pub steps: Vec<StepView>,
+    /// For a task that asked a question (`need_clarification`), the replies to it
+    /// (`POST /api/quick-action/{id}/reply`), oldest first: how a client following the task
+    /// finds the task that goes on from it. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replies: Vec<Uuid>,
 }
 
 /// A journal step: a model turn or a tool call.

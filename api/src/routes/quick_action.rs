@@ -10,7 +10,7 @@ use axum::{
 };
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
-    domain::{task::{TaskPriority, TaskRecord}, user::User},
+    domain::{task::{ResultType, TaskPriority, TaskRecord}, user::User},
     telemetry::traces,
     planner::undo::{UndoOutcome, undo_task},
     store::{
@@ -274,7 +274,12 @@ pub fn get(
             task
         };
         let journal = state.reads.journal(&task).await?;
-        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
+        // Only a question can have replies: other tasks pay no read for them.
+        let replies = match task.result_type {
+            Some(ResultType::NeedClarification) => tasks::reply_ids(&state.pool, task.id).await?,
+            _ => Vec::new(),
+        };
+        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect(), replies }))
     }
 }
 

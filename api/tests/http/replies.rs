@@ -105,5 +105,8 @@ async fn the_same_idempotency_key_replays_the_same_reply() {
     let history = app.call(&key, Method::GET, "/api/quick-action", None).await.body;
     let listed = history["tasks"].as_array().unwrap().iter().find(|t| t["task_id"] == first["task_id"]).cloned().unwrap();
     assert_eq!(listed["reply_to"], json!(id));
+    // And the asked task names its replies.
+    let asked = app.call(&key, Method::GET, &format!("/api/quick-action/{id}"), None).await.body;
+    assert_eq!(asked["replies"], json!([first["task_id"]]), "{asked:#}");
     app.shutdown().await;
 }

@@ -69,6 +69,11 @@ pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskR
     .await
 }
 
+/// The replies to task `id`'s question, oldest first (see `quick_action_tasks.reply_to`).
+pub async fn reply_ids(db: impl PgExecutor<'_>, id: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT id FROM quick_action_tasks WHERE reply_to = $1 ORDER BY created_at, id", id).fetch_all(db).await
+}
+
 /// [`find_task`] for several tasks in one statement: the ones that exist, in no particular order.
 pub async fn find_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<TaskRecord>, sqlx::Error> {
     query_tasks!("SELECT ", " FROM quick_action_tasks WHERE id = ANY($1)", ids).fetch_all(db).await
