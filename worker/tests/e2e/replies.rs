@@ -157,6 +157,12 @@ async fn a_reply_can_move_the_chosen_item_to_a_new_time_or_act_on_every_option()
     assert_eq!(asked["result"]["type"], "need_clarification", "{asked:#}");
     let options = option_ids(&asked);
     let pick = options.iter().position(|id| id == id_of(&second)).unwrap() + 1;
+    // "Neither": nothing is changed, and the verdict says how to answer.
+    let before = app.items(&key).await;
+    let neither = reply(&app, &key, asked["task_id"].as_str().unwrap(), json!({ "text": "都不是" }), NOW).await;
+    assert_eq!(neither["result"]["type"], "error", "{neither:#}");
+    assert!(neither["result"]["suggestion"].as_str().unwrap().contains('2'), "{neither:#}");
+    assert_eq!(app.items(&key).await, before);
     let task = reply(&app, &key, asked["task_id"].as_str().unwrap(), json!({ "option": pick, "text": "改到周五下午4点" }), NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
     let moved = app.item_now(&key, &second).await;

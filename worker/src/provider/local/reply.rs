@@ -36,6 +36,10 @@ const FORCE_WORDS: [&str; 24] = [
 ];
 /// Words that accept the suggestion (a passed time: the next occurrence; a conflict: as proposed).
 const YES_WORDS: [&str; 16] = ["yes", "ok", "okay", "sure", "yep", "fine", "please do", "是的", "好的", "好", "可以", "行", "嗯", "确定", "确认", "对"];
+/// Words that say no: a reply with one of them picks nothing ("都不是", "不是第二个", "neither"),
+/// except inside words that say to go ahead despite the conflict ("不管冲突", "没关系").
+const ZH_NEGATIONS: [&str; 4] = ["不", "别", "没", "非"];
+const EN_NEGATIONS: [&str; 8] = ["not", "none", "neither", "nor", "don't", "dont", "nope", "never"];
 /// Words that mean every option.
 const ALL_WORDS: [&str; 9] = ["都", "全部", "所有", "全都", "两个都", "both", "all of them", "all", "every one"];
 
@@ -82,7 +86,16 @@ impl Reply {
             let chars: Vec<char> = text.chars().collect();
             reply.new_time = Some(chars[first.span.0..last.span.1].iter().collect::<String>().trim().to_owned());
         }
-        reply.force = FORCE_WORDS.iter().any(|w| lower.contains(w));
+        // "不管冲突" and "没关系" say to go ahead: their negation is not the reply's.
+        let unforced = FORCE_WORDS.iter().fold(lower.clone(), |rest, w| rest.replace(w, " "));
+        let negated = ZH_NEGATIONS.iter().any(|w| unforced.contains(w))
+            || lower.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|word| EN_NEGATIONS.contains(&word));
+        reply.force = !negated && FORCE_WORDS.iter().any(|w| lower.contains(w));
+        if negated {
+            // Nothing picked, nothing accepted: the run says how to answer, and changes nothing.
+            reply.new_time = None;
+            return reply;
+        }
         reply.yes = is_yes(&lower);
         if count == 0 {
             return reply;
@@ -437,6 +450,9 @@ mod tests {
         for said in ["10点那个", "第五个", "the fourth one", "随便", "whatever", "7"] {
             assert!(picked(&q, said).is_empty(), "{said}");
         }
+        for said in ["都不是", "不是第二个", "别删第一个", "neither", "not the first one", "none of them"] {
+            assert!(picked(&q, said).is_empty(), "{said}");
+        }
         assert_eq!(picked(&q, "都删了"), vec![0, 1]);
         assert_eq!(picked(&q, "both"), vec![0, 1]);
     }
@@ -452,5 +468,9 @@ mod tests {
         assert_eq!(read("tomorrow at 4 instead").new_time.as_deref(), Some("tomorrow at 4"));
         assert_eq!(read("那就下午5点吧").new_time.as_deref(), Some("下午5点"));
         assert!(read("yes").yes && read("好的").yes && !read("好的，改到明天").yes);
+        assert!(read("不管冲突，加上").force && read("没关系").force);
+        let no = read("不要加了");
+        assert!(!no.force && !no.yes && no.new_time.is_none());
+        assert!(!read("don't add it").force && !read("no, not anyway").force);
     }
 }
