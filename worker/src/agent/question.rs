@@ -66,6 +66,9 @@ pub struct Question {
     /// When that sentence was written, and in which zone: its time expressions are read against it.
     pub reference_time: DateTime<Utc>,
     pub time_zone: Tz,
+    /// When the asked task's sentence was written: the proposed change's time expressions were
+    /// read against it (the first sentence's moment, or a later reply's).
+    pub asked_reference_time: DateTime<Utc>,
     /// The replies between that sentence and this one, oldest first.
     pub earlier_replies: Vec<String>,
     pub kind: QuestionKind,
@@ -123,6 +126,7 @@ pub fn question_of(first: &TaskRecord, earlier_replies: Vec<String>, asked: &Tas
         sentence: first.input_text.clone(),
         reference_time: first.reference_time,
         time_zone: first.time_zone.parse().unwrap_or(chrono_tz::UTC),
+        asked_reference_time: asked.reference_time,
         earlier_replies,
         kind,
         message: text("message").unwrap_or_default(),

@@ -289,3 +289,32 @@ async fn a_models_reply_run_is_told_the_question_in_its_first_user_message() {
     }
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reply_written_the_next_day_keeps_the_day_the_first_sentence_named() {
+    let app = local_app().await;
+    let next_morning = "2026-02-08T08:00:00+08:00";
+    // "明天" in Saturday's sentence is Sunday; the reply comes on Sunday.
+    let (_, key) = app.create_user("late-riser").await;
+    let review = app.create_item(&key, meeting("评审", TOMORROW, "15:00", "16:00")).await;
+    let asked = app.act(&key, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(asked["result"]["type"], "need_clarification", "{asked:#}");
+    let task = reply(&app, &key, asked["task_id"].as_str().unwrap(), json!({ "text": "冲突也要加" }), next_morning).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let items = app.items(&key).await;
+    let new = items.iter().find(|i| i["id"] != review["id"]).unwrap();
+    assert_eq!((new["date"].as_str(), new["start_time"].as_str()), (Some(TOMORROW), Some("15:00")), "{new:#}");
+
+    let (_, key) = app.create_user("late-mover").await;
+    let a = app.create_item(&key, meeting("站会", MON, "09:00", "09:15")).await;
+    let b = app.create_item(&key, meeting("站会", TUE, "09:00", "09:15")).await;
+    let asked = app.act(&key, "把站会改到明天上午10点", NOW).await;
+    let options = option_ids(&asked);
+    let pick = options.iter().position(|id| id == id_of(&a)).unwrap() + 1;
+    let task = reply(&app, &key, asked["task_id"].as_str().unwrap(), json!({ "option": pick }), next_morning).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let moved = app.item_now(&key, &a).await;
+    assert_eq!((moved["date"].as_str(), moved["start_time"].as_str()), (Some(TOMORROW), Some("10:00")), "{moved:#}");
+    assert_eq!(app.item_now(&key, &b).await, b);
+    app.shutdown().await;
+}

@@ -51,7 +51,10 @@ pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
     let reading = Reply::read(said, number, question, &run.time);
     let step = match question.kind {
         QuestionKind::WhichItem => act_on_options(question, &reading, &first_time, run.answered, chinese),
-        QuestionKind::Conflict | QuestionKind::TimePassed => redo_change(question, &reading, &first_time, run.answered, chinese),
+        QuestionKind::Conflict | QuestionKind::TimePassed => {
+            let asked_time = TimeContext::new(question.asked_reference_time, question.time_zone);
+            redo_change(question, &reading, &asked_time, run.answered, chinese)
+        }
         QuestionKind::Other => None,
     };
     step.unwrap_or_else(|| not_understood(question, chinese))
@@ -294,7 +297,13 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
     if chosen.len() == 1 {
         let mut history = vec![found(chosen[0])];
         history.extend(answered.iter().cloned());
-        return Some(next_step(&intent, &history, chinese));
+        let mut step = next_step(&intent, &history, chinese);
+        // The first sentence's new time names its day from the first sentence's moment.
+        if step.0 == UPDATE_ITEM && reply.new_time.is_none()
+            && let Some(arguments) = step.1.as_object_mut() {
+                pin_day(arguments, first_time);
+            }
+        return Some(step);
     }
     let clauses: Vec<Clause> = chosen
         .iter()
@@ -312,8 +321,10 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
 }
 
 /// A conflict or a passed time: the proposed change again, with the new time, or despite the
-/// conflict, or (a plain yes to a passed time) on the suggested next occurrence.
-fn redo_change(question: &Question, reply: &Reply, first_time: &TimeContext, answered: &[AnsweredCall], chinese: bool) -> Option<Step> {
+/// conflict, or (a plain yes to a passed time) on the suggested next occurrence. `asked_time`: the
+/// moment the proposed change's time expressions were read against; the day they named is kept
+/// even when the reply is written on another day.
+fn redo_change(question: &Question, reply: &Reply, asked_time: &TimeContext, answered: &[AnsweredCall], chinese: bool) -> Option<Step> {
     let proposed = question.proposed.as_ref()?;
     if let Some(call) = answered.last() {
         // The change was made (or refused): the plan's verdict on it.
@@ -334,11 +345,11 @@ fn redo_change(question: &Question, reply: &Reply, first_time: &TimeContext, ans
     let object = arguments.as_object_mut()?;
     let conflict = question.kind == QuestionKind::Conflict;
     if let Some(when) = &reply.new_time {
-        let date_only = resolve(when, first_time).is_some_and(|r| r.start_time.is_none() && r.segment.is_none());
+        let date_only = resolve(when, asked_time).is_some_and(|r| r.start_time.is_none() && r.segment.is_none());
         if date_only {
             object.insert("date".into(), json!(when));
         } else {
-            let original_date = proposed_date(&proposed.arguments, first_time);
+            let original_date = proposed_date(&proposed.arguments, asked_time);
             for key in ["when", "date", "start_time", "end_time", "segment"] {
                 object.remove(key);
             }
@@ -354,6 +365,7 @@ fn redo_change(question: &Question, reply: &Reply, first_time: &TimeContext, ans
         }
     } else if conflict && (reply.force || reply.yes) {
         object.insert("allow_conflict".into(), json!(true));
+        pin_day(object, asked_time);
     } else if !conflict && reply.yes {
         let date = proposed.outcome["next_occurrence"]["date"].as_str()?;
         object.insert("date".into(), json!(date));
@@ -362,6 +374,21 @@ fn redo_change(question: &Question, reply: &Reply, first_time: &TimeContext, ans
     }
     let tool: &'static str = if proposed.tool == UPDATE_ITEM { UPDATE_ITEM } else { crate::tools::names::CREATE_ITEM };
     Some((tool, arguments))
+}
+
+/// A `when` that names its day relative to the asked moment ("明天下午3点") is pinned to that day
+/// (`date`, which the tools apply after `when`), so a reply written on another day keeps it.
+fn pin_day(arguments: &mut serde_json::Map<String, Value>, asked_time: &TimeContext) {
+    if arguments.contains_key("date") || arguments.contains_key("recurrence") {
+        return;
+    }
+    let Some(when) = arguments.get("when").and_then(Value::as_str) else { return };
+    if !states_a_date(when) {
+        return;
+    }
+    if let Some(resolution) = resolve(when, asked_time).filter(|r| r.rrule.is_none() && r.end_date.is_none()) {
+        arguments.insert("date".into(), json!(resolution.date.to_string()));
+    }
 }
 
 /// The day the proposed change was for, read as its run read it.
@@ -410,6 +437,7 @@ mod tests {
         Question {
             sentence: "删除会议".into(),
             reference_time: time().now().with_timezone(&Utc),
+            asked_reference_time: time().now().with_timezone(&Utc),
             time_zone: chrono_tz::Asia::Shanghai,
             earlier_replies: vec![],
             kind: QuestionKind::WhichItem,
