@@ -202,3 +202,75 @@ impl Question {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use quickact_shared::domain::task::{ResultType, TaskPriority, TaskStatus};
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn task(text: &str, result: Value, reply_to: Option<Uuid>) -> TaskRecord {
+        TaskRecord {
+            id: Uuid::now_v7(),
+            user_id: Uuid::nil(),
+            input_text: text.into(),
+            status: TaskStatus::Failed,
+            result_type: Some(ResultType::NeedClarification),
+            result: Some(result),
+            created_at: Utc::now(),
+            started_at: None,
+            completed_at: Some(Utc::now()),
+            input_tokens: 0,
+            output_tokens: 0,
+            cached_tokens: 0,
+            cost_nanos: 0,
+            currency: "CNY".into(),
+            model_used: None,
+            timeout_seconds: 30,
+            idempotency_key: None,
+            reference_time: Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(),
+            time_zone: "Asia/Shanghai".into(),
+            attempts: 1,
+            undoes: None,
+            priority: TaskPriority::Interactive,
+            trace_parent: None,
+            reply_to,
+        }
+    }
+
+    #[test]
+    fn the_change_that_was_stopped_tells_the_kind_of_question_before_the_options() {
+        let overlapped = json!({ "id": "e1", "title": "评审", "kind": "event", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00" });
+        let asked = task("明天下午3点开会", json!({ "message": "与已有日程冲突", "options": [overlapped] }), None);
+        let create = (CREATE_ITEM.to_owned(), json!({ "title": "开会", "when": "明天下午3点" }), json!({ "outcome": "conflict", "message": "overlaps", "conflicts": [overlapped] }));
+        let question = question_of(&asked, vec![], &asked, std::slice::from_ref(&create));
+        assert_eq!(question.kind, QuestionKind::Conflict);
+        assert_eq!(question.proposed.as_ref().unwrap().arguments["when"], "明天下午3点");
+        let text = question.describe();
+        assert!(text.contains("Question (conflict): 与已有日程冲突"), "{text}");
+        assert!(text.contains(r#"Proposed change: create_item {"title":"开会","when":"明天下午3点"}"#), "{text}");
+        assert!(text.contains(r#"Overlaps 1. id=e1, title="评审", 2026-02-08 15:00-16:00, event"#), "{text}");
+
+        let passed = (CREATE_ITEM.to_owned(), json!({ "title": "跑步" }), json!({ "outcome": "time_passed", "next_occurrence": { "date": "2026-02-08" } }));
+        assert_eq!(question_of(&asked, vec![], &asked, &[passed]).kind, QuestionKind::TimePassed);
+
+        let which = task("删除会议", json!({ "message": "哪一个？", "options": [overlapped, overlapped] }), None);
+        let search = ("search_items".to_owned(), json!({ "query": "会议" }), json!({ "count": 2 }));
+        let question = question_of(&which, vec![], &which, &[search]);
+        assert_eq!((question.kind, question.options.len()), (QuestionKind::WhichItem, 2));
+        assert!(question.describe().contains("Options:\n1. id=e1"), "{}", question.describe());
+    }
+
+    #[test]
+    fn a_reply_to_a_reply_goes_back_to_the_first_sentence() {
+        let first = task("明天下午3点开会", json!({}), None);
+        let asked = task("改到下午4点", json!({ "message": "again" }), Some(first.id));
+        let question = question_of(&first, vec![asked.input_text.clone()], &asked, &[]);
+        assert_eq!((question.sentence.as_str(), question.earlier_replies.as_slice()), ("明天下午3点开会", &["改到下午4点".to_owned()][..]));
+        assert_eq!(question.kind, QuestionKind::Other);
+        assert!(question.describe().contains("Earlier reply: \"改到下午4点\""));
+    }
+}

@@ -229,6 +229,20 @@ async fn a_conflict_answered_anyway_or_with_a_new_time_and_a_reply_to_a_reply() 
         assert_eq!(app.item_now(&key, &review).await, review);
     }
 
+    // A move that hit a conflict: forced, or moved again.
+    for (answer, start) in [("add it anyway", "15:00"), ("make it 5pm instead", "17:00")] {
+        let (_, key) = app.create_user(&format!("mover-{}", answer.len())).await;
+        let review = app.create_item(&key, meeting("review", TOMORROW, "15:00", "16:00")).await;
+        let standup = app.create_item(&key, meeting("standup", MON, "09:00", "09:30")).await;
+        let asked = app.act(&key, "move the standup to tomorrow 3pm", NOW).await;
+        assert_eq!(asked["result"]["type"], "need_clarification", "{asked:#}");
+        let task = reply(&app, &key, asked["task_id"].as_str().unwrap(), json!({ "text": answer }), NOW).await;
+        assert_eq!(task["status"], "success", "{answer}: {task:#}");
+        let moved = app.item_now(&key, &standup).await;
+        assert_eq!((moved["date"].as_str(), moved["start_time"].as_str()), (Some(TOMORROW), Some(start)), "{answer}: {moved:#}");
+        assert_eq!(app.item_now(&key, &review).await, review);
+    }
+
     // A new time that conflicts too asks again; the reply to that reply settles it.
     let (_, key) = app.create_user("chain").await;
     app.create_item(&key, meeting("评审", TOMORROW, "15:00", "17:00")).await;

@@ -120,7 +120,7 @@ impl Reply {
             return reply;
         }
         if !time_is_new
-            && let Some(at) = by_time(question, &times, time) {
+            && let Some(at) = by_time(question, &times) {
                 reply.picked = vec![at];
                 return reply;
             }
@@ -202,13 +202,12 @@ fn ordinal(lower: &str, count: usize) -> Option<usize> {
 }
 
 /// The one option at the time (and day) the reply names: "the one at 3pm", "下午3点那个", "明天那个".
-fn by_time(question: &Question, times: &[quickact_time::TimeMatch], time: &TimeContext) -> Option<usize> {
+fn by_time(question: &Question, times: &[quickact_time::TimeMatch]) -> Option<usize> {
     let stated = times.first()?;
     let resolution = &stated.resolution;
     let date = states_a_date(&stated.text).then(|| resolution.date.to_string());
     let start = resolution.start_time.map(|t| t.format("%H:%M").to_string());
     let segment = resolution.segment.map(|s| s.as_str().to_owned());
-    let _ = time;
     if date.is_none() && start.is_none() && segment.is_none() {
         return None;
     }
