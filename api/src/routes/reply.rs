@@ -45,7 +45,7 @@ pub struct ReplyRequest {
     text: Option<String>,
     /// One of the question's options: its item id, or its number in `result.options` (from 1).
     #[serde(default)]
-    #[schema(value_type = Option<Object>, example = 2)]
+    #[schema(example = 2)]
     option: Option<OptionRef>,
     /// As on `POST /api/quick-action`.
     #[serde(default)]
@@ -61,10 +61,10 @@ pub struct ReplyRequest {
     tz: Option<String>,
 }
 
-/// An option as a client names it: a number, or text holding a number or an item id.
-#[derive(Debug, Deserialize)]
+/// An option as a client names it: its number (from 1), or text holding its number or its item id.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
-enum OptionRef {
+pub enum OptionRef {
     Number(i64),
     Text(String),
 }
