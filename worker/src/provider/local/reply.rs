@@ -226,12 +226,19 @@ fn by_time(question: &Question, times: &[quickact_time::TimeMatch]) -> Option<us
     (matching.len() == 1).then(|| matching[0])
 }
 
-/// Whether `start` (HH:MM) lies in the part of day `segment`.
+/// Whether `start` (HH:MM) lies in the part of day `segment`, read as people point with it: "the
+/// morning one" (上午那个) is any time before noon, not only the planner's 06:00-08:59 `morning`.
 fn in_segment(start: Option<&str>, segment: &str) -> bool {
-    let (Some(start), Ok(segment)) = (start, segment.parse::<quickact_time::Segment>()) else { return false };
-    let Ok(start) = chrono::NaiveTime::parse_from_str(start, "%H:%M") else { return false };
-    let (from, to) = segment.bounds();
-    from <= start && start <= to
+    let Some(start) = start.and_then(|s| chrono::NaiveTime::parse_from_str(s, "%H:%M").ok()) else { return false };
+    let hour = |h: u32| chrono::NaiveTime::from_hms_opt(h, 0, 0).expect("an hour");
+    let (from, to) = match segment {
+        "early_morning" | "morning" | "forenoon" => (hour(0), hour(12)),
+        "noon" => (hour(11), hour(14)),
+        "afternoon" => (hour(12), hour(18)),
+        "evening" => (hour(17), chrono::NaiveTime::from_hms_opt(23, 59, 59).expect("a time")),
+        _ => return false,
+    };
+    from <= start && start < to
 }
 
 /// The one option whose title holds the words of the reply ("the dentist one", "牙医那个").
@@ -466,6 +473,7 @@ mod tests {
             ("#2", 1), ("3", 2), ("２", 1), ("第二个", 1), ("第3个", 2), ("就第一个吧", 0), ("最后一个", 2), ("后面那个", 2), ("倒数第二个", 1),
             ("the second one", 1), ("the 3rd", 2), ("the last one", 2), ("first", 0), ("option 2", 1), ("b2", 1),
             ("the one at 3pm", 1), ("下午3点那个", 1), ("晚上8点的", 2), ("今天那个", 0), ("the dentist one", 1), ("周会那个", 2),
+            ("上午那个", 0), ("the morning one", 0), ("下午的", 1), ("the evening one", 2),
         ] {
             assert_eq!(picked(&q, said), vec![want], "{said}");
         }
@@ -474,7 +482,7 @@ mod tests {
     #[test]
     fn a_reply_that_names_no_single_option_picks_none() {
         let q = which(&[("a1", "项目会议", "2026-02-07", Some("10:00")), ("b2", "周会", "2026-02-08", Some("10:00"))]);
-        for said in ["10点那个", "第五个", "the fourth one", "随便", "whatever", "7"] {
+        for said in ["10点那个", "上午的", "第五个", "the fourth one", "随便", "whatever", "7", "the one tonight"] {
             assert!(picked(&q, said).is_empty(), "{said}");
         }
         for said in ["都不是", "不是第二个", "别删第一个", "neither", "not the first one", "none of them"] {
