@@ -40,8 +40,11 @@ const YES_WORDS: [&str; 16] = ["yes", "ok", "okay", "sure", "yep", "fine", "plea
 /// except inside words that say to go ahead despite the conflict ("不管冲突", "没关系").
 const ZH_NEGATIONS: [&str; 4] = ["不", "别", "没", "非"];
 const EN_NEGATIONS: [&str; 8] = ["not", "none", "neither", "nor", "don't", "dont", "nope", "never"];
-/// Words that mean every option.
-const ALL_WORDS: [&str; 9] = ["都", "全部", "所有", "全都", "两个都", "both", "all of them", "all", "every one"];
+/// Words that mean every option. A bare 都 does not: "都可以" / "都行" (either is fine) is no choice.
+const ALL_WORDS: [&str; 19] = [
+    "两个都", "三个都", "几个都", "全都", "全部", "所有", "都删", "都取消", "都完成", "都做完", "都标", "都去掉", "both", "all of them", "all three",
+    "every one", "each of them", "all", "everything",
+];
 
 /// The next step of a reply's run.
 pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
@@ -115,7 +118,7 @@ impl Reply {
             reply.picked = vec![at];
             return reply;
         }
-        if ALL_WORDS.iter().any(|w| if is_chinese(w) { text.contains(w) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == *w) || lower.contains(&format!("{w} ")) && w.contains(' ') }) {
+        if ALL_WORDS.iter().any(|w| if w.contains(' ') || is_chinese(w) { lower.contains(w) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == *w) }) {
             reply.picked = (0..count).collect();
             return reply;
         }
@@ -485,7 +488,7 @@ mod tests {
         for said in ["10点那个", "上午的", "第五个", "the fourth one", "随便", "whatever", "7", "the one tonight"] {
             assert!(picked(&q, said).is_empty(), "{said}");
         }
-        for said in ["都不是", "不是第二个", "别删第一个", "neither", "not the first one", "none of them"] {
+        for said in ["都不是", "不是第二个", "别删第一个", "neither", "not the first one", "none of them", "都可以", "都行"] {
             assert!(picked(&q, said).is_empty(), "{said}");
         }
         assert_eq!(picked(&q, "都删了"), vec![0, 1]);
