@@ -84,6 +84,7 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(quick_action::get))
         .routes(routes!(quick_action::cancel))
         .routes(routes!(quick_action::undo))
+        .routes(routes!(reply::reply))
         .routes(routes!(quick_action::events))
         .routes(routes!(admin::list_quick_actions))
         .routes(routes!(stats::stats))

@@ -53,6 +53,8 @@ pub struct Submission {
     /// The W3C `traceparent` of the submit span, when this process exports traces: stored with
     /// the task, for its run to continue the trace.
     pub trace_parent: Option<String>,
+    /// For a reply, the task whose question it answers (see `crate::routes::reply`).
+    pub reply_to: Option<Uuid>,
 }
 
 /// What became of a submission.
@@ -113,6 +115,7 @@ struct SubmitRow {
     undoes: Option<Uuid>,
     priority: Option<TaskPriority>,
     trace_parent: Option<String>,
+    reply_to: Option<Uuid>,
 }
 
 impl SubmitRow {
@@ -145,6 +148,7 @@ impl SubmitRow {
                 undoes: self.undoes,
                 priority: self.priority?,
                 trace_parent: self.trace_parent,
+                reply_to: self.reply_to,
             })
         };
         match stored() {
@@ -155,7 +159,7 @@ impl SubmitRow {
 }
 
 /// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
-/// last replaced by `20261128000030_task_trace_parent`), one statement and so one transaction:
+/// last replaced by `20261129000010_task_replies`), one statement and so one transaction:
 /// room under the cap and the tasks; one answer per submission, in order.
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
     let rows = sqlx::query_as!(
@@ -163,8 +167,8 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
                   result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
-                  priority AS "priority: TaskPriority", trace_parent
-           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                  priority AS "priority: TaskPriority", trace_parent, reply_to
+           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
            ORDER BY ord"#,
         &column(batch, |s| s.id) as &[Uuid],
         &column(batch, |s| s.user_id) as &[Uuid],
@@ -177,6 +181,7 @@ async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Subm
         &column(batch, |s| s.cap) as &[i64],
         &column(batch, |s| s.priority.as_str()) as &[&str],
         &column(batch, |s| s.trace_parent.as_deref()) as &[Option<&str>],
+        &column(batch, |s| s.reply_to) as &[Option<Uuid>],
     )
     .fetch_all(db)
     .await?;

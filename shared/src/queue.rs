@@ -77,6 +77,7 @@ struct ClaimRow {
     undoes: Option<Uuid>,
     priority: TaskPriority,
     trace_parent: Option<String>,
+    reply_to: Option<Uuid>,
     database_now: DateTime<Utc>,
     alone: bool,
 }
@@ -107,6 +108,7 @@ impl From<ClaimRow> for ClaimedTask {
             undoes: row.undoes,
             priority: row.priority,
             trace_parent: row.trace_parent,
+            reply_to: row.reply_to,
         };
         ClaimedTask { task, database_now: row.database_now, alone: row.alone }
     }
@@ -124,7 +126,7 @@ pub struct Turns {
 /// Takes up to `limit` waiting tasks for `owner`, each leased for `lease_secs` to
 /// [`lease_holder`]`(owner, claim)`: unfinished tasks nobody holds (new, handed back, or whose
 /// holder's lease lapsed), skipping rows another transaction has locked, served in turn (the SQL
-/// function `quickact_fetch_tasks`, migration `20261127000002_fair_turns`, last replaced by `20261128000030_task_trace_parent`):
+/// function `quickact_fetch_tasks`, migration `20261127000002_fair_turns`, last replaced by `20261129000010_task_replies`):
 /// 1. interactive tasks, and batch tasks older than [`Turns::batch_aging`], before batch ones;
 /// 2. every user's first task in this fetch before anyone's second (round robin);
 /// 3. a user's last waiting task before tasks with more of their user's behind them (a user with
@@ -162,7 +164,7 @@ pub async fn fetch_tasks(
                   input_tokens AS "input_tokens!", output_tokens AS "output_tokens!", cached_tokens AS "cached_tokens!",
                   cost_nanos AS "cost_nanos!", currency AS "currency!", model_used, timeout_seconds AS "timeout_seconds!",
                   idempotency_key, reference_time AS "reference_time!", time_zone AS "time_zone!", attempts AS "attempts!",
-                  undoes, priority AS "priority!: TaskPriority", trace_parent, now() AS "database_now!", alone AS "alone!"
+                  undoes, priority AS "priority!: TaskPriority", trace_parent, reply_to, now() AS "database_now!", alone AS "alone!"
            FROM quickact_fetch_tasks($1, $2, $3, $4, $5, $6)
            ORDER BY created_at"#,
         lease_holder(owner, claim),

@@ -52,6 +52,9 @@ pub struct TaskView {
     /// For an undo (`POST /api/quick-action/{id}/undo`), the task it reverted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undoes: Option<Uuid>,
+    /// For a reply (`POST /api/quick-action/{id}/reply`), the task whose question it answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<Uuid>,
     /// The OpenTelemetry trace the task is part of (32 hex digits): the caller's when its POST
     /// carried a W3C `traceparent`, else one the API began. Present only when the API that took
     /// the task exports traces (`OTEL_EXPORTER_OTLP_ENDPOINT`, docs/tracing.md).
@@ -106,6 +109,7 @@ impl From<TaskRecord> for TaskView {
             tz: task.time_zone,
             idempotency_key: task.idempotency_key,
             undoes: task.undoes,
+            reply_to: task.reply_to,
             trace_id: task.trace_parent.as_deref().and_then(trace_id_of).map(str::to_owned),
         }
     }
@@ -118,6 +122,11 @@ pub struct TaskWithSteps {
     pub task: TaskView,
     #[schema(value_type = Vec<StepDoc>)]
     pub steps: Vec<StepView>,
+    /// For a task that asked a question (`need_clarification`), the replies to it
+    /// (`POST /api/quick-action/{id}/reply`), oldest first: how a client following the task
+    /// finds the task that goes on from it. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replies: Vec<Uuid>,
 }
 
 /// A journal step: a model turn or a tool call.

@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    agent::{spans, Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, run_agent},
+    agent::{spans, Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, question::load_question, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::{choice::ProviderChoice, gate::ProviderGate},
     queue::{Claimed, DueTasks},
@@ -313,7 +313,18 @@ impl Runner {
             Ok(model) => model,
             Err(err) => return Attempt::Failed(err.into()),
         };
-        let (provider, model) = self.providers.choose(user_model.as_deref(), &task.input_text);
+        // A reply is read against the question it answers: a model reads it when one is
+        // configured (the local reading of replies covers the common answers only).
+        let question = if task.reply_to.is_some() {
+            match retry_unavailable(DATABASE_PATIENCE, || load_question(pool, &task)).await {
+                Ok(question) => question,
+                Err(err) => return Attempt::Failed(err.into()),
+            }
+        } else {
+            None
+        };
+        let routed_text = if question.is_some() { "" } else { task.input_text.as_str() };
+        let (provider, model) = self.providers.choose(user_model.as_deref(), routed_text);
         let hand_over_to = if provider.is_local() { self.providers.hand_over_to(user_model.as_deref()) } else { None };
         let time_zone: Tz = task.time_zone.parse().unwrap_or(chrono_tz::UTC);
 
@@ -334,6 +345,7 @@ impl Runner {
             deadline,
             abort,
             span: tracing::Span::current(),
+            question,
         });
         let context = RunContext::new(&self.shared, &plan, false);
         // A first try of a local run goes into a group; a retry (after a failure) runs alone, and

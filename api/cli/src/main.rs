@@ -109,6 +109,18 @@ enum Command {
     Cancel { id: String },
     /// Undo the item changes a task made.
     Undo { id: String },
+    /// Answer a task's question: an option's number or id (`quickact reply ID 2`), or a few
+    /// words (`quickact reply ID the second one`, `quickact reply ID 改到明天`); runs as a new task.
+    Reply {
+        id: String,
+        answer: Vec<String>,
+        /// Seconds the reply's task may take (1-120).
+        #[arg(long)]
+        timeout: Option<u32>,
+        /// Time zone of the reply (IANA name), instead of your own.
+        #[arg(long)]
+        tz: Option<String>,
+    },
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -139,6 +151,7 @@ async fn main() -> ExitCode {
         }
         Some(Command::Cancel { id }) => client.act_on(&id, "cancel", StatusCode::OK).await,
         Some(Command::Undo { id }) => client.act_on(&id, "undo", StatusCode::CREATED).await,
+        Some(Command::Reply { id, answer, timeout, tz }) => client.reply(&id, &answer.join(" "), timeout, tz).await,
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -191,7 +204,30 @@ impl Client {
         if let Some(tz) = tz {
             body["tz"] = json!(tz);
         }
-        let task = self.call(self.request(Method::POST, "/api/quick-action").json(&body), StatusCode::CREATED).await?;
+        self.run(Method::POST, "/api/quick-action", body).await
+    }
+
+    /// Replies to task `id`'s question: a bare number or an item id is an option, anything else
+    /// the reply's words; then watches the reply run as [`Client::submit`] does.
+    async fn reply(&self, id: &str, answer: &str, timeout: Option<u32>, tz: Option<String>) -> Result<u8, String> {
+        let answer = answer.trim();
+        let mut body = if answer.parse::<u32>().is_ok() || looks_like_id(answer) {
+            json!({ "option": answer })
+        } else {
+            json!({ "text": answer })
+        };
+        if let Some(timeout) = timeout {
+            body["timeout"] = json!(timeout);
+        }
+        if let Some(tz) = tz {
+            body["tz"] = json!(tz);
+        }
+        self.run(Method::POST, &format!("/api/quick-action/{id}/reply"), body).await
+    }
+
+    /// Posts a task (`body` to `path`), then follows it to its verdict and prints it.
+    async fn run(&self, method: Method, path: &str, body: Value) -> Result<u8, String> {
+        let task = self.call(self.request(method, path).json(&body), StatusCode::CREATED).await?;
         let id = task["task_id"].as_str().ok_or("the server's answer has no task_id")?.to_owned();
         if !self.json {
             println!("task {id}");
@@ -500,4 +536,10 @@ mod tests {
         assert_eq!(verdict_item_line(&item, false), "[event] 2026-02-09 (morning) 带伞 (done)");
         assert!(is_chinese("把周会改到3点") && !is_chinese("move standup to 3pm"));
     }
+}
+
+/// An item id as the server writes it (a UUID: 8-4-4-4-12 hex digits).
+fn looks_like_id(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12]) && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_hexdigit()))
 }

@@ -167,3 +167,42 @@ async fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
     assert!(which.contains("which one?") && which.contains("  2. [event]"), "{which}");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reply_picks_an_option_by_number_or_in_words_and_prints_its_verdict() {
+    let (app, key) = TestApp::start_with_user("dora").await;
+    let first = app.create_item(&key, json!({ "kind": "event", "title": "sync", "date": "2026-03-02", "start_time": "10:00", "end_time": "11:00" })).await;
+    let second = app.create_item(&key, json!({ "kind": "event", "title": "sync", "date": "2026-03-03", "start_time": "10:00", "end_time": "11:00" })).await;
+    let third = app.create_item(&key, json!({ "kind": "event", "title": "sync", "date": "2026-03-04", "start_time": "10:00", "end_time": "11:00" })).await;
+    // The replies' scripts first: a reply's message holds the asked sentence too.
+    app.fake.script("Sentence: #2", vec![Reply::tool("delete_item", json!({ "id": second["id"] })), Reply::finish("action_completed", "Deleted the second sync")]);
+    app.fake.script("Sentence: the first one", vec![Reply::tool("delete_item", json!({ "id": first["id"] })), Reply::finish("action_completed", "Deleted the first sync")]);
+    for (sentence, other) in [("cancel the sync", &second), ("drop the sync", &third)] {
+        app.fake.script(
+            sentence,
+            vec![
+                Reply::tool("search_items", json!({ "query": "sync" })),
+                Reply::tool("finish", json!({ "result_type": "need_clarification", "message": "Which sync?", "options": [first["id"], other["id"]] })),
+            ],
+        );
+    }
+    let asked = quickact(&app, Some(&key), &["cancel the sync"]).await;
+    let id = stdout(&asked).lines().next().unwrap().trim_start_matches("task ").to_owned();
+    assert!(stdout(&asked).lines().any(|l| l.trim_start().starts_with("2. ") && l.contains("2026-03-03")), "{}", stdout(&asked));
+
+    let by_number = quickact(&app, Some(&key), &["reply", &id, "2"]).await;
+    assert_eq!(by_number.status.code(), Some(0), "{}", stdout(&by_number));
+    assert!(stdout(&by_number).starts_with("task ") && stdout(&by_number).contains("done: Deleted the second sync"), "{}", stdout(&by_number));
+    let reply_id = stdout(&by_number).lines().next().unwrap().trim_start_matches("task ").to_owned();
+    let reply = app.call(&key, reqwest::Method::GET, &format!("/api/quick-action/{reply_id}"), None).await.body;
+    assert_eq!((reply["reply_to"].as_str(), reply["input_text"].as_str()), (Some(id.as_str()), Some("#2")), "{reply:#}");
+
+    let asked = quickact(&app, Some(&key), &["drop the sync"]).await;
+    let id = stdout(&asked).lines().next().unwrap().trim_start_matches("task ").to_owned();
+    let in_words = quickact(&app, Some(&key), &["reply", &id, "the", "first", "one"]).await;
+    assert_eq!(in_words.status.code(), Some(0), "{}", stdout(&in_words));
+    assert!(stdout(&in_words).contains("done: Deleted the first sync"), "{}", stdout(&in_words));
+    let left = app.items(&key).await;
+    assert_eq!(left, vec![third], "the reply deleted only the chosen option");
+    app.shutdown().await;
+}

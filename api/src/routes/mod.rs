@@ -8,6 +8,7 @@ pub mod keys;
 pub mod mcp_servers;
 pub mod parse_time;
 pub mod quick_action;
+pub mod reply;
 pub mod stats;
 pub mod webhooks;
 

@@ -10,7 +10,7 @@ use axum::{
 };
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
-    domain::{task::{TaskPriority, TaskRecord}, user::User},
+    domain::{task::{ResultType, TaskPriority, TaskRecord}, user::User},
     telemetry::traces,
     phrases::Language,
     planner::undo::{UndoOutcome, undo_task},
@@ -51,25 +51,25 @@ const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 #[schema(example = json!({"text": "明天下午3点到4点开会", "timeout": 30, "wait": false}))]
 pub struct CreateRequest {
     /// The sentence, 1 to 2000 characters.
-    text: String,
+    pub(super) text: String,
     /// Seconds the task may take from submission, 1 to 120 (default 30).
     #[serde(default)]
-    timeout: Option<i64>,
+    pub(super) timeout: Option<i64>,
     /// Answer only once the verdict exists (or the timeout passes).
     #[serde(default)]
-    wait: bool,
+    pub(super) wait: bool,
     /// When the user wrote the sentence (RFC 3339), within a few minutes of the server's clock;
     /// default the server's clock.
     #[serde(default)]
-    now: Option<DateTime<FixedOffset>>,
+    pub(super) now: Option<DateTime<FixedOffset>>,
     /// IANA zone overriding the user's own.
     #[serde(default)]
-    tz: Option<String>,
+    pub(super) tz: Option<String>,
     /// `interactive` (the default: someone waits for the answer) or `batch` (scripts, imports):
     /// batch tasks are served after interactive ones, until they have waited
     /// `QUICKACT_BATCH_AGING_SECS`.
     #[serde(default)]
-    priority: TaskPriority,
+    pub(super) priority: TaskPriority,
 }
 
 /// Submit a sentence.
@@ -96,17 +96,19 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let span = submit_span::submit_span(&headers);
     let trace_parent = traces::trace_parent_of(&span);
-    let answer = accept(state, user, headers, request, trace_parent).instrument(span.clone()).await;
+    let answer = accept(state, user, headers, request, None, trace_parent).instrument(span.clone()).await;
     submit_span::record_answer(&span, &answer);
     answer
 }
 
-/// [`create`] in its span; `trace_parent`: the span's, stored with the task.
-async fn accept(
+/// [`create`] in its span; `trace_parent`: the span's, stored with the task. `reply_to`: the task
+/// whose question the sentence answers (see [`super::reply`]).
+pub(super) async fn accept(
     state: AppState,
     user: User,
     headers: HeaderMap,
     request: CreateRequest,
+    reply_to: Option<Uuid>,
     trace_parent: Option<String>,
 ) -> Result<Response, ApiError> {
     Span::current().record("user_id", tracing::field::display(user.id));
@@ -136,7 +138,7 @@ async fn accept(
 
     if let Some(key) = idempotency_key
         && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
-            return replay(existing, text);
+            return replay(existing, text, reply_to);
         }
     state.submit_rate.take(&state.pool, user.id).await?;
     // The row (the queue's job) and its room under the user's cap commit together (see `crate::submit`).
@@ -152,6 +154,7 @@ async fn accept(
         cap: state.config.max_active_tasks_per_user,
         priority: request.priority,
         trace_parent,
+        reply_to,
     };
     // A waiting client hears every change after the commit: it subscribes before.
     let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));
@@ -168,7 +171,7 @@ async fn accept(
             // A concurrent request with the same key won the race: answer with its task.
             let key = idempotency_key.unwrap_or_default();
             let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
-            return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text);
+            return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text, reply_to);
         }
     };
     quickact_shared::metrics::task_submitted();
@@ -200,11 +203,11 @@ fn reference_time(now: Option<DateTime<FixedOffset>>, window: Duration) -> Resul
 
 /// The answer to a request whose idempotency key was seen before: the same task, as Stripe-style
 /// APIs replay the original response (same status, plus a header saying it is a replay).
-fn replay(existing: TaskRecord, text: &str) -> Result<Response, ApiError> {
-    if existing.input_text != text {
+fn replay(existing: TaskRecord, text: &str, reply_to: Option<Uuid>) -> Result<Response, ApiError> {
+    if existing.input_text != text || existing.reply_to != reply_to {
         return Err(ApiError::unprocessable(
             "idempotency_key_reused",
-            "this Idempotency-Key was already used with a different text",
+            "this Idempotency-Key was already used with a different text (or reply)",
         ));
     }
     let mut response = (StatusCode::CREATED, Json(TaskView::from(existing))).into_response();
@@ -272,7 +275,12 @@ pub fn get(
             task
         };
         let journal = state.reads.journal(&task).await?;
-        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect() }))
+        // Only a question can have replies: other tasks pay no read for them.
+        let replies = match task.result_type {
+            Some(ResultType::NeedClarification) => tasks::reply_ids(&state.pool, task.id).await?,
+            _ => Vec::new(),
+        };
+        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect(), replies }))
     }
 }
 

@@ -11,6 +11,7 @@
 //! - `keys`: `/api/keys` and key revocation by admins, across API processes.
 //! - `openapi`: the OpenAPI description, served and committed (`api/openapi.json`), without drift.
 //! - `undo`: `POST /api/quick-action/{id}/undo`.
+//! - `replies`: `POST /api/quick-action/{id}/reply`: who may reply to what, options, idempotency.
 //! - `events`: the live step stream `GET /api/quick-action/{id}/events` (SSE), and resuming it.
 //! - `stats_api`: `/api/admin/stats`.
 //! - `admin_page`: the admin page's login, session cookie, CSRF and origin checks, logout.
@@ -30,6 +31,7 @@ mod items_api;
 mod keys;
 mod mcp;
 mod openapi;
+mod replies;
 mod events;
 mod undo;
 mod stats_api;

@@ -275,6 +275,8 @@ pub struct TaskRecord {
     /// The W3C `traceparent` of the span that submitted the task, when the API that took it
     /// exported traces: the run continues that trace (see `crate::telemetry::traces`).
     pub trace_parent: Option<String>,
+    /// For a reply (`POST /api/quick-action/{id}/reply`), the task whose question it answers.
+    pub reply_to: Option<Uuid>,
 }
 
 impl TaskRecord {

@@ -132,6 +132,25 @@ impl Replies {
         )
     }
 
+    /// A reply to a which-item question that names no single option: what it was, and how to answer.
+    pub fn reply_names_no_option(&self, options: usize) -> (String, String) {
+        match self.0 {
+            Language::Chinese => ("没能从这个回答看出是哪一项，没有做任何修改。".to_owned(), format!("请回复选项的编号（1到{options}），例如“2”或“第二个”。")),
+            Language::English => (
+                "I could not tell which option this reply means, so nothing was changed.".to_owned(),
+                format!("Reply with the option's number (1 to {options}), e.g. \"2\" or \"the second one\"."),
+            ),
+        }
+    }
+
+    /// A reply to a conflict or a passed time that says neither a new time nor to go ahead.
+    pub fn reply_names_no_change(&self) -> (String, String) {
+        (
+            self.pick("没能理解这个回答，没有做任何修改。", "I could not read this reply, so nothing was changed."),
+            self.pick("请给出新的时间（例如“改到明天下午4点”），或说“冲突也要添加”。", "Give a new time (e.g. \"tomorrow at 4pm instead\"), or say to add it anyway."),
+        )
+    }
+
     /// A request that says nothing to do ("帮我安排一下"): the question back.
     pub fn what_to_add(&self) -> String {
         self.pick("要安排什么事？这句话没有说明事项，没有做任何修改。", "What should I put down? The sentence does not say what, so nothing was changed.")

@@ -29,7 +29,7 @@ macro_rules! query_tasks {
             $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
-                  priority AS "priority: TaskPriority", trace_parent"# + $after
+                  priority AS "priority: TaskPriority", trace_parent, reply_to"# + $after
             $(, $arg)*
         )
     };
@@ -67,6 +67,11 @@ pub async fn find_task(db: impl PgExecutor<'_>, id: Uuid) -> Result<Option<TaskR
     )
     .fetch_optional(db)
     .await
+}
+
+/// The replies to task `id`'s question, oldest first (see `quick_action_tasks.reply_to`).
+pub async fn reply_ids(db: impl PgExecutor<'_>, id: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!("SELECT id FROM quick_action_tasks WHERE reply_to = $1 ORDER BY created_at, id", id).fetch_all(db).await
 }
 
 /// [`find_task`] for several tasks in one statement: the ones that exist, in no particular order.

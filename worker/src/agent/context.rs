@@ -17,6 +17,7 @@ use sqlx::PgPool;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::question::Question;
 use crate::{
     provider::{ModelProvider, gate::ProviderGate},
     tools::ToolRegistry,
@@ -105,6 +106,8 @@ pub struct RunPlan {
     pub abort: CancellationToken,
     /// The run's span (task, user, worker): what the run logs stays in it, also in a group.
     pub span: tracing::Span,
+    /// For a reply, the question it answers (see [`super::question`]).
+    pub question: Option<Question>,
 }
 
 /// Everything a run needs, borrowed from its plan and what the process shares.
@@ -135,6 +138,8 @@ pub struct RunContext<'a> {
     pub clock: RunClock,
     pub deadline: Instant,
     pub abort: CancellationToken,
+    /// See [`RunPlan::question`].
+    pub question: Option<&'a Question>,
 }
 
 impl<'a> RunContext<'a> {
@@ -161,6 +166,7 @@ impl<'a> RunContext<'a> {
             clock: plan.clock,
             deadline: plan.deadline,
             abort: plan.abort.clone(),
+            question: plan.question.as_ref(),
         }
     }
 }

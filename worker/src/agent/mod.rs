@@ -8,6 +8,7 @@
 //! - [`ledger`]: the one writer of a run's journal, usage and ending.
 //! - [`budget`]: the cost budget a run asks before each paid model turn.
 //! - [`prompt`]: the system prompt and the user message.
+//! - [`question`]: the question a reply answers, read from the asked task.
 //! - [`journal`]: rebuilding a run (conversation, tool observations) from its recorded steps.
 //! - [`spans`]: the run's spans in its task's trace (when traces are exported).
 //!
@@ -19,6 +20,7 @@ mod external_call;
 pub mod journal;
 pub mod ledger;
 pub mod prompt;
+pub mod question;
 pub mod run;
 mod tool_call;
 mod turn;

@@ -6,6 +6,8 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
 
+use super::question::Question;
+
 /// The rules of a quick action, as the model reads them. The same rules are enforced in code (see
 /// `tools::finish`); the prompt only saves the model wasted turns.
 pub const SYSTEM_PROMPT: &str = "\
@@ -41,6 +43,18 @@ pub fn user_message(text: &str, reference_time: DateTime<Utc>, time_zone: Tz) ->
     let local = reference_time.with_timezone(&time_zone);
     format!(
         "Sentence: {text}\n\n(Written at {} {} in time zone {}. Do not compute dates from this; pass time expressions to the tools as text.)",
+        local.format("%Y-%m-%d %H:%M"),
+        local.format("%A"),
+        time_zone.name()
+    )
+}
+
+/// A reply's sentence with the question it answers (see [`super::question`]), and its moment.
+pub fn reply_message(text: &str, question: &Question, reference_time: DateTime<Utc>, time_zone: Tz) -> String {
+    let local = reference_time.with_timezone(&time_zone);
+    format!(
+        "Sentence: {text}\n\n{}\n(The reply was written at {} {} in time zone {}. Do not compute dates from this; pass time expressions to the tools as text.)",
+        question.describe(),
         local.format("%Y-%m-%d %H:%M"),
         local.format("%A"),
         time_zone.name()

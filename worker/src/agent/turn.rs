@@ -16,7 +16,7 @@ use tracing::{Instrument, Span};
 use super::{
     journal::tool_calls_of,
     ledger::Recorded,
-    prompt::{SYSTEM_MESSAGE, user_message},
+    prompt::{SYSTEM_MESSAGE, reply_message, user_message},
     run::{Run, RunError, elapsed_ms},
     spans,
     tool_call::may_write,
@@ -251,6 +251,7 @@ impl<'a> Run<'a> {
             sentence: &self.cx.task.input_text,
             time: TimeContext::new(self.cx.task.reference_time, self.cx.time_zone),
             answered: &self.replay.answered,
+            question: self.cx.question,
         };
         let tools = match (&self.model_tools, self.provider.is_local()) {
             (Some(tools), false) => tools.clone(),
@@ -261,7 +262,11 @@ impl<'a> Run<'a> {
 
     /// The user's message that opens every request of the run: the sentence and when it was written.
     fn user_turn(&self) -> Value {
-        json!({ "role": "user", "content": user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone) })
+        let content = match self.cx.question {
+            Some(question) => reply_message(&self.cx.task.input_text, question, self.cx.task.reference_time, self.cx.time_zone),
+            None => user_message(&self.cx.task.input_text, self.cx.task.reference_time, self.cx.time_zone),
+        };
+        json!({ "role": "user", "content": content })
     }
 }
 

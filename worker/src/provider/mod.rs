@@ -23,6 +23,8 @@ use quickact_time::TimeContext;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::agent::question::Question;
+
 /// One request to a model, borrowed from the run that makes it (a run asks at every turn, and
 /// its conversation and answers grow with each one: they are not copied for the request).
 #[derive(Debug, Clone)]
@@ -46,6 +48,8 @@ pub struct RunInput<'a> {
     pub time: TimeContext,
     /// Every tool call answered so far, in order.
     pub answered: &'a [AnsweredCall],
+    /// For a reply, the question it answers.
+    pub question: Option<&'a Question>,
 }
 
 /// A tool call and its answer as the journal recorded it: the full result (not the compact view a

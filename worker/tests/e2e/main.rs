@@ -24,6 +24,8 @@
 //! - `provider_limits`: the fleet's limits of a model and the pauses it asks for, across worker
 //!   processes; the fallback chain.
 //! - `planner`: the planner's tools and rules through a scripted model.
+//! - `replies`: replies to a question (`POST /api/quick-action/{id}/reply`): an option, an ordinal
+//!   or a pointer acts on that item; a passed time or a conflict answered; a model told the question.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
 //!   back, graceful shutdown.
 //! - `traces`: one trace per task over OTLP, from the caller's `traceparent` to the run's turns
@@ -49,6 +51,7 @@ mod multi_action;
 mod observability;
 mod planner;
 mod provider_limits;
+mod replies;
 mod robustness;
 mod traces;
 mod turns;

@@ -8,10 +8,12 @@
 //!
 //! - [`intent`]: sentence -> intent (create, complete, delete, reschedule, list).
 //! - [`plan`]: intent + tool results so far -> next tool call or `finish`.
+//! - [`reply`]: a reply to a question, read against the question (option, ordinal, new time, anyway).
 //! - [`text`]: string helpers.
 
 pub mod intent;
 pub mod plan;
+pub mod reply;
 pub mod text;
 
 use chrono::Utc;
@@ -57,6 +59,10 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
     // The run as data: the sentence, its moment, and what the tools answered (full results, not
     // the text written for a model).
     let run = &request.run;
+    if let Some(question) = run.question {
+        let (tool, arguments) = reply::next_reply_step(question, run);
+        return Ok(local_reply(tool, arguments, run.answered.len()));
+    }
     let say = Say::new(Language::of(run.sentence), Some(run.time.today()));
     let reading = match read_clauses(run.sentence, &run.time) {
         Some(Ok(clauses)) => Ok(clauses),
@@ -78,13 +84,18 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
             (FINISH, json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
         }
     };
-    Ok(ModelReply {
+    Ok(local_reply(tool, arguments, run.answered.len()))
+}
+
+/// The turn that calls `tool`, the run's `answered`-th call.
+fn local_reply(tool: &str, arguments: serde_json::Value, answered: usize) -> ModelReply {
+    ModelReply {
         content: None,
-        tool_calls: vec![ToolCall { id: format!("local_{}", run.answered.len()), name: tool.to_owned(), arguments: arguments.to_string() }],
+        tool_calls: vec![ToolCall { id: format!("local_{answered}"), name: tool.to_owned(), arguments: arguments.to_string() }],
         usage: Usage::default(),
         finish_reason: Some("tool_calls".into()),
         model: LOCAL_MODEL.to_owned(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -103,7 +114,7 @@ mod tests {
             model: "local",
             messages: vec![],
             tools: Default::default(),
-            run: RunInput { sentence: "你好", time, answered: &[] },
+            run: RunInput { sentence: "你好", time, answered: &[], question: None },
         };
         let reply = answer(&request).unwrap();
         assert_eq!(reply.tool_calls[0].name, "finish");
