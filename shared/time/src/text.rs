@@ -125,7 +125,7 @@ impl Text {
                 if p == word_p {
                     return None;
                 }
-                let word_end = pat[word_p..].find(' ').map_or(pat.len(), |x| word_p + x);
+                let word_end = pat.as_bytes()[p..].iter().position(|&b| b == b' ').map_or(pat.len(), |x| p + x);
                 let e = self.abbreviation(word_at, &pat[word_p..word_end])?;
                 if word_end == pat.len() {
                     return Some(e);
@@ -144,6 +144,11 @@ impl Text {
     fn abbreviation(&self, j: usize, word: &str) -> Option<usize> {
         // every abbreviation starts with its word's first letter: most calls end here
         if !word.starts_with(self.at(j)) {
+            return None;
+        }
+        // nor is `word` one of the few abbreviated words (most near misses end here)
+        let (b0, len) = (word.as_bytes()[0], word.len());
+        if !b0.is_ascii_lowercase() || len > 15 || ABBREVIATED_LENGTHS[(b0 - b'a') as usize] & 1 << len == 0 {
             return None;
         }
         let (_, short) = ABBREVIATIONS.iter().find(|(w, _)| *w == word)?;
@@ -232,7 +237,11 @@ impl Text {
 
     /// The substring of the original text for code points `s..e`.
     pub(crate) fn original_slice(&self, original: &str, s: usize, e: usize) -> String {
-        original.chars().skip(s).take(e - s).collect()
+        // one copy of the bytes between the two code points, not a push per char
+        let byte = |n: usize| original.char_indices().nth(n).map_or(original.len(), |(b, _)| b);
+        let bs = byte(s);
+        let be = bs + original[bs..].char_indices().nth(e - s).map_or(original.len() - bs, |(b, _)| b);
+        original[bs..be].to_string()
     }
 }
 
@@ -263,6 +272,20 @@ pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("afternoon", &["aftn", "arvo"]),
     ("business", &["biz"]),
 ];
+
+/// For each first letter a-z, the lengths of the words of [`ABBREVIATIONS`] with that letter, as
+/// bits (bit n: a word of n letters).
+const ABBREVIATED_LENGTHS: [u16; 26] = {
+    let mut m = [0u16; 26];
+    let mut k = 0;
+    while k < ABBREVIATIONS.len() {
+        let w = ABBREVIATIONS[k].0.as_bytes();
+        assert!(w[0].is_ascii_lowercase() && w.len() < 16);
+        m[(w[0] - b'a') as usize] |= 1 << w.len();
+        k += 1;
+    }
+    m
+};
 
 /// The first two bytes of `c` in UTF-8 (the second is 0 for ASCII).
 #[inline]
@@ -321,5 +344,35 @@ pub(crate) fn normalize_char(c: char) -> char {
         '—' | '–' | '−' | '‒' | '―' => '-',
         '〜' | '∼' => '~',
         _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_are_short_unique_words_of_their_word_s_first_letter() {
+        let mut seen = std::collections::HashSet::new();
+        for &(word, short) in ABBREVIATIONS {
+            for &a in short {
+                assert!((2..=9).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_lowercase()), "{a}");
+                assert_eq!(a.as_bytes()[0], word.as_bytes()[0], "{a}");
+                assert!(seen.insert(a), "{a} twice");
+            }
+        }
+    }
+
+    #[test]
+    fn a_phrase_matches_abbreviations_of_any_of_its_words() {
+        let t = Text::new("nxt wk, next wks, tmrw morn, tomorrowx, wk");
+        assert_eq!(t.phrase(0, "next week"), Some(6));
+        assert_eq!(t.phrase(8, "next weeks"), Some(16));
+        assert_eq!(t.phrase(8, "next week"), None);
+        assert_eq!(t.phrase(18, "tomorrow morning"), Some(27));
+        assert_eq!(t.phrase(18, "tomorrow"), Some(22));
+        assert_eq!(t.phrase(29, "tomorrow"), None);
+        assert_eq!(t.phrase(40, "week"), Some(42));
+        assert_eq!(t.phrase(40, "weekend"), None);
     }
 }
