@@ -3,6 +3,9 @@
 
 pub(crate) struct Text {
     c: Vec<char>,
+    /// The first two UTF-8 bytes of each char of `c` (see [`utf8_lead`]), worked out once here:
+    /// [`Text::lit`] compares them with every table entry at every position.
+    lead: Vec<(u8, u8)>,
     /// An apostrophe stands somewhere in the text (so a possessive may: "next month's").
     apostrophe: bool,
 }
@@ -11,12 +14,15 @@ impl Text {
     pub(crate) fn new(s: &str) -> Text {
         // sized for the whole text at once: collecting from `chars()` would grow it several times
         let mut c = Vec::with_capacity(s.len());
+        let mut lead = Vec::with_capacity(s.len());
         let mut apostrophe = false;
         for ch in s.chars() {
             apostrophe |= ch == '\'' || ch == '’';
-            c.push(normalize_char(ch));
+            let n = normalize_char(ch);
+            c.push(n);
+            lead.push(utf8_lead(n));
         }
-        Text { c, apostrophe }
+        Text { c, lead, apostrophe }
     }
 
     /// Whether an apostrophe stands anywhere in the text: possessives are looked for only then.
@@ -47,12 +53,14 @@ impl Text {
     pub(crate) fn lit(&self, i: usize, s: &str) -> Option<usize> {
         // most calls fail at the first character: compare its leading UTF-8 bytes with the
         // pattern's before decoding the pattern (the word tables are tried at every position)
-        if let (Some(&c), Some(&p0)) = (self.c.get(i), s.as_bytes().first()) {
-            let (b0, b1) = utf8_lead(c);
-            if p0 != b0 || (b0 >= 0xC0 && s.as_bytes().get(1) != Some(&b1)) {
-                return None;
-            }
+        if !lead_fits(self.lead.get(i).copied(), s) {
+            return None;
         }
+        self.lit_chars(i, s)
+    }
+
+    /// [`Text::lit`] after its first-bytes check: `s` char by char.
+    fn lit_chars(&self, i: usize, s: &str) -> Option<usize> {
         let mut j = i;
         for ch in s.chars() {
             if self.c.get(j) != Some(&ch) {
@@ -97,6 +105,11 @@ impl Text {
         if !self.word_start(i) {
             return None;
         }
+        self.phrase_words(i, pat)
+    }
+
+    /// [`Text::phrase`] after its word-start check: the words, then the word end.
+    fn phrase_words(&self, i: usize, pat: &str) -> Option<usize> {
         let j = self.match_words(i, pat)?;
         let last = pat.chars().last().unwrap_or(' ');
         if last.is_ascii_alphanumeric() && self.is_alnum(j) {
@@ -162,7 +175,9 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
-        self.longest_in(i, items, key, Self::lit)
+        // the first bytes of the char at `i` once, not per entry
+        let lead = self.lead.get(i).copied();
+        self.longest_in(i, items, key, |t, i, s| if lead_fits(lead, s) { t.lit_chars(i, s) } else { None })
     }
 
     /// Longest phrase among the keys of a table: (end, index).
@@ -172,7 +187,14 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
-        self.longest_in(i, items, key, Self::phrase)
+        // the char at `i` and whether a word starts there once, not per entry
+        let c = self.at(i);
+        if !self.word_start(i) {
+            return None;
+        }
+        self.longest_in(i, items, key, |t, i, pat| {
+            if pat.as_bytes().first().map(|&b| b as char) == Some(c) { t.phrase_words(i, pat) } else { None }
+        })
     }
 
     /// The key of `items` that `matches` finds ending furthest right at `i`: (end, index).
@@ -286,6 +308,16 @@ const ABBREVIATED_LENGTHS: [u16; 26] = {
     }
     m
 };
+
+/// Whether pattern `s` may match a char whose first UTF-8 bytes are `lead` (`None`: past the
+/// end, left to the char comparison): its first byte, and its second after a multi-byte lead.
+#[inline(always)]
+fn lead_fits(lead: Option<(u8, u8)>, s: &str) -> bool {
+    match (lead, s.as_bytes().first()) {
+        (Some((b0, b1)), Some(&p0)) => p0 == b0 && (b0 < 0xC0 || s.as_bytes().get(1) == Some(&b1)),
+        _ => true,
+    }
+}
 
 /// The first two bytes of `c` in UTF-8 (the second is 0 for ASCII).
 #[inline]
