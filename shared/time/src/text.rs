@@ -122,9 +122,18 @@ impl Text {
     /// since this runs for every table entry at every word; only a mismatch after a word's first
     /// letter looks for an abbreviation of that word.
     fn match_words(&self, i: usize, pat: &str) -> Option<usize> {
+        let bytes = pat.as_bytes();
         let mut j = i;
         let (mut word_at, mut word_p) = (i, 0);
-        for (p, ch) in pat.char_indices() {
+        let mut p = 0;
+        while p < bytes.len() {
+            // patterns are mostly ASCII: decode only the other chars
+            let (ch, width) = if bytes[p] < 0x80 {
+                (bytes[p] as char, 1)
+            } else {
+                let ch = pat[p..].chars().next()?;
+                (ch, ch.len_utf8())
+            };
             if ch == ' ' {
                 let k = self.skip_ws(j);
                 if k == j {
@@ -149,6 +158,7 @@ impl Text {
                 }
                 return self.match_words(k, &pat[word_end + 1..]);
             }
+            p += width;
         }
         Some(j)
     }
@@ -161,10 +171,20 @@ impl Text {
         }
         // nor is `word` one of the few abbreviated words (most near misses end here)
         let (b0, len) = (word.as_bytes()[0], word.len());
-        if !b0.is_ascii_lowercase() || len > 15 || ABBREVIATED_LENGTHS[(b0 - b'a') as usize] & 1 << len == 0 {
+        if !b0.is_ascii_lowercase() || len > 15 {
             return None;
         }
-        let (_, short) = ABBREVIATIONS.iter().find(|(w, _)| *w == word)?;
+        let short = match ABBREVIATED_WORD[(b0 - b'a') as usize][len] {
+            0 => return None,
+            u8::MAX => ABBREVIATIONS.iter().find(|(w, _)| *w == word)?.1,
+            k => {
+                let (w, short) = ABBREVIATIONS[k as usize - 1];
+                if w != word {
+                    return None;
+                }
+                short
+            }
+        };
         short.iter().find_map(|a| self.lit(j, a).filter(|&e| !self.is_alnum(e)))
     }
 
@@ -295,15 +315,16 @@ pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("business", &["biz"]),
 ];
 
-/// For each first letter a-z, the lengths of the words of [`ABBREVIATIONS`] with that letter, as
-/// bits (bit n: a word of n letters).
-const ABBREVIATED_LENGTHS: [u16; 26] = {
-    let mut m = [0u16; 26];
+/// The words of [`ABBREVIATIONS`] by first letter (a-z) and length: 0 none, `u8::MAX` several,
+/// else the index of the only one plus one.
+const ABBREVIATED_WORD: [[u8; 16]; 26] = {
+    let mut m = [[0u8; 16]; 26];
     let mut k = 0;
     while k < ABBREVIATIONS.len() {
         let w = ABBREVIATIONS[k].0.as_bytes();
-        assert!(w[0].is_ascii_lowercase() && w.len() < 16);
-        m[(w[0] - b'a') as usize] |= 1 << w.len();
+        assert!(w[0].is_ascii_lowercase() && w.len() < 16 && k + 1 < u8::MAX as usize);
+        let slot = &mut m[(w[0] - b'a') as usize][w.len()];
+        *slot = if *slot == 0 { k as u8 + 1 } else { u8::MAX };
         k += 1;
     }
     m
