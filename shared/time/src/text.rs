@@ -17,7 +17,15 @@ impl Text {
         let mut lead = Vec::with_capacity(s.len());
         let mut apostrophe = false;
         for ch in s.chars() {
-            apostrophe |= ch == '\'' || ch == '’';
+            if ch.is_ascii() {
+                // most input is ASCII: lower-casing is all its normalisation
+                apostrophe |= ch == '\'';
+                let n = ch.to_ascii_lowercase();
+                c.push(n);
+                lead.push((n as u8, 0));
+                continue;
+            }
+            apostrophe |= ch == '’';
             let n = normalize_char(ch);
             c.push(n);
             lead.push(utf8_lead(n));
