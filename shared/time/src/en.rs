@@ -57,6 +57,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
+    best.offer_opt(super::rest_of_day::en(t, i));
     if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
         && week_or_half_ahead(t, i)
     {
@@ -700,7 +701,7 @@ fn day_number(t: &Text, i: usize) -> Option<(u32, usize)> {
             return None;
         }
         let k = t.skip_ws(e);
-        if t.phrase(k, "o'clock").is_some() || unit_word(t, k).is_some() {
+        if t.phrase_longest(k, O_CLOCK).is_some() || unit_word(t, k).is_some() {
             return None;
         }
     }
@@ -1847,6 +1848,9 @@ fn word_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     (half || before || after).then_some((e, Atom::Clock(c)))
 }
 
+/// "o'clock" as people type it: with either apostrophe, without one, or with a space for it.
+const O_CLOCK: &[&str] = &["o'clock", "oclock", "o’clock", "o clock"];
+
 /// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
 fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     // "3 o'clock"
@@ -1856,7 +1860,7 @@ fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
         en_number_word(t, i)
     } {
         let k = t.skip_ws(e);
-        if let Some((x, _)) = t.phrase_longest(k, &["o'clock", "oclock", "o’clock"])
+        if let Some((x, _)) = t.phrase_longest(k, O_CLOCK)
             && (1..=12).contains(&h)
         {
             let mut c = Clock::bare(h);

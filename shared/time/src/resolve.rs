@@ -8,7 +8,7 @@ use super::dates::{
 use super::grammar::{Body, Expr, Point};
 use super::recurrence;
 use super::segment::SegKind;
-use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, Recur, Unit, YearSpec};
+use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, REST_OF_DAY, Recur, Unit, YearSpec};
 use super::{Confidence, Grain, Resolution, TimeContext};
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeDelta, Timelike};
 
@@ -441,7 +441,11 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(local.date(), Grain::Minute);
         r.start_time = Some(hm(local.hour() * 60 + local.minute()));
         if let Some(m2) = p.toff_end {
-            let end = ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local();
+            let end = if m2 == REST_OF_DAY {
+                local.date().succ_opt()?.and_hms_opt(0, 0, 0)?
+            } else {
+                ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local()
+            };
             r.end_time = Some(hm(end.hour() * 60 + end.minute()));
             if end.date() != local.date() {
                 r.end_date = Some(end.date());

@@ -409,7 +409,8 @@ pub(crate) enum Atom {
     /// Offset from the reference instant in minutes (hour/minute units).
     TimeOffset(i64),
     /// A span of offsets from the reference instant in minutes: "两小时内" = (0, 120), "五六个小时后"
-    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4).
+    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4). An
+    /// end of [`REST_OF_DAY`] is the coming midnight ("later today").
     TimeSpan(i64, i64, bool),
     Duration(u32),
     Now,
@@ -422,6 +423,9 @@ pub(crate) enum Atom {
     Prefix(Prefix),
     Glue(Glue),
 }
+
+/// The end of an [`Atom::TimeSpan`] that runs to the coming local midnight, however far off it is.
+pub(crate) const REST_OF_DAY: i64 = i64::MAX;
 
 /// An atom with its span in code points.
 #[derive(Debug, Clone, Copy)]

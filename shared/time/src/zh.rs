@@ -42,6 +42,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
         return;
     }
     words(t, i, best);
+    best.offer_opt(super::rest_of_day::zh(t, i));
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
     best.offer_opt(same_time(t, i));
