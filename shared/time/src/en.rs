@@ -561,6 +561,33 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
 }
 
+/// "gym mon wed fri", "monday wednesday friday at 7": weekday names apart by spaces only are a
+/// list when there are two or more and one of them cannot be an ordinary word (not mon, wed, sat,
+/// sun: "the sun sat low" is none).
+fn spaced_weekday_run(t: &Text, i: usize) -> bool {
+    let whole = |s: usize| weekday_name(t, s).filter(|&(_, _, plural, _)| !plural);
+    // back to the first name of the run
+    let mut s = i;
+    while let Some(w) = t.prev_word(s).filter(|w| w.1 < s) {
+        match whole(w.0) {
+            Some((_, e, _, _)) if e == w.1 => s = w.0,
+            _ => break,
+        }
+    }
+    let (mut names, mut plain) = (0, false);
+    let mut k = s;
+    while let Some((_, e, _, weak)) = whole(k) {
+        names += 1;
+        plain |= !weak;
+        let n = t.skip_ws(e);
+        if n == e {
+            break;
+        }
+        k = n;
+    }
+    names >= 2 && plain
+}
+
 /// Weekday name at `i`: (0 = Monday, end, plural, ambiguous abbreviation).
 fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)> {
     const FULL: [&str; 7] = [
@@ -1177,6 +1204,7 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
             (n2 > n && weekday_name(t, n2).is_some())
                 || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
                 || dash_before
+                || spaced_weekday_run(t, i)
         };
         // "mon-fri"
         let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some();
