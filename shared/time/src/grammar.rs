@@ -475,7 +475,15 @@ fn range_ok(a: &Point, b: &Point) -> bool {
         return b.clock.is_some();
     }
     if b.clock.is_some() {
-        return false;
+        // "周一到周五上午九点", "monday to friday at 9am": the hour holds for each day of a range
+        // of weekdays (said of dates it may be when the range ends: 5号到7号下午3点)
+        return a.seg.is_none()
+            && a.date.weekday.is_some()
+            && b.date.weekday.is_some()
+            && a.date.offset.is_none()
+            && b.date.offset.is_none()
+            && a.date.recur.is_none()
+            && b.date.recur.is_none();
     }
     // a range of dates, possibly with a part of day ("周一到周三的下午")
     if a.seg.is_some() && b.seg.is_some() && a.seg.map(|s| s.kind) != b.seg.map(|s| s.kind) {
@@ -527,6 +535,8 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
             && adj(t, &toks[k], &toks[k + 1])
             && let Some((p2, k2, _)) = parse_point(t, toks, k + 1)
             && range_ok(&p1, &p2)
+            // days then an hour that starts a range of hours ("周三到周二，3点-5点"): not one hour a day
+            && !(p1.clock.is_none() && p2.clock.is_some() && matches!(toks.get(k2).map(|x| x.a), Some(Atom::Conn(Conn::To))))
         {
             e = p2.e;
             k = k2;

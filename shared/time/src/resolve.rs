@@ -568,6 +568,19 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
         if end < da.date {
             return resolve_point(a, ctx);
         }
+        if let Some(c) = b.clock {
+            // weekdays with one hour for each: the first day at that hour, repeated daily to the last
+            let seg = b.seg.map(|s| s.kind);
+            let (d, at) = split(da.date, clock_minutes(&c, seg, Mode::Other))?;
+            let mut r = empty_res(d, time_grain(&c));
+            r.start_time = Some(at);
+            r.end_date = Some(end);
+            r.rrule = Some(format!("FREQ=DAILY;COUNT={}", (end - da.date).num_days() + 1));
+            if half_of_day_guessed(&c, seg) || c.guessed || a.date.guessed || b.date.guessed {
+                r.confidence = Confidence::Inferred;
+            }
+            return Some(r);
+        }
         let mut r = empty_res(da.date, Grain::Day);
         r.end_date = Some(end);
         r.segment = a.seg.or(b.seg).map(|s| s.kind.segment());
