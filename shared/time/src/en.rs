@@ -1309,6 +1309,22 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
             offer(e, date_atom(|x| x.weekend = true));
         }
     }
+    // "all weekend", "the whole weekend", "both weekend days": Saturday to Sunday
+    if matches!(t.at(i), 'a' | 't' | 'w' | 'b') {
+        const BOTH: &[&str] = &[
+            "all weekend", "all weekend long", "the whole weekend", "the entire weekend", "whole weekend",
+            "both weekend days", "both days of the weekend",
+        ];
+        if let Some((e, _)) = t.phrase_longest(i, BOTH) {
+            offer(
+                e,
+                date_atom(|x| {
+                    x.weekend = true;
+                    x.weekend_both = true;
+                }),
+            );
+        }
+    }
     // "this past weekend", "the weekend after next"
     let second = t.phrase_longest(i, &["this", "the"]).map(|(x, _)| t.at(t.skip_ws(x)));
     if matches!(second, Some('p' | 'w')) || matches!((t.at(i), t.at(i + 1)), ('p', 'a') | ('w', 'e')) {

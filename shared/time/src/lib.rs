@@ -56,7 +56,8 @@
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
 //!   current week, or of the next/last week with 下/上/next/last ("this past weekend" = last
-//!   week's); bare 周末 said on a Sunday means the coming Saturday.
+//!   week's); bare 周末 said on a Sunday means the coming Saturday. Both its days, 周末两天,
+//!   下周末这两天, "all weekend", "the whole weekend", are Saturday..Sunday (`end_date`).
 //! * **Lists of days** share the time said once for them, each day its own match: "monday and
 //!   wednesday at 3" (both 15:00), "周一和周三下午三点", "明天或后天下午两点", "at 9 on thursday and
 //!   friday", "mon, wed and fri at 10am", and with spaces only when one name is no ordinary word

@@ -345,7 +345,11 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
             Some(w) => add_days(monday_of(today), 7 * w as i64 + 5)?,
             None => next_weekday(from, 5),
         };
-        DRes::day(sat)
+        let mut x = DRes::day(sat);
+        if d.weekend_both {
+            x.end = add_days(sat, 1);
+        }
+        x
     } else if let Some(w) = d.week {
         let mon = add_days(monday_of(today), 7 * w as i64)?;
         if let Some((n, wd)) = d.nth {

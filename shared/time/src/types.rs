@@ -117,6 +117,8 @@ pub(crate) struct DateParts {
     /// but that one, it means the coming weekday.
     pub this_named: bool,
     pub weekend: bool,
+    /// With `weekend`: both its days, Saturday to Sunday (周末两天, "all weekend").
+    pub weekend_both: bool,
     /// Signed offset in units.
     pub offset: Option<(i32, Unit)>,
     /// The last offset of a span of them, in the same unit: "三天内" = 0..3 days, "三四天后" = 3..4.
@@ -218,6 +220,7 @@ impl DateParts {
             }
             m.weekend = true;
         }
+        m.weekend_both |= o.weekend_both;
         m.after_next |= o.after_next;
         m.this_named |= o.this_named;
         m.needs_base |= o.needs_base;
