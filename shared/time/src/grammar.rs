@@ -471,6 +471,10 @@ fn range_ok(a: &Point, b: &Point) -> bool {
     if !a.is_valid() || !b.is_valid() {
         return false;
     }
+    if a.now && a.date.is_empty() && b.clock.is_none() && b.seg.is_none() {
+        // "from now until friday", 从现在到周五: now to the end of that day
+        return !b.date.is_empty() && b.date.offset.is_none();
+    }
     if a.clock.is_some() || a.now {
         return b.clock.is_some();
     }

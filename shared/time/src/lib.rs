@@ -172,7 +172,9 @@
 //!   weeks" (with a number: "next week" is the week), and back to now, 过去两天, 最近一周, 近五天,
 //!   "the past 2 days", "over the last 10 days", "in the past hour" (`date`..today). The rest of
 //!   today, "later today", "later in the day", 今天晚些时候, 今天稍后, is now..midnight (`end_time`
-//!   00:00 of the next date); with an hour after it, "later today at 4", only the day. Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
+//!   00:00 of the next date); with an hour after it, "later today at 4", only the day. From now
+//!   to a day, "from now until friday", "between now and next tuesday", 从现在到周五, 现在到月底, is
+//!   today from now (`start_time`) through that day (`end_date`). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday

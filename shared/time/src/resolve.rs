@@ -546,6 +546,21 @@ fn half_of_day_guessed(c: &Clock, seg: Option<SegKind>) -> bool {
 fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> {
     let today = ctx.today();
     let now = ctx.now_minutes();
+    if a.now && b.clock.is_none() {
+        // "from now until friday": from now through the last day
+        let db = resolve_date(&b.date, ctx, Some(today))?;
+        let end = db.end.unwrap_or(db.date);
+        if end < today {
+            return None;
+        }
+        let mut r = empty_res(today, Grain::Minute);
+        r.start_time = Some(hm(now));
+        r.end_date = Some(end);
+        if b.date.guessed {
+            r.confidence = Confidence::Inferred;
+        }
+        return Some(r);
+    }
     if a.clock.is_none() && !a.now {
         // a range of dates
         let mut da = resolve_date(&a.date, ctx, None)?;
