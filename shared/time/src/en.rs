@@ -1310,7 +1310,9 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
         }
     }
     // "all weekend", "the whole weekend", "both weekend days": Saturday to Sunday
-    if matches!(t.at(i), 'a' | 't' | 'w' | 'b') {
+    if matches!((t.at(i), t.at(i + 1)), ('a', 'l') | ('t', 'h') | ('w', 'h') | ('b', 'o'))
+        && (t.at(i) != 't' || t.phrase_longest(t.skip_ws(i + 3), &["whole", "entire"]).is_some())
+    {
         const BOTH: &[&str] = &[
             "all weekend", "all weekend long", "the whole weekend", "the entire weekend", "whole weekend",
             "both weekend days", "both days of the weekend",
