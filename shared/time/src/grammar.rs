@@ -529,15 +529,23 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
     let mut e = p1.e;
     let mut k = k1;
     let mut body = None;
-    if k < n
-        && let Atom::Conn(c) = toks[k].a
+    // "明天起到周五", "从现在开始到下周三": 起/开始 between a start and 到 says the same as 从
+    let (mut from_on, mut kc) = (p1.e, k);
+    if k + 1 < n && matches!(toks[k].a, Atom::Glue(Glue::Dur)) && t.lit(toks[k].s, "开始") == Some(toks[k].e) {
+        from_on = toks[k].e;
+        kc = k + 1;
+    } else if t.at(t.skip_ws(p1.e)) == '起' {
+        from_on = t.skip_ws(p1.e) + 1;
+    }
+    if kc < n
+        && let Atom::Conn(c) = toks[kc].a
     {
-        let conn_ok = c == Conn::To || prefix == Some(Prefix::Between) || between;
+        let conn_ok = c == Conn::To || (prefix == Some(Prefix::Between) || between) && from_on == p1.e;
         if conn_ok
-            && t.gap_is_ws(p1.e, toks[k].s)
-            && k + 1 < n
-            && adj(t, &toks[k], &toks[k + 1])
-            && let Some((p2, k2, _)) = parse_point(t, toks, k + 1)
+            && t.gap_is_ws(from_on, toks[kc].s)
+            && kc + 1 < n
+            && adj(t, &toks[kc], &toks[kc + 1])
+            && let Some((p2, k2, _)) = parse_point(t, toks, kc + 1)
             && range_ok(&p1, &p2)
             // days then an hour that starts a range of hours ("周三到周二，3点-5点"): not one hour a day
             && !(p1.clock.is_none() && p2.clock.is_some() && matches!(toks.get(k2).map(|x| x.a), Some(Atom::Conn(Conn::To))))
