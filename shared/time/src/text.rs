@@ -173,11 +173,9 @@ impl Text {
 
     /// An abbreviation of `word` at `j` that ends a word: its end.
     fn abbreviation(&self, j: usize, word: &str) -> Option<usize> {
-        // every abbreviation starts with its word's first letter: most calls end here
-        if !word.starts_with(self.at(j)) {
-            return None;
-        }
-        // nor is `word` one of the few abbreviated words (most near misses end here)
+        // (every abbreviation starts with its word's first letter, which the only caller has
+        // already matched at `j`); most near misses end here: `word` is not one of the few
+        // abbreviated words
         let (b0, len) = (word.as_bytes()[0], word.len());
         if !b0.is_ascii_lowercase() || len > 15 {
             return None;
