@@ -1206,8 +1206,13 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
                 || dash_before
                 || spaced_weekday_run(t, i)
         };
-        // "mon-fri"
-        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some();
+        // "mon-fri", "mon through fri"
+        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some()
+            || n > e
+                && t.phrase_longest(n, &["to", "through", "thru", "till", "until"]).is_some_and(|(x, _)| {
+                    let k = t.skip_ws(x);
+                    k > x && weekday_name(t, k).is_some()
+                });
         let ok = prev_word_is_context(t, i)
             || meal
             || listed
