@@ -213,7 +213,42 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
     attach_durations(t, &mut out);
     share_list_times(t, &mut out);
     join_across_meal(t, &mut out);
+    daily_hour_of_days(t, &mut out);
     out
+}
+
+/// A range of days, then 每天/every day and an hour: "周一到周五每天上午九点", "mon to fri every day
+/// at 9" say the hour once for each of the days, as "周一到周五上午九点" does: one expression.
+fn daily_hour_of_days(t: &Text, out: &mut Vec<Expr>) {
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let joined = match (&a.body, &b.body) {
+            (Body::Range(p1, p2), Body::Point(q))
+                if a.duration.is_none()
+                    && a.gap.is_none()
+                    && b.gap.is_none()
+                    && p1.clock.is_none()
+                    && p2.clock.is_none()
+                    && p1.seg.is_none()
+                    && p2.seg.is_none()
+                    && q.clock.is_some()
+                    && q.date.recur == Some(Recur::new(Freq::Daily))
+                    && DateParts { recur: None, ..q.date }.is_empty()
+                    && t.gap_is_ws(a.e, b.s) =>
+            {
+                // 每天 says each day, so dates join as well as weekdays (3月5日到3月7日每天下午3点)
+                Some(Body::Range(*p1, Point { clock: q.clock, seg: q.seg, ..*p2 }))
+            }
+            _ => None,
+        };
+        if let Some(body) = joined {
+            let (s, e, duration) = (a.s, b.e, b.duration);
+            out[i] = Expr { s, e, body, duration, gap: None };
+            out.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 /// A day and its hour with a meal between them are one expression, the meal its `gap`:

@@ -63,8 +63,9 @@
 //!   friday", "mon, wed and fri at 10am", and with spaces only when one name is no ordinary word
 //!   ("gym mon wed fri"; not "mon wed", "the sun sat"); "mon-wed" is a range. A range of weekdays
 //!   with one hour, "周一到周五上午九点", "monday to friday at 9am", is that hour each day: the first
-//!   day at the hour, `end_date` the last day, `rrule` FREQ=DAILY;COUNT=<days> (dates with an hour,
-//!   "5号到7号下午3点", stay apart: the hour may be when the stay ends). A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
+//!   day at the hour, `end_date` the last day, `rrule` FREQ=DAILY;COUNT=<days>; so is any range of
+//!   days with 每天/"every day" before the hour (3月5日到3月7日每天下午3点). Dates with an hour alone,
+//!   "5号到7号下午3点", stay apart: the hour may be when the stay ends. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
 //! * **Dates**: 3月5日, 三月五号, 2026年3月2日, 15年3月2日 (two-digit years are 20xx unless that is more
 //!   than 20 years ahead), 3/5 and 4/25 (month/day), 2026-03-05, 2026/3/5, 6·30, 09-01;
 //!   March 5, 5 March, Mar 5th, Feb 8 2026, the 5th. A date without a year is the next one that has not
