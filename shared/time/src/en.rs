@@ -57,6 +57,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(day_half(t, i));
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
+    best.offer_opt(super::rest_of_day::en(t, i));
     if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
         && week_or_half_ahead(t, i)
     {
@@ -560,6 +561,33 @@ fn fixed_words(t: &Text, i: usize, best: &mut Best) {
     }
 }
 
+/// "gym mon wed fri", "monday wednesday friday at 7": weekday names apart by spaces only are a
+/// list when there are two or more and one of them cannot be an ordinary word (not mon, wed, sat,
+/// sun: "the sun sat low" is none).
+fn spaced_weekday_run(t: &Text, i: usize) -> bool {
+    let whole = |s: usize| weekday_name(t, s).filter(|&(_, _, plural, _)| !plural);
+    // back to the first name of the run
+    let mut s = i;
+    while let Some(w) = t.prev_word(s).filter(|w| w.1 < s) {
+        match whole(w.0) {
+            Some((_, e, _, _)) if e == w.1 => s = w.0,
+            _ => break,
+        }
+    }
+    let (mut names, mut plain) = (0, false);
+    let mut k = s;
+    while let Some((_, e, _, weak)) = whole(k) {
+        names += 1;
+        plain |= !weak;
+        let n = t.skip_ws(e);
+        if n == e {
+            break;
+        }
+        k = n;
+    }
+    names >= 2 && plain
+}
+
 /// Weekday name at `i`: (0 = Monday, end, plural, ambiguous abbreviation).
 fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)> {
     const FULL: [&str; 7] = [
@@ -700,7 +728,7 @@ fn day_number(t: &Text, i: usize) -> Option<(u32, usize)> {
             return None;
         }
         let k = t.skip_ws(e);
-        if t.phrase(k, "o'clock").is_some() || unit_word(t, k).is_some() {
+        if t.phrase_longest(k, O_CLOCK).is_some() || unit_word(t, k).is_some() {
             return None;
         }
     }
@@ -1176,9 +1204,15 @@ fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
             (n2 > n && weekday_name(t, n2).is_some())
                 || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
                 || dash_before
+                || spaced_weekday_run(t, i)
         };
-        // "mon-fri"
-        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some();
+        // "mon-fri", "mon through fri"
+        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some()
+            || n > e
+                && t.phrase_longest(n, &["to", "through", "thru", "till", "until"]).is_some_and(|(x, _)| {
+                    let k = t.skip_ws(x);
+                    k > x && weekday_name(t, k).is_some()
+                });
         let ok = prev_word_is_context(t, i)
             || meal
             || listed
@@ -1278,6 +1312,24 @@ fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
     for p in ["the weekend", "weekend"] {
         if let Some(e) = t.phrase(i, p) {
             offer(e, date_atom(|x| x.weekend = true));
+        }
+    }
+    // "all weekend", "the whole weekend", "both weekend days": Saturday to Sunday
+    if matches!((t.at(i), t.at(i + 1)), ('a', 'l') | ('t', 'h') | ('w', 'h') | ('b', 'o'))
+        && (t.at(i) != 't' || t.phrase_longest(t.skip_ws(i + 3), &["whole", "entire"]).is_some())
+    {
+        const BOTH: &[&str] = &[
+            "all weekend", "all weekend long", "the whole weekend", "the entire weekend", "whole weekend",
+            "both weekend days", "both days of the weekend",
+        ];
+        if let Some((e, _)) = t.phrase_longest(i, BOTH) {
+            offer(
+                e,
+                date_atom(|x| {
+                    x.weekend = true;
+                    x.weekend_both = true;
+                }),
+            );
         }
     }
     // "this past weekend", "the weekend after next"
@@ -1847,6 +1899,9 @@ fn word_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     (half || before || after).then_some((e, Atom::Clock(c)))
 }
 
+/// "o'clock" as people type it: with either apostrophe, without one, or with a space for it.
+const O_CLOCK: &[&str] = &["o'clock", "oclock", "o’clock", "o clock"];
+
 /// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
 fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     // "3 o'clock"
@@ -1856,7 +1911,7 @@ fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
         en_number_word(t, i)
     } {
         let k = t.skip_ws(e);
-        if let Some((x, _)) = t.phrase_longest(k, &["o'clock", "oclock", "o’clock"])
+        if let Some((x, _)) = t.phrase_longest(k, O_CLOCK)
             && (1..=12).contains(&h)
         {
             let mut c = Clock::bare(h);

@@ -213,7 +213,42 @@ pub(crate) fn parse(t: &Text) -> Vec<Expr> {
     attach_durations(t, &mut out);
     share_list_times(t, &mut out);
     join_across_meal(t, &mut out);
+    daily_hour_of_days(t, &mut out);
     out
+}
+
+/// A range of days, then 每天/every day and an hour: "周一到周五每天上午九点", "mon to fri every day
+/// at 9" say the hour once for each of the days, as "周一到周五上午九点" does: one expression.
+fn daily_hour_of_days(t: &Text, out: &mut Vec<Expr>) {
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let joined = match (&a.body, &b.body) {
+            (Body::Range(p1, p2), Body::Point(q))
+                if a.duration.is_none()
+                    && a.gap.is_none()
+                    && b.gap.is_none()
+                    && p1.clock.is_none()
+                    && p2.clock.is_none()
+                    && p1.seg.is_none()
+                    && p2.seg.is_none()
+                    && q.clock.is_some()
+                    && q.date.recur == Some(Recur::new(Freq::Daily))
+                    && DateParts { recur: None, ..q.date }.is_empty()
+                    && t.gap_is_ws(a.e, b.s) =>
+            {
+                // 每天 says each day, so dates join as well as weekdays (3月5日到3月7日每天下午3点)
+                Some(Body::Range(*p1, Point { clock: q.clock, seg: q.seg, ..*p2 }))
+            }
+            _ => None,
+        };
+        if let Some(body) = joined {
+            let (s, e, duration) = (a.s, b.e, b.duration);
+            out[i] = Expr { s, e, body, duration, gap: None };
+            out.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 /// A day and its hour with a meal between them are one expression, the meal its `gap`:
@@ -471,11 +506,23 @@ fn range_ok(a: &Point, b: &Point) -> bool {
     if !a.is_valid() || !b.is_valid() {
         return false;
     }
+    if a.now && a.date.is_empty() && b.clock.is_none() && b.seg.is_none() {
+        // "from now until friday", 从现在到周五: now to the end of that day
+        return !b.date.is_empty() && b.date.offset.is_none();
+    }
     if a.clock.is_some() || a.now {
         return b.clock.is_some();
     }
     if b.clock.is_some() {
-        return false;
+        // "周一到周五上午九点", "monday to friday at 9am": the hour holds for each day of a range
+        // of weekdays (said of dates it may be when the range ends: 5号到7号下午3点)
+        return a.seg.is_none()
+            && a.date.weekday.is_some()
+            && b.date.weekday.is_some()
+            && a.date.offset.is_none()
+            && b.date.offset.is_none()
+            && a.date.recur.is_none()
+            && b.date.recur.is_none();
     }
     // a range of dates, possibly with a part of day ("周一到周三的下午")
     if a.seg.is_some() && b.seg.is_some() && a.seg.map(|s| s.kind) != b.seg.map(|s| s.kind) {
@@ -517,16 +564,26 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
     let mut e = p1.e;
     let mut k = k1;
     let mut body = None;
-    if k < n
-        && let Atom::Conn(c) = toks[k].a
+    // "明天起到周五", "从现在开始到下周三": 起/开始 between a start and 到 says the same as 从
+    let (mut from_on, mut kc) = (p1.e, k);
+    if k + 1 < n && matches!(toks[k].a, Atom::Glue(Glue::Dur)) && t.lit(toks[k].s, "开始") == Some(toks[k].e) {
+        from_on = toks[k].e;
+        kc = k + 1;
+    } else if t.at(t.skip_ws(p1.e)) == '起' {
+        from_on = t.skip_ws(p1.e) + 1;
+    }
+    if kc < n
+        && let Atom::Conn(c) = toks[kc].a
     {
-        let conn_ok = c == Conn::To || prefix == Some(Prefix::Between) || between;
+        let conn_ok = c == Conn::To || (prefix == Some(Prefix::Between) || between) && from_on == p1.e;
         if conn_ok
-            && t.gap_is_ws(p1.e, toks[k].s)
-            && k + 1 < n
-            && adj(t, &toks[k], &toks[k + 1])
-            && let Some((p2, k2, _)) = parse_point(t, toks, k + 1)
+            && t.gap_is_ws(from_on, toks[kc].s)
+            && kc + 1 < n
+            && adj(t, &toks[kc], &toks[kc + 1])
+            && let Some((p2, k2, _)) = parse_point(t, toks, kc + 1)
             && range_ok(&p1, &p2)
+            // days then an hour that starts a range of hours ("周三到周二，3点-5点"): not one hour a day
+            && !(p1.clock.is_none() && p2.clock.is_some() && matches!(toks.get(k2).map(|x| x.a), Some(Atom::Conn(Conn::To))))
         {
             e = p2.e;
             k = k2;

@@ -56,10 +56,16 @@
 //!   上周X/last X = previous week; 下下周X = two weeks on; "X after next" = next occurrence + 7 days.
 //! * **Weekend**: 周末/this weekend/the weekend = the **Saturday** (a single date, grain day) of the
 //!   current week, or of the next/last week with 下/上/next/last ("this past weekend" = last
-//!   week's); bare 周末 said on a Sunday means the coming Saturday.
+//!   week's); bare 周末 said on a Sunday means the coming Saturday. Both its days, 周末两天,
+//!   下周末这两天, "all weekend", "the whole weekend", are Saturday..Sunday (`end_date`).
 //! * **Lists of days** share the time said once for them, each day its own match: "monday and
 //!   wednesday at 3" (both 15:00), "周一和周三下午三点", "明天或后天下午两点", "at 9 on thursday and
-//!   friday", "mon, wed and fri at 10am"; "mon-wed" is a range. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
+//!   friday", "mon, wed and fri at 10am", and with spaces only when one name is no ordinary word
+//!   ("gym mon wed fri"; not "mon wed", "the sun sat"); "mon-wed" is a range. A range of weekdays
+//!   with one hour, "周一到周五上午九点", "monday to friday at 9am", is that hour each day: the first
+//!   day at the hour, `end_date` the last day, `rrule` FREQ=DAILY;COUNT=<days>; so is any range of
+//!   days with 每天/"every day" before the hour (3月5日到3月7日每天下午3点). Dates with an hour alone,
+//!   "5号到7号下午3点", stay apart: the hour may be when the stay ends. A recurring weekend (每周末, every weekend) is BYDAY=SA,SU.
 //! * **Dates**: 3月5日, 三月五号, 2026年3月2日, 15年3月2日 (two-digit years are 20xx unless that is more
 //!   than 20 years ahead), 3/5 and 4/25 (month/day), 2026-03-05, 2026/3/5, 6·30, 09-01;
 //!   March 5, 5 March, Mar 5th, Feb 8 2026, the 5th. A date without a year is the next one that has not
@@ -165,7 +171,11 @@
 //!   weeks", "over the next 45 minutes" (today..`end_date`, or now..now + the period); so are
 //!   periods said from now, 未来三天, 接下来的两周, 今后三个小时, "the next 4 days", "next three
 //!   weeks" (with a number: "next week" is the week), and back to now, 过去两天, 最近一周, 近五天,
-//!   "the past 2 days", "over the last 10 days", "in the past hour" (`date`..today). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
+//!   "the past 2 days", "over the last 10 days", "in the past hour" (`date`..today). The rest of
+//!   today, "later today", "later in the day", 今天晚些时候, 今天稍后, is now..midnight (`end_time`
+//!   00:00 of the next date); with an hour after it, "later today at 4", only the day. From now
+//!   to a day, "from now until friday", "between now and next tuesday", 从现在到周五, 现在到月底, is
+//!   today from now (`start_time`) through that day (`end_date`). Minute/hour offsets give date and start time (reference instant + offset, DST-correct);
 //!   day/week/month/year offsets give a date (grain day). **Business days** count Monday to
 //!   Friday: "next business day", "the following working day", 下一个工作日 = 1 business day on,
 //!   "in three working days", "5 business days from now", 3个工作日后; from a Saturday or Sunday
@@ -268,6 +278,7 @@ mod lexer;
 mod numerals;
 mod recurrence;
 mod resolve;
+mod rest_of_day;
 mod segment;
 mod serde_fmt;
 mod text;

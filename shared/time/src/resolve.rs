@@ -8,7 +8,7 @@ use super::dates::{
 use super::grammar::{Body, Expr, Point};
 use super::recurrence;
 use super::segment::SegKind;
-use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, Recur, Unit, YearSpec};
+use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, REST_OF_DAY, Recur, Unit, YearSpec};
 use super::{Confidence, Grain, Resolution, TimeContext};
 use chrono::{Datelike, NaiveDate, NaiveTime, TimeDelta, Timelike};
 
@@ -345,7 +345,11 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
             Some(w) => add_days(monday_of(today), 7 * w as i64 + 5)?,
             None => next_weekday(from, 5),
         };
-        DRes::day(sat)
+        let mut x = DRes::day(sat);
+        if d.weekend_both {
+            x.end = add_days(sat, 1);
+        }
+        x
     } else if let Some(w) = d.week {
         let mon = add_days(monday_of(today), 7 * w as i64)?;
         if let Some((n, wd)) = d.nth {
@@ -441,7 +445,11 @@ fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
         let mut r = empty_res(local.date(), Grain::Minute);
         r.start_time = Some(hm(local.hour() * 60 + local.minute()));
         if let Some(m2) = p.toff_end {
-            let end = ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local();
+            let end = if m2 == REST_OF_DAY {
+                local.date().succ_opt()?.and_hms_opt(0, 0, 0)?
+            } else {
+                ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local()
+            };
             r.end_time = Some(hm(end.hour() * 60 + end.minute()));
             if end.date() != local.date() {
                 r.end_date = Some(end.date());
@@ -538,6 +546,21 @@ fn half_of_day_guessed(c: &Clock, seg: Option<SegKind>) -> bool {
 fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> {
     let today = ctx.today();
     let now = ctx.now_minutes();
+    if a.now && b.clock.is_none() {
+        // "from now until friday": from now through the last day
+        let db = resolve_date(&b.date, ctx, Some(today))?;
+        let end = db.end.unwrap_or(db.date);
+        if end < today {
+            return None;
+        }
+        let mut r = empty_res(today, Grain::Minute);
+        r.start_time = Some(hm(now));
+        r.end_date = Some(end);
+        if b.date.guessed {
+            r.confidence = Confidence::Inferred;
+        }
+        return Some(r);
+    }
     if a.clock.is_none() && !a.now {
         // a range of dates
         let mut da = resolve_date(&a.date, ctx, None)?;
@@ -563,6 +586,19 @@ fn resolve_range(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
         let end = db.end.unwrap_or(db.date);
         if end < da.date {
             return resolve_point(a, ctx);
+        }
+        if let Some(c) = b.clock {
+            // weekdays with one hour for each: the first day at that hour, repeated daily to the last
+            let seg = b.seg.map(|s| s.kind);
+            let (d, at) = split(da.date, clock_minutes(&c, seg, Mode::Other))?;
+            let mut r = empty_res(d, time_grain(&c));
+            r.start_time = Some(at);
+            r.end_date = Some(end);
+            r.rrule = Some(format!("FREQ=DAILY;COUNT={}", (end - da.date).num_days() + 1));
+            if half_of_day_guessed(&c, seg) || c.guessed || a.date.guessed || b.date.guessed {
+                r.confidence = Confidence::Inferred;
+            }
+            return Some(r);
         }
         let mut r = empty_res(da.date, Grain::Day);
         r.end_date = Some(end);

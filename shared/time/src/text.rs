@@ -3,6 +3,9 @@
 
 pub(crate) struct Text {
     c: Vec<char>,
+    /// The first two UTF-8 bytes of each char of `c` (see [`utf8_lead`]), worked out once here:
+    /// [`Text::lit`] compares them with every table entry at every position.
+    lead: Vec<(u8, u8)>,
     /// An apostrophe stands somewhere in the text (so a possessive may: "next month's").
     apostrophe: bool,
 }
@@ -11,12 +14,23 @@ impl Text {
     pub(crate) fn new(s: &str) -> Text {
         // sized for the whole text at once: collecting from `chars()` would grow it several times
         let mut c = Vec::with_capacity(s.len());
+        let mut lead = Vec::with_capacity(s.len());
         let mut apostrophe = false;
         for ch in s.chars() {
-            apostrophe |= ch == '\'' || ch == '’';
-            c.push(normalize_char(ch));
+            if ch.is_ascii() {
+                // most input is ASCII: lower-casing is all its normalisation
+                apostrophe |= ch == '\'';
+                let n = ch.to_ascii_lowercase();
+                c.push(n);
+                lead.push((n as u8, 0));
+                continue;
+            }
+            apostrophe |= ch == '’';
+            let n = normalize_char(ch);
+            c.push(n);
+            lead.push(utf8_lead(n));
         }
-        Text { c, apostrophe }
+        Text { c, lead, apostrophe }
     }
 
     /// Whether an apostrophe stands anywhere in the text: possessives are looked for only then.
@@ -47,12 +61,14 @@ impl Text {
     pub(crate) fn lit(&self, i: usize, s: &str) -> Option<usize> {
         // most calls fail at the first character: compare its leading UTF-8 bytes with the
         // pattern's before decoding the pattern (the word tables are tried at every position)
-        if let (Some(&c), Some(&p0)) = (self.c.get(i), s.as_bytes().first()) {
-            let (b0, b1) = utf8_lead(c);
-            if p0 != b0 || (b0 >= 0xC0 && s.as_bytes().get(1) != Some(&b1)) {
-                return None;
-            }
+        if !lead_fits(self.lead.get(i).copied(), s) {
+            return None;
         }
+        self.lit_chars(i, s)
+    }
+
+    /// [`Text::lit`] after its first-bytes check: `s` char by char.
+    fn lit_chars(&self, i: usize, s: &str) -> Option<usize> {
         let mut j = i;
         for ch in s.chars() {
             if self.c.get(j) != Some(&ch) {
@@ -97,6 +113,11 @@ impl Text {
         if !self.word_start(i) {
             return None;
         }
+        self.phrase_words(i, pat)
+    }
+
+    /// [`Text::phrase`] after its word-start check: the words, then the word end.
+    fn phrase_words(&self, i: usize, pat: &str) -> Option<usize> {
         let j = self.match_words(i, pat)?;
         let last = pat.chars().last().unwrap_or(' ');
         if last.is_ascii_alphanumeric() && self.is_alnum(j) {
@@ -109,9 +130,18 @@ impl Text {
     /// since this runs for every table entry at every word; only a mismatch after a word's first
     /// letter looks for an abbreviation of that word.
     fn match_words(&self, i: usize, pat: &str) -> Option<usize> {
+        let bytes = pat.as_bytes();
         let mut j = i;
         let (mut word_at, mut word_p) = (i, 0);
-        for (p, ch) in pat.char_indices() {
+        let mut p = 0;
+        while p < bytes.len() {
+            // patterns are mostly ASCII: decode only the other chars
+            let (ch, width) = if bytes[p] < 0x80 {
+                (bytes[p] as char, 1)
+            } else {
+                let ch = pat[p..].chars().next()?;
+                (ch, ch.len_utf8())
+            };
             if ch == ' ' {
                 let k = self.skip_ws(j);
                 if k == j {
@@ -125,7 +155,7 @@ impl Text {
                 if p == word_p {
                     return None;
                 }
-                let word_end = pat[word_p..].find(' ').map_or(pat.len(), |x| word_p + x);
+                let word_end = pat.as_bytes()[p..].iter().position(|&b| b == b' ').map_or(pat.len(), |x| p + x);
                 let e = self.abbreviation(word_at, &pat[word_p..word_end])?;
                 if word_end == pat.len() {
                     return Some(e);
@@ -136,17 +166,31 @@ impl Text {
                 }
                 return self.match_words(k, &pat[word_end + 1..]);
             }
+            p += width;
         }
         Some(j)
     }
 
     /// An abbreviation of `word` at `j` that ends a word: its end.
     fn abbreviation(&self, j: usize, word: &str) -> Option<usize> {
-        // every abbreviation starts with its word's first letter: most calls end here
-        if !word.starts_with(self.at(j)) {
+        // (every abbreviation starts with its word's first letter, which the only caller has
+        // already matched at `j`); most near misses end here: `word` is not one of the few
+        // abbreviated words
+        let (b0, len) = (word.as_bytes()[0], word.len());
+        if !b0.is_ascii_lowercase() || len > 15 {
             return None;
         }
-        let (_, short) = ABBREVIATIONS.iter().find(|(w, _)| *w == word)?;
+        let short = match ABBREVIATED_WORD[(b0 - b'a') as usize][len] {
+            0 => return None,
+            u8::MAX => ABBREVIATIONS.iter().find(|(w, _)| *w == word)?.1,
+            k => {
+                let (w, short) = ABBREVIATIONS[k as usize - 1];
+                if w != word {
+                    return None;
+                }
+                short
+            }
+        };
         short.iter().find_map(|a| self.lit(j, a).filter(|&e| !self.is_alnum(e)))
     }
 
@@ -157,7 +201,9 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
-        self.longest_in(i, items, key, Self::lit)
+        // the first bytes of the char at `i` once, not per entry
+        let lead = self.lead.get(i).copied();
+        self.longest_in(i, items, key, |t, i, s| if lead_fits(lead, s) { t.lit_chars(i, s) } else { None })
     }
 
     /// Longest phrase among the keys of a table: (end, index).
@@ -167,7 +213,14 @@ impl Text {
         items: &[T],
         key: impl Fn(&T) -> &str,
     ) -> Option<(usize, usize)> {
-        self.longest_in(i, items, key, Self::phrase)
+        // the char at `i` and whether a word starts there once, not per entry
+        let c = self.at(i);
+        if !self.word_start(i) {
+            return None;
+        }
+        self.longest_in(i, items, key, |t, i, pat| {
+            if pat.as_bytes().first().map(|&b| b as char) == Some(c) { t.phrase_words(i, pat) } else { None }
+        })
     }
 
     /// The key of `items` that `matches` finds ending furthest right at `i`: (end, index).
@@ -232,7 +285,11 @@ impl Text {
 
     /// The substring of the original text for code points `s..e`.
     pub(crate) fn original_slice(&self, original: &str, s: usize, e: usize) -> String {
-        original.chars().skip(s).take(e - s).collect()
+        // one copy of the bytes between the two code points, not a push per char
+        let byte = |n: usize| original.char_indices().nth(n).map_or(original.len(), |(b, _)| b);
+        let bs = byte(s);
+        let be = bs + original[bs..].char_indices().nth(e - s).map_or(original.len() - bs, |(b, _)| b);
+        original[bs..be].to_string()
     }
 }
 
@@ -263,6 +320,31 @@ pub(crate) const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("afternoon", &["aftn", "arvo"]),
     ("business", &["biz"]),
 ];
+
+/// The words of [`ABBREVIATIONS`] by first letter (a-z) and length: 0 none, `u8::MAX` several,
+/// else the index of the only one plus one.
+const ABBREVIATED_WORD: [[u8; 16]; 26] = {
+    let mut m = [[0u8; 16]; 26];
+    let mut k = 0;
+    while k < ABBREVIATIONS.len() {
+        let w = ABBREVIATIONS[k].0.as_bytes();
+        assert!(w[0].is_ascii_lowercase() && w.len() < 16 && k + 1 < u8::MAX as usize);
+        let slot = &mut m[(w[0] - b'a') as usize][w.len()];
+        *slot = if *slot == 0 { k as u8 + 1 } else { u8::MAX };
+        k += 1;
+    }
+    m
+};
+
+/// Whether pattern `s` may match a char whose first UTF-8 bytes are `lead` (`None`: past the
+/// end, left to the char comparison): its first byte, and its second after a multi-byte lead.
+#[inline(always)]
+fn lead_fits(lead: Option<(u8, u8)>, s: &str) -> bool {
+    match (lead, s.as_bytes().first()) {
+        (Some((b0, b1)), Some(&p0)) => p0 == b0 && (b0 < 0xC0 || s.as_bytes().get(1) == Some(&b1)),
+        _ => true,
+    }
+}
 
 /// The first two bytes of `c` in UTF-8 (the second is 0 for ASCII).
 #[inline]
@@ -321,5 +403,35 @@ pub(crate) fn normalize_char(c: char) -> char {
         '—' | '–' | '−' | '‒' | '―' => '-',
         '〜' | '∼' => '~',
         _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_are_short_unique_words_of_their_word_s_first_letter() {
+        let mut seen = std::collections::HashSet::new();
+        for &(word, short) in ABBREVIATIONS {
+            for &a in short {
+                assert!((2..=9).contains(&a.len()) && a.bytes().all(|b| b.is_ascii_lowercase()), "{a}");
+                assert_eq!(a.as_bytes()[0], word.as_bytes()[0], "{a}");
+                assert!(seen.insert(a), "{a} twice");
+            }
+        }
+    }
+
+    #[test]
+    fn a_phrase_matches_abbreviations_of_any_of_its_words() {
+        let t = Text::new("nxt wk, next wks, tmrw morn, tomorrowx, wk");
+        assert_eq!(t.phrase(0, "next week"), Some(6));
+        assert_eq!(t.phrase(8, "next weeks"), Some(16));
+        assert_eq!(t.phrase(8, "next week"), None);
+        assert_eq!(t.phrase(18, "tomorrow morning"), Some(27));
+        assert_eq!(t.phrase(18, "tomorrow"), Some(22));
+        assert_eq!(t.phrase(29, "tomorrow"), None);
+        assert_eq!(t.phrase(40, "week"), Some(42));
+        assert_eq!(t.phrase(40, "weekend"), None);
     }
 }

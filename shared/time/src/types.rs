@@ -117,6 +117,8 @@ pub(crate) struct DateParts {
     /// but that one, it means the coming weekday.
     pub this_named: bool,
     pub weekend: bool,
+    /// With `weekend`: both its days, Saturday to Sunday (周末两天, "all weekend").
+    pub weekend_both: bool,
     /// Signed offset in units.
     pub offset: Option<(i32, Unit)>,
     /// The last offset of a span of them, in the same unit: "三天内" = 0..3 days, "三四天后" = 3..4.
@@ -218,6 +220,7 @@ impl DateParts {
             }
             m.weekend = true;
         }
+        m.weekend_both |= o.weekend_both;
         m.after_next |= o.after_next;
         m.this_named |= o.this_named;
         m.needs_base |= o.needs_base;
@@ -409,7 +412,8 @@ pub(crate) enum Atom {
     /// Offset from the reference instant in minutes (hour/minute units).
     TimeOffset(i64),
     /// A span of offsets from the reference instant in minutes: "两小时内" = (0, 120), "五六个小时后"
-    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4).
+    /// = (300, 360); the flag: the amount is a convention ("a few minutes", 几个小时 = 2 to 4). An
+    /// end of [`REST_OF_DAY`] is the coming midnight ("later today").
     TimeSpan(i64, i64, bool),
     Duration(u32),
     Now,
@@ -422,6 +426,9 @@ pub(crate) enum Atom {
     Prefix(Prefix),
     Glue(Glue),
 }
+
+/// The end of an [`Atom::TimeSpan`] that runs to the coming local midnight, however far off it is.
+pub(crate) const REST_OF_DAY: i64 = i64::MAX;
 
 /// An atom with its span in code points.
 #[derive(Debug, Clone, Copy)]

@@ -42,6 +42,7 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
         return;
     }
     words(t, i, best);
+    best.offer_opt(super::rest_of_day::zh(t, i));
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));
     best.offer_opt(same_time(t, i));
@@ -374,10 +375,17 @@ fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let c = t.at(e);
     if c == '末' {
+        // 周末两天, 这周末这两天: both its days
+        // (周末两天半 is a length after it)
+        let both = t
+            .lit_longest(e + 1, &["两天", "两日", "这两天", "的两天"])
+            .map(|(x, _)| x)
+            .filter(|&x| !matches!(t.at(x), '半' | '多') && !is_zh_num_char(t.at(x)));
         return Some((
-            e + 1,
+            both.unwrap_or(e + 1),
             date_atom(|x| {
                 x.weekend = true;
+                x.weekend_both = both.is_some();
                 x.week = rel;
             }),
         ));

@@ -471,6 +471,17 @@ fn noise_never_panics_and_every_span_addresses_the_text() {
         "early",
         "am",
         "sat",
+        // the rest of today, from now to a day, o clock, weekday runs, both weekend days
+        "later today",
+        "今天晚些时候",
+        "稍后",
+        "o clock",
+        "from now until",
+        "现在",
+        "mon wed fri",
+        "to friday at 9",
+        "周末两天",
+        "all weekend",
     ];
     let tz: Tz = "Europe/Berlin".parse().unwrap();
     let ctx = TimeContext::new(
