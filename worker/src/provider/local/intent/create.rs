@@ -133,6 +133,8 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let title = clean_title(&rest, chinese);
     // "I have a meeting at 9am tomorrow", "我明天上午有个会": what one has is the item.
     let title = having(&title, chinese).unwrap_or(title);
+    // "lunch tomorrow": the meal was read as the time of day, and it is also all the item is.
+    let title = if title.is_empty() { leading_meal(&time_matches).unwrap_or(title) } else { title };
     if is_vague(&title, chinese) {
         // "帮我安排一下", "schedule something": nothing to write down yet.
         return Some(Reading::NotUnderstood(VAGUE));
@@ -147,11 +149,43 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let kind = kind_word.or(if timed || gathering { Some("event") } else { Some("todo") });
     // An event without a clock time or part of day takes the whole day (the planner settles today's
     // into the evening once it is evening), so it shows in its day and meets the conflict check.
-    let segment = (kind == Some("event") && !timed).then_some("all_day");
+    // A meal in the title is at its own time of day ("dinner with Sam on friday" is in the evening).
+    let segment = (kind == Some("event") && !timed).then(|| meal_segment(&title, chinese).unwrap_or("all_day"));
     // "昨天上午去了牙医", "log yesterday's run at 7am": a day before today is a record of what
     // happened (a passed time today is not: it keeps today's rule).
     let record = time_matches.iter().any(|m| m.resolution.rrule.is_none() && m.resolution.date < ctx.today());
     Some(Reading::Understood(Intent::Create(NewItem { kind, title, description: None, when, segment, duration_minutes, priority, record })))
+}
+
+/// Meals, and the part of the day each is eaten in.
+const MEALS: [(&str, &str); 13] = [
+    ("breakfast", "morning"),
+    ("brunch", "forenoon"),
+    ("lunch", "noon"),
+    ("dinner", "evening"),
+    ("supper", "evening"),
+    ("早饭", "morning"),
+    ("早餐", "morning"),
+    ("早茶", "morning"),
+    ("午饭", "noon"),
+    ("午餐", "noon"),
+    ("晚饭", "evening"),
+    ("晚餐", "evening"),
+    ("夜宵", "evening"),
+];
+
+/// The part of the day of a meal the title names.
+fn meal_segment(title: &str, chinese: bool) -> Option<&'static str> {
+    let lower = title.to_lowercase();
+    MEALS.iter().find(|(meal, _)| if chinese { lower.contains(meal) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|w| w == *meal) }).map(|(_, part)| *part)
+}
+
+/// The meal a time match starts with ("lunch tomorrow"), as written.
+fn leading_meal(matches: &[TimeMatch]) -> Option<String> {
+    matches.iter().find_map(|m| {
+        let first = m.text.split_whitespace().next()?;
+        MEALS.iter().any(|(meal, _)| first.eq_ignore_ascii_case(meal)).then(|| first.to_owned())
+    })
 }
 
 /// English words the resolver reads as a part of the day that also name meals and meetings.

@@ -142,14 +142,14 @@ const ZH_GATHERINGS: &[&str] = &[
     "开会", "会议", "例会", "周会", "晨会", "评审会", "研讨会", "发布会", "年会", "聚会", "聚餐", "饭局", "约饭", "吃饭", "面试", "看电影", "电影",
     "约会", "见面", "派对", "婚礼", "演唱会", "音乐会", "讲座", "团建", "有个会", "有会", "开个会", "面谈", "会面", "拜访", "见客户", "相亲",
     "家长会", "组会", "答辩", "沙龙", "看展", "看演出", "话剧", "喝咖啡", "喝茶", "唱K", "K歌", "打球", "生日宴", "婚宴", "酒局", "茶话会",
-    "座谈会", "见面会", "同学会", "联欢会", "晚宴", "午宴", "约了",
+    "座谈会", "见面会", "同学会", "联欢会", "晚宴", "午宴", "约了", "吃午饭", "吃晚饭", "午餐", "晚餐",
 ];
 const EN_GATHERINGS: &[&str] = &[
     "meeting", "meetup", "meet-up", "party", "dinner with", "lunch with", "breakfast with", "brunch with", "drinks with", "coffee with",
     "interview", "movie", "movies", "date with", "wedding", "concert", "conference", "appointment", "standup", "stand-up", "1:1",
     "one-on-one", "catch up with", "appt", "gathering", "reunion", "game night", "happy hour", "dinner party", "birthday party", "bbq",
     "barbecue", "picnic", "webinar", "workshop", "seminar", "lecture", "hangout", "hang out with", "get-together", "drinks", "sync with",
-    "call with", "date night", "playdate", "recital", "match",
+    "call with", "date night", "playdate", "recital", "match", "dinner", "lunch", "brunch", "supper",
 ];
 
 pub(super) fn is_gathering(text: &str, chinese: bool) -> bool {
