@@ -385,16 +385,27 @@ pub fn states_a_date(text: &str) -> bool {
         "天前", "每", "工作日", "today", "tomorrow", "tonight", "yesterday", "week", "month", "year", "mon", "tue", "wed", "thu",
         "fri", "sat", "sun", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "every",
     ];
-    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight; "this morning" is today.
-    const MORE: [&str; 14] =
-        ["sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite", "this morning", "this afternoon", "this evening"];
+    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight; "this morning" is
+    // today; 后儿, 前儿: the spoken day after tomorrow and the day before yesterday.
+    const MORE: [&str; 16] = [
+        "sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite", "this morning", "this afternoon", "this evening",
+        "后儿", "前儿",
+    ];
     let lower = text.to_lowercase();
     if MARKERS.iter().chain(MORE.iter()).any(|m| lower.contains(m)) {
         return true;
     }
     // Numeric dates: 2/8, 2026-02-08, 2.8 (a digit, a separator, a digit; "15:30" is a time).
     let chars: Vec<char> = lower.chars().collect();
-    chars.windows(3).any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit())
+    let numeric = chars.windows(3).any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit());
+    // A day of the month as an ordinal: "the 15th", "on the 2nd at 3pm".
+    let ordinal = ["st", "nd", "rd", "th"].iter().any(|suffix| {
+        lower.match_indices(suffix).any(|(at, _)| {
+            let after = lower[at + 2..].chars().next();
+            at > 0 && lower.as_bytes()[at - 1].is_ascii_digit() && !after.is_some_and(|c| c.is_ascii_alphanumeric())
+        })
+    });
+    numeric || ordinal
 }
 
 fn non_empty(text: Option<&str>) -> Option<&str> {
@@ -582,7 +593,7 @@ mod tests {
 
     #[test]
     fn dates_are_told_from_times() {
-        for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow", "tmrw 7pm", "明儿下午"] {
+        for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow", "tmrw 7pm", "明儿下午", "后儿仨点", "the 15th at 3pm", "on the 2nd"] {
             assert!(states_a_date(text), "{text}");
         }
         for text in ["晚上8点", "15:30", "3pm", "下午3点到4点", "noon"] {

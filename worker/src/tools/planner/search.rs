@@ -136,9 +136,28 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         && f > t {
             return Err(invalid("date_from is after date_to".into()));
         }
-    let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
+    let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(singular).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
     Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false, at })
+}
+
+/// An English word in its singular, so "taxes" finds "tax receipts" and "meetings" a "team
+/// meeting" (terms match inside titles, so the singular finds the plural too); other words as they are.
+fn singular(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    if word.len() < 4 || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        return word.to_owned();
+    }
+    let cut = if lower.ends_with("ies") {
+        return format!("{}y", &word[..word.len() - 3]);
+    } else if ["sses", "ches", "shes", "xes", "zes"].iter().any(|end| lower.ends_with(end)) {
+        2
+    } else if lower.ends_with('s') && !["ss", "us", "is"].iter().any(|end| lower.ends_with(end)) {
+        1
+    } else {
+        0
+    };
+    word[..word.len() - cut].to_owned()
 }
 
 /// The local bounds of a day or period named by `text`: a date-only bound covers the whole day
@@ -195,5 +214,17 @@ fn describe_time_of_day(at: TimeOfDay) -> String {
         }
         TimeOfDay::Part(segment) => segment.as_str().to_owned(),
         TimeOfDay::Untimed => "untimed".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod singular_tests {
+    use super::singular;
+
+    #[test]
+    fn english_plurals_search_as_their_singular() {
+        for (word, want) in [("taxes", "tax"), ("meetings", "meeting"), ("parties", "party"), ("glasses", "glass"), ("bus", "bus"), ("class", "class"), ("会议", "会议"), ("1:1s", "1:1s"), ("yes", "yes")] {
+            assert_eq!(singular(word), want, "{word}");
+        }
     }
 }

@@ -38,7 +38,7 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
         None
     };
     let create_verb = if chinese {
-        ["添加", "新建", "创建", "安排", "加个", "加一个", "记一下", "记下"].iter().any(|w| text.contains(w))
+        ["添加", "新建", "创建", "安排", "加个", "加一个", "记一下", "记下", "记点", "记个"].iter().any(|w| text.contains(w))
     } else {
         find_any(&lower, &["add", "create", "schedule", "new", "book", "log", "record"]).is_some_and(|(at, _)| at == 0)
     };
@@ -96,7 +96,15 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
             // "请假3天", "出差两周": an item has no length in days, so the words stay in the title.
             continue;
         }
-        for (start, mut end) in m.pieces() {
+        for (mut start, mut end) in m.pieces() {
+            // "dinner at 8 on friday": the preposition before a time goes with it.
+            for preposition in [" at ", " on "] {
+                let len = preposition.chars().count() - 1;
+                if !chinese && start >= len && chars[start - len..start].iter().collect::<String>() == preposition[1..] && (start == len || chars[start - len - 1] == ' ') {
+                    start -= len;
+                    break;
+                }
+            }
             // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
             for connector in ["的", "之前", "以前", "前", "开始", "起", "'s", "’s"] {
                 let len = connector.chars().count();

@@ -216,6 +216,12 @@ pub(super) fn is_vague(title: &str, chinese: bool) -> bool {
     if chinese {
         // "安排个时间", "新建一个日程", "记一下": a measure word and a word for any entry say nothing.
         let mut rest = title.as_str();
+        // "记点东西", "加个事": a verb of putting down before the measure word says nothing either.
+        for verb in ["记", "加", "写", "弄", "安排"] {
+            if let Some(after) = rest.strip_prefix(verb).filter(|after| ["个", "些", "点", "一"].iter().any(|m| after.starts_with(m))) {
+                rest = after;
+            }
+        }
         for lead in ["一个", "一些", "一点", "一下", "个", "些", "点", "下"] {
             rest = rest.strip_prefix(lead).unwrap_or(rest);
         }

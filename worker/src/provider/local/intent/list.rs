@@ -105,8 +105,9 @@ fn zh_topic(text: &str) -> Option<String> {
 
 /// "about X", "related to X", "regarding X", "with X", "mentioning X": X to the end of the sentence.
 fn en_topic(text: &str) -> Option<String> {
-    const MARKERS: [&str; 11] = [
-        " about ", " related to ", " relating to ", " regarding ", " concerning ", " mentioning ", " involving ", " containing ", " with ", " called ",
+    const MARKERS: [&str; 15] = [
+        " about ", " related to ", " relating to ", " regarding ", " concerning ", " mentioning ", " mentions ", " mention ", " involving ", " containing ",
+        " with ", " called ", " named ", " titled ",
         // "tasks for the launch"; "for today" is a day, which the caller takes out
         " for ",
     ];
@@ -154,6 +155,7 @@ mod tests {
             ("list todos about taxes", "taxes"),
             ("any events with Maria next week", "Maria"),
             ("show meetings regarding the budget review", "budget review"),
+            ("which todos mention the landlord", "landlord"),
         ] {
             assert_eq!(listing(text).query.as_deref(), Some(topic), "{text}");
         }

@@ -311,7 +311,7 @@ mod tests {
             Intent::Reschedule { target: Target { query: "vendor call".into(), date: None }, change: Change::To("friday".into()) }
         );
         assert_eq!(intent("call off tomorrow's yoga"), Intent::Delete(Target { query: "yoga".into(), date: Some("tomorrow".into()) }));
-        for vague in ["帮我安排点事", "帮我加个待办", "帮我安排个时间", "新建一个日程", "帮我记一下", "schedule something for me", "create an event", "add a task"] {
+        for vague in ["帮我安排点事", "帮我加个待办", "帮我安排个时间", "新建一个日程", "帮我记一下", "帮我记点东西", "加个事", "schedule something for me", "create an event", "add a task"] {
             assert_eq!(read(vague, &ctx()), Reading::NotUnderstood(VAGUE), "{vague}");
         }
     }

@@ -33,9 +33,23 @@ pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext
     let parts: Vec<String> = matches
         .iter()
         .map(|m| {
-            // Only the time words: "后天上午10点评审，开一个半小时" goes on as "后天上午10点 一个半小时".
-            let text = time_words(m);
-            let text = text.trim();
+            // Only the time words: "后天上午10点评审，开一个半小时" goes on as "后天上午10点 一个半小时";
+            // unless words outside them decided the time: the meal in "dinner at 8 on friday" makes
+            // "8 on friday" 20:00, so the match goes on whole, or as the day and time it means.
+            let meant = (m.resolution.date, m.resolution.start_time);
+            let reads_as = |text: &str| quickact_time::resolve(text, ctx).map(|r| (r.date, r.start_time)) == Some(meant);
+            let words = time_words(m);
+            let exact;
+            let text = if reads_as(words.trim()) || m.resolution.rrule.is_some() || !chinese && reads_as(&format!("at {}", words.trim())) {
+                words.trim()
+            } else if m.gap.is_some() && reads_as(m.text.trim()) {
+                m.text.trim()
+            } else if let Some(start) = m.resolution.start_time {
+                exact = format!("{} {}", m.resolution.date, start.format("%H:%M"));
+                exact.as_str()
+            } else {
+                words.trim()
+            };
             if !chinese && quickact_time::resolve(text, ctx).is_none() {
                 format!("at {text}")
             } else {
