@@ -504,6 +504,12 @@ fn print_verdict(task: &Value) {
     }
 }
 
+/// An item id as the server writes it (a UUID: 8-4-4-4-12 hex digits).
+fn looks_like_id(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12]) && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -536,10 +542,4 @@ mod tests {
         assert_eq!(verdict_item_line(&item, false), "[event] 2026-02-09 (morning) 带伞 (done)");
         assert!(is_chinese("把周会改到3点") && !is_chinese("move standup to 3pm"));
     }
-}
-
-/// An item id as the server writes it (a UUID: 8-4-4-4-12 hex digits).
-fn looks_like_id(text: &str) -> bool {
-    let groups: Vec<&str> = text.split('-').collect();
-    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12]) && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_hexdigit()))
 }
