@@ -8,13 +8,13 @@
 //! is written by the same plan as any local run ([`super::plan`]), fed a search that found exactly
 //! the chosen item: a reply never searches again, so it acts on what the user saw.
 
-use chrono::NaiveDate;
+use chrono::{NaiveDate, NaiveTime};
 use quickact_shared::{
     domain::task::Question as QuestionKind,
     phrases::{Language, replies::Replies},
-    planner::schedule::states_a_date,
+    planner::{schedule::states_a_date, selector::TimeOfDay},
 };
-use quickact_time::{TimeContext, find_all, is_chinese, resolve};
+use quickact_time::{Segment, TimeContext, find_all, is_chinese, resolve};
 use serde_json::{Value, json};
 
 use super::{
@@ -211,43 +211,28 @@ fn ordinal(lower: &str, count: usize) -> Option<usize> {
 }
 
 /// The one option at the time (and day) the reply names: "the one at 3pm", "下午3点那个", "明天那个".
+/// An option is at a time of day as a search by time picks items ([`TimeOfDay`]).
 fn by_time(question: &Question, times: &[quickact_time::TimeMatch]) -> Option<usize> {
     let stated = times.first()?;
     let resolution = &stated.resolution;
     let date = states_a_date(&stated.text).then(|| resolution.date.to_string());
-    let start = resolution.start_time.map(|t| t.format("%H:%M").to_string());
-    let segment = resolution.segment.map(|s| s.as_str().to_owned());
-    if date.is_none() && start.is_none() && segment.is_none() {
+    let at = TimeOfDay::of(resolution);
+    if date.is_none() && at.is_none() {
         return None;
     }
-    let matching: Vec<usize> = question
-        .options
-        .iter()
-        .enumerate()
-        .filter(|(_, option)| {
-            let field = |key: &str| option.get(key).and_then(Value::as_str);
-            date.as_deref().is_none_or(|d| field("date") == Some(d))
-                && start.as_deref().is_none_or(|s| field("start_time") == Some(s))
-                && segment.as_deref().is_none_or(|s| field("segment") == Some(s) || in_segment(field("start_time"), s))
-        })
-        .map(|(at, _)| at)
-        .collect();
-    (matching.len() == 1).then(|| matching[0])
+    the_one_option(question, |option| {
+        let field = |key: &str| option.get(key).and_then(Value::as_str);
+        let start = field("start_time").and_then(|s| NaiveTime::parse_from_str(s, "%H:%M").ok());
+        let segment = field("segment").and_then(|s| s.parse::<Segment>().ok());
+        date.as_deref().is_none_or(|d| field("date") == Some(d)) && at.is_none_or(|at| at.selects(start, segment))
+    })
 }
 
-/// Whether `start` (HH:MM) lies in the part of day `segment`, read as people point with it: "the
-/// morning one" (上午那个) is any time before noon, not only the planner's 06:00-08:59 `morning`.
-fn in_segment(start: Option<&str>, segment: &str) -> bool {
-    let Some(start) = start.and_then(|s| chrono::NaiveTime::parse_from_str(s, "%H:%M").ok()) else { return false };
-    let hour = |h: u32| chrono::NaiveTime::from_hms_opt(h, 0, 0).expect("an hour");
-    let (from, to) = match segment {
-        "early_morning" | "morning" | "forenoon" => (hour(0), hour(12)),
-        "noon" => (hour(11), hour(14)),
-        "afternoon" => (hour(12), hour(18)),
-        "evening" => (hour(17), chrono::NaiveTime::from_hms_opt(23, 59, 59).expect("a time")),
-        _ => return false,
-    };
-    from <= start && start < to
+/// The index of the one option `fits`, `None` when none or several do.
+fn the_one_option(question: &Question, fits: impl Fn(&Value) -> bool) -> Option<usize> {
+    let mut fitting = question.options.iter().enumerate().filter(|(_, option)| fits(option)).map(|(at, _)| at);
+    let first = fitting.next()?;
+    fitting.next().is_none().then_some(first)
 }
 
 /// The one option whose title holds the words of the reply ("the dentist one", "牙医那个").
@@ -267,17 +252,10 @@ fn by_title(question: &Question, text: &str, times: &[quickact_time::TimeMatch])
     if words.is_empty() {
         return None;
     }
-    let matching: Vec<usize> = question
-        .options
-        .iter()
-        .enumerate()
-        .filter(|(_, option)| {
-            let title = option.get("title").and_then(Value::as_str).unwrap_or("").to_lowercase();
-            words.iter().all(|w| title.contains(w.as_str()))
-        })
-        .map(|(at, _)| at)
-        .collect();
-    (matching.len() == 1).then(|| matching[0])
+    the_one_option(question, |option| {
+        let title = option.get("title").and_then(Value::as_str).unwrap_or("").to_lowercase();
+        words.iter().all(|w| title.contains(w.as_str()))
+    })
 }
 
 fn is_yes(lower: &str) -> bool {
