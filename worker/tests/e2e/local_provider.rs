@@ -566,6 +566,12 @@ fn selector_cases() -> Vec<Case> {
     use Lang::*;
     vec![
         // A time of day in the target picks the item.
+        Case { name: "a recurrence word in the target describes the item and picks no day", lang: Zh, now: NOW,
+            setup: vec![event("周例会", MON, "10:00", "11:00")],
+            text: "把每周例会改到周二上午10点", expect: Moves(0, slot(TUE, "10:00", "11:00")) },
+        Case { name: "weekly before the item's name picks no day", lang: En, now: NOW,
+            setup: vec![event("team sync", TUE, "09:00", "09:30")],
+            text: "move the weekly team sync to 11am", expect: Moves(0, slot(TUE, "11:00", "11:30")) },
         Case { name: "a clock time picks the one meeting of three that day", lang: Zh, now: NOW,
             setup: vec![event("评审会", TOMORROW, "10:00", "11:00"), event("客户会", TOMORROW, "15:00", "16:00"), event("复盘会", TOMORROW, "20:00", "21:00")],
             text: "取消明天下午3点那个会", expect: Deletes(1) },

@@ -221,6 +221,10 @@ mod tests {
         assert_eq!(intent("把周会推迟半小时"), Intent::Reschedule { target: Target { query: "周会".into(), date: None }, change: Change::By("半小时".into()) });
         assert_eq!(intent("会议提前1小时"), Intent::Reschedule { target: Target { query: "会议".into(), date: None }, change: Change::By("-1小时".into()) });
         assert_eq!(intent("删除明天的健身"), Intent::Delete(Target { query: "健身".into(), date: Some("明天".into()) }));
+        // A recurrence word describes the series: it names no day.
+        assert_eq!(intent("move the weekly sync to 4pm"), Intent::Reschedule { target: Target { query: "sync".into(), date: None }, change: Change::To("4pm".into()) });
+        assert_eq!(intent("把每周例会改到周四"), Intent::Reschedule { target: Target { query: "例会".into(), date: None }, change: Change::To("周四".into()) });
+        assert_eq!(intent("cancel the daily standup tomorrow"), Intent::Delete(Target { query: "standup".into(), date: Some("tomorrow".into()) }));
         assert_eq!(intent("cancel tomorrow's yoga"), Intent::Delete(Target { query: "yoga".into(), date: Some("tomorrow".into()) }));
         assert_eq!(intent("完成报告提交"), Intent::Complete(Target { query: "报告提交".into(), date: None }));
         assert_eq!(intent("mark buy milk as done"), Intent::Complete(Target { query: "buy milk".into(), date: None }));

@@ -10,7 +10,10 @@ use crate::provider::local::text::{remove_spans, trim_fillers};
 pub(super) fn target(phrase: &str, ctx: &TimeContext, chinese: bool) -> Option<Target> {
     let phrase = strip_leading(phrase.trim(), &["帮我", "请", "麻烦", "我要", "我想", "把", "将"]);
     let matches: Vec<TimeMatch> = find_all(phrase, ctx).into_iter().filter(|m| !is_meal_word(m)).collect();
-    let date = join_times(&matches, chinese, ctx);
+    // "the weekly sync", "每周例会", "the daily standup tomorrow": a recurrence describes the item's
+    // series, it picks no day; its words leave the query with the other time words.
+    let dated: Vec<TimeMatch> = matches.iter().filter(|m| m.resolution.rrule.is_none()).cloned().collect();
+    let date = join_times(&dated, chinese, ctx);
     let spans: Vec<(usize, usize)> = matches.iter().map(|m| m.span).collect();
     let rest = remove_spans(phrase, &spans);
     let query = if chinese {
