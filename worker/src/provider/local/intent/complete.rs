@@ -5,6 +5,12 @@ use quickact_time::{TimeContext, find_all};
 use super::{Intent, Reading, target::target, words::{leading_verb, strip_leading, strip_verb, trailing_verb}};
 use crate::provider::local::text::find_any;
 
+/// A verb of the work and "finished" after the item ("周报写完了", "房租交好了"): the item is done.
+const DONE_WITH_VERB: [&str; 22] = [
+    "写完了", "写好了", "做好了", "弄完了", "弄好了", "看完了", "读完了", "交完了", "交好了", "交了", "买好了", "买完了", "处理完了", "处理好了",
+    "整理完了", "整理好了", "改完了", "改好了", "办好了", "搞完了", "修好了", "发完了",
+];
+
 pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let object = if chinese {
         let body = strip_leading(text, &["我已经", "我", "已经", "请", "帮我"]);
@@ -12,6 +18,8 @@ pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<R
             .or_else(|| {
                 let body = strip_leading(body, &["把", "将"]);
                 trailing_verb(body, &["已经完成了", "完成了", "做完了", "搞定了", "已完成", "标记为完成", "标记完成", "完成", "办完了"])
+                    // "周报写完了", "房租交好了": the work's own verb, then done.
+                    .or_else(|| trailing_verb(body, &DONE_WITH_VERB).filter(|object| object.chars().count() >= 2))
             })?
     } else {
         let lower = text.to_lowercase();

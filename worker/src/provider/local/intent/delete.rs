@@ -4,6 +4,9 @@ use quickact_time::{TimeContext, find_all};
 
 use super::{Intent, Reading, target::target, words::{leading_verb, strip_leading, strip_verb, trailing_verb}};
 
+/// Saying one will not go or do it, after the item ("明天的健身不去了", "周会不开了").
+const NOT_GOING: [&str; 10] = ["不去了", "不去", "不开了", "不开", "不参加了", "不参加", "不用去了", "去不了了", "不办了", "不约了"];
+
 pub(super) fn delete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let object = if chinese {
         let body = strip_leading(text, &["请", "帮我", "麻烦", "我要", "我想"]);
@@ -18,6 +21,8 @@ pub(super) fn delete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
                 (body.len() < text.len() || text.starts_with('把') || described)
                     .then(|| trailing_verb(body, &["删除", "删掉", "删了", "取消", "去掉", "移除", "取消掉"]))
                     .flatten()
+                    // "明天的健身不去了", "周会不开了": not going is calling it off.
+                    .or_else(|| trailing_verb(body, &NOT_GOING))
             })?
     } else {
         let lower = text.to_lowercase();

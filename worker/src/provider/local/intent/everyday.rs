@@ -13,11 +13,54 @@ use crate::provider::local::text::find_any;
 /// The sentence in the plainer form the readers expect (English only; Chinese is returned as is).
 pub(super) fn plain(text: &str, chinese: bool) -> String {
     if chinese {
-        return polite_zh(text);
+        return polite_zh(without_lead_clause(text));
     }
-    let mut out = with_for_w(&polite_en(text));
+    let mut out = with_for_w(&on_the_calendar(&polite_en(without_interjection(text))));
     out = particle_after_verb(&out);
     out
+}
+
+/// "帮我记一下，周五下午三点看房": a clause that only says "note this down" before the request.
+fn without_lead_clause(text: &str) -> &str {
+    const LEADS: [&str; 12] =
+        ["帮我记一下", "帮我记下", "帮我记个事", "记一下", "记下", "帮我加一下", "帮我添加一下", "帮我安排一下", "安排一下", "帮个忙", "帮我个忙", "对了"];
+    for lead in LEADS {
+        if let Some(rest) = text.strip_prefix(lead)
+            && let Some(rest) = ["，", ",", "：", ":", " "].iter().find_map(|p| rest.strip_prefix(p))
+            && !rest.trim().is_empty()
+        {
+            return rest.trim();
+        }
+    }
+    text
+}
+
+/// "hey, can you ...", "ok so ...": a word of greeting before the request says nothing.
+fn without_interjection(text: &str) -> &str {
+    let lower = text.to_ascii_lowercase();
+    for word in ["hey there", "hey", "hi", "hello", "ok so", "okay so", "ok", "okay", "so", "um", "oh"] {
+        if lower.starts_with(word) {
+            let rest = &text[word.len()..];
+            if let Some(rest) = [",", "!", " -", " "].iter().find_map(|p| rest.strip_prefix(p)).filter(|r| !r.trim().is_empty()) {
+                return rest.trim_start_matches([',', ' ']);
+            }
+        }
+    }
+    text
+}
+
+/// "put a call with the accountant on my calendar for friday at 10": the item and its time; the
+/// calendar is where every item goes ("add X to my schedule" is "add X").
+fn on_the_calendar(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    for place in [" on my calendar", " in my calendar", " to my calendar", " on my schedule", " to my schedule", " in my schedule", " on my agenda", " to my agenda", " to the calendar", " on the calendar"] {
+        if let Some(at) = lower.find(place) {
+            let before = &text[..at];
+            let before = ["put ", "pop ", "stick ", "get "].iter().find(|v| lower.starts_with(**v)).map_or(before, |v| &before[v.len()..]);
+            return format!("{}{}", before, &text[at + place.len()..]);
+        }
+    }
+    text.to_owned()
 }
 
 /// "能帮我把周会推迟半小时吗" -> "帮我把周会推迟半小时": a polite request is a request, not a question.

@@ -342,3 +342,32 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod everyday_leads {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+
+    fn ctx() -> TimeContext {
+        TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai)
+    }
+
+    #[test]
+    fn a_lead_in_before_the_request_says_nothing() {
+        let Reading::Understood(Intent::Create(item)) = read("帮我记一下，周一上午十点去银行开户", &ctx()) else { panic!() };
+        assert_eq!((item.title.as_str(), item.when.as_deref()), ("去银行开户", Some("周一上午十点")));
+        let Reading::Understood(Intent::Create(item)) = read("hey, could you put lunch with Kim on my calendar for tuesday at 1pm?", &ctx()) else { panic!() };
+        assert_eq!(item.title, "lunch with Kim");
+        let Reading::Understood(Intent::Create(item)) = read("ok so add a vet visit to my schedule for monday 4pm", &ctx()) else { panic!() };
+        assert_eq!(item.title, "vet visit");
+    }
+
+    #[test]
+    fn saying_it_is_done_or_not_going_acts_on_the_item() {
+        assert_eq!(read("报销单交好了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "报销单".into(), date: None })));
+        assert_eq!(read("论文改完了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "论文".into(), date: None })));
+        assert_eq!(read("周日的羽毛球不去了", &ctx()), Reading::Understood(Intent::Delete(Target { query: "羽毛球".into(), date: Some("周日".into()) })));
+        assert_eq!(read("例会不开了", &ctx()), Reading::Understood(Intent::Delete(Target { query: "例会".into(), date: None })));
+    }
+}
