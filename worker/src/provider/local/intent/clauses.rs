@@ -89,6 +89,9 @@ pub fn read_clauses(text: &str, ctx: &TimeContext) -> Option<Result<Vec<Clause>,
         let part = with_day_of(clauses.last(), &part, ctx);
         match read(&part, ctx) {
             Reading::Understood(intent) => clauses.push(Clause { text: part, intent }),
+            // "I can't make it to the pottery class, cancel it": a piece that is no action, read
+            // whole, is one action about the item it names.
+            Reading::NotUnderstood(_) if matches!(read(text, ctx), Reading::Understood(_)) => return None,
             Reading::NotUnderstood(_) => return Some(Err("a clause of several actions")),
         }
     }

@@ -11,6 +11,25 @@ const DONE_WITH_VERB: [&str; 22] = [
     "整理完了", "整理好了", "改完了", "改好了", "办好了", "搞完了", "修好了", "发完了",
 ];
 
+/// Past forms of the verbs to-dos start with, and the form a to-do is written in.
+const PAST: [(&str, &str); 16] = [
+    ("paid", "pay"), ("sent", "send"), ("bought", "buy"), ("called", "call"), ("finished", "finish"), ("submitted", "submit"), ("booked", "book"),
+    ("emailed", "email"), ("renewed", "renew"), ("returned", "return"), ("picked up", "pick up"), ("cleaned", "clean"), ("filed", "file"),
+    ("wrote", "write"), ("did", "do"), ("mailed", "mail"),
+];
+
+/// "I already paid the electric bill", "already sent the invoice": the to-do, written as one writes
+/// it ("pay the electric bill"). Only with "already": a plain past ("I paid ...") may be a record.
+fn already_done(text: &str, lower: &str) -> Option<String> {
+    if !text.is_ascii() {
+        return None;
+    }
+    let rest = ["i've already ", "i have already ", "i already ", "already "].iter().find_map(|lead| lower.strip_prefix(lead))?;
+    let (past, base) = PAST.iter().find(|(past, _)| rest.starts_with(past) && rest[past.len()..].starts_with(' '))?;
+    // ASCII: the lowered text has the same byte offsets as the text.
+    Some(format!("{base}{}", &text[text.len() - rest.len() + past.len()..]))
+}
+
 pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let object = if chinese {
         let body = strip_leading(text, &["我已经", "我", "已经", "请", "帮我"]);
@@ -23,6 +42,12 @@ pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<R
             })?
     } else {
         let lower = text.to_lowercase();
+        if let Some(object) = already_done(text, &lower) {
+            return Some(match target(&object, ctx, chinese) {
+                Some(target) => Reading::Understood(Intent::Complete(target)),
+                None => Reading::NotUnderstood("no item named"),
+            });
+        }
         let body = ["i have", "i've", "i", "please"].iter().find_map(|p| strip_verb(&lower, text, p)).unwrap_or(text);
         let lower_body = body.to_lowercase();
         if let Some(rest) = strip_verb(&lower_body, body, "mark").or_else(|| strip_verb(&lower_body, body, "check off")).or_else(|| strip_verb(&lower_body, body, "tick off")) {

@@ -16,7 +16,8 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
         let about_the_planner = !matches.is_empty() || ["安排", "待办", "任务", "日程", "会议", "提醒", "计划", "事"].iter().any(|w| text.contains(w));
         asking && about_the_planner
     } else {
-        let starts = ["what's on", "whats on", "what is on", "what do i have", "what have i got", "what's happening", "what are my", "show", "list", "display", "any "];
+        let starts = ["what's on", "whats on", "what is on", "what do i have", "what have i got", "what's happening", "what are my", "show", "list", "display", "any ",
+            "anything on ", "anything for ", "anything planned", "anything scheduled", "anything else on "];
         starts.iter().any(|w| lower.starts_with(w))
             // "find my todos about taxes", "which meetings are with Alex": only about the planner's
             // items ("find a plumber" is a to-do)

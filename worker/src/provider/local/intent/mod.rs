@@ -369,5 +369,29 @@ mod everyday_leads {
         assert_eq!(read("论文改完了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "论文".into(), date: None })));
         assert_eq!(read("周日的羽毛球不去了", &ctx()), Reading::Understood(Intent::Delete(Target { query: "羽毛球".into(), date: Some("周日".into()) })));
         assert_eq!(read("例会不开了", &ctx()), Reading::Understood(Intent::Delete(Target { query: "例会".into(), date: None })));
+        assert_eq!(read("不用再提醒我吃药了", &ctx()), Reading::Understood(Intent::Delete(Target { query: "吃药".into(), date: None })));
+        assert_eq!(read("stop reminding me to stretch", &ctx()), Reading::Understood(Intent::Delete(Target { query: "stretch".into(), date: None })));
+        assert_eq!(
+            read("I won't make it to the book club on monday, cancel it", &ctx()),
+            Reading::Understood(Intent::Delete(Target { query: "book club".into(), date: Some("monday".into()) }))
+        );
+        assert_eq!(read("I already sent the invoice to Acme", &ctx()), Reading::Understood(Intent::Complete(Target { query: "send invoice to Acme".into(), date: None })));
+    }
+
+    #[test]
+    fn an_item_named_first_then_its_new_time_is_a_move() {
+        assert_eq!(
+            read("the design review on friday needs to start 30 minutes later", &ctx()),
+            Reading::Understood(Intent::Reschedule { target: Target { query: "design review".into(), date: Some("friday".into()) }, change: Change::By("30 minutes".into()) })
+        );
+        assert_eq!(
+            read("standup should be at 10 tomorrow", &ctx()),
+            Reading::Understood(Intent::Reschedule { target: Target { query: "standup".into(), date: None }, change: Change::To("at 10 tomorrow".into()) })
+        );
+    }
+
+    #[test]
+    fn short_questions_about_a_day_list_it() {
+        assert_eq!(read("anything on monday?", &ctx()), Reading::Understood(Intent::List(Listing { date: Some("monday".into()), ..Default::default() })));
     }
 }

@@ -44,6 +44,9 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
             });
         }
     }
+    if let Some(reading) = subject_first(text, &lower, ctx) {
+        return Some(reading);
+    }
     for (verb, sign) in [("push", ""), ("postpone", ""), ("delay", ""), ("bring", "-"), ("pull", "-")] {
         if let Some(rest) = strip_verb(&lower, text, verb) {
             if let Some((at, sep)) = find_any(rest, &[" to ", " until "]) {
@@ -60,6 +63,24 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
         }
     }
     None
+}
+
+/// "the team lunch on monday needs to start an hour later", "standup should be at 10 tomorrow": the
+/// item first, then what must change about its time.
+fn subject_first(text: &str, lower: &str, ctx: &TimeContext) -> Option<Reading> {
+    const MODALS: [&str; 6] = [" needs to ", " need to ", " should ", " has to ", " must ", " will have to "];
+    const VERBS: [&str; 7] = ["start ", "begin ", "be moved ", "move ", "be pushed ", "be ", "happen "];
+    let (at, modal) = find_any(lower, &MODALS)?;
+    let after = &lower[at + modal.len()..];
+    let verb = VERBS.iter().find(|v| after.starts_with(**v))?;
+    let rest_at = at + modal.len() + verb.len();
+    let rest = text[rest_at..].trim();
+    let target_text = &text[..at];
+    if let Some((_, by)) = shift_at_end(rest, ctx).filter(|(cut, _)| rest[..*cut].trim().is_empty()) {
+        return Some(reschedule_reading(target_text, Change::By(by), ctx, false));
+    }
+    let rest_lower = rest.to_lowercase();
+    ["to ", "at ", "on "].iter().any(|p| rest_lower.starts_with(p)).then(|| reschedule_reading(target_text, Change::To(rest.to_owned()), ctx, false))
 }
 
 /// A trailing "<duration> earlier|later" (optionally "by <duration> ..."): where it starts, and the
