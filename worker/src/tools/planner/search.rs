@@ -141,15 +141,17 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
     Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false, at })
 }
 
-/// An English word in its singular, so "taxes" finds "tax receipts" and "meetings" a "team
-/// meeting" (terms match inside titles, so the singular finds the plural too); other words as they are.
+/// An English plural as the stem it shares with its singular, so "taxes" finds "tax receipts",
+/// "meetings" a "team meeting" and "groceries" both "grocery run" and "groceries" (terms match
+/// inside titles, so the stem finds both forms); other words as they are.
 fn singular(word: &str) -> String {
     let lower = word.to_ascii_lowercase();
     if word.len() < 4 || !word.chars().all(|c| c.is_ascii_alphabetic()) {
         return word.to_owned();
     }
+    // The stem both forms share: "parties" and "party" both hold "part".
     let cut = if lower.ends_with("ies") {
-        return format!("{}y", &word[..word.len() - 3]);
+        3
     } else if ["sses", "ches", "shes", "xes", "zes"].iter().any(|end| lower.ends_with(end)) {
         2
     } else if lower.ends_with('s') && !["ss", "us", "is"].iter().any(|end| lower.ends_with(end)) {
@@ -223,7 +225,7 @@ mod singular_tests {
 
     #[test]
     fn english_plurals_search_as_their_singular() {
-        for (word, want) in [("taxes", "tax"), ("meetings", "meeting"), ("parties", "party"), ("glasses", "glass"), ("bus", "bus"), ("class", "class"), ("会议", "会议"), ("1:1s", "1:1s"), ("yes", "yes")] {
+        for (word, want) in [("taxes", "tax"), ("meetings", "meeting"), ("parties", "part"), ("groceries", "grocer"), ("glasses", "glass"), ("bus", "bus"), ("class", "class"), ("会议", "会议"), ("1:1s", "1:1s"), ("yes", "yes")] {
             assert_eq!(singular(word), want, "{word}");
         }
     }

@@ -9,7 +9,7 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
     let lower = text.to_lowercase();
     let matches = find_all(text, ctx);
     let asks = if chinese {
-        let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "找一下", "查找", "搜索", "搜一下", "最紧急", "最重要"]
+        let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "找一下", "查找", "搜索", "搜一下", "最紧急", "最重要", "有几个", "有几件", "有多少"]
             .iter()
             .any(|w| text.contains(w))
             || starts_with_count(text);

@@ -12,15 +12,19 @@ use quickact_time::{TimeContext, find_all};
 use crate::provider::local::text::find_any;
 
 /// How a Chinese note starts.
-const ZH_NOTE_STARTS: [&str; 23] = [
+const ZH_NOTE_STARTS: [&str; 27] = [
     "需要", "要提前", "提前", "记得", "别忘了", "别忘记", "不要忘了", "不要忘记", "不要忘", "别忘", "注意", "带上", "带好", "要带", "记着", "准备好",
     "提前准备", "准备", "务必", "一定要", "得提前", "得带", "需提前",
+    // where it is: 地点在国贸, 地址：…
+    "地点", "地址", "位置", "会议室",
 ];
 
 /// How an English note starts.
-const EN_NOTE_STARTS: [&str; 20] = [
+const EN_NOTE_STARTS: [&str; 24] = [
     "need to", "needs to", "i need to", "remember to", "remember the", "don't forget", "dont forget", "do not forget", "bring", "take the",
     "pack", "prepare", "make sure", "be sure to", "must", "should", "have to", "gotta", "arrive", "get there",
+    // where it is: "location: room 4", "address is 12 Elm St"
+    "location", "address", "venue", "room ",
 ];
 
 /// Words that make a clause one of preparation wherever they stand ("把PPT提前发给老板", "book a

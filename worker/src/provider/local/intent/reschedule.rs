@@ -1,5 +1,6 @@
 //! Reschedules: "把周会改到周五下午3点", "推迟半小时", "move the dentist to friday 10am", "push standup 30 minutes later".
 
+use quickact_shared::planner::schedule::states_a_date;
 use quickact_time::{TimeContext, find_all};
 
 use super::{Intent, Change, Reading, target::target, words::strip_verb};
@@ -31,7 +32,7 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
         return None;
     }
     let lower = text.to_lowercase();
-    for verb in ["move", "reschedule", "shift", "change", "switch"] {
+    for verb in ["move", "reschedule", "shift", "change", "switch", "swap", "rebook", "bump"] {
         if let Some(rest) = strip_verb(&lower, text, verb) {
             if let Some((at, sep)) = find_any(rest, &[" to ", " for ", " until "]) {
                 let to = rest[at + sep.len()..].trim();
@@ -83,6 +84,20 @@ fn subject_first(text: &str, lower: &str, ctx: &TimeContext) -> Option<Reading> 
     ["to ", "at ", "on "].iter().any(|p| rest_lower.starts_with(p)).then(|| reschedule_reading(target_text, Change::To(rest.to_owned()), ctx, false))
 }
 
+/// "later today, like 6pm", "friday, say 3pm": several expressions of which one is a clock time;
+/// the clock says when and the others which day, as the day and time they mean together.
+fn one_time(found: &[quickact_time::TimeMatch]) -> Option<String> {
+    // A point in time, not a span ("later today" runs from now to midnight).
+    let mut clocks = found.iter().filter(|m| m.resolution.start_time.is_some() && m.resolution.end_time.is_none());
+    let (clock, None) = (clocks.next()?, clocks.next()) else { return None };
+    // A bare hour ("friday at 8") stays text: the tool puts it in the half of the day nearer the item's.
+    if found.len() < 2 || clock.resolution.confidence == quickact_time::Confidence::Inferred {
+        return None;
+    }
+    let day = found.iter().find(|m| !std::ptr::eq(*m, clock) && states_a_date(&m.text)).map_or(clock.resolution.date, |m| m.resolution.date);
+    Some(format!("{day} {}", clock.resolution.start_time?.format("%H:%M")))
+}
+
 /// A trailing "<duration> earlier|later" (optionally "by <duration> ..."): where it starts, and the
 /// signed duration.
 pub(super) fn shift_at_end(rest: &str, ctx: &TimeContext) -> Option<(usize, String)> {
@@ -106,10 +121,11 @@ pub(super) fn reschedule_reading(target_text: &str, change: Change, ctx: &TimeCo
         Change::To(to) => {
             let to = trim_fillers(&to, if chinese { &["吧", "了", "去"] } else { &["please", "instead"] });
             let to = bare_hour(&to, chinese).unwrap_or(to);
-            if to.is_empty() || find_all(&to, ctx).is_empty() {
+            let found = find_all(&to, ctx);
+            if to.is_empty() || found.is_empty() {
                 return Reading::NotUnderstood("no new time");
             }
-            Change::To(to)
+            Change::To(one_time(&found).unwrap_or(to))
         }
         Change::By(by) => {
             let (sign, amount) = by.strip_prefix('-').map_or(("", by.as_str()), |rest| ("-", rest));
