@@ -32,6 +32,17 @@ fn already_done(text: &str, lower: &str) -> Option<String> {
 
 pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let object = if chinese {
+        // "已经给妈妈打过电话了": 已经, the work with 过, 了: done.
+        if let Some(done) = ["我已经", "已经"].iter().find_map(|lead| text.strip_prefix(lead))
+            && done.contains('过')
+            && let Some(work) = done.strip_suffix('了')
+        {
+            let work = work.replacen('过', "", 1);
+            return Some(match target(&work, ctx, chinese) {
+                Some(target) => Reading::Understood(Intent::Complete(target)),
+                None => Reading::NotUnderstood("no item named"),
+            });
+        }
         let body = strip_leading(text, &["我已经", "我", "已经", "请", "帮我"]);
         leading_verb(body, &["完成了", "完成", "做完了", "做完", "搞定了", "搞定", "已完成", "标记完成"])
             .or_else(|| {

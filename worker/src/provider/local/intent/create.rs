@@ -107,9 +107,12 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
                 }
             }
             // "开2小时的会": the 的 after a duration goes with it; "周五前交": 前 after a date too.
-            for connector in ["的", "之前", "以前", "前", "开始", "起", "'s", "’s"] {
+            for connector in ["的", "之前", "以前", "前", "之内", "以内", "内", "开始", "起", "'s", "’s"] {
                 let len = connector.chars().count();
+                // 起 of 起床 (get up), 起飞 (take off) is a verb, not "from".
+                let verb_after = connector == "起" && chars.get(end + len).is_some_and(|c| "床飞来身草".contains(*c));
                 if chars.len() >= end + len && chars[end..end + len].iter().collect::<String>() == connector
+                    && !verb_after
                     && (connector == "的" || !is_duration) {
                         end += len;
                         break;
@@ -162,7 +165,16 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     let segment = (kind == Some("event") && !timed).then(|| meal_segment(&title, chinese).unwrap_or("all_day"));
     // "昨天上午去了牙医", "log yesterday's run at 7am": a day before today is a record of what
     // happened (a passed time today is not: it keeps today's rule).
-    let record = time_matches.iter().any(|m| m.resolution.rrule.is_none() && m.resolution.date < ctx.today());
+    let record = time_matches.iter().any(|m| m.resolution.rrule.is_none() && m.resolution.end_date.unwrap_or(m.resolution.date) < ctx.today());
+    // "这周内把简历改好", "finish the deck this week": a to-do within a period that has begun is due
+    // at its end, not on its first day.
+    let today = ctx.today();
+    let when = match time_matches.as_slice() {
+        [m] if kind == Some("todo") && m.resolution.date <= today && m.resolution.end_date.is_some_and(|end| end > today) && m.resolution.start_time.is_none() => {
+            m.resolution.end_date.map(|end| end.to_string())
+        }
+        _ => when,
+    };
     Some(Reading::Understood(Intent::Create(NewItem { kind, title, description: None, when, segment, duration_minutes, priority, record })))
 }
 
@@ -267,7 +279,7 @@ pub(super) fn clean_title(rest: &str, chinese: bool) -> String {
         joined
     } else {
         let mut title = trim_fillers(rest, &EN_CREATE_WORDS);
-        title = trim_fillers(&title, &["at", "on", "for", "to", "by", "from", "until", "till", "in", "the", "every", "starting", "due", "before", "and", "a", "an", "due"]);
+        title = trim_fillers(&title, &["at", "on", "for", "to", "by", "from", "until", "till", "in", "the", "every", "starting", "due", "before", "and", "a", "an", "is", "are"]);
         title = trim_fillers(&title, &EN_CREATE_WORDS);
         squash(&title)
     }

@@ -57,7 +57,7 @@ pub(super) fn delete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
             })?
     } else {
         let lower = text.to_lowercase();
-        ["delete", "remove", "cancel", "drop", "erase", "scrap", "get rid of", "clear", "nix", "trash", "axe"]
+        ["delete", "remove", "cancel", "drop", "erase", "scrap", "get rid of", "clear", "nix", "trash", "axe", "scratch", "strike"]
             .iter()
             .find_map(|v| strip_verb(&lower, text, v))
             .or_else(|| not_needed_en(text, &lower))

@@ -17,7 +17,8 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
         asking && about_the_planner
     } else {
         let starts = ["what's on", "whats on", "what is on", "what do i have", "what have i got", "what's happening", "what are my", "show", "list", "display", "any ",
-            "anything on ", "anything for ", "anything planned", "anything scheduled", "anything else on "];
+            "anything on ", "anything for ", "anything planned", "anything scheduled", "anything else on ", "what's coming up", "whats coming up",
+            "what is coming up", "coming up"];
         starts.iter().any(|w| lower.starts_with(w))
             // "find my todos about taxes", "which meetings are with Alex": only about the planner's
             // items ("find a plumber" is a to-do)

@@ -391,6 +391,20 @@ mod everyday_leads {
     }
 
     #[test]
+    fn a_plan_said_instead_and_a_done_said_with_guo_act_on_the_item() {
+        assert_eq!(
+            read("could we have the standup at 10 instead?", &ctx()),
+            Reading::Understood(Intent::Reschedule { target: Target { query: "standup".into(), date: None }, change: Change::To("at 10".into()) })
+        );
+        assert_eq!(read("我已经交过房租了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "交房租".into(), date: None })));
+        let Reading::Understood(Intent::Create(item)) = read("明天早上6点起床跑步", &ctx()) else { panic!() };
+        assert_eq!(item.title, "起床跑步");
+        let Reading::Understood(Intent::Create(item)) = read("这周内把简历改好", &ctx()) else { panic!() };
+        // ctx() is Saturday 2026-02-07: this week ends tomorrow.
+        assert_eq!((item.title.as_str(), item.when.as_deref(), item.record), ("把简历改好", Some("2026-02-08"), false));
+    }
+
+    #[test]
     fn short_questions_about_a_day_list_it() {
         assert_eq!(read("anything on monday?", &ctx()), Reading::Understood(Intent::List(Listing { date: Some("monday".into()), ..Default::default() })));
     }

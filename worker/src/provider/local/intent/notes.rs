@@ -12,11 +12,11 @@ use quickact_time::{TimeContext, find_all};
 use crate::provider::local::text::find_any;
 
 /// How a Chinese note starts.
-const ZH_NOTE_STARTS: [&str; 27] = [
+const ZH_NOTE_STARTS: [&str; 32] = [
     "需要", "要提前", "提前", "记得", "别忘了", "别忘记", "不要忘了", "不要忘记", "不要忘", "别忘", "注意", "带上", "带好", "要带", "记着", "准备好",
     "提前准备", "准备", "务必", "一定要", "得提前", "得带", "需提前",
     // where it is: 地点在国贸, 地址：…
-    "地点", "地址", "位置", "会议室",
+    "地点", "地址", "位置", "会议室", "要准备", "要带上", "要记得", "需准备", "得准备",
 ];
 
 /// How an English note starts.

@@ -45,6 +45,9 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
             });
         }
     }
+    if let Some(reading) = instead(text, &lower, ctx) {
+        return Some(reading);
+    }
     if let Some(reading) = subject_first(text, &lower, ctx) {
         return Some(reading);
     }
@@ -64,6 +67,22 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
         }
     }
     None
+}
+
+/// "can we do the retro on wednesday instead", "let's have the sync at 4 instead": the item and its
+/// new time, said as a plan instead of the old one.
+fn instead(text: &str, lower: &str, ctx: &TimeContext) -> Option<Reading> {
+    let body_end = lower.trim_end_matches(['?', '.', '!', ' ']).strip_suffix(" instead")?.len();
+    const LEADS: [&str; 8] = ["can we do ", "could we do ", "let's do ", "lets do ", "can we have ", "could we have ", "let's have ", "lets have "];
+    let lead = LEADS.iter().find(|lead| lower.starts_with(**lead))?;
+    let body = &text[lead.len()..body_end];
+    let times = find_all(body, ctx);
+    let first = times.first()?;
+    // The target before the time, the new time after its start ("the retro on wednesday").
+    let start = body.char_indices().nth(first.span.0).map_or(body.len(), |(i, _)| i);
+    let target_text = body[..start].trim_end().trim_end_matches(" on").trim_end_matches(" at");
+    let to = body[start..].trim();
+    Some(reschedule_reading(target_text, Change::To(to.to_owned()), ctx, false))
 }
 
 /// "the team lunch on monday needs to start an hour later", "standup should be at 10 tomorrow": the
