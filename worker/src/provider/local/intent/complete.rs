@@ -47,7 +47,7 @@ pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<R
         leading_verb(body, &["完成了", "完成", "做完了", "做完", "搞定了", "搞定", "已完成", "标记完成"])
             .or_else(|| {
                 let body = strip_leading(body, &["把", "将"]);
-                trailing_verb(body, &["已经完成了", "完成了", "做完了", "搞定了", "已完成", "标记为完成", "标记完成", "完成", "办完了"])
+                trailing_verb(body, &["已经完成了", "完成了", "做完了", "搞定了", "已完成", "标记为完成", "标记完成", "完成", "办完了", "搞定", "做完", "完事了", "完事"])
                     // "周报写完了", "房租交好了": the work's own verb, then done.
                     .or_else(|| trailing_verb(body, &DONE_WITH_VERB).filter(|object| object.chars().count() >= 2))
             })?
@@ -68,7 +68,9 @@ pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<R
                 .find_map(|s| rest_lower.trim_end().strip_suffix(s).map(|r| r.len()))
                 .unwrap_or(rest.len());
             &rest[..end]
-        } else if let Some(rest) = ["done:", "done", "finished", "finish", "completed", "complete"].iter().find_map(|v| strip_verb(&lower_body, body, v)) {
+        } else if let Some(rest) =
+            ["done with", "finished with", "done:", "done", "finished", "finish", "completed", "complete"].iter().find_map(|v| strip_verb(&lower_body, body, v))
+        {
             rest
         } else {
             let trimmed = lower_body.trim_end();

@@ -11,10 +11,10 @@ use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers}
 
 pub(super) const ZH_CREATE_WORDS: [&str; 16] =
     ["提醒我", "提醒", "帮我", "请", "记得", "添加", "新建", "创建", "安排", "加个", "加一个", "待办事项", "待办", "我要", "记录一下", "记录"];
-pub(super) const EN_CREATE_WORDS: [&str; 31] = [
+pub(super) const EN_CREATE_WORDS: [&str; 33] = [
     "remind me to", "remind me about", "remind me", "please", "add a", "add an", "add", "create a", "create an", "create", "schedule a",
     "schedule an", "schedule", "new", "todo", "to-do", "task", "reminder", "event", "i need to", "log", "record", "note", "set up a", "set up an",
-    "set up", "don't let me forget to", "do not let me forget to", "don't let me forget", "make sure i", "sometime",
+    "set up", "don't let me forget to", "do not let me forget to", "don't let me forget", "make sure i", "sometime", "to do:", "to do",
 ];
 
 pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
@@ -31,7 +31,7 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
         }
     } else if find_any(&lower, &["remind me", "reminder", "don't let me forget", "do not let me forget"]).is_some() {
         Some("reminder")
-    } else if find_any(&lower, &["todo", "to-do", "task", "i need to", "i have to"]).is_some() {
+    } else if find_any(&lower, &["todo", "to-do", "to do:", "task", "i need to", "i have to"]).is_some() {
         Some("todo")
     } else if find_any(&lower, &["event", "meeting", "appointment"]).is_some() && !matches.is_empty() {
         Some("event")

@@ -53,11 +53,20 @@ fn without_interjection(text: &str) -> &str {
 /// calendar is where every item goes ("add X to my schedule" is "add X").
 fn on_the_calendar(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
-    for place in [" on my calendar", " in my calendar", " to my calendar", " on my schedule", " to my schedule", " in my schedule", " on my agenda", " to my agenda", " to the calendar", " on the calendar"] {
+    for place in [
+        " on my calendar", " in my calendar", " to my calendar", " from my calendar", " off my calendar", " on my schedule", " to my schedule",
+        " in my schedule", " from my schedule", " on my agenda", " to my agenda", " to the calendar", " on the calendar", " from the calendar",
+    ] {
         if let Some(at) = lower.find(place) {
             let before = &text[..at];
+            let after = &text[at + place.len()..];
+            // "take X off my calendar", "remove X from my schedule": X goes.
+            if place.starts_with(" from") || place.starts_with(" off") {
+                let before = ["take ", "remove ", "delete ", "drop ", "get "].iter().find(|v| lower.starts_with(**v)).map_or(before, |v| &before[v.len()..]);
+                return format!("remove {before}{after}");
+            }
             let before = ["put ", "pop ", "stick ", "get "].iter().find(|v| lower.starts_with(**v)).map_or(before, |v| &before[v.len()..]);
-            return format!("{}{}", before, &text[at + place.len()..]);
+            return format!("{before}{after}");
         }
     }
     text.to_owned()

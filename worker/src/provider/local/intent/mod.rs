@@ -405,6 +405,20 @@ mod everyday_leads {
     }
 
     #[test]
+    fn more_everyday_ways_to_say_done_move_delete_and_add() {
+        assert_eq!(read("done with the slides", &ctx()), Reading::Understood(Intent::Complete(Target { query: "slides".into(), date: None })));
+        assert_eq!(read("房租搞定", &ctx()), Reading::Understood(Intent::Complete(Target { query: "房租".into(), date: None })));
+        assert_eq!(read("take the vet visit off my calendar", &ctx()), Reading::Understood(Intent::Delete(Target { query: "vet visit".into(), date: None })));
+        assert_eq!(read("remove the vet visit from my calendar", &ctx()), Reading::Understood(Intent::Delete(Target { query: "vet visit".into(), date: None })));
+        assert_eq!(
+            read("make the standup 10 minutes later", &ctx()),
+            Reading::Understood(Intent::Reschedule { target: Target { query: "standup".into(), date: None }, change: Change::By("10 minutes".into()) })
+        );
+        let Reading::Understood(Intent::Create(item)) = read("to do: wash the car", &ctx()) else { panic!() };
+        assert_eq!((item.title.as_str(), item.kind), ("wash the car", Some("todo")));
+    }
+
+    #[test]
     fn short_questions_about_a_day_list_it() {
         assert_eq!(read("anything on monday?", &ctx()), Reading::Understood(Intent::List(Listing { date: Some("monday".into()), ..Default::default() })));
     }

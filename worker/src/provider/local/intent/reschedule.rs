@@ -45,6 +45,12 @@ pub(super) fn reschedule(text: &str, ctx: &TimeContext, chinese: bool) -> Option
             });
         }
     }
+    // "make the team call 15 minutes earlier": only a shift; "make dinner reservations at 7" is a new item.
+    if let Some(rest) = strip_verb(&lower, text, "make")
+        && let Some((at, by)) = shift_at_end(rest, ctx)
+    {
+        return Some(reschedule_reading(&rest[..at], Change::By(by), ctx, false));
+    }
     if let Some(reading) = instead(text, &lower, ctx) {
         return Some(reading);
     }
