@@ -735,6 +735,12 @@ fn reading_cases() -> Vec<Case> {
             setup: vec![event("retro", FRI, "16:00", "17:00"), todo("tell the team", TODAY)],
             text: "call off the retro, remember to tell the team", expect: Deletes(0) },
         // An event is an event: a note goes to the description, a gathering without a time takes the day.
+        Case { name: "any verb and 完了 after the item completes it", lang: Zh, now: NOW,
+            setup: vec![todo("取快递", TODAY), todo("包礼物", TODAY)],
+            text: "快递取完了", expect: Completes(0) },
+        Case { name: "asking whether a day has anything lists it", lang: Zh, now: NOW,
+            setup: vec![event("站会", TOMORROW, "09:00", "09:15"), todo("包礼物", TODAY)],
+            text: "我明天有安排吗", expect: Lists(vec![0]) },
         Case { name: "taking an item off the calendar deletes it", lang: En, now: NOW,
             setup: vec![event("vet visit", MON, "10:00", "10:30"), event("vet bill", MON, "12:00", "12:30")],
             text: "take the vet visit off my calendar", expect: Deletes(0) },

@@ -30,6 +30,25 @@ fn already_done(text: &str, lower: &str) -> Option<String> {
     Some(format!("{base}{}", &text[text.len() - rest.len() + past.len()..]))
 }
 
+/// The item before the work's verb and done: the listed forms, or any one-character verb before
+/// 完了 / 好了 ("蛋糕取完了", "车洗好了"); the item is at least two characters.
+fn done_with_verb(body: &str) -> Option<&str> {
+    let object = trailing_verb(body, &DONE_WITH_VERB).or_else(|| {
+        let chars: Vec<char> = body.chars().collect();
+        let n = chars.len();
+        let done = n >= 3 && matches!((chars[n - 2], chars[n - 1]), ('完', '了') | ('好', '了')) && is_han(chars[n - 3]);
+        done.then(|| {
+            let cut: usize = chars[..n - 3].iter().map(|c| c.len_utf8()).sum();
+            body[..cut].trim()
+        })
+    })?;
+    (object.chars().count() >= 2).then_some(object)
+}
+
+fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
 pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {
     let object = if chinese {
         // "已经给妈妈打过电话了": 已经, the work with 过, 了: done.
@@ -49,7 +68,8 @@ pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<R
                 let body = strip_leading(body, &["把", "将"]);
                 trailing_verb(body, &["已经完成了", "完成了", "做完了", "搞定了", "已完成", "标记为完成", "标记完成", "完成", "办完了", "搞定", "做完", "完事了", "完事"])
                     // "周报写完了", "房租交好了": the work's own verb, then done.
-                    .or_else(|| trailing_verb(body, &DONE_WITH_VERB).filter(|object| object.chars().count() >= 2))
+                    // Not after 把 ("下班前把报销单交了" asks for it to be done).
+                    .or_else(|| (!text.contains('把')).then(|| done_with_verb(body)).flatten())
             })?
     } else {
         let lower = text.to_lowercase();

@@ -12,7 +12,9 @@ pub(super) fn list(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Readi
         let asking = ["有什么", "有哪些", "有啥", "有没有", "哪些", "看看", "查看", "列出", "显示", "查一下", "看一下", "查询", "找一下", "查找", "搜索", "搜一下", "最紧急", "最重要", "有几个", "有几件", "有多少"]
             .iter()
             .any(|w| text.contains(w))
-            || starts_with_count(text);
+            || starts_with_count(text)
+            // "我明天有安排吗", "周五有会吗": asking whether there is anything is asking for the list.
+            || (text.ends_with('吗') && ["有安排", "有会", "有事", "有什么事", "有日程", "有计划", "有约"].iter().any(|w| text.contains(w)));
         let about_the_planner = !matches.is_empty() || ["安排", "待办", "任务", "日程", "会议", "提醒", "计划", "事"].iter().any(|w| text.contains(w));
         asking && about_the_planner
     } else {

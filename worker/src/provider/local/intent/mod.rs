@@ -419,6 +419,14 @@ mod everyday_leads {
     }
 
     #[test]
+    fn done_said_with_any_verb_and_whether_there_is_anything() {
+        assert_eq!(read("衣服洗好了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "衣服".into(), date: None })));
+        assert_eq!(read("快递取完了", &ctx()), Reading::Understood(Intent::Complete(Target { query: "快递".into(), date: None })));
+        assert!(!matches!(read("今天下班前把报销单交了", &ctx()), Reading::Understood(Intent::Complete(_))));
+        assert_eq!(read("周五有会吗", &ctx()), Reading::Understood(Intent::List(Listing { date: Some("周五".into()), kind: Some("event"), ..Default::default() })));
+    }
+
+    #[test]
     fn short_questions_about_a_day_list_it() {
         assert_eq!(read("anything on monday?", &ctx()), Reading::Understood(Intent::List(Listing { date: Some("monday".into()), ..Default::default() })));
     }
