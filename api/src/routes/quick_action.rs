@@ -94,16 +94,28 @@ pub async fn create(
     headers: HeaderMap,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
+    accept_traced(state, user, headers, request, None).await
+}
+
+/// [`accept`] in the submit span, whose `traceparent` is stored with the task: how a sentence and a
+/// reply (`reply_to`, see [`super::reply`]) are taken in.
+pub(super) async fn accept_traced(
+    state: AppState,
+    user: User,
+    headers: HeaderMap,
+    request: CreateRequest,
+    reply_to: Option<Uuid>,
+) -> Result<Response, ApiError> {
     let span = submit_span::submit_span(&headers);
     let trace_parent = traces::trace_parent_of(&span);
-    let answer = accept(state, user, headers, request, None, trace_parent).instrument(span.clone()).await;
+    let answer = accept(state, user, headers, request, reply_to, trace_parent).instrument(span.clone()).await;
     submit_span::record_answer(&span, &answer);
     answer
 }
 
 /// [`create`] in its span; `trace_parent`: the span's, stored with the task. `reply_to`: the task
 /// whose question the sentence answers (see [`super::reply`]).
-pub(super) async fn accept(
+async fn accept(
     state: AppState,
     user: User,
     headers: HeaderMap,

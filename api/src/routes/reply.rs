@@ -16,13 +16,11 @@ use chrono::{DateTime, FixedOffset};
 use quickact_shared::{
     domain::task::{ResultType, TaskPriority, TaskRecord},
     store::tasks,
-    telemetry::traces,
 };
 use serde::Deserialize;
 use serde_json::Value;
-use tracing::Instrument;
 
-use super::quick_action::{CreateRequest, accept};
+use super::quick_action::{CreateRequest, accept_traced};
 use crate::{
     error::ApiError,
     extract::{Caller, JsonBody},
@@ -30,7 +28,6 @@ use crate::{
     openapi::ErrorBody,
     routes::parse_uuid_or_404,
     state::AppState,
-    submit_span,
     views::TaskView,
 };
 
@@ -107,11 +104,7 @@ pub async fn reply(
         tz: request.tz,
         priority: TaskPriority::default(),
     };
-    let span = submit_span::submit_span(&headers);
-    let trace_parent = traces::trace_parent_of(&span);
-    let answer = accept(state, user, headers, sentence, Some(asked.id), trace_parent).instrument(span.clone()).await;
-    submit_span::record_answer(&span, &answer);
-    answer
+    accept_traced(state, user, headers, sentence, Some(asked.id)).await
 }
 
 /// The reply's sentence, once the asked task is known to ask and the option is one of its own.

@@ -5,7 +5,7 @@ use quickact_time::{Grain, TimeContext, TimeMatch, find_all};
 use super::{
     Intent, NewItem, Reading, VAGUE,
     everyday::{having, is_gathering, is_vague},
-    words::{is_meal_word, is_question, join_cjk, join_times, merge},
+    words::{MEALS, is_meal_word, is_question, join_cjk, join_times, merge},
 };
 use crate::provider::local::text::{find_any, remove_spans, squash, trim_fillers};
 
@@ -177,23 +177,6 @@ pub(super) fn create(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Rea
     };
     Some(Reading::Understood(Intent::Create(NewItem { kind, title, description: None, when, segment, duration_minutes, priority, record })))
 }
-
-/// Meals, and the part of the day each is eaten in.
-const MEALS: [(&str, &str); 13] = [
-    ("breakfast", "morning"),
-    ("brunch", "forenoon"),
-    ("lunch", "noon"),
-    ("dinner", "evening"),
-    ("supper", "evening"),
-    ("早饭", "morning"),
-    ("早餐", "morning"),
-    ("早茶", "morning"),
-    ("午饭", "noon"),
-    ("午餐", "noon"),
-    ("晚饭", "evening"),
-    ("晚餐", "evening"),
-    ("夜宵", "evening"),
-];
 
 /// The part of the day of a meal the title names.
 fn meal_segment(title: &str, chinese: bool) -> Option<&'static str> {

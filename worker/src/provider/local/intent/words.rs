@@ -2,12 +2,28 @@
 
 use quickact_time::{TimeContext, TimeMatch};
 
-/// Words the resolver reads as a part of day that are also what the item is ("lunch with Sarah",
-/// "cancel team lunch"): they stay in the title or query.
-pub(super) const MEAL_WORDS: [&str; 6] = ["lunch", "lunchtime", "dinner", "breakfast", "brunch", "supper"];
+/// Meals, and the part of the day each is eaten in.
+pub(super) const MEALS: [(&str, &str); 13] = [
+    ("breakfast", "morning"),
+    ("brunch", "forenoon"),
+    ("lunch", "noon"),
+    ("dinner", "evening"),
+    ("supper", "evening"),
+    ("早饭", "morning"),
+    ("早餐", "morning"),
+    ("早茶", "morning"),
+    ("午饭", "noon"),
+    ("午餐", "noon"),
+    ("晚饭", "evening"),
+    ("晚餐", "evening"),
+    ("夜宵", "evening"),
+];
 
+/// A match that is only a meal the resolver reads as a part of day, which is also what the item is
+/// ("lunch with Sarah", "cancel team lunch"): it stays in the title or query.
 pub(super) fn is_meal_word(m: &TimeMatch) -> bool {
-    MEAL_WORDS.contains(&m.text.trim().to_lowercase().as_str())
+    let word = m.text.trim().to_lowercase();
+    word == "lunchtime" || MEALS.iter().any(|(meal, _)| meal.is_ascii() && *meal == word)
 }
 
 /// Questions are not requests to write something ("今天天气怎么样", "is it raining tomorrow?").
