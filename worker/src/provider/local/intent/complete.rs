@@ -1,6 +1,6 @@
 //! Completions: "完成报告提交", "mark buy milk as done".
 
-use quickact_time::{TimeContext, find_all};
+use quickact_time::{TimeContext, find_all, is_han};
 
 use super::{Intent, Reading, target::target, words::{leading_verb, strip_leading, strip_verb, trailing_verb}};
 use crate::provider::local::text::find_any;
@@ -43,10 +43,6 @@ fn done_with_verb(body: &str) -> Option<&str> {
         })
     })?;
     (object.chars().count() >= 2).then_some(object)
-}
-
-fn is_han(c: char) -> bool {
-    ('\u{4e00}'..='\u{9fff}').contains(&c)
 }
 
 pub(super) fn complete(text: &str, ctx: &TimeContext, chinese: bool) -> Option<Reading> {

@@ -3,7 +3,7 @@
 use quickact_shared::planner::schedule::states_a_date;
 use quickact_time::{TimeContext, find_all};
 
-use super::{Intent, Change, Reading, target::target, words::strip_verb};
+use super::{Intent, Change, Reading, target::target, words::{exact_time, strip_verb}};
 use crate::provider::local::text::{find_any, trim_fillers};
 
 pub(super) const ZH_MOVE_TO: [&str; 16] = [
@@ -120,7 +120,7 @@ fn one_time(found: &[quickact_time::TimeMatch]) -> Option<String> {
         return None;
     }
     let day = found.iter().find(|m| !std::ptr::eq(*m, clock) && states_a_date(&m.text)).map_or(clock.resolution.date, |m| m.resolution.date);
-    Some(format!("{day} {}", clock.resolution.start_time?.format("%H:%M")))
+    Some(exact_time(day, clock.resolution.start_time?))
 }
 
 /// A trailing "<duration> earlier|later" (optionally "by <duration> ..."): where it starts, and the

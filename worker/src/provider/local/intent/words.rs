@@ -61,7 +61,7 @@ pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext
             } else if m.gap.is_some() && reads_as(m.text.trim()) {
                 m.text.trim()
             } else if let Some(start) = m.resolution.start_time {
-                exact = format!("{} {}", m.resolution.date, start.format("%H:%M"));
+                exact = exact_time(m.resolution.date, start);
                 exact.as_str()
             } else {
                 words.trim()
@@ -74,6 +74,12 @@ pub(super) fn join_times(matches: &[TimeMatch], chinese: bool, ctx: &TimeContext
         })
         .collect();
     Some(parts.join(if chinese { "" } else { " " }))
+}
+
+/// A day and a clock time as the tools read them exactly ("2026-02-13 20:00"): what the reader
+/// passes on when the words of the sentence, taken apart, would not say it.
+pub(super) fn exact_time(date: chrono::NaiveDate, time: chrono::NaiveTime) -> String {
+    format!("{date} {}", time.format("%H:%M"))
 }
 
 /// The text of a match without the words inside it that are not time words (`TimeMatch::gap`).
