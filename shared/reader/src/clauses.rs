@@ -1,0 +1,124 @@
+//! A sentence in clauses: where it joins several requests ("删除明天的健身，然后把周会推迟半小时",
+//! "cancel yoga and move the dentist to friday"), and the pieces that only add to the clause
+//! before ("…，下午3点开始", "…，重要紧急", "…, bring the slides").
+//!
+//! It splits at sentence punctuation and commas, at connectors (然后, 顺便, "then", "also"), and at
+//! an English "and" before a verb or a note; then a piece that holds only a time, a priority or a
+//! length goes back to the piece before, and a piece of noise alone goes with the piece after.
+
+use std::ops::Range;
+
+use crate::{
+    lexicon::{Action, Category},
+    tokens::{Sentence, Tag, Token},
+};
+
+/// The clauses of a sentence, as ranges of its tokens.
+pub fn split(s: &Sentence) -> Vec<Range<usize>> {
+    let tokens = &s.tokens;
+    let mut pieces: Vec<Range<usize>> = Vec::new();
+    let mut start = 0;
+    for (i, token) in tokens.iter().enumerate() {
+        let cut = match token.tag {
+            Tag::Punct(c) => splits_at(s, i, c),
+            _ => is_connector(s, i) || is_and_before_action(s, i),
+        };
+        if cut {
+            if start < i {
+                pieces.push(start..i);
+            }
+            // A connector starts the next piece (it is noise there); punctuation ends this one.
+            start = if matches!(token.tag, Tag::Punct(_)) { i + 1 } else { i };
+            if matches!(token.tag, Tag::Punct(_)) && let Some(last) = pieces.last_mut().filter(|l| l.end == i) {
+                last.end = i + 1;
+            }
+        }
+    }
+    if start < tokens.len() {
+        pieces.push(start..tokens.len());
+    }
+    merge_fragments(s, pieces)
+}
+
+/// Punctuation that ends a clause: sentence ends, semicolons, commas (a comma inside a number or
+/// a time is inside its token already), a full stop only before a space or the end.
+fn splits_at(s: &Sentence, i: usize, c: char) -> bool {
+    match c {
+        '。' | '！' | '？' | '；' | ';' | '!' | '?' | '，' | ',' | '\n' => true,
+        '.' => s.tokens.get(i + 1).is_none_or(|next| next.start > s.tokens[i].end),
+        _ => false,
+    }
+}
+
+fn is_connector(s: &Sentence, i: usize) -> bool {
+    s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::Connector)) && i > 0
+}
+
+/// An English "and" followed by a verb that acts ("cancel yoga and move the dentist") or a note
+/// ("lunch with Sam friday and bring the book").
+fn is_and_before_action(s: &Sentence, i: usize) -> bool {
+    let is_and = s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::And) && e.form.is_ascii());
+    let next = s.tokens.get(i + 1).and_then(|t| s.entry(t));
+    is_and
+        && i > 0
+        && next.is_some_and(|e| {
+            e.senses.iter().any(|sense| sense.category == Category::Verb && sense.action != Some(Action::List) || sense.category == Category::Note)
+                && !e.is(Category::Item)
+        })
+}
+
+/// Pieces that carry only a time, a priority, a length or noise join the piece before (or, at the
+/// start, the piece after): "明天开2小时的会，下午3点开始", "今天寄合同，重要紧急".
+fn merge_fragments(s: &Sentence, pieces: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut carry: Option<usize> = None;
+    let count = pieces.len();
+    for (n, piece) in pieces.into_iter().enumerate() {
+        let piece = carry.take().map_or(piece.clone(), |start| start..piece.end);
+        // "帮我记一下，…", "hey, …": a lead-in goes with the piece after it.
+        if n + 1 < count && is_lead_in(s, &s.tokens[piece.clone()]) {
+            carry = Some(piece.start);
+            continue;
+        }
+        if is_fragment(s, &s.tokens[piece.clone()]) {
+            match out.last_mut() {
+                Some(last) => last.end = piece.end,
+                None => carry = Some(piece.start),
+            }
+        } else {
+            out.push(piece);
+        }
+    }
+    if let Some(start) = carry {
+        match out.last_mut() {
+            Some(last) => last.end = last.end.max(s.tokens.len()),
+            None => out.push(start..s.tokens.len()),
+        }
+    }
+    out
+}
+
+/// A piece with no word of its own: only times, priorities, noise, punctuation and small words
+/// ("下午3点开始", "重要紧急", "p1", "hey", "ok").
+fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
+    tokens.iter().all(|t| match t.tag {
+        Tag::Time(_) | Tag::Punct(_) | Tag::Symbol => true,
+        Tag::Word { .. } => s.entry(t).is_some_and(|e| {
+            e.senses.iter().all(|sense| {
+                matches!(sense.category, Category::Priority | Category::Noise | Category::Prep | Category::Aspect | Category::De | Category::Connector)
+            }) || e.form == "开始"
+        }),
+        _ => false,
+    })
+}
+
+/// A piece that only says a request follows: noise and create verbs ("帮我记一下", "note this").
+fn is_lead_in(s: &Sentence, tokens: &[Token]) -> bool {
+    tokens.iter().all(|t| match t.tag {
+        Tag::Punct(_) | Tag::Symbol => true,
+        Tag::Word { .. } => s.entry(t).is_some_and(|e| {
+            e.senses.iter().any(|sense| sense.category == Category::Noise || sense.category == Category::Verb && sense.action == Some(Action::Create))
+        }),
+        _ => false,
+    })
+}

@@ -1,0 +1,125 @@
+//! What one clause lends the next, as a person means it: a note goes with the item the clause
+//! before creates ("…，记得带电脑"); a clause that names no item acts on the item of the clause
+//! before ("把周会改到3点，再推迟半小时", "cancel it"); a time of day with no day takes the day of
+//! the clause before ("明天上午9点开会，下午3点去医院").
+
+use quickact_time::{TimeContext, find_all, resolve};
+
+use crate::{
+    Unread,
+    frame::{Act, Change, Frame},
+    lexicon::Category,
+    reader::Reader,
+    times,
+    tokens::{Sentence, Tag},
+};
+
+/// When the clause only adds a note, the note goes with the item the clause before creates (after
+/// a change it is the user's own note, and goes nowhere). Whether it was a note.
+pub fn attach_note(r: &Reader, frames: &mut [Frame]) -> bool {
+    let Some(before) = frames.last_mut() else { return false };
+    let Some(first) = (0..r.len()).find(|&i| !r.is_noise(i) && !r.is(i, Category::Connector) && !r.is(i, Category::And)) else { return false };
+    let starts_a_note = r.is(first, Category::Note);
+    let prepares = (0..r.len()).any(|i| r.is(i, Category::Prepare));
+    if !(starts_a_note || prepares) || has_own_time(r) || first + 1 >= r.len() && !prepares {
+        return false;
+    }
+    let last = (0..r.len()).rev().find(|&i| !r.is_punct(i)).unwrap_or(first);
+    let note = r.sentence.slice(r.token(first).start, r.token(last).end).trim().to_owned();
+    if note.chars().count() > 200 {
+        return false;
+    }
+    if let (Act::Create, Some(item)) = (before.act, before.item.as_mut()) {
+        let joiner = if r.sentence.is_chinese() { "；" } else { "; " };
+        item.description = Some(match item.description.take() {
+            Some(was) => format!("{was}{joiner}{note}"),
+            None => note,
+        });
+    }
+    true
+}
+
+/// A time of its own: a time of day, a day or a series ("记得6点去接孩子" is an item of its own; a
+/// length or "提前一天" is not).
+fn has_own_time(r: &Reader) -> bool {
+    (0..r.len()).any(|i| {
+        matches!(r.tag(i), Tag::Time(_))
+            && times::piece(r, i).is_some_and(|res| res.start_time.is_some() || res.segment.is_some() || res.rrule.is_some())
+            || matches!(r.tag(i), Tag::Time(_)) && times::states_day(r, i) && !times::is_length(r, i) && !r.text(i).contains('前')
+    })
+}
+
+/// Fills in what a clause takes from the clause before: its item ("it", or none named), its day.
+/// Returns what could not be filled (a clause acting on "it" with nothing before it).
+pub fn carry(sentence: &Sentence, ctx: &TimeContext, frames: &mut Vec<Frame>) -> Vec<Unread> {
+    let mut problems = Vec::new();
+    let mut k = 0;
+    while k < frames.len() {
+        if frames[k].target.as_ref().is_some_and(|t| t.previous) {
+            match k.checked_sub(1).and_then(|b| frames[b].target.clone()) {
+                Some(before) => {
+                    let same_act = frames[k - 1].act == frames[k].act && !matches!(frames[k].act, Act::Move | Act::Shift);
+                    let mut target = before;
+                    // The item is where the clause before moved it.
+                    if let Some(Change::To(to)) = &frames[k - 1].change
+                        && let Some(day) = day_of(to, ctx)
+                    {
+                        target.when = Some(day);
+                        target.timed = false;
+                    }
+                    target.all = false;
+                    frames[k].target = Some(target);
+                    if same_act {
+                        // "I can't make it to X, cancel it": one deletion.
+                        frames.remove(k);
+                        continue;
+                    }
+                }
+                None => problems.push(Unread { span: (0, sentence.chars.len()), text: sentence.text.clone(), reason: "it does not say which item" }),
+            }
+        }
+        if k > 0 {
+            let day = previous_day(&frames[k - 1], ctx);
+            if let Some(day) = day {
+                lend_day(&mut frames[k], &day, ctx);
+            }
+        }
+        k += 1;
+    }
+    problems
+}
+
+/// The day the frame's time is on, as an ISO date, when it names one.
+fn previous_day(frame: &Frame, ctx: &TimeContext) -> Option<String> {
+    let when = match (&frame.item, &frame.change) {
+        (Some(item), _) => item.when.as_deref()?,
+        (_, Some(Change::To(to))) => to.as_str(),
+        _ => return None,
+    };
+    day_of(when, ctx)
+}
+
+/// The date `when` names, if it names a day.
+fn day_of(when: &str, ctx: &TimeContext) -> Option<String> {
+    let names = find_all(when, ctx).iter().any(|m| times::names_day(&m.text, m, ctx));
+    if !names {
+        return None;
+    }
+    resolve(when, ctx).map(|res| res.date.to_string())
+}
+
+/// A create or move whose time is a time of day with no day of its own takes `day`.
+fn lend_day(frame: &mut Frame, day: &str, ctx: &TimeContext) {
+    let when = match (frame.item.as_mut(), frame.change.as_mut()) {
+        (Some(item), _) => item.when.as_mut(),
+        (_, Some(Change::To(to))) => Some(to),
+        _ => None,
+    };
+    let Some(when) = when else { return };
+    let matches = find_all(when, ctx);
+    let of_day = matches.iter().any(|m| m.resolution.start_time.is_some() || m.resolution.segment.is_some());
+    let own_day = matches.iter().any(|m| times::names_day(&m.text, m, ctx));
+    if of_day && !own_day {
+        *when = format!("{day} {when}");
+    }
+}

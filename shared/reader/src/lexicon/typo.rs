@@ -1,0 +1,104 @@
+//! Typos in English words: a word the lexicon does not have is read as the one entry it misses by
+//! one edit (five letters or more) or two (eight or more), never for short words, where one edit
+//! makes another word ("move" / "mode", "call" / "fall"). A near miss of an action verb too short
+//! to be read ("moev") still tells the reader its reading is uncertain.
+
+use strsim::damerau_levenshtein;
+
+use super::{Category, Entry, Lexicon, lexicon};
+
+/// The categories whose English words are read through a typo.
+const TOLERANT: [Category; 9] = [
+    Category::Verb,
+    Category::Item,
+    Category::Query,
+    Category::Position,
+    Category::Quantity,
+    Category::Direction,
+    Category::Done,
+    Category::Priority,
+    Category::Note,
+];
+
+/// The shortest word read through a typo, and the shortest read through two.
+const ONE_EDIT: usize = 5;
+const TWO_EDITS: usize = 8;
+
+/// Indexes of the single-word English forms open to typos, by length.
+pub(super) fn index(entries: &[Entry]) -> Vec<Vec<usize>> {
+    let mut by_length: Vec<Vec<usize>> = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let form = entry.form;
+        let word = form.len() >= ONE_EDIT - 1 && form.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+        if word && entry.senses.iter().any(|s| TOLERANT.contains(&s.category)) {
+            if by_length.len() <= form.len() {
+                by_length.resize(form.len() + 1, Vec::new());
+            }
+            by_length[form.len()].push(i);
+        }
+    }
+    by_length
+}
+
+impl Lexicon {
+    /// The entry `word` (lower case, not in the lexicon) is a typo of, if exactly one is nearest.
+    pub fn typo_of(&self, word: &str) -> Option<usize> {
+        let len = word.chars().count();
+        if len < ONE_EDIT || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+            return None;
+        }
+        let allowed = if len >= TWO_EDITS { 2 } else { 1 };
+        self.nearest(word, allowed, ONE_EDIT)
+    }
+
+    /// Whether `word` misses an action verb by one edit (four letters or more): not read, but a
+    /// sign that the sentence asks for an action the reader cannot see.
+    pub fn near_action(&self, word: &str) -> bool {
+        let len = word.len();
+        len >= ONE_EDIT - 1
+            && word.bytes().all(|b| b.is_ascii_lowercase())
+            && self.nearest_where(word, 1, ONE_EDIT - 1, |e| e.is(Category::Verb)).is_some()
+    }
+
+    fn nearest(&self, word: &str, allowed: usize, shortest: usize) -> Option<usize> {
+        self.nearest_where(word, allowed, shortest, |_| true)
+    }
+
+    fn nearest_where(&self, word: &str, allowed: usize, shortest: usize, keep: impl Fn(&Entry) -> bool) -> Option<usize> {
+        let len = word.len();
+        let mut best: Option<(usize, usize)> = None;
+        let mut tie = false;
+        for length in len.saturating_sub(allowed)..=len + allowed {
+            for &i in self.typo_forms.get(length).map(Vec::as_slice).unwrap_or_default() {
+                let entry = &self.entries[i];
+                if entry.form.len() < shortest || !keep(entry) {
+                    continue;
+                }
+                let distance = damerau_levenshtein(word, entry.form);
+                if distance == 0 || distance > allowed {
+                    continue;
+                }
+                match best {
+                    Some((d, _)) if d < distance => {}
+                    Some((d, j)) if d == distance => tie |= !same_senses(&self.entries[j], entry),
+                    _ => {
+                        best = Some((distance, i));
+                        tie = false;
+                    }
+                }
+            }
+        }
+        best.filter(|_| !tie).map(|(_, i)| i)
+    }
+}
+
+/// Two forms of one word ("meeting" and "meetings" for "meetng") are no tie.
+fn same_senses(a: &Entry, b: &Entry) -> bool {
+    a.senses == b.senses
+}
+
+/// The entry a word is a typo of, in the lexicon.
+pub fn near_miss(word: &str) -> Option<&'static Entry> {
+    let lexicon = lexicon();
+    lexicon.typo_of(word).map(|i| lexicon.entry(i))
+}

@@ -1,0 +1,131 @@
+//! quickact-reader: the local reader. One sentence about a schedule or to-dos, in Chinese,
+//! English or both, is parsed once into frames: what to do (create, move, shift, complete, delete,
+//! list), to which item, with what time, title, note or priority, and where in the sentence each
+//! piece came from. Pure code, no I/O.
+//!
+//! A reading is certain only when every word of the sentence is accounted for: in a rule, in a
+//! title, or known as noise. Otherwise it says which words it could not read, and it never acts
+//! ("fail closed": a decline costs a retype, a wrong effect costs the user's trust).
+//!
+//! # Layout
+//! The pipeline runs top to bottom; each module depends only on the ones above it.
+//! - `lexicon`: every word the reader knows, in data files (`lexicon/*.tsv`), with typo look-ups.
+//! - `tokens`: the sentence in tokens: the resolver's time expressions, lexicon words, numbers,
+//!   unknown words.
+//! - `clauses`: where a sentence joins several requests, and the pieces that only add to one.
+//! - `frame`: what a clause asks for ([`Frame`]), with the span of each part.
+//! - `reader`: a clause being read: each token's role, and the doubts.
+//! - `times`, `target`, `title`: the time words, the item pointed at, the item to create.
+//! - `rules`: the named rules ([`rules::RULES`]), each with the sentences it reads.
+//! - `context`: what one clause lends the next (its day, its item).
+//!
+//! `corpus.tsv` holds the reader's cases (sentence, zone, moment, the user's items, what must
+//! happen); the worker's end-to-end tests run them through the service, and this crate's tests
+//! check each one's reading. `benches/reader.rs` measures sentences per second.
+
+mod clauses;
+mod context;
+pub mod frame;
+pub mod lexicon;
+mod reader;
+pub mod rules;
+mod target;
+mod times;
+mod title;
+pub mod tokens;
+
+use quickact_time::TimeContext;
+use serde::Serialize;
+
+pub use frame::{Act, Anchor, Change, Frame, Listing, NewItem, Part, Role, Selector};
+pub use lexicon::Kind;
+
+use crate::{lexicon::Category, reader::Reader, tokens::Sentence};
+
+/// How sure a reading is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every word is accounted for: the frames may act.
+    Certain,
+    /// It asks for something to be put down without saying what ("帮我安排一下", "add a task").
+    Vague,
+    /// No request at all: greetings, thanks.
+    NoRequest,
+    /// Some words could not be read (see [`Reading::unread`]): it must not act.
+    Uncertain,
+}
+
+/// A word the reader could not read, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unread {
+    pub span: (usize, usize),
+    pub text: String,
+    pub reason: &'static str,
+}
+
+/// A sentence, read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reading {
+    pub verdict: Verdict,
+    pub frames: Vec<Frame>,
+    pub unread: Vec<Unread>,
+    /// The sentence is Chinese (it has a Han character): answers follow its language.
+    pub chinese: bool,
+}
+
+impl Reading {
+    pub fn is_certain(&self) -> bool {
+        self.verdict == Verdict::Certain
+    }
+}
+
+/// Reads a sentence written at the moment (and in the zone) of `ctx`.
+pub fn read(text: &str, ctx: &TimeContext) -> Reading {
+    let sentence = Sentence::read(text, ctx);
+    let chinese = sentence.is_chinese();
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut unread = Vec::new();
+    let mut noise_only = true;
+    for piece in clauses::split(&sentence) {
+        let reader = Reader::new(&sentence, ctx, piece.collect());
+        if all_noise(&reader) {
+            continue;
+        }
+        noise_only = false;
+        if context::attach_note(&reader, &mut frames) {
+            continue;
+        }
+        match rules::read_clause(&reader) {
+            Some((frame, read)) => {
+                unread.extend(read.unread().into_iter().map(|i| unread_word(&read, i, "a word no rule could place")));
+                unread.extend(read.doubts.iter().map(|d| unread_word(&read, d.token, d.reason)));
+                frames.push(frame);
+            }
+            None => unread.extend((0..reader.len()).filter(|&i| !reader.is_noise(i)).map(|i| unread_word(&reader, i, "no rule reads this clause"))),
+        }
+    }
+    unread.extend(context::carry(&sentence, ctx, &mut frames));
+    let verdict = if noise_only {
+        Verdict::NoRequest
+    } else if !unread.is_empty() || frames.is_empty() {
+        Verdict::Uncertain
+    } else if frames.iter().any(|f| f.act == Act::Create && f.item.is_none()) {
+        if frames.len() == 1 { Verdict::Vague } else { Verdict::Uncertain }
+    } else {
+        Verdict::Certain
+    };
+    unread.sort_by_key(|u| u.span);
+    unread.dedup_by_key(|u| u.span);
+    Reading { verdict, frames, unread, chinese }
+}
+
+/// A clause of greetings, thanks and punctuation only.
+fn all_noise(r: &Reader) -> bool {
+    (0..r.len()).all(|i| r.is_noise(i) && !r.is(i, Category::Verb))
+}
+
+fn unread_word(r: &Reader, i: usize, reason: &'static str) -> Unread {
+    let token = r.token(i);
+    Unread { span: (token.start, token.end), text: r.text(i), reason }
+}

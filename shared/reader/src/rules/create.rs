@@ -1,0 +1,244 @@
+//! Rules that put something new down: a reminder, a note to self, an item with a verb, an item
+//! one has, an item with a time, a gathering, a bare errand.
+
+use super::{Rule, body, first_action, first_time, skip_subject};
+use crate::{
+    frame::{Act, Frame, Role},
+    lexicon::{Action, Category, Kind},
+    reader::Reader,
+    title::{Shape, new_item},
+    tokens::Tag,
+};
+
+pub const REMIND: Rule = Rule {
+    name: "create.remind",
+    reads: "a reminder: 'remind me (to)' or 提醒我 before any other action word; the rest is what and when",
+    examples: &["remind me to call mom tomorrow at 5pm", "提醒我明天早上8点吃药", "今晚8点提醒我给妈妈打电话", "remind me to cancel the gym membership on friday"],
+    read: remind,
+};
+
+fn remind(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let (v, action) = first_action(r, range.clone())?;
+    if action != Some(Action::Remind) {
+        return None;
+    }
+    r.set(v, Role::Action);
+    // "set a reminder to", "remind me about", "提醒我一下": the words that only join.
+    let mut after = v + 1;
+    while after < range.end && (super::is_any(r, after, &["to", "about", "that", "of", "me"]) || r.is(after, Category::Noise)) {
+        r.set(after, Role::Noise);
+        after += 1;
+    }
+    for i in range.start..v {
+        if r.is(i, Category::Verb) && r.verb(i).is_some_and(|s| s.action == Some(Action::Create)) {
+            r.set(i, Role::Action);
+        }
+    }
+    Some(create_frame(r, range, Shape { kind: Some(Kind::Reminder), verbs_in_title: true }))
+}
+
+pub const NOTE_TO_SELF: Rule = Rule {
+    name: "create.note_to_self",
+    reads: "'remember to', 'don't forget to', 记得, 别忘了 first: a to-do (a reminder when a clock time is said)",
+    examples: &["记得周日交水电费", "remember to renew the passport", "don't forget to call the plumber at 9am", "记得把会员的自动续费取消"],
+    read: note_to_self,
+};
+
+fn note_to_self(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let start = skip_subject(r, range.start, range.end);
+    if start >= range.end || !r.is(start, Category::Note) || r.is(start, Category::Verb) {
+        return None;
+    }
+    r.set(start, Role::Action);
+    let mut after = start + 1;
+    while after < range.end && super::is_any(r, after, &["to", "that"]) {
+        r.set(after, Role::Noise);
+        after += 1;
+    }
+    let mut frame = create_frame(r, after..range.end, Shape { kind: None, verbs_in_title: true });
+    if let Some(item) = &mut frame.item {
+        let clock = (after..range.end).any(|i| r.roles[i] == Some(Role::When) && crate::times::piece(r, i).is_some_and(|res| res.start_time.is_some()));
+        if item.kind == "event" && clock && !item_is_gathering(r) {
+            item.kind = "reminder";
+            item.segment = None;
+        } else if item.kind == "event" && !clock && item.segment == Some("all_day") && !item_is_gathering(r) {
+            item.kind = "todo";
+            item.segment = None;
+        }
+    }
+    Some(frame)
+}
+
+pub const CREATE_VERB: Rule = Rule {
+    name: "create.verb",
+    reads: "a create verb first (add, schedule, book, 添加, 安排, 记一下): the rest is the item",
+    examples: &["add todo buy milk", "schedule code review tomorrow 2pm to 3pm", "帮我安排下周三晚上7点到9点和老王吃饭", "put lunch with Kim on my calendar for tuesday at 1pm"],
+    read: create_verb,
+};
+
+fn create_verb(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let start = skip_subject(r, range.start, range.end);
+    if start >= range.end || !r.is_verb(start, Action::Create) {
+        return None;
+    }
+    let mut i = start;
+    // "add a new todo", "创建新的日程": several create words in a row.
+    while i < range.end && (r.is_verb(i, Action::Create) || r.is(i, Category::Det)) {
+        r.set(i, if r.is(i, Category::Det) { Role::Noise } else { Role::Action });
+        i += 1;
+    }
+    if first_action(r, i..range.end).is_some_and(|(at, action)| action != Some(Action::Create) && !r.is(at, Category::Item) && !r.is(at, Category::Errand)) {
+        return None;
+    }
+    Some(create_frame(r, i..range.end, Shape::default()))
+}
+
+pub const HAVING: Rule = Rule {
+    name: "create.having",
+    reads: "saying one has something ('I have a', 'there's a', 有个): the thing and its time",
+    examples: &["I have a meeting at 9am tomorrow", "我下周三上午有个面试", "we have a board meeting on wednesday at 3pm", "I've got a dentist appointment friday at 2"],
+    read: having,
+};
+
+fn having(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    if first_action(r, range.clone()).is_some() {
+        return None;
+    }
+    let have = r.find(range.clone(), |r, i| r.is(i, Category::Have))?;
+    // Only the subject and times before it ("我明天上午有个会").
+    for i in range.start..have {
+        let before_ok = r.is(i, Category::Pronoun) || r.is_noise(i) || matches!(r.tag(i), Tag::Time(_));
+        if !before_ok {
+            return None;
+        }
+        if !matches!(r.tag(i), Tag::Time(_)) {
+            r.set(i, Role::Noise);
+        }
+    }
+    r.set(have, Role::Noise);
+    let mut after = have + 1;
+    while after < range.end && super::is_any(r, after, &["to"]) {
+        r.set(after, Role::Noise);
+        after += 1;
+    }
+    let mut frame = create_frame(r, range, Shape::default());
+    // "有个会": the meeting one has is one to hold.
+    if let Some(item) = &mut frame.item
+        && item.title == "会"
+    {
+        item.title = "开会".into();
+    }
+    Some(frame)
+}
+
+pub const TIMED: Rule = Rule {
+    name: "create.timed",
+    reads: "an item with a time and no action word: the words are the title",
+    examples: &["明天下午3点到4点开会", "dentist appointment friday 10am", "每周一早上9点开周会", "明天交报告 p1", "2 hour workshop tomorrow at 2pm"],
+    read: timed,
+};
+
+fn timed(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    if first_action(r, range.clone()).is_some() {
+        return None;
+    }
+    first_time(r, range.clone())?;
+    let start = skip_subject(r, range.start, range.end);
+    let frame = create_frame(r, start..range.end, Shape::default());
+    let item = frame.item.as_ref()?;
+    (item.when.is_some() || item.segment.is_some_and(|s| s != "all_day")).then_some(frame)
+}
+
+pub const GATHERING: Rule = Rule {
+    name: "create.gathering",
+    reads: "a short gathering with no time (开会, team dinner): an event today",
+    examples: &["开会", "team dinner", "聚餐"],
+    read: gathering,
+};
+
+fn gathering(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    if first_action(r, range.clone()).is_some() || !short(r, range.clone()) {
+        return None;
+    }
+    r.find(range.clone(), |r, i| r.is_with(i, Category::Item, crate::lexicon::Flags::GATHERING))?;
+    let start = skip_subject(r, range.start, range.end);
+    let frame = create_frame(r, start..range.end, Shape { kind: Some(Kind::Event), verbs_in_title: false });
+    frame.item.is_some().then_some(frame)
+}
+
+pub const ERRAND: Rule = Rule {
+    name: "create.errand",
+    reads: "a short errand with no time or command (买菜, buy milk): a to-do for today",
+    examples: &["买菜", "buy milk", "renew passport", "交房租", "pick up the dry cleaning"],
+    read: errand,
+};
+
+fn errand(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    if first_action(r, range.clone()).is_some() || !short(r, range.clone()) {
+        return None;
+    }
+    let start = skip_subject(r, range.start, range.end);
+    if start >= range.end || !(r.is(start, Category::Errand) || starts_with_errand(r, start)) {
+        return None;
+    }
+    let frame = create_frame(r, start..range.end, Shape { kind: Some(Kind::Todo), verbs_in_title: false });
+    frame.item.is_some().then_some(frame)
+}
+
+/// A run of Chinese characters that starts with an errand verb and says more ("买菜" is one Han
+/// token when the lexicon has 买 only as the start of it).
+fn starts_with_errand(r: &Reader, i: usize) -> bool {
+    matches!(r.tag(i), Tag::Han) && {
+        let text = r.text(i);
+        crate::lexicon::lexicon().entries.iter().any(|e| e.is(Category::Errand) && !e.form.is_ascii() && text.starts_with(e.form) && text.chars().count() > e.form.chars().count())
+    }
+}
+
+/// A short phrase: at most 12 Chinese characters or 6 English words.
+fn short(r: &Reader, range: std::ops::Range<usize>) -> bool {
+    let text = r.text_between(range.start, range.end.saturating_sub(1).max(range.start), |_, _| false);
+    let han = text.chars().filter(|&c| quickact_time::is_han(c)).count();
+    let words = text.split_whitespace().count();
+    (1..=12).contains(&han) && words <= 3 || han == 0 && (1..=6).contains(&words)
+}
+
+fn item_is_gathering(r: &Reader) -> bool {
+    (0..r.len()).any(|i| r.roles[i] == Some(Role::Title) && r.is_with(i, Category::Item, crate::lexicon::Flags::GATHERING))
+}
+
+/// A create frame of `range`; without a title, a request that does not say what to add.
+pub(crate) fn create_frame(r: &mut Reader, range: std::ops::Range<usize>, shape: Shape) -> Frame {
+    let item = new_item(r, range, shape);
+    Frame { act: Act::Create, rule: "", target: None, item, change: None, listing: None, parts: Vec::new() }
+}
+
+pub const DEADLINE: Rule = Rule {
+    name: "create.deadline",
+    reads: "a complete verb with a deadline ('finish X by friday', 周五前完成报告): a to-do due then",
+    examples: &["finish the quarterly report by friday", "周五前完成报告", "complete the tax form before monday", "把报告周五前完成"],
+    read: deadline,
+};
+
+fn deadline(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let v = (range.start..range.end).find(|&i| r.is_verb(i, Action::Complete))?;
+    if r.verb(v).is_some_and(|s| s.has(crate::lexicon::Flags::PAST)) || first_action(r, range.start..v).is_some() {
+        return None;
+    }
+    let due = (range.start..range.end).any(|t| {
+        matches!(r.tag(t), Tag::Time(_))
+            && (t > 0 && super::is_any(r, t - 1, &["by", "before", "due", "until", "截止", "截止到"])
+                || t + 1 < r.len() && r.sense(t + 1, Category::Prep).is_some_and(|s| s.sub == Some("before")))
+    });
+    if !due {
+        return None;
+    }
+    Some(create_frame(r, range, Shape { kind: Some(Kind::Todo), verbs_in_title: true }))
+}

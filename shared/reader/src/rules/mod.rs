@@ -1,0 +1,137 @@
+//! The rules: each names one way people ask for something, with sentences it reads. A clause is
+//! read by the first rule of [`RULES`] that reads it whole; the order puts the rule whose words say
+//! the most first ("remind me to cancel the gym" is a reminder, not a deletion).
+//!
+//! A rule gives every token of the clause a role (the verb, the item, the new time, noise, ...) and
+//! returns the frame. What it cannot place it leaves without a role, or marks as a doubt: then the
+//! reading is uncertain and never acts.
+
+mod change;
+mod create;
+mod query;
+mod settle;
+
+use crate::{
+    frame::{Frame, Role},
+    lexicon::{Action, Category},
+    reader::Reader,
+    tokens::Tag,
+};
+
+/// One way of asking.
+pub struct Rule {
+    pub name: &'static str,
+    /// What it reads, in words.
+    pub reads: &'static str,
+    /// Sentences it reads (its own test reads each of them with this rule).
+    pub examples: &'static [&'static str],
+    pub read: fn(&mut Reader) -> Option<Frame>,
+}
+
+/// Every rule, in the order they are tried.
+pub const RULES: &[Rule] = &[
+    create::REMIND,
+    create::NOTE_TO_SELF,
+    settle::NOT_GOING,
+    query::LIST,
+    create::DEADLINE,
+    change::MOVE_BA,
+    change::SHIFT_BA,
+    settle::DELETE_BA,
+    settle::COMPLETE_BA,
+    change::MOVE_VERB,
+    change::SHIFT_VERB,
+    change::MAKE_SHIFT,
+    change::MOVE_INSTEAD,
+    settle::DELETE_VERB,
+    settle::DELETE_OFF_CALENDAR,
+    settle::COMPLETE_MARK,
+    settle::COMPLETE_VERB,
+    settle::COMPLETE_ALREADY,
+    change::MOVE_SUBJECT,
+    change::SHIFT_SUBJECT,
+    settle::DELETE_AFTER,
+    settle::COMPLETE_AFTER,
+    create::CREATE_VERB,
+    create::HAVING,
+    create::TIMED,
+    create::GATHERING,
+    create::ERRAND,
+];
+
+/// The rule named `name`.
+pub fn rule(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|rule| rule.name == name)
+}
+
+/// The first rule that reads the whole clause (every token placed, no doubt), and the reader with
+/// the roles it gave; when none does, the first rule that read it in part, whose doubts and
+/// unplaced words say why the reading is uncertain.
+pub fn read_clause<'s>(reader: &Reader<'s>) -> Option<(Frame, Reader<'s>)> {
+    let mut partial = None;
+    for rule in RULES {
+        let mut attempt = reader.clone();
+        if let Some(mut frame) = (rule.read)(&mut attempt) {
+            attempt.settle_noise();
+            frame.rule = rule.name;
+            frame.parts = attempt.parts();
+            if attempt.doubts.is_empty() && attempt.unread().is_empty() {
+                return Some((frame, attempt));
+            }
+            partial = partial.or(Some((frame, attempt)));
+        }
+    }
+    partial
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the rules share
+// ---------------------------------------------------------------------------------------------
+
+/// The clause without its noise at either end (greetings, fillers, politeness, punctuation), as
+/// the range of tokens left; the noise gets its role.
+pub(crate) fn body(r: &mut Reader) -> std::ops::Range<usize> {
+    let mut start = 0;
+    while start < r.len() && r.is_noise(start) && !r.is(start, Category::Verb) {
+        r.set(start, Role::Noise);
+        start += 1;
+    }
+    let mut end = r.len();
+    while end > start && r.is_noise(end - 1) && !r.is(end - 1, Category::Verb) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    start..end
+}
+
+/// The first action word of `range`: a verb of any action, a query word, or a statement (done,
+/// not going). Its index and action.
+pub(crate) fn first_action(r: &Reader, range: std::ops::Range<usize>) -> Option<(usize, Option<Action>)> {
+    range.into_iter().find_map(|i| {
+        if let Some(sense) = r.verb(i) {
+            return Some((i, sense.action));
+        }
+        [Category::Query, Category::NotGoing, Category::Done].iter().any(|&c| r.is(i, c)).then_some((i, None))
+    })
+}
+
+/// The first token in `range` that is a time.
+pub(crate) fn first_time(r: &Reader, range: std::ops::Range<usize>) -> Option<usize> {
+    range.into_iter().find(|&i| matches!(r.tag(i), Tag::Time(_)))
+}
+
+
+/// Whether token `i` is one of `words`.
+pub(crate) fn is_any(r: &Reader, i: usize, words: &[&str]) -> bool {
+    i < r.len() && words.contains(&r.norm(i).as_str())
+}
+
+/// Skips the subject and what only leads up to the verb ("I", "we", 我, "please", "can you") from
+/// `i`, giving them the noise role; the index after.
+pub(crate) fn skip_subject(r: &mut Reader, mut i: usize, end: usize) -> usize {
+    while i < end && (r.is_noise(i) || r.is(i, Category::Pronoun) || r.is(i, Category::Modal)) && !r.is(i, Category::Verb) {
+        r.set(i, Role::Noise);
+        i += 1;
+    }
+    i
+}

@@ -1,0 +1,160 @@
+//! The listing rule: a question about what the planner holds ("what's on tomorrow", 明天有什么安排,
+//! "how many meetings next week", "when is my dentist appointment", "what's still open", 前3个最
+//! 紧急的任务, "am I free at 3 tomorrow").
+
+use quickact_time::leading_number;
+
+use super::{Rule, body, first_action};
+use crate::{
+    frame::{Act, Frame, Listing, Role},
+    lexicon::{Action, Category, Flags, Kind},
+    reader::Reader,
+    target::search_word,
+    times,
+    tokens::Tag,
+};
+
+pub const LIST: Rule = Rule {
+    name: "list.query",
+    reads: "asking what there is: a query word or a list verb, with a day, a kind, a topic, a count or 'still open' / 'done'",
+    examples: &[
+        "明天有什么安排",
+        "what's on tomorrow",
+        "前3个最紧急的任务",
+        "how many meetings do I have next week",
+        "when is my dentist appointment",
+        "what's still open this week",
+        "有哪些和发票相关的待办",
+        "show my todos",
+        "周五有会吗",
+        "am I free tomorrow afternoon",
+    ],
+    read: list,
+};
+
+fn list(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List))?;
+    // Another action before the question ("cancel what's on tomorrow") is not a listing.
+    if first_action(r, range.start..q).is_some() {
+        return None;
+    }
+    let mut listing = Listing::default();
+    let mut when = Vec::new();
+    let mut topic: Vec<String> = Vec::new();
+    for i in range.clone() {
+        if r.roles[i].is_some() {
+            continue;
+        }
+        match classify(r, i) {
+            Piece::Asks(flags, kind) => {
+                r.set(i, Role::Action);
+                listing.count |= flags.contains(Flags::COUNT);
+                listing.completed |= flags.contains(Flags::COMPLETED);
+                listing.by_priority |= flags.contains(Flags::URGENT);
+                if flags.contains(Flags::NEXT) {
+                    listing.limit = Some(1);
+                }
+                listing.kind = listing.kind.or(kind);
+            }
+            Piece::When => {
+                r.set(i, Role::Filter);
+                when.push(i);
+            }
+            Piece::Kind(kind) => {
+                r.set(i, Role::Kind);
+                listing.kind = Some(kind);
+            }
+            Piece::Topic => {
+                r.set(i, Role::Filter);
+                topic.push(search_word(r, i));
+            }
+            Piece::Limit(n) => {
+                r.set(i, Role::Filter);
+                listing.limit = Some(n);
+            }
+            Piece::Priority => {
+                r.set(i, Role::Filter);
+                listing.by_priority = true;
+            }
+            Piece::Noise => r.set(i, Role::Noise),
+            Piece::Doubt(reason) => r.doubt(i, reason),
+        }
+    }
+    listing.when = times::join(r, &when);
+    listing.query = (!topic.is_empty()).then(|| join_topic(&topic));
+    Some(Frame { act: Act::List, rule: "", target: None, item: None, change: None, listing: Some(listing), parts: Vec::new() })
+}
+
+enum Piece {
+    Asks(Flags, Option<Kind>),
+    When,
+    Kind(Kind),
+    Topic,
+    Limit(u32),
+    Priority,
+    Noise,
+    Doubt(&'static str),
+}
+
+fn classify(r: &Reader, i: usize) -> Piece {
+    use Category::*;
+    match r.tag(i) {
+        Tag::Time(_) if times::is_meal(r, i) => return Piece::Topic,
+        Tag::Time(_) => return Piece::When,
+        Tag::Number(n) if counts(r, i) => return Piece::Limit(n),
+        Tag::Latin if r.norm(i).strip_prefix("top").is_some_and(|n| n.parse::<u32>().is_ok()) => {
+            return Piece::Limit(r.norm(i)[3..].parse().unwrap_or(5));
+        }
+        Tag::Han if counts(r, i) => return leading_number(&r.text(i)).map_or(Piece::Topic, |(n, _)| Piece::Limit(n)),
+        Tag::Latin | Tag::Han | Tag::Number(_) => return Piece::Topic,
+        Tag::Punct(_) | Tag::Symbol => return Piece::Noise,
+        Tag::Word { .. } => {}
+    }
+    if let Some(sense) = r.sense(i, Query) {
+        return Piece::Asks(sense.flags, sense.kind);
+    }
+    if r.is_verb(i, Action::List) {
+        return Piece::Asks(Flags::default(), None);
+    }
+    if let Some(sense) = r.sense(i, Item) {
+        if let (true, Some(kind)) = (sense.has(Flags::FILTER), sense.kind) {
+            return Piece::Kind(kind);
+        }
+        // "明天有几个会", "any meetings friday": meetings are the events.
+        if sense.concept == Some("meeting") {
+            return Piece::Kind(Kind::Event);
+        }
+        if sense.has(Flags::GENERIC) && sense.concept.is_none() {
+            return Piece::Noise;
+        }
+        return Piece::Topic;
+    }
+    if let Some(n) = r.sense(i, Position).and_then(|s| s.value) {
+        return if n == 1 { Piece::Limit(1) } else { Piece::Doubt("a position in a listing") };
+    }
+    if r.is(i, Priority) {
+        return Piece::Priority;
+    }
+    if [Errand, Word].iter().any(|&c| r.is(i, c)) {
+        return Piece::Topic;
+    }
+    if [Question, Det, De, Pronoun, Modal, Aspect, Noise, One, Have, Reply, Aux, Quantity, Prep, And, Reference].iter().any(|&c| r.is(i, c)) {
+        return Piece::Noise;
+    }
+    Piece::Doubt("a word that is no part of a listing")
+}
+
+/// A number that says how many ("top 3", "前3个", "first 5", "3个").
+fn counts(r: &Reader, i: usize) -> bool {
+    let before = i.checked_sub(1).map(|b| r.norm(b));
+    let after = (i + 1 < r.len()).then(|| r.norm(i + 1));
+    before.as_deref().is_some_and(|b| ["top", "first", "前", "头", "next"].contains(&b))
+        || after.as_deref().is_some_and(|a| a == "个" || a == "件" || a == "项")
+        || matches!(r.tag(i), Tag::Han) && before.as_deref() == Some("前")
+}
+
+/// Topic words as one query: Chinese characters join, English words keep their spaces.
+fn join_topic(words: &[String]) -> String {
+    crate::reader::join_words(&words.join(" "))
+}

@@ -1,0 +1,277 @@
+//! Rules that settle an item: delete it ("cancel tomorrow's yoga", 删除明天的健身, 明天的会取消,
+//! "I can't make it to X") or complete it ("mark X as done", 完成报告, 报告写完了, "I already paid
+//! the water bill").
+
+use super::{Rule, body, is_any, skip_subject};
+use crate::{
+    frame::{Act, Frame, Role, Selector},
+    lexicon::{Action, Category, Flags},
+    reader::Reader,
+    target::selector,
+    tokens::Tag,
+};
+
+fn frame(act: Act, target: Selector) -> Frame {
+    Frame { act, rule: "", target: Some(target), item: None, change: None, listing: None, parts: Vec::new() }
+}
+
+pub const NOT_GOING: Rule = Rule {
+    name: "delete.not_going",
+    reads: "a statement of not going, before or after the item (明天的健身不去了, 'I can't make it to X', 'stop reminding me to X')",
+    examples: &["明天的健身不去了", "例会不开了", "I can't make it to the book club on monday", "stop reminding me to stretch", "不用再提醒我吃药了", "the offsite is cancelled"],
+    read: not_going,
+};
+
+fn not_going(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let n = (range.start..range.end).find(|&i| r.is(i, Category::NotGoing))?;
+    r.set(n, Role::Action);
+    let kind = r.sense(n, Category::NotGoing).and_then(|s| s.kind);
+    // The item after the statement ("I can't make it to X", 不用再提醒我X) or before it (X不去了).
+    let after = n + 1..range.end;
+    let before = skip_subject(r, range.start, n)..n;
+    let has_words = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect));
+    let mut target = if has_words(r, after.clone()) {
+        let start = if is_any(r, after.start, &["to", "about", "for"]) {
+            r.set(after.start, Role::Noise);
+            after.start + 1
+        } else {
+            after.start
+        };
+        if has_words(r, before.clone()) {
+            return None;
+        }
+        selector(r, start..after.end)
+    } else {
+        selector(r, before)
+    };
+    if target.is_empty() {
+        return None;
+    }
+    target.kind = target.kind.or(kind.filter(|_| target.words.is_empty()));
+    Some(frame(Act::Delete, target))
+}
+
+pub const DELETE_BA: Rule = Rule {
+    name: "delete.ba",
+    reads: "把/将 the item, then a delete verb (把买菜删掉)",
+    examples: &["把买菜删掉", "把明天的会取消了", "将周五的聚餐取消"],
+    read: |r| ba_then(r, Action::Delete),
+};
+
+pub const COMPLETE_BA: Rule = Rule {
+    name: "complete.ba",
+    reads: "把/将 the item, then a complete verb (把报告标成完成)",
+    examples: &["把报告标成完成", "把这周的待办都标记为已完成", "把买菜完成了"],
+    read: |r| ba_then(r, Action::Complete),
+};
+
+fn ba_then(r: &mut Reader, want: Action) -> Option<Frame> {
+    let range = body(r);
+    let b = skip_subject(r, range.start, range.end);
+    if b >= range.end || !r.is(b, Category::Ba) {
+        return None;
+    }
+    r.set(b, Role::Noise);
+    let v = (b + 1..range.end).find(|&i| r.is(i, Category::Verb))?;
+    if !r.is_verb(v, want) {
+        return None;
+    }
+    // "标成" + "完成": a verb that needs "done" after it.
+    let mut end = v + 1;
+    if r.verb(v).is_some_and(|s| s.has(Flags::AS_DONE)) {
+        if !(end < range.end && (r.is_verb(end, Action::Complete) || r.is(end, Category::Done))) {
+            return None;
+        }
+        r.set(end, Role::Action);
+        end += 1;
+    }
+    r.set(v, Role::Action);
+    for i in end..range.end {
+        if r.is(i, Category::Aspect) || r.is_noise(i) {
+            r.set(i, Role::Noise);
+        } else {
+            r.doubt(i, "a word after the verb");
+        }
+    }
+    let target = selector(r, b + 1..v);
+    (!target.is_empty()).then(|| frame(if want == Action::Delete { Act::Delete } else { Act::Complete }, target))
+}
+
+pub const DELETE_VERB: Rule = Rule {
+    name: "delete.verb",
+    reads: "a delete verb first, then the item(s) (cancel, delete, remove, 删除, 取消)",
+    examples: &["cancel tomorrow's yoga", "删除明天的健身", "取消周五的会议", "drop every reminder for today", "clear everything tomorrow", "cancel it"],
+    read: |r| verb_first(r, Action::Delete),
+};
+
+pub const COMPLETE_VERB: Rule = Rule {
+    name: "complete.verb",
+    reads: "a complete verb first, then the item (完成, finish, 'done with')",
+    examples: &["完成报告提交", "finish the slides", "done with the slides", "I finished the report", "check off groceries"],
+    read: |r| verb_first(r, Action::Complete),
+};
+
+fn verb_first(r: &mut Reader, want: Action) -> Option<Frame> {
+    let range = body(r);
+    let v = skip_subject(r, range.start, range.end);
+    if v >= range.end || !r.is_verb(v, want) || r.verb(v).is_some_and(|s| s.has(Flags::AS_DONE) || s.has(Flags::ONLY_POST)) {
+        return None;
+    }
+    r.set(v, Role::Action);
+    let mut end = range.end;
+    // "finish the report" ends with "as done", "off" or "please" at most.
+    while end > v + 1 && (r.is(end - 1, Category::Particle) || r.is(end - 1, Category::Aspect) || r.is_noise(end - 1)) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    let target = selector(r, v + 1..end).or_previous();
+    Some(frame(if want == Action::Delete { Act::Delete } else { Act::Complete }, target))
+}
+
+pub const DELETE_OFF_CALENDAR: Rule = Rule {
+    name: "delete.off_calendar",
+    reads: "take or remove the item off or from the calendar",
+    examples: &["take the vet visit off my calendar", "remove the vet visit from my calendar", "get the dentist off my schedule"],
+    read: off_calendar,
+};
+
+fn off_calendar(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let v = skip_subject(r, range.start, range.end);
+    let place = (v..range.end).find(|&i| r.sense(i, Category::Noise).is_some_and(|s| s.sub == Some("off")))?;
+    if !(is_any(r, v, &["take", "get", "knock", "move"]) || r.is_verb(v, Action::Delete)) {
+        return None;
+    }
+    r.set(v, Role::Action);
+    r.set(place, Role::Action);
+    let mut target = selector(r, v + 1..place);
+    let rest = selector(r, place + 1..range.end);
+    target.when = target.when.or(rest.when);
+    target.timed |= rest.timed;
+    (!target.is_empty()).then(|| frame(Act::Delete, target))
+}
+
+pub const COMPLETE_MARK: Rule = Rule {
+    name: "complete.mark",
+    reads: "'mark' the item 'as done' (done, complete, finished)",
+    examples: &["mark buy milk as done", "mark the invoice done", "mark pay rent complete"],
+    read: mark,
+};
+
+fn mark(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let v = skip_subject(r, range.start, range.end);
+    if v >= range.end || !r.verb(v).is_some_and(|s| s.action == Some(Action::Complete) && s.has(Flags::AS_DONE)) {
+        return None;
+    }
+    r.set(v, Role::Action);
+    let done = (v + 1..range.end).rev().find(|&i| r.is(i, Category::Done) || r.is_verb(i, Action::Complete))?;
+    r.set(done, Role::Action);
+    let mut end = done;
+    if end > v + 1 && is_any(r, end - 1, &["as", "to"]) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    for i in done + 1..range.end {
+        if r.is_noise(i) {
+            r.set(i, Role::Noise);
+        }
+    }
+    let target = selector(r, v + 1..end);
+    (!target.is_empty()).then(|| frame(Act::Complete, target))
+}
+
+pub const COMPLETE_ALREADY: Rule = Rule {
+    name: "complete.already",
+    reads: "'already' and what was done (I already paid the water bill, 我已经交过房租了)",
+    examples: &["I already paid the water bill", "already sent the invoice to Acme", "我已经交过房租了", "已经给妈妈打过电话了"],
+    read: already,
+};
+
+fn already(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let a = skip_subject(r, range.start, range.end);
+    if a >= range.end || !r.is(a, Category::Already) {
+        return None;
+    }
+    r.set(a, Role::Noise);
+    let mut start = a + 1;
+    let zh = r.text(a).chars().any(quickact_time::is_han);
+    if zh {
+        // 已经 + the work with 过 + 了: the item is the work without its aspect words.
+        if !(start..range.end).any(|i| r.norm(i) == "过" || r.is(i, Category::Done)) {
+            return None;
+        }
+    } else {
+        // "already paid X": the past verb goes; the item is what it was done to.
+        if start < range.end && matches!(r.tag(start), Tag::Latin) || r.is(start, Category::Errand) || r.is(start, Category::Verb) {
+            r.set(start, Role::Action);
+            start += 1;
+        } else {
+            return None;
+        }
+    }
+    let mut end = range.end;
+    while end > start && (r.is(end - 1, Category::Aspect) || r.is(end - 1, Category::Done) || r.is_noise(end - 1)) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    let target = selector(r, start..end);
+    (!target.is_empty()).then(|| frame(Act::Complete, target))
+}
+
+pub const DELETE_AFTER: Rule = Rule {
+    name: "delete.after",
+    reads: "the item, then a delete verb (明天的会取消, 下午那场会取消吧, 'the 3pm call, cancel')",
+    examples: &["明天的会取消", "下午那场会取消吧", "周五的聚餐取消掉"],
+    read: |r| item_then(r, Action::Delete),
+};
+
+pub const COMPLETE_AFTER: Rule = Rule {
+    name: "complete.after",
+    reads: "the item, then done (报告提交完成了, 周报写完了, 'pay rent is done')",
+    examples: &["报告提交完成了", "周报写完了", "报销单交好了", "房租搞定", "pay rent is done", "the slides are done"],
+    read: |r| item_then(r, Action::Complete),
+};
+
+fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
+    let range = body(r);
+    let start = skip_subject(r, range.start, range.end);
+    let mut end = range.end;
+    while end > start && (r.is(end - 1, Category::Aspect) || r.is_noise(end - 1)) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    if end <= start + 1 {
+        return None;
+    }
+    let v = end - 1;
+    let post = r.verb(v).is_some_and(|s| s.action == Some(want) && (s.has(Flags::POST) || s.has(Flags::PAST)));
+    let done = want == Action::Complete && r.is(v, Category::Done);
+    if !(post || done) {
+        return None;
+    }
+    r.set(v, Role::Action);
+    let mut target_end = v;
+    // "pay rent is done", "the slides are done": the linking word; 写完了: the work's verb.
+    while target_end > start && (is_any(r, target_end - 1, &["is", "are", "was", "all", "now", "been", "has", "have"]) || want == Action::Complete && r.is_with(target_end - 1, Category::Errand, Flags::WORK) && target_end - 1 > start) {
+        r.set(target_end - 1, Role::Action);
+        target_end -= 1;
+    }
+    let target = selector(r, start..target_end);
+    if target.is_empty() {
+        return None;
+    }
+    // "续费取消" with nothing pointing at an item may be a to-do of cancelling; an item named by its
+    // day, time, "that" or kind is one to delete.
+    if want == Action::Delete && target.when.is_none() && target.kind.is_none() && !pointed(r, start..target_end) && !r.sentence.is_chinese() {
+        return None;
+    }
+    Some(frame(if want == Action::Delete { Act::Delete } else { Act::Complete }, target))
+}
+
+/// "那个", "这场", "the": the phrase points at an item.
+fn pointed(r: &Reader, range: std::ops::Range<usize>) -> bool {
+    range.into_iter().any(|i| r.is(i, Category::Reference) || r.is(i, Category::Det) || r.is(i, Category::De))
+}

@@ -1,0 +1,246 @@
+//! A new item from the words that describe it: the title is what is left once the time, length,
+//! priority and kind words are taken out and the small words at its edges trimmed ("明天下午3点开
+//! 2小时的会" -> 开会, 15:00, 120 minutes; "add todo buy milk p1" -> buy milk, to-do, priority 1).
+
+use std::ops::Range;
+
+use crate::{
+    frame::{NewItem, Role},
+    lexicon::{Action, Category, Flags, Kind},
+    reader::Reader,
+    times,
+    tokens::Tag,
+};
+
+/// What a token of a new item's words is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Piece {
+    Title,
+    /// A meal or part of day that names the item and, with no other time of day, gives its part
+    /// of day ("lunch with Sarah", "下午茶").
+    Naming,
+    When,
+    Length,
+    Priority(u8),
+    Kind(Kind),
+    Noise,
+}
+
+/// Options of a create rule.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shape {
+    /// The kind the rule decided ("remind me" makes a reminder).
+    pub kind: Option<Kind>,
+    /// Action words may stand in the title ("remind me to cancel the gym", 记得把续费取消).
+    pub verbs_in_title: bool,
+}
+
+/// The new item of tokens `range`, giving each its role; `None` when no title is left.
+pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<NewItem> {
+    // Tokens the rule gave a role already (its verb) are not the item's words.
+    let base = range.start;
+    let given: Vec<bool> = range.clone().map(|i| r.roles[i].is_some()).collect();
+    let pieces: Vec<Piece> = range.clone().map(|i| if given[i - base] { Piece::Noise } else { piece(r, i) }).collect();
+    let at = |i: usize| pieces[i - base];
+    let given = |i: usize| given[i - base];
+    let titled: Vec<usize> = range.clone().filter(|&i| matches!(at(i), Piece::Title | Piece::Naming)).collect();
+    let first = titled.iter().copied().find(|&i| !is_edge_word(r, i) || at(i) == Piece::Naming);
+    let last = titled.iter().copied().rev().find(|&i| !is_edge_word(r, i) || at(i) == Piece::Naming);
+    // "加个事", "add something", "新建一个日程": words that say there is something, not what.
+    let says_what = titled.iter().any(|&i| !says_nothing(r, i));
+    let (Some(first), Some(last), true) = (first, last, says_what) else {
+        for i in range.filter(|&i| !given(i)) {
+            r.set(i, role_of(at(i)));
+        }
+        return None;
+    };
+    let mut item = NewItem::default();
+    let mut when = Vec::new();
+    let mut naming = Vec::new();
+    for i in range.clone().filter(|&i| !given(i)) {
+        let p = at(i);
+        let inside = (first..=last).contains(&i);
+        match p {
+            Piece::Title | Piece::Naming if inside => {
+                r.set(i, Role::Title);
+                if p == Piece::Naming {
+                    naming.push(i);
+                }
+                if !shape.verbs_in_title {
+                    doubt_in_title(r, i);
+                }
+            }
+            Piece::Title | Piece::Naming => r.set(i, Role::Noise),
+            Piece::When => {
+                r.set(i, Role::When);
+                when.push(i);
+            }
+            Piece::Length => {
+                r.set(i, Role::Length);
+                if let Some(res) = times::piece(r, i) {
+                    item.duration_minutes = item.duration_minutes.or(res.duration_minutes);
+                }
+            }
+            Piece::Priority(p) => {
+                r.set(i, Role::Priority);
+                item.priority = Some(p);
+            }
+            Piece::Kind(kind) => {
+                r.set(i, Role::Kind);
+                item.kind = kind.as_str();
+            }
+            Piece::Noise => r.set(i, Role::Noise),
+        }
+    }
+    let cut = |r: &Reader, i: usize| r.roles[i].is_some_and(|role| role != Role::Title) || after_length(r, i);
+    item.title = r.text_between(first, last, cut);
+    finish(r, &mut item, &when, &naming, shape);
+    Some(item)
+}
+
+/// The kind, time, part of day and record flag, from what the words said.
+fn finish(r: &Reader, item: &mut NewItem, when: &[usize], naming: &[usize], shape: Shape) {
+    let resolutions: Vec<_> = when.iter().filter_map(|&i| times::piece(r, i)).collect();
+    let timed = resolutions.iter().any(times::is_time_of_day);
+    // A start with its length in one expression ("明天下午3点开2小时的会").
+    if item.duration_minutes.is_none() {
+        item.duration_minutes = resolutions.iter().find_map(|res| res.duration_minutes.filter(|&m| m < 24 * 60 && res.start_time.is_some()));
+    }
+    let gathering = (0..r.len()).any(|i| r.roles[i] == Some(Role::Title) && r.is_with(i, Category::Item, Flags::GATHERING));
+    let mut when_text = times::join(r, when);
+    if !timed && let Some(part) = naming.iter().find_map(|&i| part_of_day(r, i)) {
+        // "lunch tomorrow", "喝下午茶": the meal names the item; with no other time of day it
+        // is also the item's part of the day.
+        item.segment = Some(part);
+    }
+    let kind = shape.kind.or(match item.kind {
+        "" => None,
+        "event" => Some(Kind::Event),
+        "todo" => Some(Kind::Todo),
+        _ => Some(Kind::Reminder),
+    });
+    let kind = kind.unwrap_or(if timed || gathering || item.segment.is_some() { Kind::Event } else { Kind::Todo });
+    item.kind = kind.as_str();
+    if kind == Kind::Event && !timed && item.segment.is_none() {
+        item.segment = Some("all_day");
+    }
+    if kind != Kind::Event {
+        item.segment = None;
+    }
+    let today = r.ctx.today();
+    item.record = resolutions.iter().any(|res| res.rrule.is_none() && res.end_date.unwrap_or(res.date) < today);
+    // "这周内把简历改好", "finish the deck this week": a to-do within a period that has begun is due
+    // at its end, not on its first day.
+    if let [res] = resolutions.as_slice()
+        && kind == Kind::Todo
+        && res.date <= today
+        && res.start_time.is_none()
+        && let Some(end) = res.end_date.filter(|&end| end > today)
+    {
+        when_text = Some(end.to_string());
+    }
+    item.when = when_text;
+}
+
+fn role_of(p: Piece) -> Role {
+    match p {
+        Piece::When => Role::When,
+        Piece::Length => Role::Length,
+        Piece::Priority(_) => Role::Priority,
+        Piece::Kind(_) => Role::Kind,
+        Piece::Title | Piece::Naming | Piece::Noise => Role::Noise,
+    }
+}
+
+fn piece(r: &Reader, i: usize) -> Piece {
+    match r.tag(i) {
+        Tag::Time(_) if times::is_meal(r, i) || times::names_the_item(r, i) => Piece::Naming,
+        Tag::Time(_) if times::is_length(r, i) => {
+            // "请假3天", "出差两周": an item lasts no days; the words stay in the title.
+            if times::piece(r, i).and_then(|res| res.duration_minutes).is_some_and(|m| m >= 24 * 60) { Piece::Title } else { Piece::Length }
+        }
+        Tag::Time(_) => Piece::When,
+        Tag::Punct(_) | Tag::Symbol => Piece::Noise,
+        Tag::Word { .. } => word_piece(r, i),
+        _ => Piece::Title,
+    }
+}
+
+fn word_piece(r: &Reader, i: usize) -> Piece {
+    if let Some(p) = r.sense(i, Category::Priority).and_then(|s| s.value) {
+        return Piece::Priority(p as u8);
+    }
+    if let Some(sense) = r.sense(i, Category::Item).filter(|s| s.has(Flags::FILTER))
+        && let Some(kind) = sense.kind
+        && is_at_edge(r, i)
+    {
+        return Piece::Kind(kind);
+    }
+    if r.sense(i, Category::Item).is_some_and(|s| s.has(Flags::MEAL)) {
+        return Piece::Naming;
+    }
+    if r.is(i, Category::Noise) && !r.is(i, Category::Item) {
+        return Piece::Noise;
+    }
+    Piece::Title
+}
+
+/// A kind word at the start or end of the words ("add **todo** buy milk", "吃药**提醒**").
+fn is_at_edge(r: &Reader, i: usize) -> bool {
+    let content = |j: usize| r.roles[j].is_none() && !(r.is_noise(j) || is_edge_word(r, j) || matches!(r.tag(j), Tag::Time(_)));
+    !(0..i).any(content) || !(i + 1..r.len()).any(content)
+}
+
+/// Small words a title does not start or end with: prepositions, articles, 的, 了, the subject,
+/// "need to", connectors, noise.
+pub fn is_edge_word(r: &Reader, i: usize) -> bool {
+    use Category::*;
+    if r.is_punct(i) {
+        return true;
+    }
+    if r.entry(i).is_some_and(|e| e.senses.iter().any(|s| matches!(s.category, Item | Errand | Word))) {
+        return false;
+    }
+    [Prep, Det, De, Aspect, And, Connector, Pronoun, Modal, Ba, Noise, One, Aux, Have].iter().any(|&c| r.is(i, c))
+}
+
+/// The 的 after a length ("开2小时**的**会") goes with it.
+fn after_length(r: &Reader, i: usize) -> bool {
+    i > 0 && r.roles[i - 1] == Some(Role::Length) && r.is(i, Category::De)
+}
+
+/// Action words that cannot stand in a title (other than create's), and words that ask.
+fn doubt_in_title(r: &mut Reader, i: usize) {
+    let Some(entry) = r.entry(i) else { return };
+    let named = entry.senses.iter().any(|s| matches!(s.category, Category::Item | Category::Errand | Category::Word));
+    if named {
+        return;
+    }
+    let acts = entry.senses.iter().any(|s| {
+        s.category == Category::Verb && !matches!(s.action, Some(Action::Create | Action::Remind))
+            || matches!(s.category, Category::Query | Category::NotGoing | Category::Done | Category::SmallTalk | Category::Question)
+    });
+    if acts {
+        r.doubt(i, "an action or question word in the new item's title");
+    }
+}
+
+/// The part of day of a meal word or a naming part-of-day word.
+fn part_of_day(r: &Reader, i: usize) -> Option<&'static str> {
+    if let Some(part) = r.entry(i).and_then(|e| e.senses.iter().find_map(|s| s.part)) {
+        return Some(part);
+    }
+    let norm = r.norm(i);
+    if let Some(part) = crate::lexicon::lexicon().find(norm.trim()).and_then(|e| e.senses.iter().find_map(|s| s.part)) {
+        return Some(part);
+    }
+    times::piece(r, i).and_then(|res| res.segment).map(|s| s.as_str())
+}
+
+/// A word that says there is something without saying what ("something", 事, "task", 日程).
+fn says_nothing(r: &Reader, i: usize) -> bool {
+    if is_edge_word(r, i) || r.is(i, Category::Vague) {
+        return true;
+    }
+    r.sense(i, Category::Item).is_some_and(|s| s.has(Flags::FILTER) || s.has(Flags::GENERIC) && s.concept.is_none())
+}

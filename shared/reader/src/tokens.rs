@@ -1,0 +1,252 @@
+//! A sentence in tokens, each tagged: a time expression (the resolver's), a lexicon word (with all
+//! its senses), a number, an unknown English word or run of Chinese characters, punctuation, or a
+//! symbol (emoji). The sentence is read once: one pass of the resolver and one of the lexicon.
+//!
+//! Text is compared in a normal form with one character per character of the original (lower
+//! case, full-width letters and digits as ASCII, curly quotes straight), so every token's span
+//! counts code points of what the user typed.
+
+use quickact_time::{TimeContext, TimeMatch, find_all, is_han, leading_number};
+
+use crate::lexicon::{Entry, Hit, lexicon};
+
+/// One token of a sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// Code points of the sentence, end exclusive.
+    pub start: usize,
+    pub end: usize,
+    pub tag: Tag,
+}
+
+/// What a token is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tag {
+    /// A piece of the sentence's time expression `.0` (an expression with a gap has two pieces).
+    Time(usize),
+    /// A lexicon entry; `typo` when the word was read as the entry it misses by an edit or two.
+    Word { entry: usize, typo: bool },
+    /// A number that is no part of a time expression ("top 3", "three").
+    Number(u32),
+    /// An English word the lexicon does not have.
+    Latin,
+    /// A run of Chinese characters the lexicon does not have.
+    Han,
+    /// Punctuation.
+    Punct(char),
+    /// Emoji and other symbols.
+    Symbol,
+}
+
+/// A sentence, read once.
+#[derive(Debug, Clone)]
+pub struct Sentence {
+    pub text: String,
+    /// The original characters.
+    pub chars: Vec<char>,
+    /// The normal form, one character per original character.
+    pub norm: Vec<char>,
+    pub times: Vec<TimeMatch>,
+    pub tokens: Vec<Token>,
+}
+
+impl Sentence {
+    /// Tokenises `text` in the context `ctx` (which the resolver needs to find times).
+    pub fn read(text: &str, ctx: &TimeContext) -> Sentence {
+        let chars: Vec<char> = text.chars().collect();
+        let norm: Vec<char> = chars.iter().map(|&c| normal(c)).collect();
+        let times = find_all(text, ctx);
+        let mut covered: Vec<Option<usize>> = vec![None; chars.len()];
+        for (i, m) in times.iter().enumerate() {
+            for (a, b) in m.pieces() {
+                covered[a..b.min(chars.len())].iter_mut().for_each(|c| *c = Some(i));
+            }
+        }
+        let words = lexicon_words(&norm, &covered);
+        let tokens = tokenise(&chars, &norm, &covered, &words);
+        Sentence { text: text.to_owned(), chars, norm, times, tokens }
+    }
+
+    /// The original text of code points `start..end`.
+    pub fn slice(&self, start: usize, end: usize) -> String {
+        self.chars[start..end].iter().collect()
+    }
+
+    /// The normal form of a token.
+    pub fn norm_of(&self, token: &Token) -> String {
+        self.norm[token.start..token.end].iter().collect()
+    }
+
+    /// The original text of a token.
+    pub fn text_of(&self, token: &Token) -> String {
+        self.slice(token.start, token.end)
+    }
+
+    /// The lexicon entry of a word token.
+    pub fn entry(&self, token: &Token) -> Option<&'static Entry> {
+        match token.tag {
+            Tag::Word { entry, .. } => Some(lexicon().entry(entry)),
+            _ => None,
+        }
+    }
+
+    /// Whether the sentence is Chinese (for answering in its language and joining words).
+    pub fn is_chinese(&self) -> bool {
+        self.chars.iter().any(|&c| is_han(c))
+    }
+}
+
+/// The normal form of one character.
+fn normal(c: char) -> char {
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c).to_ascii_lowercase(),
+        '\u{3000}' => ' ',
+        '’' | '‘' | '`' | '´' => '\'',
+        '“' | '”' => '"',
+        c if c.is_whitespace() => ' ',
+        c if c.is_ascii() => c.to_ascii_lowercase(),
+        c => c.to_lowercase().next().filter(|l| l.len_utf8() == c.len_utf8() || !c.is_alphabetic()).unwrap_or(c),
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+}
+
+/// The lexicon words of the text (normal form) outside its time expressions, leftmost first and
+/// longest at a place, as (start, end, entry) in code points. English forms stand as whole words.
+/// A word that holds a whole time expression inside it and more ("good morning", 早上好) is the word.
+fn lexicon_words(norm: &[char], covered: &[Option<usize>]) -> Vec<(usize, usize, usize)> {
+    let text: String = norm.iter().collect();
+    // Byte offset -> code point index (and one past the end).
+    let mut char_at = vec![0usize; text.len() + 1];
+    let mut ci = 0;
+    for (bi, c) in text.char_indices() {
+        for b in bi..bi + c.len_utf8() {
+            char_at[b] = ci;
+        }
+        ci += 1;
+    }
+    char_at[text.len()] = ci;
+    let lexicon = lexicon();
+    let hits: Vec<(usize, usize, usize)> = lexicon
+        .hits(&text)
+        .map(|Hit { start, end, entry }| (char_at[start], char_at[end], entry))
+        .filter(|&(start, end, _)| {
+            let whole_word = !(is_word_char(norm[start]) && start > 0 && is_word_char(norm[start - 1]))
+                && !(is_word_char(norm[end - 1]) && end < norm.len() && is_word_char(norm[end]));
+            whole_word && !cuts_a_time(start, end, covered)
+        })
+        .collect();
+    segment(norm.len(), hits)
+}
+
+/// Of overlapping words, the ones that together cover the most of the text, and of those the
+/// fewest (longer words): "的会议" is 的 + 会议, not 的会 + 议.
+fn segment(len: usize, mut hits: Vec<(usize, usize, usize)>) -> Vec<(usize, usize, usize)> {
+    hits.sort_by_key(|&(start, end, _)| (start, std::cmp::Reverse(end)));
+    // best[i]: (covered, -words) from i to the end, and the hit taken at i (if any).
+    let mut best: Vec<((usize, isize), Option<usize>)> = vec![((0, 0), None); len + 1];
+    let mut by_start: Vec<Vec<usize>> = vec![Vec::new(); len + 1];
+    for (h, hit) in hits.iter().enumerate() {
+        by_start[hit.0].push(h);
+    }
+    for i in (0..len).rev() {
+        let mut choice = (best[i + 1].0, None);
+        for &h in &by_start[i] {
+            let (start, end, _) = hits[h];
+            let (covered, words) = best[end].0;
+            let score = (covered + end - start, words - 1);
+            if score > choice.0 {
+                choice = (score, Some(h));
+            }
+        }
+        best[i] = choice;
+    }
+    let mut taken = Vec::new();
+    let mut i = 0;
+    while i < len {
+        match best[i].1 {
+            Some(h) => {
+                taken.push(hits[h]);
+                i = hits[h].1;
+            }
+            None => i += 1,
+        }
+    }
+    taken
+}
+
+/// Whether a word at `start..end` would cut into a time expression: it overlaps one without
+/// holding all of it and more.
+fn cuts_a_time(start: usize, end: usize, covered: &[Option<usize>]) -> bool {
+    let inside: Vec<usize> = covered[start..end].iter().flatten().copied().collect();
+    if inside.is_empty() {
+        return false;
+    }
+    let holds_all = inside.iter().all(|&t| {
+        let first = covered.iter().position(|c| *c == Some(t)).unwrap_or(0);
+        let last = covered.iter().rposition(|c| *c == Some(t)).unwrap_or(0);
+        first >= start && last < end
+    });
+    !(holds_all && inside.len() < end - start)
+}
+
+/// The tokens of the sentence, left to right.
+fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(usize, usize, usize)]) -> Vec<Token> {
+    let lexicon = lexicon();
+    let mut tokens = Vec::new();
+    let mut words = words.iter().peekable();
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(&&(start, end, entry)) = words.peek()
+            && start == i
+        {
+            tokens.push(Token { start, end, tag: Tag::Word { entry, typo: false } });
+            words.next();
+            i = end;
+            continue;
+        }
+        let next_word = words.peek().map_or(chars.len(), |w| w.0);
+        if let Some(t) = covered[i] {
+            let end = (i..next_word).find(|&j| covered[j] != Some(t)).unwrap_or(next_word);
+            tokens.push(Token { start: i, end, tag: Tag::Time(t) });
+            i = end;
+            continue;
+        }
+        let free = |j: usize| j < next_word && covered[j].is_none();
+        let c = norm[i];
+        if c == ' ' {
+            i += 1;
+        } else if is_word_char(c) {
+            let mut end = i + 1;
+            while free(end) && (is_word_char(norm[end]) || (matches!(norm[end], '\'' | '-' | ':' | '/') && end + 1 < chars.len() && free(end + 1) && is_word_char(norm[end + 1]))) {
+                end += 1;
+            }
+            let word: String = norm[i..end].iter().collect();
+            let tag = if let Ok(n) = word.parse::<u32>() {
+                Tag::Number(n)
+            } else if let Some(entry) = lexicon.typo_of(&word) {
+                Tag::Word { entry, typo: true }
+            } else if let Some((n, len)) = leading_number(&word).filter(|&(_, len)| len == word.chars().count()) {
+                let _ = len;
+                Tag::Number(n)
+            } else {
+                Tag::Latin
+            };
+            tokens.push(Token { start: i, end, tag });
+            i = end;
+        } else if is_han(c) {
+            let end = (i + 1..chars.len()).find(|&j| !(free(j) && is_han(norm[j]))).unwrap_or(chars.len());
+            tokens.push(Token { start: i, end, tag: Tag::Han });
+            i = end;
+        } else if c.is_ascii_punctuation() || "，。！？；：、…—～·（）【】《》「」".contains(c) {
+            tokens.push(Token { start: i, end: i + 1, tag: Tag::Punct(c) });
+            i += 1;
+        } else {
+            tokens.push(Token { start: i, end: i + 1, tag: Tag::Symbol });
+            i += 1;
+        }
+    }
+    tokens
+}
