@@ -23,6 +23,8 @@ pub mod run;
 
 #[cfg(test)]
 mod classify_tests;
+#[cfg(test)]
+mod parse_tests;
 
 use std::path::Path;
 

@@ -19,8 +19,8 @@ use quickact_testkit::{
 
 /// The corpus, as the tests and the scorer read it.
 fn corpus_cases() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/reader/corpus.tsv");
-    corpus::read_corpus(path).unwrap_or_else(|error| panic!("{error}"))
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the worker lives in the workspace");
+    corpus::read_corpus(workspace.join("shared/reader/corpus.tsv")).unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// Cases run at once on a family's app (each for a user of its own).
