@@ -17,10 +17,13 @@
 //! - [`processes`]: the API and worker binaries as real processes (to kill, pause and measure).
 //! - [`webhook_receiver`]: a webhook receiver on loopback that verifies Standard Webhooks
 //!   signatures and answers as told (2xx, an error, held open).
+//! - [`corpus`]: the reader corpus (sentence cases as data): parsed, run on a [`TestApp`] and
+//!   classified, for the e2e tests and the `quickact-corpus` scorer.
 //! - [`chaos`]: the chaos suite: the service under database crashes, purged sessions, paused
 //!   workers, a pinned snapshot, exhausted connections, skewed clocks and model faults.
 
 pub mod app;
+pub mod corpus;
 pub mod fake_model;
 pub mod held_reads;
 pub mod held_writes;

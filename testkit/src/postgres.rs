@@ -41,7 +41,13 @@ const TEMPLATE: &str = "quickact_test_template";
 
 /// A fresh, migrated database for one test. Returns its URL.
 pub async fn create_test_database() -> String {
-    let server = server_url().await;
+    create_test_database_on(&server_url().await).await
+}
+
+/// A fresh, migrated database on the server `server` names (a process uses one server: the
+/// migrated template is checked once per process). Returns its URL.
+pub async fn create_test_database_on(server: &str) -> String {
+    let server = server.to_owned();
     ensure_template(&server).await;
     let name = format!("quickact_test_{}", uuid::Uuid::new_v4().simple());
     let mut admin = PgConnection::connect(&with_database(&server, "postgres")).await.expect("connect to the test server");

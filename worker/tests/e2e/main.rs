@@ -14,7 +14,6 @@
 //!   nothing and does nothing twice.
 //! - `integrity`: concurrent writers (no lost update, no double booking), bounds on what a sentence
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
-//! - `local_provider`: the rule-based provider on a table of sentences.
 //! - `mcp_tools`: external tools over MCP: journaled, a user's token passed through, exactly once
 //!   across a worker crash, bounded by the deadline, failures named, results kept as data.
 //! - `model_faults`: model endpoint faults that say how to ride them out (a rate limit's
@@ -24,6 +23,8 @@
 //! - `provider_limits`: the fleet's limits of a model and the pauses it asks for, across worker
 //!   processes; the fallback chain.
 //! - `planner`: the planner's tools and rules through a scripted model.
+//! - `reader_corpus`: the rule-based provider on the reader corpus (`shared/reader/corpus.tsv`),
+//!   one test per family of sentences.
 //! - `replies`: replies to a question (`POST /api/quick-action/{id}/reply`): an option, an ordinal
 //!   or a pointer acts on that item; a passed time or a conflict answered; a model told the question.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
@@ -44,13 +45,13 @@ mod endings;
 mod fast_path;
 mod groups;
 mod integrity;
-mod local_provider;
 mod mcp_tools;
 mod model_faults;
 mod multi_action;
 mod observability;
 mod planner;
 mod provider_limits;
+mod reader_corpus;
 mod replies;
 mod robustness;
 mod traces;
