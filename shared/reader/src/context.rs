@@ -123,3 +123,19 @@ fn lend_day(frame: &mut Frame, day: &str, ctx: &TimeContext) {
         *when = format!("{day} {when}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    #[test]
+    fn a_day_is_read_off_a_time() {
+        let ctx = TimeContext::new(chrono::Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
+        for m in find_all("周日下午", &ctx) {
+            eprintln!("{m:?} {}", times::names_day(&m.text, &m, &ctx));
+        }
+        assert_eq!(day_of("周日下午", &ctx).as_deref(), Some("2026-02-08"));
+    }
+}

@@ -33,6 +33,10 @@ impl Act {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Frame {
     pub act: Act,
+    /// The clause it was read from, as written.
+    pub text: String,
+    /// Its span in the sentence (code points, end exclusive).
+    pub span: (usize, usize),
     /// The named rule that read it.
     pub rule: &'static str,
     /// The item(s) acted on (move, shift, complete, delete).

@@ -117,6 +117,7 @@ pub fn read(text: &str, ctx: &TimeContext) -> Reading {
     };
     unread.sort_by_key(|u| u.span);
     unread.dedup_by_key(|u| u.span);
+    let unread = join_unread(&sentence, unread);
     Reading { verdict, frames, unread, chinese }
 }
 
@@ -128,4 +129,20 @@ fn all_noise(r: &Reader) -> bool {
 fn unread_word(r: &Reader, i: usize, reason: &'static str) -> Unread {
     let token = r.token(i);
     Unread { span: (token.start, token.end), text: r.text(i), reason }
+}
+
+/// Words it could not read that stand side by side, as one phrase ("99999" + "年" -> "99999年").
+fn join_unread(sentence: &Sentence, unread: Vec<Unread>) -> Vec<Unread> {
+    let mut out: Vec<Unread> = Vec::new();
+    for u in unread {
+        match out.last_mut() {
+            Some(last) if last.span.1 <= u.span.0 && sentence.chars[last.span.1..u.span.0].iter().all(|c| c.is_whitespace()) => {
+                last.span.1 = u.span.1;
+                last.text = sentence.slice(last.span.0, last.span.1);
+            }
+            Some(last) if last.span.1 > u.span.0 => {}
+            _ => out.push(u),
+        }
+    }
+    out
 }

@@ -90,6 +90,7 @@ fn place(r: &Reader, i: usize) -> Place {
         // "the weekly sync", 每周例会: a series describes the item, it picks no day.
         Tag::Time(_) if times::piece(r, i).is_some_and(|res| res.rrule.is_some()) => return Place::Noise,
         Tag::Time(_) => return Place::Time,
+        Tag::Latin if crate::lexicon::lexicon().near_action(&r.norm(i)) => return Place::Doubt("a word like an action verb, misspelt"),
         Tag::Latin | Tag::Han | Tag::Number(_) => return if possessive_s(r, i) { Place::Noise } else { Place::Word },
         Tag::Punct(_) | Tag::Symbol => return Place::Noise,
         Tag::Word { .. } => {}

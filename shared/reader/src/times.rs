@@ -14,10 +14,16 @@ use crate::{
 /// pieces, each meaning something of its own; a match without one is its own piece.
 pub fn piece(r: &Reader, i: usize) -> Option<Resolution> {
     let m = r.time(i)?;
-    if m.gap.is_none() {
-        return Some(m.resolution.clone());
+    if m.gap.is_some() {
+        return resolve(&r.text(i), r.ctx);
     }
-    resolve(&r.text(i), r.ctx)
+    let mut res = m.resolution.clone();
+    // The rest of an expression that started with a meal ("lunch **on monday**"): the meal set
+    // the hour's half of the day, but its part of day is the meal's, not this piece's.
+    if r.token(i).start > m.span.0 {
+        res.segment = resolve(&r.text(i), r.ctx).and_then(|own| own.segment);
+    }
+    Some(res)
 }
 
 /// A length alone ("2小时", "45 minutes"), not a day or time that carries one, nor an offset.
@@ -59,7 +65,8 @@ pub fn states_day(r: &Reader, i: usize) -> bool {
 /// nor does an offset of minutes or hours.
 pub fn names_day(text: &str, m: &TimeMatch, ctx: &TimeContext) -> bool {
     let res = &m.resolution;
-    if res.rrule.is_some() || res.end_date.is_some() || matches!(res.grain, Grain::Day | Grain::Week | Grain::Month | Grain::Year) {
+    let of_day = res.start_time.is_some() || res.segment.is_some();
+    if res.rrule.is_some() || res.end_date.is_some() || !of_day && matches!(res.grain, Grain::Day | Grain::Week | Grain::Month | Grain::Year) {
         return true;
     }
     if res.duration_minutes.is_some() && res.start_time.is_none() {

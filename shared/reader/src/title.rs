@@ -92,6 +92,12 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
             Piece::Noise => r.set(i, Role::Noise),
         }
     }
+    // "dinner at 8 on friday with Dana": the preposition of a time goes with it.
+    for i in first..=last {
+        if r.roles[i] == Some(Role::Title) && r.is(i, Category::Prep) && r.text(i).is_ascii() && i + 1 < r.len() && matches!(r.roles[i + 1], Some(Role::When | Role::Length)) {
+            r.set(i, Role::Noise);
+        }
+    }
     let cut = |r: &Reader, i: usize| r.roles[i].is_some_and(|role| role != Role::Title) || after_length(r, i);
     item.title = r.text_between(first, last, cut);
     finish(r, &mut item, &when, &naming, shape);
@@ -106,7 +112,7 @@ fn finish(r: &Reader, item: &mut NewItem, when: &[usize], naming: &[usize], shap
     if item.duration_minutes.is_none() {
         item.duration_minutes = resolutions.iter().find_map(|res| res.duration_minutes.filter(|&m| m < 24 * 60 && res.start_time.is_some()));
     }
-    let gathering = (0..r.len()).any(|i| r.roles[i] == Some(Role::Title) && r.is_with(i, Category::Item, Flags::GATHERING));
+    let gathering = head_of_title(r).is_some_and(|i| r.is_with(i, Category::Item, Flags::GATHERING));
     let mut when_text = times::join(r, when);
     if !timed && let Some(part) = naming.iter().find_map(|&i| part_of_day(r, i)) {
         // "lunch tomorrow", "喝下午茶": the meal names the item; with no other time of day it
@@ -162,6 +168,8 @@ fn piece(r: &Reader, i: usize) -> Piece {
         Tag::Time(_) => Piece::When,
         Tag::Punct(_) | Tag::Symbol => Piece::Noise,
         Tag::Word { .. } => word_piece(r, i),
+        // "yesterday's run": the s of a possessive.
+        Tag::Latin if i > 0 && r.norm(i) == "s" && matches!(r.tag(i - 1), Tag::Punct('\'')) => Piece::Noise,
         _ => Piece::Title,
     }
 }
@@ -179,7 +187,14 @@ fn word_piece(r: &Reader, i: usize) -> Piece {
     if r.sense(i, Category::Item).is_some_and(|s| s.has(Flags::MEAL)) {
         return Piece::Naming;
     }
-    if r.is(i, Category::Noise) && !r.is(i, Category::Item) {
+    // "…，开一个半小时", "takes about an hour": a word about the length goes with it.
+    let about_length = r.sense(i, Category::Noise).is_some_and(|s| s.sub == Some("length"));
+    // (Not in 开2小时的会, where 开 and 会 are one word around the length.)
+    let holds_the_title = i + 2 < r.len() && r.is(i + 2, Category::De);
+    if about_length && i + 1 < r.len() && matches!(r.tag(i + 1), Tag::Time(_)) && times::is_length(r, i + 1) && !holds_the_title {
+        return Piece::Noise;
+    }
+    if r.is(i, Category::Noise) && !about_length && !r.is(i, Category::Item) {
         return Piece::Noise;
     }
     Piece::Title
@@ -198,7 +213,11 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
     if r.is_punct(i) {
         return true;
     }
-    if r.entry(i).is_some_and(|e| e.senses.iter().any(|s| matches!(s.category, Item | Errand | Word))) {
+    if r.entry(i).is_some_and(|e| e.senses.iter().any(|s| matches!(s.category, Item | Errand | Word) || s.sub == Some("length"))) {
+        return false;
+    }
+    // 和老王吃饭: "with" in Chinese starts a title.
+    if r.is(i, And) && !r.text(i).is_ascii() {
         return false;
     }
     [Prep, Det, De, Aspect, And, Connector, Pronoun, Modal, Ba, Noise, One, Aux, Have].iter().any(|&c| r.is(i, c))
@@ -211,6 +230,9 @@ fn after_length(r: &Reader, i: usize) -> bool {
 
 /// Action words that cannot stand in a title (other than create's), and words that ask.
 fn doubt_in_title(r: &mut Reader, i: usize) {
+    if matches!(r.tag(i), Tag::Latin) && crate::lexicon::lexicon().near_action(&r.norm(i)) {
+        r.doubt(i, "a word like an action verb, misspelt");
+    }
     let Some(entry) = r.entry(i) else { return };
     let named = entry.senses.iter().any(|s| matches!(s.category, Category::Item | Category::Errand | Category::Word));
     if named {
@@ -243,4 +265,16 @@ fn says_nothing(r: &Reader, i: usize) -> bool {
         return true;
     }
     r.sense(i, Category::Item).is_some_and(|s| s.has(Flags::FILTER) || s.has(Flags::GENERIC) && s.concept.is_none())
+}
+
+/// The word a title is about: its last word, or in English the last before a preposition ("dinner
+/// with Sam", "team meeting"; "meeting notes" is about notes, 会议整理 about 整理).
+pub fn head_of_title(r: &Reader) -> Option<usize> {
+    let titled: Vec<usize> = (0..r.len()).filter(|&i| r.roles[i] == Some(Role::Title) && !r.is_punct(i)).collect();
+    let before_prep = titled.iter().position(|&i| r.is(i, Category::Prep) && r.text(i).is_ascii() && i != titled[0]);
+    let head = match before_prep {
+        Some(at) if at > 0 => titled[at - 1],
+        _ => *titled.last()?,
+    };
+    Some(head)
 }

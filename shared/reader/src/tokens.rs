@@ -122,9 +122,7 @@ fn lexicon_words(norm: &[char], covered: &[Option<usize>]) -> Vec<(usize, usize,
     let mut char_at = vec![0usize; text.len() + 1];
     let mut ci = 0;
     for (bi, c) in text.char_indices() {
-        for b in bi..bi + c.len_utf8() {
-            char_at[b] = ci;
-        }
+        char_at[bi..bi + c.len_utf8()].fill(ci);
         ci += 1;
     }
     char_at[text.len()] = ci;
@@ -133,8 +131,8 @@ fn lexicon_words(norm: &[char], covered: &[Option<usize>]) -> Vec<(usize, usize,
         .hits(&text)
         .map(|Hit { start, end, entry }| (char_at[start], char_at[end], entry))
         .filter(|&(start, end, _)| {
-            let whole_word = !(is_word_char(norm[start]) && start > 0 && is_word_char(norm[start - 1]))
-                && !(is_word_char(norm[end - 1]) && end < norm.len() && is_word_char(norm[end]));
+            let runs_on = |edge: char, neighbour: Option<&char>| is_word_char(edge) && neighbour.is_some_and(|&n| is_word_char(n));
+            let whole_word = !runs_on(norm[start], start.checked_sub(1).and_then(|b| norm.get(b))) && !runs_on(norm[end - 1], norm.get(end));
             whole_word && !cuts_a_time(start, end, covered)
         })
         .collect();
@@ -157,7 +155,8 @@ fn segment(len: usize, mut hits: Vec<(usize, usize, usize)>) -> Vec<(usize, usiz
             let (start, end, _) = hits[h];
             let (covered, words) = best[end].0;
             let score = (covered + end - start, words - 1);
-            if score > choice.0 {
+            // Longer words come first: a tie keeps the longer, and a word beats skipping it.
+            if score > choice.0 || score == choice.0 && choice.1.is_none() {
                 choice = (score, Some(h));
             }
         }
@@ -210,7 +209,16 @@ fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(
         let next_word = words.peek().map_or(chars.len(), |w| w.0);
         if let Some(t) = covered[i] {
             let end = (i..next_word).find(|&j| covered[j] != Some(t)).unwrap_or(next_word);
-            tokens.push(Token { start: i, end, tag: Tag::Time(t) });
+            // "lunch on monday", "Board lunch friday at 12:30": the meal the expression starts with
+            // is the item's name; the rest is its time.
+            let start = match leading_meal(norm, i, end) {
+                Some((meal_end, entry)) => {
+                    tokens.push(Token { start: i, end: meal_end, tag: Tag::Word { entry, typo: false } });
+                    (meal_end..end).find(|&j| norm[j] != ' ').unwrap_or(end)
+                }
+                None => i,
+            };
+            tokens.push(Token { start, end, tag: Tag::Time(t) });
             i = end;
             continue;
         }
@@ -249,4 +257,15 @@ fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(
         }
     }
     tokens
+}
+
+/// A meal word ("lunch", "dinner") that starts a longer time expression at `i`, followed by a
+/// space: where it ends, and its entry.
+fn leading_meal(norm: &[char], i: usize, end: usize) -> Option<(usize, usize)> {
+    let space = (i..end).find(|&j| norm[j] == ' ')?;
+    let word: String = norm[i..space].iter().collect();
+    let entry = lexicon().find(&word)?;
+    let meal = entry.senses.iter().any(|s| s.category == crate::lexicon::Category::Item && s.has(crate::lexicon::Flags::MEAL));
+    let index = lexicon().entries.iter().position(|e| std::ptr::eq(e, entry))?;
+    (meal && space + 1 < end).then_some((space, index))
 }

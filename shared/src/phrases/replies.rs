@@ -82,6 +82,22 @@ impl Replies {
         }
     }
 
+    /// The words found nothing, but the day, time or kind the sentence gave found these.
+    pub fn not_found_but_nearby(&self, query: &str) -> String {
+        match self.0 {
+            Language::Chinese => format!("没有找到与“{query}”匹配的事项；那个时间有这些，是其中一个吗？"),
+            Language::English => format!("No item matches \"{query}\"; these are there at that time. Is it one of them?"),
+        }
+    }
+
+    /// Too many items for one sentence to act on at once.
+    pub fn too_many(&self, n: usize) -> String {
+        match self.0 {
+            Language::Chinese => format!("有{n}个事项符合，一次最多处理20个，没有做任何修改。"),
+            Language::English => format!("{n} items match; one request acts on at most 20, so nothing was changed."),
+        }
+    }
+
     pub fn be_precise(&self) -> String {
         self.pick("加上日期或完整标题，例如“删除2月8日的项目会议”。", "Add the date or the full title, e.g. \"delete the team meeting on Feb 8\".")
     }
@@ -165,6 +181,20 @@ impl Replies {
 
     pub fn not_understood(&self) -> String {
         self.pick("没能理解这句话，没有做任何修改。", "I could not read this sentence as an action, so nothing was changed.")
+    }
+
+    /// The words a sentence was not read for: it was not acted on.
+    pub fn not_read(&self, words: &[String]) -> String {
+        let quoted: Vec<String> = words.iter().map(|w| self.pick(&format!("“{w}”"), &format!("\"{w}\""))).collect();
+        match self.0 {
+            Language::Chinese => format!("没能读懂{}，没有做任何修改。", quoted.join("、")),
+            Language::English => format!("I could not read {}, so nothing was changed.", Language::English.join_list(&quoted)),
+        }
+    }
+
+    /// A sentence with no request in it (a greeting, thanks).
+    pub fn no_request(&self) -> String {
+        self.pick("你好！没有要做的事，没有做任何修改。", "Hello! There was nothing to do, so nothing was changed.")
     }
 
     // --- the engine's own endings --------------------------------------------------------------

@@ -118,6 +118,7 @@ fn parse_category(name: &str) -> Result<Category, String> {
         "reply" => Reply,
         "have" => Have,
         "aux" => Aux,
+        "result" => Result,
         other => return Err(format!("unknown category {other:?}")),
     })
 }

@@ -95,6 +95,8 @@ pub enum Category {
     Have,
     /// Auxiliaries and copulas ("is", "do", "there", 是): they link, they name nothing.
     Aux,
+    /// A verb with its result (改好, 写完): the work to get done; with 了, done.
+    Result,
 }
 
 /// What an action verb does.
@@ -321,7 +323,7 @@ impl Lexicon {
             .iter()
             .filter(|e| e.senses.iter().any(|s| s.concept == Some(concept)))
             .map(|e| e.form)
-            .filter(|form| *form != lower && !(form.chars().count() == 1 && !form.is_ascii()))
+            .filter(|form| *form != lower && (form.is_ascii() || form.chars().count() > 1))
             .collect()
     }
 

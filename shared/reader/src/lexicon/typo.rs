@@ -55,9 +55,18 @@ impl Lexicon {
     /// sign that the sentence asks for an action the reader cannot see.
     pub fn near_action(&self, word: &str) -> bool {
         let len = word.len();
-        len >= ONE_EDIT - 1
-            && word.bytes().all(|b| b.is_ascii_lowercase())
-            && self.nearest_where(word, 1, ONE_EDIT - 1, |e| e.is(Category::Verb)).is_some()
+        if len < ONE_EDIT - 1 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+            return false;
+        }
+        // A four-letter word is taken for a verb only with two letters swapped ("moev"): one
+        // letter changed makes names and words ("Lisa", "mode").
+        let swapped = |e: &Entry| {
+            let (mut a, mut b): (Vec<u8>, Vec<u8>) = (word.bytes().collect(), e.form.bytes().collect());
+            a.sort_unstable();
+            b.sort_unstable();
+            len >= ONE_EDIT || a == b
+        };
+        self.nearest_where(word, 1, ONE_EDIT - 1, |e| e.is(Category::Verb) && swapped(e)).is_some()
     }
 
     fn nearest(&self, word: &str, allowed: usize, shortest: usize) -> Option<usize> {
@@ -75,7 +84,7 @@ impl Lexicon {
                     continue;
                 }
                 let distance = damerau_levenshtein(word, entry.form);
-                if distance == 0 || distance > allowed {
+                if distance == 0 || distance > allowed || inflects(word, entry.form) {
                     continue;
                 }
                 match best {
@@ -101,4 +110,12 @@ fn same_senses(a: &Entry, b: &Entry) -> bool {
 pub fn near_miss(word: &str) -> Option<&'static Entry> {
     let lexicon = lexicon();
     lexicon.typo_of(word).map(|i| lexicon.entry(i))
+}
+
+/// Whether `word` is `form` with an ending ("slides", "booked", "moving") or `form` cut short: a
+/// word of its own, not a typo.
+fn inflects(word: &str, form: &str) -> bool {
+    const ENDINGS: [&str; 7] = ["s", "es", "ed", "d", "ing", "er", "ers"];
+    let stem = form.strip_suffix('e').unwrap_or(form);
+    ENDINGS.iter().any(|end| word.strip_suffix(end).is_some_and(|w| w == form || w == stem)) || form.starts_with(word)
 }

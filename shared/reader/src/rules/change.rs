@@ -74,6 +74,11 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
     let to = (start..range.end).rev().find(|&i| {
         is_any(r, i, &["to", "until", "till", "til", "for", "到", "至", "into"]) && (i + 1..range.end).any(|j| matches!(r.tag(j), Tag::Time(_)) || bare_hour(r, j).is_some())
     });
+    if to.is_none()
+        && let Some(frame) = range_as_move(r, start, range.end)
+    {
+        return Some(frame);
+    }
     let (target_end, time_start) = match to {
         Some(to) => {
             r.set(to, Role::Noise);
@@ -235,7 +240,7 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
 // ---------------------------------------------------------------------------------------------
 
 fn frame(act: Act, target: Selector, change: Change) -> Frame {
-    Frame { act, rule: "", target: Some(target), item: None, change: Some(change), listing: None, parts: Vec::new() }
+    Frame { act, text: String::new(), span: (0, 0), rule: "", target: Some(target), item: None, change: Some(change), listing: None, parts: Vec::new() }
 }
 
 /// Particles right after a verb ("push **back** the review", "move **up** the call"): the index
@@ -280,7 +285,9 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<String> {
     let mut times_at = Vec::new();
     let mut bare = None;
     for i in range {
-        if matches!(r.tag(i), Tag::Time(_)) {
+        if shift_amount(r, i).is_some() {
+            r.doubt(i, "a length, not a new time");
+        } else if matches!(r.tag(i), Tag::Time(_)) {
             r.set(i, Role::NewTime);
             times_at.push(i);
         } else if let Some(hour) = bare_hour(r, i).filter(|_| bare.is_none() && times_at.is_empty()) {
@@ -300,8 +307,25 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<String> {
 
 /// A time piece that is a length to move by ("30 minutes", 半小时, "2 days").
 fn is_shift_length(r: &Reader, i: usize) -> bool {
-    matches!(r.tag(i), Tag::Time(_))
-        && times::piece(r, i).is_some_and(|res| res.duration_minutes.is_some() && res.start_time.is_none() && res.segment.is_none() && res.rrule.is_none())
+    shift_amount(r, i).is_some()
+}
+
+/// The length of a time piece to move by, and the way its own words say ("15 minutes earlier",
+/// which the resolver reads as a time from now).
+fn shift_amount(r: &Reader, i: usize) -> Option<(String, Option<Dir>)> {
+    if !matches!(r.tag(i), Tag::Time(_)) {
+        return None;
+    }
+    let text = r.text(i).trim().to_owned();
+    let is_length = |res: &quickact_time::Resolution| res.duration_minutes.is_some() && res.start_time.is_none() && res.segment.is_none() && res.rrule.is_none();
+    if times::piece(r, i).is_some_and(|res| is_length(&res)) {
+        return Some((text, None));
+    }
+    let lower = text.to_lowercase();
+    let (amount, dir) = [(" later", Dir::Later), (" earlier", Dir::Earlier), (" sooner", Dir::Earlier)]
+        .iter()
+        .find_map(|(end, dir)| lower.strip_suffix(end).map(|_| (text[..text.len() - end.len()].trim().to_owned(), *dir)))?;
+    quickact_time::resolve(&amount, r.ctx).filter(is_length).map(|_| (amount, Some(dir)))
 }
 
 /// The signed length of tokens `range` ("-1 hour" for earlier): its length piece and the words
@@ -309,9 +333,12 @@ fn is_shift_length(r: &Reader, i: usize) -> bool {
 fn length(r: &mut Reader, range: Range<usize>, mut dir: Option<Dir>) -> Option<String> {
     let mut amount = None;
     for i in range {
-        if amount.is_none() && is_shift_length(r, i) {
+        if amount.is_none()
+            && let Some((text, own_dir)) = shift_amount(r, i)
+        {
             r.set(i, Role::Shift);
-            amount = Some(r.text(i).trim().to_owned());
+            amount = Some(text);
+            dir = own_dir.or(dir);
         } else if let Some(d) = r.sense(i, Category::Direction).or(r.sense(i, Category::Particle)).and_then(|s| s.dir) {
             r.set(i, Role::Action);
             dir = Some(d);
@@ -326,4 +353,29 @@ fn length(r: &mut Reader, range: Range<usize>, mut dir: Option<Dir>) -> Option<S
         Dir::Later => amount,
         Dir::Earlier => format!("-{amount}"),
     })
+}
+
+/// "move my 4pm tomorrow to 6pm": the resolver reads "4pm tomorrow to 6pm" as one range; in a
+/// move its start picks the item and its end is the new time.
+fn range_as_move(r: &mut Reader, start: usize, end: usize) -> Option<Frame> {
+    let t = (start..end).rev().find(|&i| matches!(r.tag(i), Tag::Time(_)))?;
+    let res = times::piece(r, t)?;
+    let (Some(from), Some(until)) = (res.start_time, res.end_time) else { return None };
+    let text = r.text(t);
+    let lower = text.to_lowercase();
+    let cut = [" to ", " until ", " till ", "到", "至"].iter().find_map(|c| lower.find(c))?;
+    if (t + 1..end).any(|i| !r.is_noise(i)) {
+        return None;
+    }
+    let mut target = selector(r, start..t);
+    r.set(t, Role::NewTime);
+    let _ = from;
+    let picked = text[..cut].trim().to_owned();
+    target.when = Some(match target.when.take() {
+        Some(when) => format!("{when} {picked}"),
+        None => picked,
+    });
+    target.timed = true;
+    let day = res.end_date.unwrap_or(res.date);
+    Some(frame(Act::Move, target, Change::To(times::exact_time(day, until))))
 }

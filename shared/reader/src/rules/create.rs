@@ -81,7 +81,17 @@ pub const CREATE_VERB: Rule = Rule {
 fn create_verb(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let start = skip_subject(r, range.start, range.end);
-    if start >= range.end || !r.is_verb(start, Action::Create) {
+    if start >= range.end {
+        return None;
+    }
+    // "to do: clean the gutters", "待办：整理发票": a kind word and a colon.
+    if kind_and_colon(r, start) {
+        let kind = r.sense(start, Category::Item).and_then(|s| s.kind);
+        r.set(start, Role::Kind);
+        r.set(start + 1, Role::Noise);
+        return Some(create_frame(r, start + 2..range.end, Shape { kind, verbs_in_title: false }));
+    }
+    if !r.is_verb(start, Action::Create) {
         return None;
     }
     let mut i = start;
@@ -151,6 +161,13 @@ fn timed(r: &mut Reader) -> Option<Frame> {
     let start = skip_subject(r, range.start, range.end);
     let frame = create_frame(r, start..range.end, Shape::default());
     let item = frame.item.as_ref()?;
+    // "asdfgh tomorrow": one word the reader does not know is no item it can tell.
+    let titled: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title)).collect();
+    if let [only] = titled[..]
+        && matches!(r.tag(only), Tag::Latin)
+    {
+        r.doubt(only, "a word the reader does not know, with no verb");
+    }
     (item.when.is_some() || item.segment.is_some_and(|s| s != "all_day")).then_some(frame)
 }
 
@@ -210,13 +227,14 @@ fn short(r: &Reader, range: std::ops::Range<usize>) -> bool {
 }
 
 fn item_is_gathering(r: &Reader) -> bool {
-    (0..r.len()).any(|i| r.roles[i] == Some(Role::Title) && r.is_with(i, Category::Item, crate::lexicon::Flags::GATHERING))
+    crate::title::head_of_title(r).is_some_and(|i| r.is_with(i, Category::Item, crate::lexicon::Flags::GATHERING))
 }
 
 /// A create frame of `range`; without a title, a request that does not say what to add.
 pub(crate) fn create_frame(r: &mut Reader, range: std::ops::Range<usize>, shape: Shape) -> Frame {
+    asks_the_assistant(r, range.clone());
     let item = new_item(r, range, shape);
-    Frame { act: Act::Create, rule: "", target: None, item, change: None, listing: None, parts: Vec::new() }
+    Frame { act: Act::Create, text: String::new(), span: (0, 0), rule: "", target: None, item, change: None, listing: None, parts: Vec::new() }
 }
 
 pub const DEADLINE: Rule = Rule {
@@ -241,4 +259,21 @@ fn deadline(r: &mut Reader) -> Option<Frame> {
         return None;
     }
     Some(create_frame(r, range, Shape { kind: Some(Kind::Todo), verbs_in_title: true }))
+}
+
+/// A kind word followed by a colon ("todo:", 待办：).
+fn kind_and_colon(r: &Reader, i: usize) -> bool {
+    i + 1 < r.len()
+        && r.sense(i, Category::Item).is_some_and(|s| s.has(crate::lexicon::Flags::FILTER) && s.kind.is_some())
+        && matches!(r.tag(i + 1), Tag::Punct(':' | '：'))
+}
+
+/// "帮我把这周的会议整理一下", "help me write the report": asked to do the work itself, not to put
+/// it down (a create verb after 帮我, "帮我记一下", is a request to the planner and is read first).
+fn asks_the_assistant(r: &mut Reader, range: std::ops::Range<usize>) {
+    let helped = (0..range.start.min(r.len())).any(|i| r.norm(i) == "帮我" || r.norm(i) == "help me" || r.norm(i) == "help me to");
+    let Some(first) = (range.start..range.end).find(|&i| r.roles[i].is_none() && !r.is_noise(i)) else { return };
+    if helped && (r.is(first, Category::Ba) || r.is(first, Category::Errand) || starts_with_errand(r, first)) {
+        r.doubt(first, "asks the assistant to do it, not to put it down");
+    }
 }

@@ -75,6 +75,11 @@ pub fn read_clause<'s>(reader: &Reader<'s>) -> Option<(Frame, Reader<'s>)> {
             attempt.settle_noise();
             frame.rule = rule.name;
             frame.parts = attempt.parts();
+            let words: Vec<usize> = (0..attempt.len()).filter(|&i| !attempt.is_punct(i)).collect();
+            if let (Some(&first), Some(&last)) = (words.first(), words.last()) {
+                frame.span = (attempt.token(first).start, attempt.token(last).end);
+                frame.text = attempt.sentence.slice(frame.span.0, frame.span.1);
+            }
             if attempt.doubts.is_empty() && attempt.unread().is_empty() {
                 return Some((frame, attempt));
             }
@@ -92,12 +97,17 @@ pub fn read_clause<'s>(reader: &Reader<'s>) -> Option<(Frame, Reader<'s>)> {
 /// the range of tokens left; the noise gets its role.
 pub(crate) fn body(r: &mut Reader) -> std::ops::Range<usize> {
     let mut start = 0;
-    while start < r.len() && r.is_noise(start) && !r.is(start, Category::Verb) {
+    let mut polite = false;
+    // Noise, and the word that joins the clause to the one before ("then", 再, "and").
+    while start < r.len() && (r.is_noise(start) || r.is(start, Category::Connector) || start == 0 && r.is(start, Category::And)) && !r.is(start, Category::Verb) {
+        polite |= r.sense(start, Category::Noise).is_some_and(|s| s.sub == Some("polite"));
         r.set(start, Role::Noise);
         start += 1;
     }
     let mut end = r.len();
-    while end > start && r.is_noise(end - 1) && !r.is(end - 1, Category::Verb) {
+    // "能帮我把周会推迟半小时吗", "can you move it to 4?": a polite request asked as a question.
+    let place = |r: &Reader, i: usize| r.sense(i, Category::Noise).is_some_and(|s| matches!(s.sub, Some("on" | "off")));
+    while end > start && (r.is_noise(end - 1) && !place(r, end - 1) || polite && r.is(end - 1, Category::Question)) && !r.is(end - 1, Category::Verb) {
         r.set(end - 1, Role::Noise);
         end -= 1;
     }

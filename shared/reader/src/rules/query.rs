@@ -34,7 +34,8 @@ pub const LIST: Rule = Rule {
 
 fn list(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List))?;
+    let asks_for_kind = r.is(range.start, Category::Question) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
+    let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List) || asks_for_kind && i == range.start)?;
     // Another action before the question ("cancel what's on tomorrow") is not a listing.
     if first_action(r, range.start..q).is_some() {
         return None;
@@ -83,7 +84,7 @@ fn list(r: &mut Reader) -> Option<Frame> {
     }
     listing.when = times::join(r, &when);
     listing.query = (!topic.is_empty()).then(|| join_topic(&topic));
-    Some(Frame { act: Act::List, rule: "", target: None, item: None, change: None, listing: Some(listing), parts: Vec::new() })
+    Some(Frame { act: Act::List, text: String::new(), span: (0, 0), rule: "", target: None, item: None, change: None, listing: Some(listing), parts: Vec::new() })
 }
 
 enum Piece {
@@ -102,7 +103,7 @@ fn classify(r: &Reader, i: usize) -> Piece {
     match r.tag(i) {
         Tag::Time(_) if times::is_meal(r, i) => return Piece::Topic,
         Tag::Time(_) => return Piece::When,
-        Tag::Number(n) if counts(r, i) => return Piece::Limit(n),
+        Tag::Number(n) if counts(r, i) || n <= 20 => return Piece::Limit(n),
         Tag::Latin if r.norm(i).strip_prefix("top").is_some_and(|n| n.parse::<u32>().is_ok()) => {
             return Piece::Limit(r.norm(i)[3..].parse().unwrap_or(5));
         }

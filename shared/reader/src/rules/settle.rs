@@ -12,7 +12,7 @@ use crate::{
 };
 
 fn frame(act: Act, target: Selector) -> Frame {
-    Frame { act, rule: "", target: Some(target), item: None, change: None, listing: None, parts: Vec::new() }
+    Frame { act, text: String::new(), span: (0, 0), rule: "", target: Some(target), item: None, change: None, listing: None, parts: Vec::new() }
 }
 
 pub const NOT_GOING: Rule = Rule {
@@ -239,7 +239,9 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     let range = body(r);
     let start = skip_subject(r, range.start, range.end);
     let mut end = range.end;
+    let mut finished = false;
     while end > start && (r.is(end - 1, Category::Aspect) || r.is_noise(end - 1)) {
+        finished |= r.norm(end - 1) == "了";
         r.set(end - 1, Role::Noise);
         end -= 1;
     }
@@ -248,7 +250,7 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     }
     let v = end - 1;
     let post = r.verb(v).is_some_and(|s| s.action == Some(want) && (s.has(Flags::POST) || s.has(Flags::PAST)));
-    let done = want == Action::Complete && r.is(v, Category::Done);
+    let done = want == Action::Complete && (r.is(v, Category::Done) || finished && r.is(v, Category::Result));
     if !(post || done) {
         return None;
     }

@@ -1,31 +1,26 @@
 //! The local provider: a deterministic model that needs no network (the embedded default when no
 //! API key is configured, and the zero-token fast path when one is).
 //!
-//! It reads the user's sentence with rules ([`intent`]) and answers each turn with the tool call a
-//! good model would make ([`plan`]), through the same tool registry as a real model, so everything
-//! is journaled, rendered and checked the same way. What it does not understand it says so: an
-//! `error` verdict that asks to rephrase (or to configure a model), never a guess.
+//! It reads the user's sentence with the local reader (the crate `quickact-reader`: a lexicon, one
+//! parse, named rules) and answers each turn with the tool call a good model would make ([`plan`]),
+//! through the same tool registry as a real model, so everything is journaled, rendered and checked
+//! the same way. What it cannot read with certainty it never acts on: an `error` verdict that names
+//! the words it could not read and asks to rephrase (or to configure a model), never a guess.
 //!
-//! - [`intent`]: sentence -> intent (create, complete, delete, reschedule, list).
-//! - [`plan`]: intent + tool results so far -> next tool call or `finish`.
+//! - [`plan`]: frames + tool results so far -> next tool call or `finish`.
 //! - [`reply`]: a reply to a question, read against the question (option, ordinal, new time, anyway).
-//! - [`text`]: string helpers.
 
-pub mod intent;
 pub mod plan;
 pub mod reply;
-pub mod text;
 
 use chrono::Utc;
 use futures::future::BoxFuture;
+use quickact_reader::{Reading, Verdict, read};
 use quickact_shared::phrases::Language;
 use quickact_time::TimeContext;
 use serde_json::json;
 
-use self::{
-    intent::{Clause, Reading, read, read_clauses},
-    plan::{Say, next_step, next_step_of_all},
-};
+use self::plan::{Say, next_step, next_step_of_all};
 use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Usage};
 use crate::tools::names::FINISH;
 
@@ -35,10 +30,10 @@ pub const LOCAL_MODEL: &str = quickact_shared::store::stats::LOCAL_MODEL;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LocalProvider;
 
-/// How sure the local reader is about a sentence.
+/// Whether the local reader reads a sentence with certainty (every word accounted for).
 pub fn understands(sentence: &str) -> bool {
     let context = TimeContext::new(Utc::now(), chrono_tz::UTC);
-    matches!(read(sentence, &context), Reading::Understood(_))
+    read(sentence, &context).is_certain()
 }
 
 impl ModelProvider for LocalProvider {
@@ -64,27 +59,32 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         return Ok(local_reply(tool, arguments, run.answered.len()));
     }
     let say = Say::new(Language::of(run.sentence), Some(run.time.today()));
-    let reading = match read_clauses(run.sentence, &run.time) {
-        Some(Ok(clauses)) => Ok(clauses),
-        Some(Err(reason)) => Err(reason),
-        None => match read(run.sentence, &run.time) {
-            Reading::Understood(intent) => Ok(vec![Clause { text: run.sentence.to_owned(), intent }]),
-            Reading::NotUnderstood(reason) => Err(reason),
-        },
-    };
-    let (tool, arguments) = match reading {
-        Ok(clauses) if clauses.len() == 1 => next_step(&clauses[0].intent, run.answered, &say),
-        Ok(clauses) => next_step_of_all(&clauses, run.answered, &say),
-        Err(reason) if reason == intent::VAGUE => {
-            // "帮我安排一下": a question about what to add (a reply can say it), not an error.
-            (FINISH, json!({ "result_type": "need_clarification", "message": say.what_to_add(), "suggestion": say.say_what_and_when() }))
-        }
-        Err(reason) => {
-            tracing::info!(reason, "the local provider did not understand the sentence");
-            (FINISH, json!({ "result_type": "error", "message": say.not_understood(), "suggestion": say.rephrase() }))
+    let reading = read(run.sentence, &run.time);
+    let (tool, arguments) = match reading.verdict {
+        Verdict::Certain if reading.frames.len() == 1 => next_step(&reading.frames[0], run.answered, &say),
+        Verdict::Certain => next_step_of_all(&reading.frames, run.answered, &say),
+        // "帮我安排一下": a question about what to add (a reply can say it), not an error.
+        Verdict::Vague => (FINISH, json!({ "result_type": "need_clarification", "message": say.what_to_add(), "suggestion": say.say_what_and_when() })),
+        Verdict::NoRequest => (FINISH, json!({ "result_type": "error", "message": say.replies().no_request(), "suggestion": say.rephrase() })),
+        Verdict::Uncertain => {
+            tracing::info!(unread = ?unread_words(&reading), "the local reader could not read the sentence with certainty");
+            (FINISH, json!({ "result_type": "error", "message": say.not_read(&unread_words(&reading)), "suggestion": say.rephrase() }))
         }
     };
     Ok(local_reply(tool, arguments, run.answered.len()))
+}
+
+/// The words of the sentence the reader could not place, as written (at most five).
+fn unread_words(reading: &Reading) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for unread in &reading.unread {
+        let text = unread.text.trim().to_owned();
+        if !text.is_empty() && !words.contains(&text) {
+            words.push(text);
+        }
+    }
+    words.truncate(5);
+    words
 }
 
 /// The turn that calls `tool`, the run's `answered`-th call.
@@ -114,12 +114,17 @@ mod tests {
             model: "local",
             messages: vec![],
             tools: Default::default(),
-            run: RunInput { sentence: "你好", time, answered: &[], question: None },
+            run: RunInput { sentence: "asdfgh", time, answered: &[], question: None },
         };
         let reply = answer(&request).unwrap();
         assert_eq!(reply.tool_calls[0].name, "finish");
         let arguments: Value = serde_json::from_str(&reply.tool_calls[0].arguments).unwrap();
         assert_eq!(arguments["result_type"], "error");
         assert!(arguments["suggestion"].as_str().unwrap().contains("OPENAI_API_KEY"));
+        // Words it could not read are named.
+        let request = ChatRequest { run: RunInput { sentence: "asdfgh tomorrow", ..request.run }, ..request };
+        let reply = answer(&request).unwrap();
+        let arguments: Value = serde_json::from_str(&reply.tool_calls[0].arguments).unwrap();
+        assert!(arguments["message"].as_str().unwrap().contains("asdfgh"), "{arguments}");
     }
 }

@@ -5,7 +5,6 @@
 //! types below from the full results the journal recorded, never from the compact view or the
 //! display lines written for a model.
 
-use quickact_time::{TimeContext, resolve};
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
@@ -19,10 +18,13 @@ use quickact_shared::{
     },
 };
 
-use super::intent::{Change, Clause, Intent, Listing, Target};
+use quickact_reader::{Act, Change, Frame, Listing, Selector};
 use crate::{
     provider::AnsweredCall,
-    tools::names::{COMPLETE_TODO, CREATE_ITEM, DELETE_ITEM, FINISH, SEARCH_ITEMS, UPDATE_ITEM},
+    tools::{
+        names::{COMPLETE_TODO, CREATE_ITEM, DELETE_ITEM, FINISH, SEARCH_ITEMS, UPDATE_ITEM},
+        state::MAX_OPTIONS,
+    },
 };
 
 /// What the tools answered so far, in order.
@@ -36,6 +38,9 @@ pub type Step = (&'static str, Value);
 struct Found {
     #[serde(default)]
     count: u64,
+    /// Every match, when the page holds fewer.
+    #[serde(default)]
+    total: u64,
     #[serde(default)]
     items: Vec<Candidate>,
 }
@@ -73,50 +78,59 @@ fn read_as<T: DeserializeOwned + Default>(result: &Value) -> T {
     serde_json::from_value(result.clone()).unwrap_or_default()
 }
 
-/// The step after `history` for `intent`; the verdict's words by `say`.
-pub fn next_step(intent: &Intent, history: &History, say: &Say) -> Step {
-    match intent {
-        Intent::Create(item) => match history.last() {
-            None => (CREATE_ITEM, json!(item)),
+/// Most items one sentence acts on at once ("drop every reminder for today"); more is a question.
+pub const MAX_BULK: usize = 20;
+
+/// The step after `history` for `frame`; the verdict's words by `say`.
+pub fn next_step(frame: &Frame, history: &History, say: &Say) -> Step {
+    match frame.act {
+        Act::Create => match history.last() {
+            None => (CREATE_ITEM, json!(frame.item)),
             Some(call) => finish_after_change(&call.result, Done::Created, say),
         },
-        Intent::Complete(target) => act_on_target(target, history, say, |id| (COMPLETE_TODO, json!({ "id": id })), Done::Completed),
-        Intent::Delete(target) => act_on_target(target, history, say, |id| (DELETE_ITEM, json!({ "id": id })), Done::Deleted),
-        Intent::Reschedule { target, change } => {
-            let change = change.clone();
-            act_on_target(
-                target,
-                history,
-                say,
-                move |id| {
-                    let arguments = match &change {
-                        Change::To(when) => json!({ "id": id, "when": when }),
-                        Change::By(by) => json!({ "id": id, "shift": by }),
-                    };
-                    (UPDATE_ITEM, arguments)
-                },
-                Done::Moved,
-            )
-        }
-        Intent::List(listing) => match history.last().map(|call| &call.result) {
-            None => (SEARCH_ITEMS, list_arguments(listing)),
+        Act::List => match history.last().map(|call| &call.result) {
+            None => (SEARCH_ITEMS, list_arguments(frame.listing.as_ref().unwrap_or(&Listing::default()))),
             Some(Ok(result)) => finish("action_completed", say.listed(result), None),
             Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
+        Act::Complete | Act::Delete | Act::Move | Act::Shift => {
+            let selector = frame.target.clone().unwrap_or_default();
+            act_on_target(&selector, frame.act, frame.change.as_ref(), history, say)
+        }
+    }
+}
+
+/// The call that does `act` to item `id`.
+fn action_call(act: Act, change: Option<&Change>, id: &str) -> Step {
+    match (act, change) {
+        (Act::Complete, _) => (COMPLETE_TODO, json!({ "id": id })),
+        (Act::Delete, _) => (DELETE_ITEM, json!({ "id": id })),
+        (_, Some(Change::To(when))) => (UPDATE_ITEM, json!({ "id": id, "when": when })),
+        (_, Some(Change::By(by))) => (UPDATE_ITEM, json!({ "id": id, "shift": by })),
+        (_, None) => (UPDATE_ITEM, json!({ "id": id })),
+    }
+}
+
+fn done_of(act: Act) -> Done {
+    match act {
+        Act::Complete => Done::Completed,
+        Act::Delete => Done::Deleted,
+        Act::Create => Done::Created,
+        _ => Done::Moved,
     }
 }
 
 /// The step after `history` for a sentence of several clauses: each clause runs in turn on the
 /// calls made since the one before finished (the plan of one clause is a function of its own
 /// calls), and the run ends with one `finish` that states every clause's outcome in `actions`.
-pub fn next_step_of_all(clauses: &[Clause], history: &History, say: &Say) -> Step {
+pub fn next_step_of_all(frames: &[Frame], history: &History, say: &Say) -> Step {
     let mut start = 0;
     let mut actions = Vec::new();
-    for clause in clauses {
+    for frame in frames {
         let mut made = 0;
         let (outcome, calls) = loop {
             let calls = &history[start..start + made];
-            let step = next_step(&clause.intent, calls, say);
+            let step = next_step(frame, calls, say);
             if step.0 == FINISH {
                 break (step.1, calls);
             }
@@ -126,7 +140,7 @@ pub fn next_step_of_all(clauses: &[Clause], history: &History, say: &Say) -> Ste
             made += 1;
         };
         start += made;
-        actions.push(action_of(&clause.text, outcome, calls));
+        actions.push(action_of(&frame.text, outcome, calls));
     }
     let types: Vec<ResultType> = actions.iter().filter_map(|a| serde_json::from_value(a["result_type"].clone()).ok()).collect();
     // Each clause's message is a sentence of its own: joined as sentences, not glued by a separator.
@@ -159,12 +173,12 @@ fn action_of(text: &str, mut outcome: Value, calls: &History) -> Value {
 }
 
 fn list_arguments(listing: &Listing) -> Value {
-    let mut arguments = json!({ "status": "open" });
-    if let Some(date) = &listing.date {
+    let mut arguments = json!({ "status": if listing.completed { "completed" } else { "open" } });
+    if let Some(date) = &listing.when {
         arguments["date"] = json!(date);
     }
     if let Some(kind) = listing.kind {
-        arguments["kind"] = json!(kind);
+        arguments["kind"] = json!(kind.as_str());
     }
     if listing.by_priority {
         arguments["sort"] = json!("priority");
@@ -172,59 +186,138 @@ fn list_arguments(listing: &Listing) -> Value {
     if let Some(query) = &listing.query {
         arguments["query"] = json!(query);
     }
+    if let Some(limit) = listing.limit {
+        arguments["limit"] = json!(limit.clamp(1, MAX_BULK as u32));
+    }
     arguments
 }
 
-/// The search for a target: its words, and the time it is described by. A time of day in it ("明天
-/// 下午3点的会", "tonight's dinner", "上午的那个会") goes as `time`, which picks the items at that
-/// time (and on the day it names, if any); a day alone goes as `date`.
-fn target_search(target: &Target) -> Value {
+/// The search for a target: its words, kind, and the time it is described by. A time of day in
+/// it ("明天下午3点的会", "tonight's dinner", "上午的那个会") goes as `time`, which picks the items
+/// at that time (and on the day it names, if any); a day alone goes as `date`. Several at once
+/// ("every reminder for today") and a place among several ("the second call") read a whole page.
+fn target_search(target: &Selector) -> Value {
     let mut arguments = json!({ "status": "open" });
-    if !target.query.is_empty() {
-        arguments["query"] = json!(target.query);
+    if !target.words.is_empty() {
+        arguments["query"] = json!(target.query());
     }
-    if let Some(when) = &target.date {
-        let field = if names_a_time_of_day(when) { "time" } else { "date" };
+    if let Some(kind) = target.kind {
+        arguments["kind"] = json!(kind.as_str());
+    }
+    if let Some(when) = &target.when {
+        let field = if target.timed { "time" } else { "date" };
         arguments[field] = json!(when);
     }
+    if target.all || target.position.is_some() {
+        arguments["limit"] = json!(MAX_BULK);
+    }
     arguments
 }
 
-/// Whether `text` names a clock time or a part of the day. That does not depend on the moment it
-/// is read at, so any moment will do.
-fn names_a_time_of_day(text: &str) -> bool {
-    let any_moment = TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
-    resolve(text, &any_moment).is_some_and(|r| r.start_time.is_some() || r.segment.is_some())
+/// The same search without the words, when the words found nothing but a day, time or kind says
+/// where to look: what is there is a question, not an error.
+fn narrowed_search(target: &Selector) -> Option<Value> {
+    if target.words.is_empty() || target.all || (target.when.is_none() && target.kind.is_none()) {
+        return None;
+    }
+    let mut arguments = target_search(target);
+    arguments.as_object_mut()?.remove("query");
+    Some(arguments)
 }
 
-/// Search for the target, then act on a single match (or an exact title match among several), ask
-/// about several, report none; then finish on the action's result.
-fn act_on_target(target: &Target, history: &History, say: &Say, action: impl Fn(&str) -> Step, done: Done) -> Step {
-    match history.len() {
-        0 => (SEARCH_ITEMS, target_search(target)),
-        1 => {
-            let candidates = match &history[0].result {
-                Ok(result) => read_as::<Found>(result).items,
-                Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
-            };
-            let exact: Vec<&Candidate> =
-                candidates.iter().filter(|c| !target.query.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query.trim())).collect();
-            // An item named by its time alone ("my 4pm") is told by that time.
-            let named = if target.query.is_empty() { target.date.as_deref().unwrap_or_default() } else { target.query.as_str() };
-            match (candidates.len(), exact.len()) {
-                (0, _) => finish("error", say.not_found(named), Some(say.check_title())),
-                (1, _) => action(&candidates[0].id),
-                (_, 1) => action(&exact[0].id),
-                (n, _) => {
-                    let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
-                    let mut step = finish("need_clarification", say.several(n, named), Some(say.be_precise()));
-                    step.1["options"] = json!(options);
-                    step
-                }
-            }
-        }
-        _ => finish_after_change(&history[history.len() - 1].result, done, say),
+/// Search for the target, then act on a single match (or an exact title match among several, or
+/// the one at the place the sentence names), ask about several, report none; with "all", act on
+/// each match; then finish on the actions' results.
+fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: &History, say: &Say) -> Step {
+    let Some(search) = history.first() else { return (SEARCH_ITEMS, target_search(target)) };
+    let found = match &search.result {
+        Ok(result) => read_as::<Found>(result),
+        Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+    };
+    // An item named by its time alone ("my 4pm") is told by that time.
+    let named = if target.words.is_empty() { target.when.clone().unwrap_or_default() } else { target.query() };
+    if target.all {
+        return act_on_all(&found, act, change, &history[1..], &named, say);
     }
+    let (candidates, calls) = match (found.items.is_empty(), narrowed_search(target)) {
+        (true, Some(narrowed)) => match history.get(1) {
+            None => return (SEARCH_ITEMS, narrowed),
+            Some(call) => match &call.result {
+                Ok(result) => return ask_among_nearby(read_as::<Found>(result).items, &named, say),
+                Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+            },
+        },
+        _ => (found.items, &history[1..]),
+    };
+    if let Some(call) = calls.last() {
+        return finish_after_change(&call.result, done_of(act), say);
+    }
+    let exact: Vec<&Candidate> =
+        candidates.iter().filter(|c| !target.words.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query().trim())).collect();
+    let placed = target.position.and_then(|n| at_position(&candidates, n));
+    match (candidates.len(), exact.len(), placed) {
+        (0, _, _) => finish("error", say.not_found(&named), Some(say.check_title())),
+        (_, _, Some(item)) => action_call(act, change, &item.id),
+        (1, _, _) => action_call(act, change, &candidates[0].id),
+        (_, 1, _) => action_call(act, change, &exact[0].id),
+        (n, _, _) => {
+            let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
+            let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
+            step.1["options"] = json!(options);
+            step
+        }
+    }
+}
+
+/// The n-th of the candidates (1-based, negative from the end), in the search's order (by time).
+fn at_position(candidates: &[Candidate], n: i8) -> Option<&Candidate> {
+    let index = if n > 0 { usize::from(n.unsigned_abs()) - 1 } else { candidates.len().checked_sub(usize::from(n.unsigned_abs()))? };
+    candidates.get(index)
+}
+
+/// The words found nothing, but the day, time or kind found these: a question with them (one is
+/// still not what the words said: it is offered, not acted on).
+fn ask_among_nearby(nearby: Vec<Candidate>, named: &str, say: &Say) -> Step {
+    if nearby.len() < 2 || nearby.len() > MAX_OPTIONS {
+        return finish("error", say.not_found(named), Some(say.check_title()));
+    }
+    let options: Vec<&str> = nearby.iter().map(|c| c.id.as_str()).collect();
+    let mut step = finish("need_clarification", say.replies().not_found_but_nearby(named), Some(say.be_precise()));
+    step.1["options"] = json!(options);
+    step
+}
+
+/// "Every reminder for today": each match in turn, at most [`MAX_BULK`]; more is a question.
+fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History, named: &str, say: &Say) -> Step {
+    if found.items.is_empty() {
+        return finish("error", say.not_found(named), Some(say.check_title()));
+    }
+    if found.count.max(found.total) as usize > MAX_BULK {
+        let options: Vec<&str> = found.items.iter().take(MAX_OPTIONS).map(|c| c.id.as_str()).collect();
+        let mut step = finish("need_clarification", say.replies().too_many(found.total as usize), Some(say.be_precise()));
+        step.1["options"] = json!(options);
+        return step;
+    }
+    if let Some(item) = found.items.get(calls.len()) {
+        return action_call(act, change, &item.id);
+    }
+    finish_after_all(calls, done_of(act), say)
+}
+
+/// The verdict after acting on several items: each one's line, or the first refusal.
+fn finish_after_all(calls: &History, done: Done, say: &Say) -> Step {
+    let mut lines = Vec::new();
+    for call in calls {
+        let changed = match &call.result {
+            Ok(result) => read_as::<Changed>(result),
+            Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+        };
+        if changed.outcome.is_some() {
+            return finish_after_change(&call.result, done, say);
+        }
+        lines.push(changed.item.as_ref().map(|item| say.words().line(item, false)).unwrap_or_default());
+    }
+    finish("action_completed", say.replies().done(done, &say.language.join_list(&lines)), None)
 }
 
 /// The verdict after a create/update/delete/complete call.
@@ -279,7 +372,7 @@ impl Say {
         Say { language, today }
     }
 
-    fn replies(&self) -> Replies {
+    pub fn replies(&self) -> Replies {
         Replies(self.language)
     }
 
@@ -323,6 +416,9 @@ impl Say {
     pub fn not_understood(&self) -> String {
         self.replies().not_understood()
     }
+    pub fn not_read(&self, words: &[String]) -> String {
+        if words.is_empty() { self.not_understood() } else { self.replies().not_read(words) }
+    }
     pub fn what_to_add(&self) -> String {
         self.replies().what_to_add()
     }
@@ -335,19 +431,25 @@ impl Say {
 mod tests {
     use super::*;
 
-    fn search_of(query: &str, date: Option<&str>) -> Value {
-        target_search(&Target { query: query.into(), date: date.map(str::to_owned) })
+    fn search_of(words: &[&str], when: Option<&str>, timed: bool) -> Value {
+        target_search(&Selector { words: words.iter().map(|w| w.to_string()).collect(), when: when.map(str::to_owned), timed, ..Default::default() })
     }
 
     #[test]
     fn a_time_of_day_in_the_target_is_searched_as_time_and_a_day_as_date() {
-        assert_eq!(search_of("会", Some("明天下午3点")), json!({ "query": "会", "status": "open", "time": "明天下午3点" }));
-        assert_eq!(search_of("dinner", Some("tonight")), json!({ "query": "dinner", "status": "open", "time": "tonight" }));
-        assert_eq!(search_of("会", Some("上午")), json!({ "query": "会", "status": "open", "time": "上午" }));
-        assert_eq!(search_of("call", Some("10:30")), json!({ "query": "call", "status": "open", "time": "10:30" }));
-        assert_eq!(search_of("健身", Some("明天")), json!({ "query": "健身", "status": "open", "date": "明天" }));
-        assert_eq!(search_of("book club", Some("feb 20")), json!({ "query": "book club", "status": "open", "date": "feb 20" }));
-        assert_eq!(search_of("周会", None), json!({ "query": "周会", "status": "open" }));
-        assert_eq!(search_of("", Some("4pm tomorrow")), json!({ "status": "open", "time": "4pm tomorrow" }), "named by its time alone");
+        assert_eq!(search_of(&["会"], Some("明天下午3点"), true), json!({ "query": "会", "status": "open", "time": "明天下午3点" }));
+        assert_eq!(search_of(&["健身"], Some("明天"), false), json!({ "query": "健身", "status": "open", "date": "明天" }));
+        assert_eq!(search_of(&["book club"], Some("feb 20"), false), json!({ "query": "book club", "status": "open", "date": "feb 20" }));
+        assert_eq!(search_of(&["周会"], None, false), json!({ "query": "周会", "status": "open" }));
+        assert_eq!(search_of(&[], Some("4pm tomorrow"), true), json!({ "status": "open", "time": "4pm tomorrow" }), "named by its time alone");
+        let every = Selector { kind: Some(quickact_reader::Kind::Reminder), when: Some("today".into()), all: true, ..Default::default() };
+        assert_eq!(target_search(&every), json!({ "kind": "reminder", "status": "open", "date": "today", "limit": MAX_BULK }));
+    }
+
+    #[test]
+    fn a_place_among_several_counts_from_either_end() {
+        let candidates: Vec<Candidate> = ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new() }).collect();
+        let at = |n| at_position(&candidates, n).map(|c| c.id.as_str());
+        assert_eq!((at(1), at(2), at(-1), at(-3), at(4), at(-4)), (Some("a"), Some("b"), Some("c"), Some("a"), None, None));
     }
 }

@@ -17,11 +17,9 @@ use quickact_shared::{
 use quickact_time::{Segment, TimeContext, find_all, is_chinese, resolve};
 use serde_json::{Value, json};
 
-use super::{
-    intent::{Change, Intent, NewItem, Reading, Target, read},
-    plan::{Say, Step, next_step, next_step_of_all},
-    intent::Clause,
-};
+use quickact_reader::{Act, Change, Frame, NewItem, Selector, read};
+
+use super::plan::{Say, Step, next_step, next_step_of_all};
 use crate::{
     agent::question::Question,
     provider::{AnsweredCall, RunInput},
@@ -238,7 +236,7 @@ fn the_one_option(question: &Question, fits: impl Fn(&Value) -> bool) -> Option<
 /// The one option whose title holds the words of the reply ("the dentist one", "牙医那个").
 fn by_title(question: &Question, text: &str, times: &[quickact_time::TimeMatch]) -> Option<usize> {
     let spans: Vec<(usize, usize)> = times.iter().map(|m| m.span).collect();
-    let rest = super::text::remove_spans(text, &spans).to_lowercase();
+    let rest = remove_spans(text, &spans).to_lowercase();
     const FILLERS: [&str; 16] = ["那个", "这个", "那条", "那项", "的", "是", "吧", "我说的", "就", "呢", "一个", "啊", "要", "选", "删", "完成"];
     const EN_FILLERS: [&str; 14] = ["the", "one", "that", "this", "i", "mean", "meant", "is", "it's", "its", "please", "with", "about", "pick"];
     let words: Vec<String> = if is_chinese(&rest) {
@@ -268,17 +266,22 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
     if reply.picked.is_empty() {
         return None;
     }
-    let intent = match read(&question.sentence, first_time) {
-        Reading::Understood(intent) => intent,
-        Reading::NotUnderstood(_) => return None,
-    };
-    let intent = match (intent, &reply.new_time) {
-        (Intent::Reschedule { target, .. }, Some(when)) => Intent::Reschedule { target, change: Change::To(when.clone()) },
-        (intent @ (Intent::Complete(_) | Intent::Delete(_) | Intent::Reschedule { .. }), _) => intent,
-        _ => return None,
-    };
+    let reading = read(&question.sentence, first_time);
+    if !reading.is_certain() {
+        return None;
+    }
+    let mut frame = reading.frames.into_iter().find(|f| matches!(f.act, Act::Complete | Act::Delete | Act::Move | Act::Shift))?;
+    if let (Act::Move | Act::Shift, Some(when)) = (frame.act, &reply.new_time) {
+        frame.act = Act::Move;
+        frame.change = Some(Change::To(when.clone()));
+    }
+    // One at a time: the chosen item is what the search found.
+    if let Some(target) = frame.target.as_mut() {
+        target.all = false;
+        target.position = None;
+    }
     // Several at once only to complete or delete what the user saw listed.
-    if reply.picked.len() > 1 && matches!(intent, Intent::Reschedule { .. }) {
+    if reply.picked.len() > 1 && matches!(frame.act, Act::Move | Act::Shift) {
         return None;
     }
     let chosen: Vec<&Value> = reply.picked.iter().map(|at| &question.options[*at]).collect();
@@ -290,7 +293,7 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
     if chosen.len() == 1 {
         let mut history = vec![found(chosen[0])];
         history.extend(answered.iter().cloned());
-        let mut step = next_step(&intent, &history, say);
+        let mut step = next_step(&frame, &history, say);
         // The first sentence's new time names its day from the first sentence's moment.
         if step.0 == UPDATE_ITEM && reply.new_time.is_none()
             && let Some(arguments) = step.1.as_object_mut() {
@@ -298,10 +301,7 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
             }
         return Some(step);
     }
-    let clauses: Vec<Clause> = chosen
-        .iter()
-        .map(|option| Clause { text: option["title"].as_str().unwrap_or("").to_owned(), intent: intent.clone() })
-        .collect();
+    let clauses: Vec<Frame> = chosen.iter().map(|option| Frame { text: option["title"].as_str().unwrap_or("").to_owned(), ..frame.clone() }).collect();
     let mut history = Vec::new();
     for (at, option) in chosen.iter().enumerate() {
         history.push(found(option));
@@ -324,14 +324,14 @@ fn redo_change(question: &Question, reply: &Reply, asked_time: &TimeContext, ans
         return Some(match proposed.tool.as_str() {
             UPDATE_ITEM => {
                 let id = proposed.arguments["id"].as_str().unwrap_or_default();
-                let intent = Intent::Reschedule { target: Target::default(), change: Change::To(String::new()) };
+                let frame = settled(Act::Move, Some(Selector::default()), None);
                 let history = [
                     AnsweredCall { tool: SEARCH_ITEMS.to_owned(), result: Ok(json!({ "count": 1, "items": [{ "id": id, "title": "" }] })) },
                     call.clone(),
                 ];
-                next_step(&intent, &history, say)
+                next_step(&frame, &history, say)
             }
-            _ => next_step(&Intent::Create(NewItem::default()), std::slice::from_ref(call), say),
+            _ => next_step(&settled(Act::Create, None, Some(NewItem::default())), std::slice::from_ref(call), say),
         });
     }
     let mut arguments = proposed.arguments.clone();
@@ -394,6 +394,16 @@ fn proposed_date(arguments: &Value, first_time: &TimeContext) -> Option<NaiveDat
     }
     let when = arguments["when"].as_str()?;
     states_a_date(when).then(|| resolve(when, first_time).map(|r| r.date)).flatten().or_else(|| Some(first_time.today()))
+}
+
+/// A frame for the plan to finish a change the reply made (only its act matters then).
+fn settled(act: Act, target: Option<Selector>, item: Option<NewItem>) -> Frame {
+    Frame { act, text: String::new(), span: (0, 0), rule: "reply", target, item, change: Some(Change::To(String::new())), listing: None, parts: Vec::new() }
+}
+
+/// `text` without the code-point ranges `spans` (sorted, apart), each replaced by a space.
+fn remove_spans(text: &str, spans: &[(usize, usize)]) -> String {
+    text.chars().enumerate().map(|(i, c)| if spans.iter().any(|(a, b)| (*a..*b).contains(&i)) { ' ' } else { c }).collect()
 }
 
 /// The reply was not read: say how to answer.
