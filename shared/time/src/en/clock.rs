@@ -1,0 +1,202 @@
+//! Clock times in words and phrases: a quarter past 3, twenty to seven, seven thirty pm, at eight,
+//! half six, 3 o'clock.
+
+use crate::digits::meridiem;
+use crate::numerals::{ascii_int, en_number_word};
+use crate::text::Text;
+use crate::types::{
+    Atom, Clock, Mer,
+};
+use super::words::{O_CLOCK, unit_word};
+
+/// An hour for clock phrases: 3, 3pm, noon, midnight, three.
+fn hour_ref(t: &Text, i: usize) -> Option<(Clock, usize)> {
+    if let Some(e) = t.phrase(i, "noon") {
+        return Some((Clock::noon(), e));
+    }
+    if let Some(e) = t.phrase(i, "midnight") {
+        return Some((Clock::midnight(), e));
+    }
+    let (h, e) = if t.at(i).is_ascii_digit() {
+        let (h, e, n) = ascii_int(t, i)?;
+        if n > 2 {
+            return None;
+        }
+        (h, e)
+    } else {
+        en_number_word(t, i)?
+    };
+    if !(1..=12).contains(&h) {
+        return None;
+    }
+    let mut c = Clock::bare(h);
+    let mut e = e;
+    if let Some((mer, e2)) = meridiem(t, e) {
+        c.mer = Some(mer);
+        e = e2;
+    }
+    Some((c, e))
+}
+
+/// Parts of day that may follow an hour written in words ("two in the afternoon").
+const SEG_AFTER_HOUR: &[&str] = &[
+    "in the morning",
+    "in the afternoon",
+    "in the evening",
+    "at night",
+    "tonight",
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "tomorrow",
+    "today",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+];
+
+/// An hour in words, with minutes in words when given: "two in the afternoon", "at seven",
+/// "seven thirty pm", "eleven am", "half six" (6:30, British). Without am/pm the words need
+/// context: "at"/"by"/"until"/"around" before them, or a part of day or day after them.
+pub(super) fn word_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    // "half six" = 6:30
+    let (half, j) = match t.phrase(i, "half") {
+        Some(x) if t.skip_ws(x) > x => (true, t.skip_ws(x)),
+        _ => (false, i),
+    };
+    let (h, mut e) = if half && t.at(j).is_ascii_digit() {
+        let (h, e, n) = ascii_int(t, j)?;
+        (n <= 2).then_some((h, e))?
+    } else {
+        en_number_word(t, j)?
+    };
+    if !(1..=12).contains(&h) {
+        return None;
+    }
+    let mut c = Clock::bare(h);
+    if half {
+        c.m = 30;
+        c.has_min = true;
+    } else {
+        // "seven thirty", "seven oh five", "nine forty-five"
+        let k = t.skip_ws(e);
+        let oh = t.phrase(k, "oh").map(|x| t.skip_ws(x));
+        if k > e
+            && let Some((m, e2)) = en_number_word(t, oh.unwrap_or(k))
+            && (if oh.is_some() { (1..=9).contains(&m) } else { (10..=59).contains(&m) })
+            && unit_word(t, t.skip_ws(e2)).is_none()
+        {
+            c.m = m;
+            c.has_min = true;
+            e = e2;
+        }
+    }
+    if let Some((mer, e2)) = meridiem(t, e).filter(|_| !half) {
+        c.mer = Some(mer);
+        return Some((e2, Atom::Clock(c)));
+    }
+    let before = t.prev_word(i).is_some_and(|w| {
+        ["at", "by", "until", "till", "around", "about", "from", "to"].iter().any(|p| t.word_eq(w, p))
+    });
+    let k = t.skip_ws(e);
+    let after = k > e && t.phrase_longest(k, SEG_AFTER_HOUR).is_some();
+    (half || before || after).then_some((e, Atom::Clock(c)))
+}
+
+/// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
+pub(super) fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    // "3 o'clock"
+    if let Some((h, e)) = if t.at(i).is_ascii_digit() {
+        ascii_int(t, i).map(|(h, e, _)| (h, e))
+    } else {
+        en_number_word(t, i)
+    } {
+        let k = t.skip_ws(e);
+        if let Some((x, _)) = t.phrase_longest(k, O_CLOCK)
+            && (1..=12).contains(&h)
+        {
+            let mut c = Clock::bare(h);
+            let mut x = x;
+            if let Some((mer, e2)) = meridiem(t, x) {
+                c.mer = Some(mer);
+                x = e2;
+            }
+            return Some((x, Atom::Clock(c)));
+        }
+    }
+    let mut j = i;
+    if let Some(e) = t.phrase(i, "a") {
+        j = t.skip_ws(e);
+    }
+    let mut counted = false;
+    let (mins, e) = if let Some(e) = t.phrase(j, "quarter") {
+        (15, e)
+    } else if let Some(e) = t.phrase(j, "half") {
+        (30, e)
+    } else {
+        counted = true;
+        let (m, e) = if t.at(j).is_ascii_digit() {
+            let (m, e, _) = ascii_int(t, j)?;
+            (m, e)
+        } else {
+            en_number_word(t, j)?
+        };
+        let k = t.skip_ws(e);
+        let e = match t.phrase_longest(k, &["minutes", "minute", "mins"]) {
+            Some((x, _)) => {
+                counted = false;
+                x
+            }
+            None => e,
+        };
+        (m, e)
+    };
+    if mins == 0 || mins >= 60 {
+        return None;
+    }
+    let k = t.skip_ws(e);
+    let (x, p) = t.phrase_longest(k, &["past", "after", "to", "before"])?;
+    // "from 3 to 5" is a range: a plain number before "to" needs the word "minutes", or a count
+    // no hour could be ("twenty to six"), or "at" before it ("at ten to five")
+    let range_word = t.prev_word(i).is_some_and(|w| t.word_eq(w, "from") || t.word_eq(w, "between"));
+    let at_before = t.prev_word(i).is_some_and(|w| ["at", "around", "about", "by"].iter().any(|x| t.word_eq(w, x)));
+    if counted && (range_word || (p >= 2 && !(mins > 12 && mins % 5 == 0) && !at_before)) {
+        return None;
+    }
+    let k2 = t.skip_ws(x);
+    if k2 == x {
+        return None;
+    }
+    let (c, e2) = hour_ref(t, k2)?;
+    let c = if p < 2 {
+        Clock {
+            m: mins,
+            has_min: true,
+            ..c
+        }
+    } else {
+        // "quarter to noon" = 11:45, "quarter to 3pm" = 14:45
+        let h = if c.h == 0 { 23 } else { c.h - 1 };
+        let mut c2 = Clock {
+            h,
+            m: 60 - mins,
+            has_min: true,
+            ..c
+        };
+        if c.absolute && c.h == 12 {
+            c2.absolute = true;
+            c2.h = 11;
+        } else if c.h == 24 {
+            c2.h = 23;
+        } else if c.h == 12 && c.mer == Some(Mer::Am) {
+            c2.h = 11;
+            c2.mer = Some(Mer::Pm);
+        } else if c.h == 1 {
+            c2.h = 12;
+            c2.mer = c.mer.map(|m| if m == Mer::Am { Mer::Pm } else { Mer::Am });
+        }
+        c2
+    };
+    Some((e2, Atom::Clock(c)))
+}
