@@ -21,6 +21,7 @@
 //! - `text`: the normalised input (one char per original code point) and matching helpers.
 //! - `numerals`: numbers in digits, Chinese numerals and English words.
 //! - `dates`: calendar arithmetic (month lengths, Monday-start weeks, next weekday).
+//! - `holidays`: the dates of Easter and of the lunar festivals (春节, 中秋 ...).
 //! - `segment`: parts of the day ([`Segment`]).
 //! - `types`: the atoms the lexers produce.
 //! - `digits`, `zh`, `en`: the lexers (digit forms shared by both languages, Chinese, English).
@@ -274,6 +275,7 @@ mod dates;
 mod digits;
 mod en;
 mod grammar;
+mod holidays;
 mod lexer;
 mod numerals;
 mod recurrence;

@@ -6,7 +6,7 @@ use super::dates::{
     next_weekday, nth_weekday_in, nth_weekday_of_week, shift_month, weekday_index, ymd,
 };
 use super::grammar::{Body, Expr, Point};
-use super::recurrence;
+use super::{holidays, recurrence};
 use super::segment::SegKind;
 use super::types::{Clock, DateParts, Mer, MonthPart, MonthSpec, REST_OF_DAY, Recur, Unit, YearSpec};
 use super::{Confidence, Grain, Resolution, TimeContext};
@@ -380,6 +380,12 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
                 recur: None,
             },
         }
+    } else if let Some(h) = d.holiday {
+        // "春节", "easter": the next one, today included; with a year, that year's
+        DRes::day(match d.year {
+            Some(y) => holidays::in_year(h, year_of(y, today))?,
+            None => holidays::next(h, from)?,
+        })
     } else if let Some((n, wd)) = d.nth {
         DRes::day(nth_weekday_of_month(d, n, wd, today)?)
     } else if d.has_ymd() {

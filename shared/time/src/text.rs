@@ -402,6 +402,8 @@ pub(crate) fn normalize_char(c: char) -> char {
         '〇' => '零',
         '—' | '–' | '−' | '‒' | '―' => '-',
         '〜' | '∼' => '~',
+        // a typed apostrophe: "new year’s eve", "next month’s"
+        '’' => '\'',
         _ => c,
     }
 }

@@ -11,6 +11,7 @@
 //! - `ordinals`: the n-th weekday, business day or month of a period.
 //! - `dates`: calendar dates (march 3, the 5th of june, 2027 oct 2).
 //! - `recurrence`: every day, weekly, every other week, once a month.
+//! - `holidays`: christmas, thanksgiving, easter, chinese new year.
 
 mod words;
 mod days;
@@ -20,6 +21,7 @@ mod dates;
 mod offsets;
 mod clock;
 mod recurrence;
+mod holidays;
 
 use super::text::Text;
 use super::types::Best;
@@ -62,6 +64,7 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
         return;
     }
     fixed_words(t, i, best);
+    best.offer_opt(holidays::holiday(t, i));
     best.offer_opt(nth_weekday(t, i));
     best.offer_opt(nth_month(t, i));
     best.offer_opt(possessive_month(t, i));

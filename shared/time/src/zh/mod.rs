@@ -11,6 +11,7 @@
 //! - `offsets`: offsets, spans and lengths (3天后, 三天内, 两三个小时以后, 2小时, 两天三小时后).
 //! - `recurrence`: 每天, 每周一三五, 工作日, 每隔一天, 每半小时.
 //! - `words`: the fixed words of every family, tried together at each position.
+//! - `holidays`: 元旦, 国庆, 春节, 除夕, 中秋, 母亲节.
 
 mod days;
 mod clock;
@@ -18,6 +19,7 @@ mod periods;
 mod offsets;
 mod recurrence;
 mod words;
+mod holidays;
 
 pub(crate) use clock::hour_pair;
 
@@ -34,6 +36,7 @@ use words::words;
 /// `after_tok`: the previous character belongs to a lexed atom (so a numeral may start here).
 pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
     let c = t.at(i);
+    best.offer_opt(holidays::holiday(t, i));
     let num_start = c.is_ascii_digit() || is_zh_num_char(c) || c == '半';
     if num_start {
         // a number inside a longer number is not a start
@@ -116,6 +119,13 @@ mod tests {
         // single characters that start a lexeme on their own (connectors, glue, 每, 早/晚 + time)
         for c in "到至从由的每早晚又零第最差倒头".chars() {
             assert!(may_start_word(c), "{c} is missing from may_start_word");
+        }
+    }
+
+    #[test]
+    fn every_holiday_passes_its_prefilter() {
+        for (w, _) in super::holidays::HOLIDAYS {
+            assert!(super::holidays::may_start_holiday(w.chars().next().unwrap()), "{w}");
         }
     }
 }

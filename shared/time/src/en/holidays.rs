@@ -1,0 +1,89 @@
+//! English names of holidays: fixed dates (christmas, new year's eve, halloween, valentine's
+//! day), an n-th weekday of a month (thanksgiving, mother's day, labor day, memorial day) and
+//! moving feasts (easter, good friday, chinese new year, mid-autumn festival), each the next one
+//! (today included) unless a year follows ("christmas 2027").
+
+use super::words::trailing_year;
+use crate::text::Text;
+use crate::holidays::{Rule, holiday_parts};
+use crate::types::{Atom, Holiday, YearSpec};
+
+/// Every English holiday name (apostrophes as typed are normalised to '); "may day" and "labour
+/// day" are left out on purpose (a distress call, and a day that differs by country).
+pub(crate) const HOLIDAYS: &[(&str, Rule)] = &[
+    ("new year's day", Rule::Fixed(1, 1)),
+    ("new years day", Rule::Fixed(1, 1)),
+    ("new year's", Rule::Fixed(1, 1)),
+    ("new year's eve", Rule::Fixed(12, 31)),
+    ("new years eve", Rule::Fixed(12, 31)),
+    ("valentine's day", Rule::Fixed(2, 14)),
+    ("valentines day", Rule::Fixed(2, 14)),
+    ("valentine's", Rule::Fixed(2, 14)),
+    ("st patrick's day", Rule::Fixed(3, 17)),
+    ("st. patrick's day", Rule::Fixed(3, 17)),
+    ("saint patrick's day", Rule::Fixed(3, 17)),
+    ("april fools' day", Rule::Fixed(4, 1)),
+    ("april fools day", Rule::Fixed(4, 1)),
+    ("april fool's day", Rule::Fixed(4, 1)),
+    ("independence day", Rule::Fixed(7, 4)),
+    ("halloween", Rule::Fixed(10, 31)),
+    ("veterans day", Rule::Fixed(11, 11)),
+    ("veterans' day", Rule::Fixed(11, 11)),
+    ("christmas eve", Rule::Fixed(12, 24)),
+    ("christmas", Rule::Fixed(12, 25)),
+    ("christmas day", Rule::Fixed(12, 25)),
+    ("xmas", Rule::Fixed(12, 25)),
+    ("xmas eve", Rule::Fixed(12, 24)),
+    ("boxing day", Rule::Fixed(12, 26)),
+    ("martin luther king day", Rule::Nth(3, 0, 1)),
+    ("mlk day", Rule::Nth(3, 0, 1)),
+    ("presidents day", Rule::Nth(3, 0, 2)),
+    ("presidents' day", Rule::Nth(3, 0, 2)),
+    ("mother's day", Rule::Nth(2, 6, 5)),
+    ("mothers day", Rule::Nth(2, 6, 5)),
+    ("memorial day", Rule::Nth(-1, 0, 5)),
+    ("father's day", Rule::Nth(3, 6, 6)),
+    ("fathers day", Rule::Nth(3, 6, 6)),
+    ("labor day", Rule::Nth(1, 0, 9)),
+    ("columbus day", Rule::Nth(2, 0, 10)),
+    ("thanksgiving", Rule::Nth(4, 3, 11)),
+    ("thanksgiving day", Rule::Nth(4, 3, 11)),
+    ("easter", Rule::Moving(Holiday::Easter(0))),
+    ("easter sunday", Rule::Moving(Holiday::Easter(0))),
+    ("easter monday", Rule::Moving(Holiday::Easter(1))),
+    ("good friday", Rule::Moving(Holiday::Easter(-2))),
+    ("chinese new year", Rule::Moving(Holiday::Lunar(1, 1))),
+    ("lunar new year", Rule::Moving(Holiday::Lunar(1, 1))),
+    ("spring festival", Rule::Moving(Holiday::Lunar(1, 1))),
+    ("chinese new year's eve", Rule::Moving(Holiday::LunarNewYearEve)),
+    ("lantern festival", Rule::Moving(Holiday::Lunar(1, 15))),
+    ("dragon boat festival", Rule::Moving(Holiday::Lunar(5, 5))),
+    ("mid-autumn festival", Rule::Moving(Holiday::Lunar(8, 15))),
+    ("mid autumn festival", Rule::Moving(Holiday::Lunar(8, 15))),
+    ("moon festival", Rule::Moving(Holiday::Lunar(8, 15))),
+];
+
+/// The first letters of [`HOLIDAYS`] as a bit set (bit 0 = 'a'): most words start with none.
+const FIRST_LETTERS: u32 = {
+    let mut m = 0u32;
+    let mut k = 0;
+    while k < HOLIDAYS.len() {
+        m |= 1 << (HOLIDAYS[k].0.as_bytes()[0] - b'a');
+        k += 1;
+    }
+    m
+};
+
+/// A holiday name at `i`, with a year after it ("christmas 2027", "easter of 2028").
+pub(super) fn holiday(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let c = t.at(i);
+    if !c.is_ascii_lowercase() || FIRST_LETTERS & (1 << (c as u8 - b'a')) == 0 {
+        return None;
+    }
+    let (e, k) = t.phrase_longest_in(i, HOLIDAYS, |h| h.0)?;
+    let (year, e) = match trailing_year(t, e) {
+        Some((y, e2)) => (Some(YearSpec::Abs(y)), e2),
+        None => (None, e),
+    };
+    Some((e, Atom::Date(holiday_parts(HOLIDAYS[k].1, year))))
+}
