@@ -284,6 +284,7 @@ mod rest_of_day;
 mod segment;
 mod serde_fmt;
 mod text;
+mod typos;
 mod types;
 mod zh;
 
@@ -423,11 +424,13 @@ pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
     let exprs = grammar::parse(&t);
     let mut out = Vec::with_capacity(exprs.len());
     for e in &exprs {
-        if let Some(res) = resolve::resolve_expr(e, ctx) {
+        if let Some(mut res) = resolve::resolve_expr(e, ctx) {
+            mark_typos(&t, e, &mut res);
+            let (s, end) = (t.to_original(e.s), t.to_original(e.e));
             out.push(TimeMatch {
-                span: (e.s, e.e),
-                text: t.original_slice(text, e.s, e.e),
-                gap: e.gap,
+                span: (s, end),
+                text: t.original_slice(text, s, end),
+                gap: e.gap.map(|(a, b)| (t.to_original(a), t.to_original(b))),
                 resolution: res,
             });
         }
@@ -448,7 +451,16 @@ pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
             break;
         }
     }
-    resolve::resolve_expr(&acc, ctx)
+    let mut res = resolve::resolve_expr(&acc, ctx)?;
+    mark_typos(&t, &acc, &mut res);
+    Some(res)
+}
+
+/// A reading that rests on a corrected typo ("thrusday") is a guess at what was meant.
+fn mark_typos(t: &text::Text, e: &grammar::Expr, res: &mut Resolution) {
+    if res.confidence == Confidence::Read && t.typo_within(e.s, e.e) {
+        res.confidence = Confidence::Inferred;
+    }
 }
 
 /// The numbers (runs of digits, ASCII or full-width) in `text` that no match in `matches` covers,
