@@ -361,6 +361,7 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
             let (a, b) = match h {
                 1 => (0, 2),
                 2 => (3, 6),
+                4 => (0, 4),
                 _ => ((today - mon).num_days().clamp(0, 6), 6),
             };
             return Some(DRes {

@@ -111,7 +111,8 @@ pub(crate) struct DateParts {
     pub week: Option<i32>,
     /// A half of that week, a span: 1 = its start ("early next week", 下周初: Monday-Wednesday),
     /// 2 = its end ("late this week", "later in the week": Thursday-Sunday), 3 = what is left of it
-    /// ("the rest of the week": today to Sunday).
+    /// ("the rest of the week": today to Sunday), 4 = its working days ("next business week":
+    /// Monday-Friday).
     pub week_half: Option<u8>,
     /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
     /// but that one, it means the coming weekday.

@@ -30,7 +30,7 @@ use dates::{day_first_date, month_first_date, ordinal_day, the_day, year_after_p
 use days::{day_half, first_thing, same_day_of_period, same_time, weekday_expr};
 use offsets::offset_or_duration;
 use ordinals::{nth_month, nth_weekday, possessive_month};
-use periods::{early_late_month, modified_period, month_part, rest_of_week, week_of_month, week_or_half_ahead};
+use periods::{business_week, early_late_month, modified_period, month_part, rest_of_week, week_of_month, week_or_half_ahead};
 use recurrence::recurrence;
 use words::{digit_shorthand, fixed_words, fraction};
 
@@ -82,11 +82,12 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
     best.offer_opt(super::rest_of_day::en(t, i));
-    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
+    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e') | ('n', 'e'))
         && week_or_half_ahead(t, i)
     {
         best.offer_opt(week_of_month(t, i));
         best.offer_opt(rest_of_week(t, i));
+        best.offer_opt(business_week(t, i));
     }
     best.offer_opt(first_thing(t, i));
     best.offer_opt(same_time(t, i));

@@ -346,3 +346,18 @@ pub(super) fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
     d.month = Some(MonthSpec::Abs(m));
     Some((e2, Atom::Date(d)))
 }
+
+/// "next business week", "this work week", "the working week": the Monday to Friday of that week.
+pub(super) fn business_week(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (e, k) = t.phrase_longest(i, &["this", "next", "last", "the"])?;
+    let k2 = t.skip_ws(e);
+    let x = t.phrase_longest(k2, &["business week", "work week", "working week", "workweek"]).filter(|_| k2 > e)?.0;
+    let w = [0, 1, -1, 0][k];
+    Some((
+        x,
+        date_atom(|d| {
+            d.week = Some(w);
+            d.week_half = Some(4);
+        }),
+    ))
+}
