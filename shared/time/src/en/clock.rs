@@ -7,7 +7,7 @@ use crate::text::Text;
 use crate::types::{
     Atom, Clock, Mer,
 };
-use super::words::{O_CLOCK, unit_word};
+use super::words::{O_CLOCK, unit_word, weekday_name};
 
 /// An hour for clock phrases: 3, 3pm, noon, midnight, three.
 fn hour_ref(t: &Text, i: usize) -> Option<(Clock, usize)> {
@@ -101,7 +101,32 @@ pub(super) fn word_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     });
     let k = t.skip_ws(e);
     let after = k > e && t.phrase_longest(k, SEG_AFTER_HOUR).is_some();
-    (half || before || after).then_some((e, Atom::Clock(c)))
+    (half || before || after || (c.has_min && minutes_end_a_time(t, e)) || starts_a_marked_range(t, e))
+        .then_some((e, Atom::Clock(c)))
+}
+
+/// After an hour and minutes in words ("seven forty-five", "six thirty"), which no count reads
+/// as: the end of the clause, or a word that goes on with a time (a day, a part of day, "on",
+/// "sharp"), not a noun ("seven fifty dollars" is a price).
+fn minutes_end_a_time(t: &Text, e: usize) -> bool {
+    let k = t.skip_ws(e);
+    // "two thirty-page reports": the number runs on into a word
+    if matches!(t.at(e), '-' | '\'') {
+        return false;
+    }
+    !t.at(k).is_ascii_alphanumeric()
+        || t.phrase_longest(k, &["on", "at", "sharp", "next", "this"]).is_some()
+        || weekday_name(t, k).is_some()
+}
+
+/// An hour in words before "to"/"till" and an hour marked am or pm: "one to three pm" is 13-15.
+fn starts_a_marked_range(t: &Text, e: usize) -> bool {
+    let k = t.skip_ws(e);
+    let Some((x, _)) = t.phrase_longest(k, &["to", "till", "til", "until", "through"]).filter(|_| k > e) else {
+        return false;
+    };
+    let k2 = t.skip_ws(x);
+    k2 > x && hour_ref(t, k2).is_some_and(|(c, _)| c.mer.is_some())
 }
 
 /// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
