@@ -12,7 +12,7 @@ use chrono_tz::Tz;
 use quickact_time::{Confidence, Grain, Resolution, Segment, TimeContext, find_all, resolve};
 
 /// The table, one file per family of readings (the first holds the readings before issue 42).
-const TABLES: &[&str] = &[include_str!("data/time_cases.tsv"), include_str!("data/holidays.tsv"), include_str!("data/typos.tsv"), include_str!("data/compound.tsv"), include_str!("data/words.tsv")];
+const TABLES: &[&str] = &[include_str!("data/time_cases.tsv"), include_str!("data/holidays.tsv"), include_str!("data/typos.tsv"), include_str!("data/compound.tsv"), include_str!("data/words.tsv"), include_str!("data/qualified.tsv")];
 
 struct Row<'a> {
     line: usize,

@@ -76,7 +76,7 @@ pub(super) fn month_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if weak && !prev_word_is_context(t, i) && !year_after {
         return None;
     }
-    if !weak && !prev_word_is_context(t, i) && t.prev_word(i).is_some_and(|w| t.word_eq(w, "the")) {
+    if !weak && !prev_word_is_context(t, i) && t.prev_word(i).is_some_and(|w| t.word_eq(w, "the") || t.word_eq(w, "a") || t.word_eq(w, "an")) {
         return None;
     }
     Some((e, ymd_atom(None, m, None)))
@@ -94,7 +94,8 @@ pub(super) fn day_first_date(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     let mut of = false;
-    if let Some(x) = t.phrase(k, "of") {
+    // "15th of next month", "15th in next month"
+    if let Some(x) = t.phrase(k, "of").or_else(|| t.phrase(k, "in")) {
         k = t.skip_ws(x);
         of = true;
     }
@@ -146,6 +147,16 @@ pub(super) fn the_day(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let after_weekday_or_on = t.prev_word(i).is_some_and(|w| t.word_eq(w, "on") || weekday_name(t, w.0).is_some());
     // "the 20th of march"
     let k2 = t.skip_ws(e2);
+    if let Some(x) = t.phrase(k2, "in")
+        && let Some((e3, (month, year))) = month_reference(t, t.skip_ws(x)).filter(|_| month_name(t, t.skip_ws(x)).is_none())
+    {
+        // "the 3rd in next month": "in" only before a relative month ("the 5th in march" is two)
+        return Some((e3, date_atom(|x| {
+            x.day = Some(d);
+            x.month = Some(month);
+            x.year = year;
+        })));
+    }
     if let Some(x) = t.phrase(k2, "of") {
         let k3 = t.skip_ws(x);
         if let Some((m, e3, _)) = month_name(t, k3) {

@@ -116,6 +116,12 @@ fn year_with_suffix(t: &Text, e: usize, y: YearSpec) -> Option<(usize, Atom)> {
         ..Default::default()
     };
     let mut e = e;
+    if let Some((part, x)) = first_or_last_day(t, e) {
+        // 明年最后一天 = 31 December, 今年第一天 = 1 January
+        d.month = Some(MonthSpec::Abs(if part == MonthPart::End { 12 } else { 1 }));
+        d.part = Some(part);
+        return Some((x, Atom::Date(d)));
+    }
     match t.at(e) {
         '底' | '末' => {
             d.month = Some(MonthSpec::Abs(12));
@@ -170,6 +176,9 @@ pub(super) fn third(c: char) -> u8 {
 
 /// After a month: 初/底/末/中 → a part of the month; 上旬/中旬/下旬 → a third of it.
 fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
+    if let Some(x) = first_or_last_day(t, e) {
+        return Some(x);
+    }
     match t.at(e) {
         '初' => Some((MonthPart::Begin, e + 1)),
         '底' | '末' => Some((MonthPart::End, e + 1)),
@@ -181,6 +190,14 @@ fn month_part_suffix(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
         }
         _ => None,
     }
+}
+
+/// 最后一天 / 第一天 (头一天) after a month or a year, 的 allowed before them: its last or first
+/// day (下个月最后一天, 本月的第一天, 明年最后一天).
+fn first_or_last_day(t: &Text, e: usize) -> Option<(MonthPart, usize)> {
+    let k = if t.at(e) == '的' { e + 1 } else { e };
+    let (x, w) = t.lit_longest(k, &["最后一天", "最后1天", "第一天", "第1天", "头一天"])?;
+    Some((if w < 2 { MonthPart::End } else { MonthPart::Begin }, x))
 }
 
 /// A day number directly after a month ("3月5日", "十月31", "下个月9号"): (day, end).
