@@ -277,6 +277,7 @@ mod en;
 mod grammar;
 mod holidays;
 mod lexer;
+mod lexicon;
 mod numerals;
 mod recurrence;
 mod resolve;
@@ -375,6 +376,15 @@ pub struct Resolution {
     pub rrule: Option<String>,
     pub grain: Grain,
     pub confidence: Confidence,
+    /// Whether the text names the day: a relative day, a weekday, a date, an offset of a day or
+    /// more, a holiday, a week, month or year, a recurrence's days ("明天", "friday 3pm", "3天后",
+    /// "中秋", "下周", "每周一"); false for a clock time, a part of day, an offset in minutes or
+    /// hours or a length alone ("晚上8点", "3pm", "in 2 hours", "2小时"), whose date is the
+    /// reference date by default. An offset in minutes or hours whose result falls on another day
+    /// ("in 45 minutes" said at 23:40) does state that day: keeping the item's day would put it a
+    /// day early. Not serialised (the JSON of `/api/parse-time` is unchanged).
+    #[serde(skip)]
+    pub day_stated: bool,
 }
 
 /// One time expression found in a text.
@@ -402,7 +412,8 @@ impl TimeMatch {
 }
 
 impl Resolution {
-    /// A bare date of the given grain: no times, segment, duration or recurrence.
+    /// A bare date of the given grain: no times, segment, duration or recurrence; it states its
+    /// day (`day_stated`).
     pub fn date_only(date: NaiveDate, grain: Grain) -> Self {
         Resolution {
             date,
@@ -414,6 +425,7 @@ impl Resolution {
             rrule: None,
             grain,
             confidence: Confidence::Read,
+            day_stated: true,
         }
     }
 }
@@ -489,6 +501,17 @@ pub fn unread_numbers(text: &str, matches: &[TimeMatch]) -> Vec<(usize, usize)> 
         }
     }
     unread
+}
+
+/// The spans (Unicode code points, end exclusive) of every word of `text` that belongs to the
+/// resolver's vocabulary, whether or not it formed a match: weekday and month names, their
+/// abbreviations and tolerated typos, relative days, parts of day, units (hours, minutes, 天,
+/// 小时), am/pm, 点/号/月 after a number, 周/星期 with their weekday, holidays, and next/last/this
+/// only before a time word. A reader that finds such a word outside every match of
+/// [`find_all`] knows its reading of the time is uncertain. One pass over the text.
+pub fn time_word_spans(text: &str) -> Vec<(usize, usize)> {
+    let t = text::Text::new(text);
+    lexicon::time_words(&t).into_iter().map(|(s, e)| (t.to_original(s), t.to_original(e))).collect()
 }
 
 /// Whether `c` is a Han character (a CJK ideograph).

@@ -411,6 +411,23 @@ fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<NaiveDate>) -> 
 }
 
 pub(crate) fn resolve_expr(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
+    let mut res = resolve_body(e, ctx)?;
+    res.day_stated = match &e.body {
+        Body::Duration(_) => false,
+        Body::Point(p) => states_day(p, &res, ctx),
+        Body::Range(a, b) => states_day(a, &res, ctx) || states_day(b, &res, ctx),
+    };
+    Some(res)
+}
+
+/// Whether a point names its day (see [`Resolution::day_stated`]): any date part does ("明天",
+/// "今晚", "friday", "3天后", "中秋"), and so do "later today" and an offset from now that lands on
+/// another day.
+fn states_day(p: &Point, res: &Resolution, ctx: &TimeContext) -> bool {
+    !p.date.is_empty() || p.toff_end == Some(REST_OF_DAY) || (p.toff.is_some() && res.date != ctx.today())
+}
+
+fn resolve_body(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
     let mut res = match &e.body {
         Body::Duration(m) => {
             let mut r = empty_res(ctx.today(), Grain::Minute);

@@ -4,15 +4,16 @@
 //! time in `tz`. `expect` is `-` (no match) or the matches joined by ` | `, each written
 //! `[matched text] DATE [HH:MM[-HH:MM]] [..END_DATE] [seg=.. dur=.. rrule=.. grain=.. conf=.. span=s-e gap=s-e]`.
 //! Rows named `resolve/...` check `resolve()` and omit `[text]`. Fields not listed must be empty;
-//! `grain`, `conf` (read, inferred or assumed), `span` and `gap` (the words a match spans but does
-//! not read) are checked only when given. Every mismatch is listed before failing.
+//! `grain`, `conf` (read, inferred or assumed), `span`, `gap` (the words a match spans but does
+//! not read) and `day` (`stated` or `open`: whether the text names the day) are checked only when
+//! given. Every mismatch is listed before failing.
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
 use chrono_tz::Tz;
 use quickact_time::{Confidence, Grain, Resolution, Segment, TimeContext, find_all, resolve};
 
 /// The table, one file per family of readings (the first holds the readings before issue 42).
-const TABLES: &[&str] = &[include_str!("data/time_cases.tsv"), include_str!("data/holidays.tsv"), include_str!("data/typos.tsv"), include_str!("data/compound.tsv"), include_str!("data/words.tsv"), include_str!("data/qualified.tsv")];
+const TABLES: &[&str] = &[include_str!("data/time_cases.tsv"), include_str!("data/holidays.tsv"), include_str!("data/typos.tsv"), include_str!("data/compound.tsv"), include_str!("data/words.tsv"), include_str!("data/qualified.tsv"), include_str!("data/day_stated.tsv")];
 
 struct Row<'a> {
     line: usize,
@@ -36,6 +37,7 @@ struct Exp {
     grain: Option<Grain>,
     gap: Option<(usize, usize)>,
     confidence: Option<Confidence>,
+    day_stated: Option<bool>,
 }
 
 fn rows() -> Vec<Row<'static>> {
@@ -126,6 +128,7 @@ fn parse_one(s: &str) -> Exp {
                         _ => panic!("bad confidence {v}"),
                     })
                 }
+                "day" => e.day_stated = Some(v == "stated"),
                 "gap" => {
                     let (a, b) = v.split_once('-').unwrap();
                     e.gap = Some((a.parse().unwrap(), b.parse().unwrap()));
@@ -185,6 +188,11 @@ fn diff(e: &Exp, r: &Resolution) -> Vec<String> {
         && c != r.confidence
     {
         d.push(format!("confidence {:?} != {:?}", c, r.confidence));
+    }
+    if let Some(s) = e.day_stated
+        && s != r.day_stated
+    {
+        d.push(format!("day_stated {s} != {}", r.day_stated));
     }
     d
 }
@@ -309,6 +317,25 @@ fn an_extra_table_from_the_environment_is_scored_without_failing() {
         println!("{f}");
     }
     println!("extra table {path}: {} of {n} rows pass ({:.1}%)", n - failures.len(), 100.0 * (n - failures.len()) as f64 / n.max(1) as f64);
+}
+
+/// The words of `text` that `time_word_spans` finds, as text.
+fn time_words(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    quickact_time::time_word_spans(text).into_iter().map(|(s, e)| chars[s..e].iter().collect()).collect()
+}
+
+#[test]
+fn time_words_are_found_whether_or_not_they_form_a_match() {
+    assert_eq!(time_words("Move my dentist appointment to Friday 10am"), ["Friday", "am"]);
+    assert_eq!(time_words("see you Thrusday, not next step"), ["Thrusday"], "a tolerated typo, in the original spelling");
+    assert_eq!(time_words("改到下周三之前，或者中秋节"), ["下周三", "中秋节"]);
+    assert_eq!(time_words("明天下午3点到4点开会"), ["明天", "下午", "点", "点"]);
+    assert_eq!(time_words("next week's report is due in 2 hours"), ["next", "week", "hours"]);
+    assert_eq!(time_words("after lunch on christmas eve"), ["lunch", "christmas eve"]);
+    assert_eq!(time_words("一个半小时以后，过几天"), ["小时", "天"]);
+    assert!(time_words("buy a sundae with the money, walk by the marsh").is_empty());
+    assert!(time_words("周围的天气很好").is_empty());
 }
 
 #[test]

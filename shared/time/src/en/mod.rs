@@ -23,6 +23,13 @@ mod clock;
 mod recurrence;
 mod holidays;
 
+/// The recognisers of single names and the holiday table, for the lexicon of every time word
+/// (`crate::lexicon`).
+pub(crate) mod tables {
+    pub(crate) use super::holidays::HOLIDAYS;
+    pub(crate) use super::words::{month_name, unit_word, weekday_name};
+}
+
 use super::text::Text;
 use super::types::Best;
 use clock::{clock_phrase, word_clock};

@@ -12,7 +12,7 @@ use crate::types::{
 
 
 /// Chat spellings that start with a digit: 2day, 2moro, 2morrow, 2mrw, 2nite, 2night.
-pub(super) fn digit_shorthand(t: &Text, i: usize) -> Option<(usize, Atom)> {
+pub(crate) fn digit_shorthand(t: &Text, i: usize) -> Option<(usize, Atom)> {
     const WORDS: &[(&str, i32, bool)] = &[
         ("2day", 0, false),
         ("2moro", 1, false),
@@ -248,7 +248,7 @@ pub(super) fn fixed_words(t: &Text, i: usize, best: &mut Best) {
 }
 
 /// Weekday name at `i`: (0 = Monday, end, plural, ambiguous abbreviation).
-pub(super) fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)> {
+pub(crate) fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)> {
     const FULL: [&str; 7] = [
         "monday",
         "tuesday",
@@ -298,7 +298,7 @@ pub(super) fn weekday_name(t: &Text, i: usize) -> Option<(u8, usize, bool, bool)
 }
 
 /// Month name at `i`: (month, end, ambiguous).
-pub(super) fn month_name(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
+pub(crate) fn month_name(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
     const FULL: [&str; 12] = [
         "january",
         "february",
@@ -428,14 +428,14 @@ pub(super) fn ymd_atom(year: Option<i32>, m: u32, d: Option<u32>) -> Atom {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-pub(super) enum EnUnit {
+pub(crate) enum EnUnit {
     Minute,
     Hour,
     Cal(Unit),
 }
 
 /// Unit word: (unit, end, multiplier) — fortnight = 2 weeks.
-pub(super) fn unit_word(t: &Text, i: usize) -> Option<(EnUnit, usize, u32)> {
+pub(crate) fn unit_word(t: &Text, i: usize) -> Option<(EnUnit, usize, u32)> {
     const UNITS: &[(&str, EnUnit, u32)] = &[
         ("minutes", EnUnit::Minute, 1),
         ("minute", EnUnit::Minute, 1),

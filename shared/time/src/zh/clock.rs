@@ -13,7 +13,7 @@ use crate::types::{
 };
 
 
-pub(super) const DAY_SEGS: &[(&str, i32, SegKind)] = &[
+pub(crate) const DAY_SEGS: &[(&str, i32, SegKind)] = &[
     ("今晚", 0, SegKind::Evening),
     ("今夜", 0, SegKind::Night),
     ("今早", 0, SegKind::Morning),
@@ -30,7 +30,7 @@ pub(super) const DAY_SEGS: &[(&str, i32, SegKind)] = &[
     ("前晚", -2, SegKind::Evening),
 ];
 
-pub(super) const SEGS: &[(&str, SegKind)] = &[
+pub(crate) const SEGS: &[(&str, SegKind)] = &[
     ("凌晨", SegKind::EarlyMorning),
     ("黎明", SegKind::Dawn),
     ("拂晓", SegKind::Dawn),

@@ -10,7 +10,7 @@ use crate::types::{
 };
 
 
-pub(super) const REL_DAYS: &[(&str, i32)] = &[
+pub(crate) const REL_DAYS: &[(&str, i32)] = &[
     ("大大后天", 4),
     ("大后天", 3),
     ("大后日", 3),
@@ -49,7 +49,7 @@ pub(super) const REL_DAYS: &[(&str, i32)] = &[
 pub(super) const LOCATIVE_BEFORE: &str = "跟眼面门以之提事目当头窗床桌身背最然往落向朝屋院车房家楼山脑胸额炕台饭课会班前后";
 
 /// Two relative days at once: (word, first, last). 明后天 = tomorrow and the day after.
-pub(super) const REL_SPANS: &[(&str, i32, i32)] = &[
+pub(crate) const REL_SPANS: &[(&str, i32, i32)] = &[
     ("明后天", 1, 2),
     ("明后两天", 1, 2),
     ("明后日", 1, 2),
@@ -58,13 +58,13 @@ pub(super) const REL_SPANS: &[(&str, i32, i32)] = &[
     ("今明天", 0, 1),
 ];
 
-pub(super) const NEXT_DAY_WORDS: &[&str] = &["次日", "翌日", "第二天", "隔天", "隔日"];
+pub(crate) const NEXT_DAY_WORDS: &[&str] = &["次日", "翌日", "第二天", "隔天", "隔日"];
 
-pub(super) const NOW_WORDS: &[&str] = &["现在", "此刻", "目前"];
+pub(crate) const NOW_WORDS: &[&str] = &["现在", "此刻", "目前"];
 
-pub(super) const NEXT_WORKDAY_WORDS: &[&str] = &["下一个工作日", "下个工作日", "下一工作日"];
+pub(crate) const NEXT_WORKDAY_WORDS: &[&str] = &["下一个工作日", "下个工作日", "下一工作日"];
 
-pub(super) const WEEK_WORDS: &[&str] = &["星期", "礼拜", "周"];
+pub(crate) const WEEK_WORDS: &[&str] = &["星期", "礼拜", "周"];
 
 pub(super) fn weekday_char(c: char) -> Option<u8> {
     Some(match c {
@@ -79,7 +79,7 @@ pub(super) fn weekday_char(c: char) -> Option<u8> {
     })
 }
 
-pub(super) const WEEK_PREFIXES: &[(&str, i32)] = &[
+pub(crate) const WEEK_PREFIXES: &[(&str, i32)] = &[
     ("下下个", 2),
     ("下下", 2),
     ("上上个", -2),

@@ -23,6 +23,15 @@ mod holidays;
 
 pub(crate) use clock::hour_pair;
 
+/// The word tables of the families, for the lexicon of every time word (`crate::lexicon`).
+pub(crate) mod tables {
+    pub(crate) use super::clock::{DAY_SEGS, SEGS};
+    pub(crate) use super::days::{NEXT_DAY_WORDS, NEXT_WORKDAY_WORDS, NOW_WORDS, REL_DAYS, REL_SPANS, WEEK_PREFIXES, WEEK_WORDS};
+    pub(crate) use super::holidays::HOLIDAYS;
+    pub(crate) use super::periods::{MONTH_PART_WORDS, MONTH_RELS, YEAR_PART_WORDS, YEAR_RELS};
+    pub(crate) use super::recurrence::WORKDAY_WORDS;
+}
+
 use super::numerals::is_zh_num_char;
 use super::text::Text;
 use super::types::Best;

@@ -10,14 +10,14 @@ use crate::types::{
 };
 use super::days::{same_day_suffix, week_word, weekday_char};
 
-pub(super) const MONTH_PART_WORDS: &[(&str, MonthPart)] = &[
+pub(crate) const MONTH_PART_WORDS: &[(&str, MonthPart)] = &[
     ("月初", MonthPart::Begin),
     ("月底", MonthPart::End),
     ("月末", MonthPart::End),
     ("月中", MonthPart::Mid),
 ];
 
-pub(super) const YEAR_PART_WORDS: &[(&str, u32, MonthPart)] = &[
+pub(crate) const YEAR_PART_WORDS: &[(&str, u32, MonthPart)] = &[
     ("年底", 12, MonthPart::End),
     ("年末", 12, MonthPart::End),
     ("年初", 1, MonthPart::Begin),
@@ -138,7 +138,7 @@ fn year_with_suffix(t: &Text, e: usize, y: YearSpec) -> Option<(usize, Atom)> {
     Some((e, Atom::Date(d)))
 }
 
-pub(super) const YEAR_RELS: &[(&str, i32)] = &[
+pub(crate) const YEAR_RELS: &[(&str, i32)] = &[
     ("今年", 0),
     ("本年", 0),
     ("这一年", 0),
@@ -249,7 +249,7 @@ pub(super) fn month_abs(t: &Text, i: usize) -> Option<(usize, Atom)> {
     Some(month_with_day(t, e + 1, MonthSpec::Abs(m)))
 }
 
-pub(super) const MONTH_RELS: &[(&str, i32)] = &[
+pub(crate) const MONTH_RELS: &[(&str, i32)] = &[
     ("这个月", 0),
     ("本月", 0),
     ("当月", 0),

@@ -10,7 +10,7 @@ use crate::types::{
 };
 use super::days::{week_word, weekday_char};
 
-pub(super) const WORKDAY_WORDS: &[&str] = &["每个工作日", "每工作日", "工作日", "每个工作天"];
+pub(crate) const WORKDAY_WORDS: &[&str] = &["每个工作日", "每工作日", "工作日", "每个工作天"];
 
 /// 每天, 每周一三五, 每个工作日, 工作日, 每月, 每年, 每隔一天, 每两周, 每小时, 每周末, 每晚.
 pub(super) fn recurrence(t: &Text, i: usize) -> Option<(usize, Atom)> {
