@@ -3,11 +3,12 @@
 
 use crate::digits::meridiem;
 use crate::numerals::{ascii_int, en_number_word};
+use crate::segment::SegKind;
 use crate::text::Text;
 use crate::types::{
-    Atom, Clock, Mer,
+    Atom, Best, Clock, Mer, SegAtom,
 };
-use super::words::{O_CLOCK, unit_word, weekday_name};
+use super::words::{O_CLOCK, seg, unit_word, weekday_name};
 
 /// An hour for clock phrases: 3, 3pm, noon, midnight, three.
 fn hour_ref(t: &Text, i: usize) -> Option<(Clock, usize)> {
@@ -224,4 +225,103 @@ pub(super) fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
         c2
     };
     Some((e2, Atom::Clock(c)))
+}
+
+/// Parts of day ("tonight", "in the morning", "every evening"), noon, midnight and the end of the
+/// working day ("eod", "close of business": 17:00).
+pub(super) fn part_of_day_words(t: &Text, i: usize, best: &mut Best) {
+    const SEGS: &[(&str, SegKind, Option<i32>)] = &[
+        ("tonight", SegKind::Evening, Some(0)),
+        ("tonite", SegKind::Evening, Some(0)),
+        ("this morning", SegKind::Morning, Some(0)),
+        ("this afternoon", SegKind::Afternoon, Some(0)),
+        ("this evening", SegKind::Evening, Some(0)),
+        ("last night", SegKind::Evening, Some(-1)),
+        ("morning", SegKind::Morning, None),
+        ("early morning", SegKind::EarlyMorning, None),
+        ("in the early morning", SegKind::EarlyMorning, None),
+        ("afternoon", SegKind::Afternoon, None),
+        ("evening", SegKind::Evening, None),
+        ("night", SegKind::Night, None),
+        ("in the morning", SegKind::Morning, None),
+        ("in the afternoon", SegKind::Afternoon, None),
+        ("in the evening", SegKind::Evening, None),
+        ("at night", SegKind::Night, None),
+        ("lunch", SegKind::Noon, None),
+        ("lunchtime", SegKind::Noon, None),
+        ("at lunch", SegKind::Noon, None),
+        ("all day", SegKind::AllDay, None),
+        ("all-day", SegKind::AllDay, None),
+        ("the whole day", SegKind::AllDay, None),
+    ];
+    for &(p, k, d) in SEGS {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, seg(k, d));
+        }
+    }
+    for (p, k) in [
+        ("every morning", SegKind::Morning),
+        ("every afternoon", SegKind::Afternoon),
+        ("every evening", SegKind::Evening),
+        ("every night", SegKind::Night),
+        ("nightly", SegKind::Night),
+        ("each morning", SegKind::Morning),
+        ("each afternoon", SegKind::Afternoon),
+        ("each evening", SegKind::Evening),
+        ("each night", SegKind::Night),
+    ]
+    .into_iter()
+    .take(if (t.at(i + 1), t.at(i + 2)) == ('a', 'c') { 9 } else { 5 })
+    {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: None,
+                    daily: true,
+                }),
+            );
+        }
+    }
+    // the end of the working day: 17:00 by convention ("by EOD", "close of business friday")
+    let eod_start = match (t.at(i), t.at(i + 1)) {
+        ('e', 'o' | 'n') | ('c', 'o' | 'l') => true,
+        ('t', 'h') => t.at(t.skip_ws(i + 3)) == 'e',
+        _ => false,
+    };
+    for p in [
+        "eod",
+        "cob",
+        "eob",
+        "end of day",
+        "end of the day",
+        "the end of the day",
+        "end of business",
+        "close of business",
+        "end of the business day",
+        "end of business day",
+    ]
+    .into_iter()
+    .filter(|_| eod_start)
+    {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::end_of_day()));
+        }
+    }
+    for p in ["noon", "midday", "12 noon"] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::noon()));
+        }
+    }
+    if t.at(i) == 'n'
+        && let Some(e) = t.lit(i, "noonish").filter(|&e| !t.is_alnum(e))
+    {
+        best.offer(e, Atom::Clock(Clock::noon()));
+    }
+    for p in ["midnight", "12 midnight"] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, Atom::Clock(Clock::midnight()));
+        }
+    }
 }

@@ -4,8 +4,7 @@
 use crate::segment::SegKind;
 use crate::text::Text;
 use crate::types::{
-    Atom, DateParts, Freq,
-    Recur, Unit, date_atom,
+    Atom, Best, DateParts, Freq, Recur, Unit, date_atom,
 };
 use super::words::{after_day_word, digit_shorthand, month_name, prev_word_is_context, seg, weekday_name};
 
@@ -313,4 +312,57 @@ pub(super) fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
             }
         }),
     ))
+}
+
+/// Relative days ("today", "the day after tomorrow", "the next day"), the next business day and
+/// "eow" (the end of this week).
+pub(super) fn relative_day_words(t: &Text, i: usize, best: &mut Best) {
+    const REL: &[(&str, i32)] = &[
+        ("today", 0),
+        ("tomorrow", 1),
+        ("tmrw", 1),
+        ("tmr", 1),
+        ("yesterday", -1),
+        ("the day after tomorrow", 2),
+        ("day after tomorrow", 2),
+        ("the day before yesterday", -2),
+        ("day before yesterday", -2),
+    ];
+    for &(p, d) in REL {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    // "the next day", "the following day": the day after the date it is anchored to (次日)
+    if matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('t', 'h', 'e') | ('n', 'e' | 'x', _)) {
+        for p in ["the next day", "the following day", "next day"] {
+            if let Some(e) = t.phrase(i, p) {
+                best.offer(e, date_atom(|x| x.next_day = true));
+            }
+        }
+    }
+    for p in [
+        "next business day",
+        "next working day",
+        "the next business day",
+        "the next working day",
+        "the following business day",
+        "the following working day",
+        "next workday",
+    ] {
+        if let Some(e) = t.phrase(i, p) {
+            best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
+        }
+    }
+    if let Some(e) = t.phrase(i, "eow").filter(|_| t.at(i + 1) == 'o') {
+        // end of week: its Friday, as "end of the week" (see `month_part`)
+        best.offer(
+            e,
+            date_atom(|x| {
+                x.week = Some(0);
+                x.weekday = Some(4);
+                x.guessed = true;
+            }),
+        );
+    }
 }

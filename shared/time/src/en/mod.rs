@@ -32,14 +32,14 @@ pub(crate) mod tables {
 
 use super::text::Text;
 use super::types::Best;
-use clock::{clock_phrase, word_clock};
+use clock::{part_of_day_words, clock_phrase, word_clock};
 use dates::{day_first_date, month_first_date, ordinal_day, the_day, year_after_preposition, year_first_date};
-use days::{day_half, first_thing, same_day_of_period, same_time, weekday_expr};
+use days::{relative_day_words, day_half, first_thing, same_day_of_period, same_time, weekday_expr};
 use offsets::offset_or_duration;
 use ordinals::{nth_month, nth_weekday, possessive_month};
 use periods::{business_week, early_late_month, modified_period, month_part, rest_of_week, week_of_month, week_or_half_ahead};
 use recurrence::recurrence;
-use words::{digit_shorthand, fixed_words, fraction};
+use words::{digit_shorthand, fraction, glue_words};
 
 pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     if !t.word_start(i) {
@@ -70,7 +70,9 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     if !c.is_ascii_alphabetic() {
         return;
     }
-    fixed_words(t, i, best);
+    relative_day_words(t, i, best);
+    part_of_day_words(t, i, best);
+    glue_words(t, i, best);
     best.offer_opt(holidays::holiday(t, i));
     best.offer_opt(nth_weekday(t, i));
     best.offer_opt(nth_month(t, i));

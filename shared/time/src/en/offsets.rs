@@ -134,20 +134,53 @@ fn glued_unit(t: &Text, e: usize) -> Option<(EnUnit, usize, u32, u32)> {
     Some((unit, x, 1, 0))
 }
 
+/// An amount and its unit as read: "in 2-3 days" = amt 200, hi 300, unit days, dir 1.
+struct Measure {
+    /// Hundredths of the unit, times its multiplier (a fortnight = 2 weeks).
+    amt: u32,
+    /// The upper end of an approximate amount ("2-3", "a few" = 4), in hundredths.
+    hi_amt: Option<u32>,
+    /// "a few": two to four by convention.
+    few: bool,
+    /// The amount was the article alone ("a day").
+    article: bool,
+    unit: EnUnit,
+    /// Minutes written after an hour unit ("2h30").
+    extra: u32,
+    /// 1 forward, -1 back, 0 a length.
+    dir: i32,
+    /// From now to that far ("within 5 days", "the next 2 hours").
+    within: bool,
+    /// Counted from another date of the expression ("a week after tomorrow").
+    needs_base: bool,
+}
+
 /// in 3 days, in half an hour, 2 weeks from now, 3 days ago, 5 minutes later, a week after (base),
 /// and durations: 2 hours, 90 minutes, an hour and a half, 45-minute, 2h30, 5 days, for a week.
 pub(super) fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let mut j = i;
-    let mut dir = 0i32;
-    let mut within = false;
+    let (mut j, mut dir, mut within) = (i, 0i32, false);
     if let Some((e, d, w)) = span_prefix(t, i) {
         j = t.skip_ws(e);
         if j == e {
             return None;
         }
-        dir = d;
-        within = w;
+        (dir, within) = (d, w);
     }
+    let (mut m, e) = measure(t, j, within)?;
+    m.dir = dir;
+    let e = if dir == 0 { direction_after(t, i, e, &mut m) } else { e };
+    if m.hi_amt.is_some() && (m.dir == 0 || m.needs_base) {
+        return None;
+    }
+    match m.unit {
+        EnUnit::Minute | EnUnit::Hour => minutes_atom(&m).map(|a| (e, a)),
+        EnUnit::Cal(u) => calendar_atom(t, i, &m, u).map(|a| (e, a)),
+    }
+}
+
+/// The amount and unit at `j` ("2-3 days", "a few weeks", "an hour and a half", "2h30"); with
+/// `within`, "the next hour" counts one hour. (measure, end).
+fn measure(t: &Text, j: usize, within: bool) -> Option<(Measure, usize)> {
     // "within the next hour": one unit (hours and minutes only: "in the next week" is next week)
     let implicit_one = within && amount(t, j).is_none() && matches!(unit_word(t, j), Some((EnUnit::Minute | EnUnit::Hour, _, _)));
     // "in a few days", "a few weeks from now": two to four, a span like "in 2-4 days"
@@ -157,26 +190,9 @@ pub(super) fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         None if implicit_one => (100, j, true),
         None => amount(t, j)?,
     };
-    // "in 2-3 days", "3 or 4 hours from now": an approximate amount, a span
-    let mut hi_amt = None;
-    if !article && amt % 100 == 0 {
-        let k = t.skip_ws(e);
-        let k2 = if t.at(e) == '-' {
-            Some(e + 1)
-        } else if k > e {
-            t.phrase_longest(k, &["or", "to"]).map(|(x, _)| t.skip_ws(x)).filter(|&x| x > k)
-        } else {
-            None
-        };
-        if let Some(k2) = k2
-            && let Some((hi, e2, false)) = amount(t, k2)
-            && hi == amt + 100
-        {
-            hi_amt = Some((hi, e2));
-        }
-    }
-    let e = hi_amt.map_or(e, |h| h.1);
-    let hi_amt = if few.is_some() { Some(400) } else { hi_amt.map(|h| h.0) };
+    let hi = if article || amt % 100 != 0 { None } else { approximate_end(t, e, amt) };
+    let e = hi.map_or(e, |h| h.1);
+    let hi_amt = if few.is_some() { Some(400) } else { hi.map(|h| h.0) };
     let mut k = if implicit_one { e } else { t.skip_ws(e) };
     if k == e && t.at(e) == '-' && t.at(e + 1).is_ascii_alphabetic() {
         // "a 45-minute call", "a 2-hour meeting"
@@ -201,110 +217,123 @@ pub(super) fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
         amt += 50 * mult;
         e = x;
     }
-    let mut needs_base = false;
-    if dir == 0 {
-        let k = t.skip_ws(e);
-        if k > e {
-            const DIRS: &[(&str, i32, bool)] = &[
-                ("ago", -1, false),
-                ("earlier", -1, false),
-                ("before now", -1, false),
-                ("from now", 1, false),
-                ("from today", 1, false),
-                ("later", 1, false),
-                ("hence", 1, false),
-                ("after", 1, true),
-                ("from", 1, true),
-                ("before", -1, true),
-            ];
-            if let Some((x, p)) = t.phrase_longest_in(k, DIRS, |d| d.0) {
-                dir = DIRS[p].1;
-                needs_base = DIRS[p].2;
-                e = x;
-            } else if unit == EnUnit::Cal(Unit::Week)
-                && !t.prev_word(i).is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"))
-                && {
-                // British "a week tomorrow", "two weeks today", "a week on friday": that many
-                // weeks after the day named next (which the grammar joins as the base)
-                let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
-                t.phrase_longest(k2, &["tomorrow", "today", "tmrw"]).is_some() || weekday_name(t, k2).is_some_and(|w| !w.2)
-            } {
-                dir = 1;
-                needs_base = true;
-            }
-        }
+    let m = Measure { amt, hi_amt, few: few.is_some(), article, unit, extra, dir: 0, within, needs_base: false };
+    Some((m, e))
+}
+
+/// "in 2-3 days", "3 or 4 hours from now": the next whole amount after `amt` written as the upper
+/// end of an approximate one. (hi, end).
+fn approximate_end(t: &Text, e: usize, amt: u32) -> Option<(u32, usize)> {
+    let k = t.skip_ws(e);
+    let k2 = if t.at(e) == '-' {
+        e + 1
+    } else if k > e {
+        t.phrase_longest(k, &["or", "to"]).map(|(x, _)| t.skip_ws(x)).filter(|&x| x > k)?
+    } else {
+        return None;
+    };
+    match amount(t, k2) {
+        Some((hi, e2, false)) if hi == amt + 100 => Some((hi, e2)),
+        _ => None,
     }
-    if hi_amt.is_some() && (dir == 0 || needs_base) {
+}
+
+/// The direction written after a measure ("ago", "from now", "after" a base, the British "a week
+/// tomorrow"): sets `m.dir` and `m.needs_base`; the end.
+fn direction_after(t: &Text, i: usize, e: usize, m: &mut Measure) -> usize {
+    const DIRS: &[(&str, i32, bool)] = &[
+        ("ago", -1, false),
+        ("earlier", -1, false),
+        ("before now", -1, false),
+        ("from now", 1, false),
+        ("from today", 1, false),
+        ("later", 1, false),
+        ("hence", 1, false),
+        ("after", 1, true),
+        ("from", 1, true),
+        ("before", -1, true),
+    ];
+    let k = t.skip_ws(e);
+    if k == e {
+        return e;
+    }
+    if let Some((x, p)) = t.phrase_longest_in(k, DIRS, |d| d.0) {
+        (m.dir, m.needs_base) = (DIRS[p].1, DIRS[p].2);
+        return x;
+    }
+    // British "a week tomorrow", "two weeks today", "a week on friday": that many weeks after the
+    // day named next (which the grammar joins as the base)
+    let k2 = t.phrase(k, "on").map_or(k, |x| t.skip_ws(x));
+    if m.unit == EnUnit::Cal(Unit::Week)
+        && !t.prev_word(i).is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting"))
+        && (t.phrase_longest(k2, &["tomorrow", "today", "tmrw"]).is_some() || weekday_name(t, k2).is_some_and(|w| !w.2))
+    {
+        (m.dir, m.needs_base) = (1, true);
+    }
+    e
+}
+
+/// A measure in minutes or hours: a length, an offset from now or a span of offsets.
+fn minutes_atom(m: &Measure) -> Option<Atom> {
+    let per = if m.unit == EnUnit::Minute { 1 } else { 60 };
+    let mins = m.amt * per / 100 + m.extra;
+    if mins == 0 || m.needs_base {
         return None;
     }
-    match unit {
-        EnUnit::Minute | EnUnit::Hour => {
-            let per = if unit == EnUnit::Minute { 1 } else { 60 };
-            let mins = amt * per / 100 + extra;
-            if mins == 0 || needs_base {
-                return None;
-            }
-            if within || hi_amt.is_some() {
-                let hi = (hi_amt.unwrap_or(amt) * per / 100 + extra) as i64 * dir as i64;
-                let lo = if within { 0 } else { mins as i64 * dir as i64 };
-                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), few.is_some())));
-            }
-            if dir == 0 {
-                return Some((e, Atom::Duration(mins)));
-            }
-            Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
-        }
-        EnUnit::Cal(u) if dir == 0 => {
-            // a length in days or weeks: "5 days", "ten days", "for a week" ("a day" alone is
-            // too often "once a day")
-            let per_day = match u {
-                Unit::Day => 1440,
-                Unit::Week => 7 * 1440,
-                _ => return None,
-            };
-            let after_for = t
-                .prev_word(i)
-                .is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting") || t.word_eq(w, "by"));
-            if amt == 0 || (article && !after_for) {
-                return None;
-            }
-            let minutes = u32::try_from(u64::from(amt) * per_day / 100).ok()?;
-            Some((e, Atom::Duration(minutes)))
-        }
-        EnUnit::Cal(u) if within || hi_amt.is_some() => {
-            if amt % 100 != 0 || needs_base {
-                return None;
-            }
-            let hi = (hi_amt.unwrap_or(amt) / 100) as i32 * dir;
-            let lo = if within { 0 } else { (amt / 100) as i32 * dir };
-            Some((
-                e,
-                date_atom(|x| {
-                    x.offset = Some((lo.min(hi), u));
-                    x.offset_end = Some(lo.max(hi));
-                    // "a few" is two to four by convention
-                    x.guessed = few.is_some();
-                }),
-            ))
-        }
-        EnUnit::Cal(u) => {
-            if amt % 100 != 0 && !needs_base && matches!(u, Unit::Day | Unit::Week) {
-                // "a day and a half from now", "in 1.5 days": 36 hours on, to the minute
-                let per_day: u64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
-                let mins = i64::try_from(u64::from(amt) * per_day / 100).ok()?;
-                return Some((e, Atom::TimeOffset(dir as i64 * mins)));
-            }
-            if amt % 100 != 0 || amt == 0 {
-                return None;
-            }
-            let n = (amt / 100) as i32 * dir;
-            Some((
-                e,
-                date_atom(|x| {
-                    x.offset = Some((n, u));
-                    x.needs_base = needs_base;
-                }),
-            ))
-        }
+    if m.within || m.hi_amt.is_some() {
+        let hi = (m.hi_amt.unwrap_or(m.amt) * per / 100 + m.extra) as i64 * m.dir as i64;
+        let lo = if m.within { 0 } else { mins as i64 * m.dir as i64 };
+        return Some(Atom::TimeSpan(lo.min(hi), lo.max(hi), m.few));
     }
+    if m.dir == 0 {
+        return Some(Atom::Duration(mins));
+    }
+    Some(Atom::TimeOffset(m.dir as i64 * mins as i64))
+}
+
+/// A measure in days, weeks, months or years: a length (days and weeks only), a date offset or a
+/// span of them.
+fn calendar_atom(t: &Text, i: usize, m: &Measure, u: Unit) -> Option<Atom> {
+    let (amt, dir) = (m.amt, m.dir);
+    if dir == 0 {
+        // a length in days or weeks: "5 days", "ten days", "for a week" ("a day" alone is too
+        // often "once a day")
+        let per_day = match u {
+            Unit::Day => 1440,
+            Unit::Week => 7 * 1440,
+            _ => return None,
+        };
+        let after_for = t.prev_word(i).is_some_and(|w| t.word_eq(w, "for") || t.word_eq(w, "lasting") || t.word_eq(w, "by"));
+        if amt == 0 || (m.article && !after_for) {
+            return None;
+        }
+        return Some(Atom::Duration(u32::try_from(u64::from(amt) * per_day / 100).ok()?));
+    }
+    if m.within || m.hi_amt.is_some() {
+        if amt % 100 != 0 || m.needs_base {
+            return None;
+        }
+        let hi = (m.hi_amt.unwrap_or(amt) / 100) as i32 * dir;
+        let lo = if m.within { 0 } else { (amt / 100) as i32 * dir };
+        return Some(date_atom(|x| {
+            x.offset = Some((lo.min(hi), u));
+            x.offset_end = Some(lo.max(hi));
+            // "a few" is two to four by convention
+            x.guessed = m.few;
+        }));
+    }
+    if amt % 100 != 0 && !m.needs_base && matches!(u, Unit::Day | Unit::Week) {
+        // "a day and a half from now", "in 1.5 days": 36 hours on, to the minute
+        let per_day: u64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+        let mins = i64::try_from(u64::from(amt) * per_day / 100).ok()?;
+        return Some(Atom::TimeOffset(dir as i64 * mins));
+    }
+    if amt % 100 != 0 || amt == 0 {
+        return None;
+    }
+    let n = (amt / 100) as i32 * dir;
+    Some(date_atom(|x| {
+        x.offset = Some((n, u));
+        x.needs_base = m.needs_base;
+    }))
 }

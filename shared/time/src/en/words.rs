@@ -7,7 +7,8 @@ use crate::numerals::{ascii_int, en_year_words};
 use crate::segment::SegKind;
 use crate::text::Text;
 use crate::types::{
-    Atom, Best, Clock, Conn, Glue, MonthSpec, Prefix, SegAtom, Unit, YearSpec, date_atom,
+    Atom, Best, Conn, Glue, MonthSpec, Prefix, SegAtom, Unit,
+    YearSpec, date_atom,
 };
 
 
@@ -67,152 +68,11 @@ pub(super) fn seg(kind: SegKind, day: Option<i32>) -> Atom {
     })
 }
 
-pub(super) fn fixed_words(t: &Text, i: usize, best: &mut Best) {
-    const REL: &[(&str, i32)] = &[
-        ("today", 0),
-        ("tomorrow", 1),
-        ("tmrw", 1),
-        ("tmr", 1),
-        ("yesterday", -1),
-        ("the day after tomorrow", 2),
-        ("day after tomorrow", 2),
-        ("the day before yesterday", -2),
-        ("day before yesterday", -2),
-    ];
-    for &(p, d) in REL {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, date_atom(|x| x.rel_day = Some(d)));
-        }
-    }
-    // "the next day", "the following day": the day after the date it is anchored to (次日)
-    if matches!((t.at(i), t.at(i + 1), t.at(i + 2)), ('t', 'h', 'e') | ('n', 'e' | 'x', _)) {
-        for p in ["the next day", "the following day", "next day"] {
-            if let Some(e) = t.phrase(i, p) {
-                best.offer(e, date_atom(|x| x.next_day = true));
-            }
-        }
-    }
-    const SEGS: &[(&str, SegKind, Option<i32>)] = &[
-        ("tonight", SegKind::Evening, Some(0)),
-        ("tonite", SegKind::Evening, Some(0)),
-        ("this morning", SegKind::Morning, Some(0)),
-        ("this afternoon", SegKind::Afternoon, Some(0)),
-        ("this evening", SegKind::Evening, Some(0)),
-        ("last night", SegKind::Evening, Some(-1)),
-        ("morning", SegKind::Morning, None),
-        ("early morning", SegKind::EarlyMorning, None),
-        ("in the early morning", SegKind::EarlyMorning, None),
-        ("afternoon", SegKind::Afternoon, None),
-        ("evening", SegKind::Evening, None),
-        ("night", SegKind::Night, None),
-        ("in the morning", SegKind::Morning, None),
-        ("in the afternoon", SegKind::Afternoon, None),
-        ("in the evening", SegKind::Evening, None),
-        ("at night", SegKind::Night, None),
-        ("lunch", SegKind::Noon, None),
-        ("lunchtime", SegKind::Noon, None),
-        ("at lunch", SegKind::Noon, None),
-        ("all day", SegKind::AllDay, None),
-        ("all-day", SegKind::AllDay, None),
-        ("the whole day", SegKind::AllDay, None),
-    ];
-    for &(p, k, d) in SEGS {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, seg(k, d));
-        }
-    }
-    for (p, k) in [
-        ("every morning", SegKind::Morning),
-        ("every afternoon", SegKind::Afternoon),
-        ("every evening", SegKind::Evening),
-        ("every night", SegKind::Night),
-        ("nightly", SegKind::Night),
-        ("each morning", SegKind::Morning),
-        ("each afternoon", SegKind::Afternoon),
-        ("each evening", SegKind::Evening),
-        ("each night", SegKind::Night),
-    ]
-    .into_iter()
-    .take(if (t.at(i + 1), t.at(i + 2)) == ('a', 'c') { 9 } else { 5 })
-    {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(
-                e,
-                Atom::Seg(SegAtom {
-                    kind: k,
-                    day: None,
-                    daily: true,
-                }),
-            );
-        }
-    }
-    for p in [
-        "next business day",
-        "next working day",
-        "the next business day",
-        "the next working day",
-        "the following business day",
-        "the following working day",
-        "next workday",
-    ] {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
-        }
-    }
-    if let Some(e) = t.phrase(i, "eow").filter(|_| t.at(i + 1) == 'o') {
-        // end of week: its Friday, as "end of the week" (see `month_part`)
-        best.offer(
-            e,
-            date_atom(|x| {
-                x.week = Some(0);
-                x.weekday = Some(4);
-                x.guessed = true;
-            }),
-        );
-    }
+/// Glue and connectors ("at", "on", "to", "from", "between", "around") and "now".
+pub(super) fn glue_words(t: &Text, i: usize, best: &mut Best) {
     for p in ["now", "right now"] {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, Atom::Now);
-        }
-    }
-    // the end of the working day: 17:00 by convention ("by EOD", "close of business friday")
-    let eod_start = match (t.at(i), t.at(i + 1)) {
-        ('e', 'o' | 'n') | ('c', 'o' | 'l') => true,
-        ('t', 'h') => t.at(t.skip_ws(i + 3)) == 'e',
-        _ => false,
-    };
-    for p in [
-        "eod",
-        "cob",
-        "eob",
-        "end of day",
-        "end of the day",
-        "the end of the day",
-        "end of business",
-        "close of business",
-        "end of the business day",
-        "end of business day",
-    ]
-    .into_iter()
-    .filter(|_| eod_start)
-    {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, Atom::Clock(Clock::end_of_day()));
-        }
-    }
-    for p in ["noon", "midday", "12 noon"] {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, Atom::Clock(Clock::noon()));
-        }
-    }
-    if t.at(i) == 'n'
-        && let Some(e) = t.lit(i, "noonish").filter(|&e| !t.is_alnum(e))
-    {
-        best.offer(e, Atom::Clock(Clock::noon()));
-    }
-    for p in ["midnight", "12 midnight"] {
-        if let Some(e) = t.phrase(i, p) {
-            best.offer(e, Atom::Clock(Clock::midnight()));
         }
     }
     const GLUE: &[(&str, Atom)] = &[
