@@ -257,36 +257,11 @@ pub(super) fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<Naiv
         }
         x
     } else if let Some(w) = d.week {
-        let mon = add_days(monday_of(today), 7 * w as i64)?;
-        if let Some((n, wd)) = d.nth {
-            return Some(DRes::day(nth_weekday_of_week(mon, n, wd)?));
+        let (x, whole) = week_date(d, w, today)?;
+        if whole {
+            return Some(x);
         }
-        if let Some(h) = d.week_half {
-            // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday, "the
-            // rest of the week" = today to Sunday
-            let (a, b) = match h {
-                1 => (0, 2),
-                2 => (3, 6),
-                4 => (0, 4),
-                _ => ((today - mon).num_days().clamp(0, 6), 6),
-            };
-            return Some(DRes {
-                end: add_days(mon, b),
-                ..DRes::day(add_days(mon, a)?)
-            });
-        }
-        match d.weekday {
-            // "this saturday" said on a Sunday: the coming one
-            Some(wd) if d.this_named && w == 0 && weekday_index(today) == 6 => DRes::day(next_weekday(today, wd)),
-            Some(wd) => DRes::day(add_days(mon, wd as i64)?),
-            None => DRes {
-                date: mon,
-                end: add_days(mon, 6),
-                grain: Grain::Week,
-                bare_weekday: false,
-                recur: None,
-            },
-        }
+        x
     } else if let Some(h) = d.holiday {
         // "春节", "easter": the next one, today included; with a year, that year's
         DRes::day(match d.year {
@@ -314,4 +289,43 @@ pub(super) fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<Naiv
         res = DRes::day(apply_offset(res.date, n, u)?);
     }
     Some(res)
+}
+
+/// A day or span of week `w` (0 = this week): its n-th business day, a half of it, a weekday
+/// or the week itself. The flag: the result is final (no base offset applies to it).
+fn week_date(d: &DateParts, w: i32, today: NaiveDate) -> Option<(DRes, bool)> {
+    let mon = add_days(monday_of(today), 7 * w as i64)?;
+    if let Some((n, wd)) = d.nth {
+        return Some((DRes::day(nth_weekday_of_week(mon, n, wd)?), true));
+    }
+    if let Some(h) = d.week_half {
+        // "early next week" = Monday-Wednesday, "later this week" = Thursday-Sunday, "the
+        // rest of the week" = today to Sunday
+        let (a, b) = match h {
+            1 => (0, 2),
+            2 => (3, 6),
+            4 => (0, 4),
+            _ => ((today - mon).num_days().clamp(0, 6), 6),
+        };
+        return Some((
+            DRes {
+                end: add_days(mon, b),
+                ..DRes::day(add_days(mon, a)?)
+            },
+            true,
+        ));
+    }
+    let x = match d.weekday {
+        // "this saturday" said on a Sunday: the coming one
+        Some(wd) if d.this_named && w == 0 && weekday_index(today) == 6 => DRes::day(next_weekday(today, wd)),
+        Some(wd) => DRes::day(add_days(mon, wd as i64)?),
+        None => DRes {
+            date: mon,
+            end: add_days(mon, 6),
+            grain: Grain::Week,
+            bare_weekday: false,
+            recur: None,
+        },
+    };
+    Some((x, false))
 }

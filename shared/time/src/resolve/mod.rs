@@ -14,9 +14,10 @@ mod range;
 use super::dates::add_days;
 use super::grammar::{Body, Expr, Point};
 use super::recurrence;
-use super::types::REST_OF_DAY;
+use super::segment::SegKind;
+use super::types::{Clock, REST_OF_DAY};
 use super::{Confidence, Grain, Resolution, TimeContext};
-use chrono::{NaiveDate, TimeDelta, Timelike};
+use chrono::{TimeDelta, Timelike};
 use clock::{Mode, clock_minutes, empty_res, half_of_day_guessed, hm, split, time_grain};
 use date_parts::{DRes, resolve_date};
 use range::resolve_range;
@@ -67,25 +68,7 @@ fn resolve_body(e: &Expr, ctx: &TimeContext) -> Option<Resolution> {
 pub(super) fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> {
     let today = ctx.today();
     if let Some(m) = p.toff {
-        let at = ctx.now().checked_add_signed(TimeDelta::minutes(m))?;
-        let local = at.naive_local();
-        let mut r = empty_res(local.date(), Grain::Minute);
-        r.start_time = Some(hm(local.hour() * 60 + local.minute()));
-        if let Some(m2) = p.toff_end {
-            let end = if m2 == REST_OF_DAY {
-                local.date().succ_opt()?.and_hms_opt(0, 0, 0)?
-            } else {
-                ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local()
-            };
-            r.end_time = Some(hm(end.hour() * 60 + end.minute()));
-            if end.date() != local.date() {
-                r.end_date = Some(end.date());
-            }
-            if p.toff_guessed {
-                r.confidence = Confidence::Inferred;
-            }
-        }
-        return Some(r);
+        return offset_point(p, m, ctx);
     }
     if p.now {
         let mut r = empty_res(today, Grain::Minute);
@@ -105,61 +88,90 @@ pub(super) fn resolve_point(p: &Point, ctx: &TimeContext) -> Option<Resolution> 
         r.rrule = dres.and_then(|d| d.recur).map(|rec| recurrence::rrule(&rec, &p.date));
         return Some(r);
     }
-    let mut dr = dres.unwrap_or(DRes::day(today));
+    let dr = dres.unwrap_or(DRes::day(today));
     let rrule = dr.recur.map(|r| recurrence::rrule(&r, &p.date));
-    let now = ctx.now_minutes();
     let seg = p.seg.map(|s| s.kind);
     if let Some(c) = p.clock {
-        let mode = |d: NaiveDate| {
-            if dr.recur.is_none() && d == today {
-                Mode::Reference(now)
-            } else {
-                Mode::Other
-            }
-        };
-        let mut mins = clock_minutes(&c, seg, mode(dr.date));
-        if dr.date == today && mins < now {
-            if dr.bare_weekday {
-                dr.date = add_days(dr.date, 7)?;
-                mins = clock_minutes(&c, seg, Mode::Other);
-            } else if let Some(r) = dr.recur {
-                dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
-            }
-        }
-        let (d, t) = split(dr.date, mins)?;
-        let mut r = empty_res(d, time_grain(&c));
-        r.start_time = Some(t);
+        let mut r = clock_point(p, &c, seg, dr, ctx)?;
         r.rrule = rrule;
-        if half_of_day_guessed(&c, seg) || c.guessed || p.date.guessed {
-            r.confidence = Confidence::Inferred;
-        }
         return Some(r);
     }
-    if let Some(k) = seg {
-        if dr.date == today && now > k.end_minute() {
-            if dr.bare_weekday {
-                dr.date = add_days(dr.date, 7)?;
-            } else if let Some(r) = dr.recur {
-                dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
-            }
-        }
-        let mut r = empty_res(dr.date, Grain::Day);
-        r.segment = Some(k.segment());
-        r.rrule = rrule;
-        if p.date.rel_end.is_some() {
-            // "明后天下午": that part of both days
+    let mut r = match seg {
+        Some(k) => segment_point(p, k, dr, ctx)?,
+        None => {
+            let mut r = empty_res(dr.date, dr.grain);
             r.end_date = dr.end;
+            r
         }
-        if p.date.guessed {
-            r.confidence = Confidence::Inferred;
-        }
-        return Some(r);
-    }
-    let mut r = empty_res(dr.date, dr.grain);
-    r.end_date = dr.end;
+    };
     r.rrule = rrule;
     if p.date.guessed {
         r.confidence = Confidence::Inferred;
+    }
+    Some(r)
+}
+
+/// An offset from now in minutes ("in 2 hours", 半小时后), or a span of them (两小时内, "later today").
+fn offset_point(p: &Point, m: i64, ctx: &TimeContext) -> Option<Resolution> {
+    let at = ctx.now().checked_add_signed(TimeDelta::minutes(m))?;
+    let local = at.naive_local();
+    let mut r = empty_res(local.date(), Grain::Minute);
+    r.start_time = Some(hm(local.hour() * 60 + local.minute()));
+    if let Some(m2) = p.toff_end {
+        let end = if m2 == REST_OF_DAY {
+            local.date().succ_opt()?.and_hms_opt(0, 0, 0)?
+        } else {
+            ctx.now().checked_add_signed(TimeDelta::minutes(m2))?.naive_local()
+        };
+        r.end_time = Some(hm(end.hour() * 60 + end.minute()));
+        if end.date() != local.date() {
+            r.end_date = Some(end.date());
+        }
+        if p.toff_guessed {
+            r.confidence = Confidence::Inferred;
+        }
+    }
+    Some(r)
+}
+
+/// A clock time on the point's date; a bare weekday or a recurrence whose time has passed today
+/// moves to its next occurrence.
+fn clock_point(p: &Point, c: &Clock, seg: Option<SegKind>, mut dr: DRes, ctx: &TimeContext) -> Option<Resolution> {
+    let (today, now) = (ctx.today(), ctx.now_minutes());
+    let mode = if dr.recur.is_none() && dr.date == today { Mode::Reference(now) } else { Mode::Other };
+    let mut mins = clock_minutes(c, seg, mode);
+    if dr.date == today && mins < now {
+        if dr.bare_weekday {
+            dr.date = add_days(dr.date, 7)?;
+            mins = clock_minutes(c, seg, Mode::Other);
+        } else if let Some(r) = dr.recur {
+            dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
+        }
+    }
+    let (d, t) = split(dr.date, mins)?;
+    let mut r = empty_res(d, time_grain(c));
+    r.start_time = Some(t);
+    if half_of_day_guessed(c, seg) || c.guessed || p.date.guessed {
+        r.confidence = Confidence::Inferred;
+    }
+    Some(r)
+}
+
+/// A part of day on the point's date, moved on like a clock time when it has passed today.
+fn segment_point(p: &Point, k: SegKind, mut dr: DRes, ctx: &TimeContext) -> Option<Resolution> {
+    let today = ctx.today();
+    if dr.date == today && ctx.now_minutes() > k.end_minute() {
+        if dr.bare_weekday {
+            dr.date = add_days(dr.date, 7)?;
+        } else if let Some(r) = dr.recur {
+            dr.date = recurrence::first_occurrence(&r, &p.date, add_days(today, 1)?)?;
+        }
+    }
+    let mut r = empty_res(dr.date, Grain::Day);
+    r.segment = Some(k.segment());
+    if p.date.rel_end.is_some() {
+        // "明后天下午": that part of both days
+        r.end_date = dr.end;
     }
     Some(r)
 }

@@ -8,8 +8,7 @@ use crate::numerals::{
 use crate::segment::SegKind;
 use crate::text::Text;
 use crate::types::{
-    Atom, Clock,
-    SegAtom,
+    Atom, Best, Clock, SegAtom,
 };
 
 
@@ -281,4 +280,37 @@ pub(super) fn clock_after_minutes_short(t: &Text, i: usize) -> Option<(usize, At
             ..c
         }),
     ))
+}
+
+/// Parts of day (凌晨, 下午, 今晚, 明早) and midnight (午夜).
+pub(super) fn part_of_day_words(t: &Text, i: usize, best: &mut Best) {
+    for &(p, d, k) in DAY_SEGS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: Some(d),
+                    daily: false,
+                }),
+            );
+        }
+    }
+    for &(p, k) in SEGS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                Atom::Seg(SegAtom {
+                    kind: k,
+                    day: None,
+                    daily: false,
+                }),
+            );
+        }
+    }
+    if let Some(e) = t.lit(i, "午夜") {
+        // "午夜12点", "午夜十二点" = midnight too
+        let e = t.lit_longest(e, &["12点", "十二点", "12点整", "十二点整"]).map_or(e, |x| x.0);
+        best.offer(e, Atom::Clock(Clock::midnight()));
+    }
 }

@@ -6,7 +6,7 @@ use crate::numerals::{
 };
 use crate::text::Text;
 use crate::types::{
-    Atom, DateParts, Unit, date_atom,
+    Atom, Best, DateParts, Unit, date_atom,
 };
 
 
@@ -223,4 +223,49 @@ pub(super) fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
         b -= 1;
     }
     "天日儿周期拜月年后晚早".contains(t.before(b)).then_some((e, Atom::SameTime))
+}
+
+/// Relative days (明天, 后儿, 明后天), the next day or working day (次日, 下个工作日) and now (现在).
+pub(super) fn relative_day_words(t: &Text, i: usize, best: &mut Best) {
+    for &(p, d) in REL_DAYS {
+        if let Some(mut e) = t.lit(i, p) {
+            if p.ends_with('儿') {
+                // 后儿/前儿 are also "behind"/"in front" after a place word: 跟前儿, 门后儿
+                if matches!(p, "后儿" | "前儿") && LOCATIVE_BEFORE.contains(t.before(i)) {
+                    continue;
+                }
+                // 明儿个, 今儿个, 后儿个
+                if t.at(e) == '个' {
+                    e += 1;
+                }
+            }
+            best.offer(e, date_atom(|x| x.rel_day = Some(d)));
+        }
+    }
+    for &(p, a, b) in REL_SPANS.iter().filter(|_| matches!(t.at(i), '明' | '今')) {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                date_atom(|x| {
+                    x.rel_day = Some(a);
+                    x.rel_end = Some(b);
+                }),
+            );
+        }
+    }
+    for p in NEXT_DAY_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.next_day = true));
+        }
+    }
+    for p in NEXT_WORKDAY_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.offset = Some((1, Unit::BusinessDay))));
+        }
+    }
+    for p in NOW_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, Atom::Now);
+        }
+    }
 }

@@ -10,7 +10,7 @@
 //!   working day of a month (第三个周三).
 //! - `offsets`: offsets, spans and lengths (3天后, 三天内, 两三个小时以后, 2小时, 两天三小时后).
 //! - `recurrence`: 每天, 每周一三五, 工作日, 每隔一天, 每半小时.
-//! - `words`: the fixed words of every family, tried together at each position.
+//! - `words`: connectors and glue (到, 从, 的, 开始).
 //! - `holidays`: 元旦, 国庆, 春节, 除夕, 中秋, 母亲节.
 
 mod days;
@@ -35,10 +35,10 @@ pub(crate) mod tables {
 use super::numerals::is_zh_num_char;
 use super::text::Text;
 use super::types::Best;
-use clock::{clock, clock_after_minutes_short, short_segment};
-use days::{same_time, weekday};
+use clock::{part_of_day_words, clock, clock_after_minutes_short, short_segment};
+use days::{relative_day_words, same_time, weekday};
 use offsets::offset_or_duration;
-use periods::{day_of_month, month_abs, month_rel, nth_weekday_or_month, year_abs, year_rel};
+use periods::{month_part_words, day_of_month, month_abs, month_rel, nth_weekday_or_month, year_abs, year_rel};
 use recurrence::recurrence;
 use words::words;
 
@@ -72,6 +72,9 @@ pub(crate) fn lex(t: &Text, i: usize, after_tok: bool, best: &mut Best) {
         return;
     }
     words(t, i, best);
+    relative_day_words(t, i, best);
+    part_of_day_words(t, i, best);
+    month_part_words(t, i, best);
     best.offer_opt(super::rest_of_day::zh(t, i));
     best.offer_opt(clock_after_minutes_short(t, i));
     best.offer_opt(nth_weekday_or_month(t, i));

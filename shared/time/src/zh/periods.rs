@@ -6,7 +6,8 @@ use crate::numerals::{
 };
 use crate::text::Text;
 use crate::types::{
-    Atom, BUSINESS_DAY, DateParts, MonthPart, MonthSpec, Unit, YearSpec, date_atom,
+    Atom, BUSINESS_DAY, Best, DateParts, MonthPart, MonthSpec, Unit,
+    YearSpec, date_atom,
 };
 use super::days::{same_day_suffix, week_word, weekday_char};
 
@@ -301,4 +302,29 @@ pub(super) fn day_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
         return None;
     }
     Some((e + 1, date_atom(|x| x.day = Some(d))))
+}
+
+/// Parts of a month or year without the month (月底, 上旬, 年底).
+pub(super) fn month_part_words(t: &Text, i: usize, best: &mut Best) {
+    // month parts without a month: 月底 = this month's last day
+    for &(p, part) in MONTH_PART_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(e, date_atom(|x| x.part = Some(part)));
+        }
+    }
+    // 上旬 alone: this month's (下个月的上旬 merges with the month)
+    if matches!(t.at(i), '上' | '中' | '下') && t.at(i + 1) == '旬' {
+        best.offer(i + 2, date_atom(|x| x.part = Some(MonthPart::Third(third(t.at(i))))));
+    }
+    for &(p, m, part) in YEAR_PART_WORDS {
+        if let Some(e) = t.lit(i, p) {
+            best.offer(
+                e,
+                date_atom(|x| {
+                    x.month = Some(MonthSpec::Abs(m));
+                    x.part = Some(part);
+                }),
+            );
+        }
+    }
 }
