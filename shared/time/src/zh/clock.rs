@@ -114,9 +114,49 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
     if matches!(t.at(j), '钟' | '整' | '正') {
         j += 1;
     }
-    let mut m = 0;
-    let mut has_min = false;
-    let mut h = h;
+    let (h, m, has_min, mut j) = minutes_after_hour(t, h, j);
+    if h == 24 && m > 0 {
+        return None;
+    }
+    let mut mer = None;
+    if (1..=12).contains(&h)
+        && let Some((mr, e3)) = meridiem(t, j)
+        && (!t.at(j).is_ascii_alphabetic() || !t.before(j).is_ascii_alphabetic())
+    {
+        mer = Some(mr);
+        j = e3;
+    }
+    // "一点" usually means "a little" after these characters or before these
+    if !is_ascii && h == 1 && !has_min && mer.is_none() && t.at(i) == '一' {
+        let b = t.before(i);
+        if "有快早晚慢多少好差大小些点再高低长短近远轻重".contains(b)
+            || "也都不吧啊呀".contains(t.at(j))
+        {
+            return None;
+        }
+    }
+    // "第3点", "这三点", "有3点建议": points of a list, not hours
+    if !has_min && mer.is_none() && marker == '点' && "第这那几有".contains(t.before(i)) {
+        return None;
+    }
+    Some((
+        j,
+        Atom::Clock(Clock {
+            h,
+            m,
+            has_min,
+            mer,
+            absolute: h > 12 || h == 0,
+            padded,
+            guessed: false,
+        }),
+    ))
+}
+
+/// The minutes written after an hour's 点 at `j` (半, 一刻, 15, 15分, 差一刻, 零五): (hour, minutes,
+/// whether minutes were written, end). "8点差一刻" takes the hour back: (7, 45).
+fn minutes_after_hour(t: &Text, h: u32, j: usize) -> (u32, u32, bool, usize) {
+    let (mut h, mut m, mut has_min, mut j) = (h, 0, false, j);
     if let Some((before, e2)) = minutes_short(t, j).filter(|_| h > 0) {
         // "8点差一刻" = 7:45
         h -= 1;
@@ -182,42 +222,7 @@ pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
             }
         }
     }
-    if h == 24 && m > 0 {
-        return None;
-    }
-    let mut mer = None;
-    if (1..=12).contains(&h)
-        && let Some((mr, e3)) = meridiem(t, j)
-        && (!t.at(j).is_ascii_alphabetic() || !t.before(j).is_ascii_alphabetic())
-    {
-        mer = Some(mr);
-        j = e3;
-    }
-    // "一点" usually means "a little" after these characters or before these
-    if !is_ascii && h == 1 && !has_min && mer.is_none() && t.at(i) == '一' {
-        let b = t.before(i);
-        if "有快早晚慢多少好差大小些点再高低长短近远轻重".contains(b)
-            || "也都不吧啊呀".contains(t.at(j))
-        {
-            return None;
-        }
-    }
-    // "第3点", "这三点", "有3点建议": points of a list, not hours
-    if !has_min && mer.is_none() && marker == '点' && "第这那几有".contains(t.before(i)) {
-        return None;
-    }
-    Some((
-        j,
-        Atom::Clock(Clock {
-            h,
-            m,
-            has_min,
-            mer,
-            absolute: h > 12 || h == 0,
-            padded,
-            guessed: false,
-        }),
-    ))
+    (h, m, has_min, j)
 }
 
 /// Two neighbouring hours said together, "两三点" (2 or 3 o'clock), "七八点", "十一二点": the first

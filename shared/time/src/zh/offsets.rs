@@ -69,25 +69,62 @@ fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static 
     best
 }
 
-/// 3天后, 三天以后, 两周后, 半小时后, 1个小时后, 3天前, 过3天 (offsets);
-/// 2小时, 两个小时, 半小时, 一个半小时, 90分钟 (durations).
+/// An amount and its unit as read: "两三个小时以后" = amt 200, hi 300, hours, dir 1.
+struct Measure {
+    /// Hundredths of the unit.
+    amt: u32,
+    /// The upper end of an approximate amount (两三, 几 = 4), in hundredths; `amt` when exact.
+    hi_amt: u32,
+    approx: bool,
+    /// 几: two to four by convention.
+    few: bool,
+    unit: ZhUnit,
+    /// The unit as written (分 alone may be a score, 日 a date).
+    word: &'static str,
+    /// 1 forward, -1 back, 0 a length.
+    dir: i32,
+    /// From now to that far (三天内, 未来三天).
+    within: bool,
+    /// 过/再过 before it: an offset, never a length.
+    forward_prefix: bool,
+}
+
+/// 3天后, 三天以后, 两周后, 半小时后, 1个小时后, 3天前, 过3天 (offsets); 三天内, 未来三天, 两三个小时以后
+/// (spans); 2小时, 两个小时, 半小时, 一个半小时, 90分钟 (durations).
 pub(super) fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let mut j = i;
-    let mut forward_prefix = false;
-    // 未来三天, 接下来的一周 = from now to that far on; 过去三天, 最近两周 = that far back to now
-    let mut period = 0i32;
-    if matches!(t.at(j), '未' | '接' | '今' | '往' | '过' | '最' | '近')
-        && let Some((e, k)) = t.lit_longest(j, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"])
-    {
-        period = if k < 5 { 1 } else { -1 };
-        j = e;
-    } else if let Some(e) = t.lit(j, "再过") {
-        j = e;
-        forward_prefix = true;
-    } else if t.at(j) == '过' {
-        j += 1;
-        forward_prefix = true;
+    let (j, period, forward_prefix) = offset_prefix(t, i);
+    let (mut m, e) = measure(t, j)?;
+    m.forward_prefix = forward_prefix;
+    let e = direction(t, e, period, &mut m);
+    if m.approx && m.dir == 0 {
+        return None;
     }
+    match m.unit {
+        ZhUnit::Minute | ZhUnit::Quarter | ZhUnit::Hour => minutes_atom(&m).map(|a| (e, a)),
+        ZhUnit::Cal(u) => calendar_atom(t, i, e, &m, u),
+    }
+}
+
+/// What stands before the amount: 未来/接下来/今后/往后 (from now on, period 1), 过去/最近/近 (back to
+/// now, -1), 过/再过 (an offset forward). (start of the amount, period, forward).
+fn offset_prefix(t: &Text, i: usize) -> (usize, i32, bool) {
+    // 未来三天, 接下来的一周 = from now to that far on; 过去三天, 最近两周 = that far back to now
+    if matches!(t.at(i), '未' | '接' | '今' | '往' | '过' | '最' | '近')
+        && let Some((e, k)) = t.lit_longest(i, &["未来", "接下来", "接下来的", "今后", "往后", "过去", "过去的", "最近", "近"])
+    {
+        return (e, if k < 5 { 1 } else { -1 }, false);
+    }
+    if let Some(e) = t.lit(i, "再过") {
+        return (e, 0, true);
+    }
+    if t.at(i) == '过' {
+        return (i + 1, 0, true);
+    }
+    (i, 0, false)
+}
+
+/// The amount and unit at `j`: 3天, 两个小时, 三四天, 几个小时, 一天半, 俩月. (measure, end).
+fn measure(t: &Text, j: usize) -> Option<(Measure, usize)> {
     // "三四天后", "两三个小时以后": two neighbouring numbers are an approximate amount, a span
     let approx = zh_digit(t.at(j))
         .zip(zh_digit(t.at(j + 1)))
@@ -110,108 +147,111 @@ pub(super) fn offset_or_duration(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     // 俩/仨 already hold their 个: "俩月" = 两个月, "俩天" = 两天
     let colloquial = !had_ge && e == j + 1 && matches!(t.at(j), '俩' | '仨');
-    let (unit, mut e, word) =
-        zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
-    let half_after = t.at(e) == '半'
-        && approx.is_none()
-        && amt % 100 == 0
-        && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
+    let (unit, mut e, word) = zh_unit(t, e, had_ge).or_else(|| if colloquial { zh_unit(t, e, true) } else { None })?;
+    let half_after = t.at(e) == '半' && approx.is_none() && amt % 100 == 0 && matches!(unit, ZhUnit::Hour | ZhUnit::Cal(Unit::Day));
     let amt = if half_after {
         e += 1;
         amt + 50
     } else {
         amt
     };
-    let mut within = period != 0;
-    let dir = if period != 0 {
-        period
-    } else if let Some((e2, k)) =
-        t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"])
-    {
-        e = e2;
-        if k < 4 { 1 } else { -1 }
-    } else if forward_prefix {
-        1
-    } else if matches!(t.at(e), '之' | '以' | '内')
+    let few = t.at(j) == '几';
+    let m = Measure { amt, hi_amt, approx: approx.is_some(), few, unit, word, dir: 0, within: false, forward_prefix: false };
+    Some((m, e))
+}
+
+/// The direction after the unit at `e` (后, 以前, 内) or from the prefix: sets `m.dir` and
+/// `m.within`; the end.
+fn direction(t: &Text, e: usize, period: i32, m: &mut Measure) -> usize {
+    if period != 0 {
+        (m.dir, m.within) = (period, true);
+        return e;
+    }
+    if let Some((e2, k)) = t.lit_longest(e, &["以后", "之后", "过后", "后", "以前", "之前", "前"]) {
+        m.dir = if k < 4 { 1 } else { -1 };
+        return e2;
+    }
+    if m.forward_prefix {
+        m.dir = 1;
+        return e;
+    }
+    if matches!(t.at(e), '之' | '以' | '内')
         && let Some((e2, _)) = t.lit_longest(e, &["之内", "以内", "内"])
         && !matches!(t.at(e2), '容' | '部' | '地' | '心' | '存' | '在' | '外' | '科' | '衣' | '阁' | '务' | '涵')
     {
         // "三天内", "两小时之内": from now to that far on
-        e = e2;
-        within = true;
-        1
-    } else {
-        0
+        (m.dir, m.within) = (1, true);
+        return e2;
+    }
+    e
+}
+
+/// A measure in minutes, quarters or hours: a length, an offset from now or a span of offsets.
+fn minutes_atom(m: &Measure) -> Option<Atom> {
+    let per = match m.unit {
+        ZhUnit::Minute => 1,
+        ZhUnit::Quarter => 15,
+        _ => 60,
     };
-    if approx.is_some() && dir == 0 {
+    let mins = m.amt * per / 100;
+    if mins == 0 {
         return None;
     }
-    let minutes = |per: u32| -> u32 { amt * per / 100 };
-    match unit {
-        ZhUnit::Minute | ZhUnit::Quarter | ZhUnit::Hour => {
-            let per = match unit {
-                ZhUnit::Minute => 1,
-                ZhUnit::Quarter => 15,
-                _ => 60,
-            };
-            let mins = minutes(per);
-            if mins == 0 {
-                return None;
-            }
-            if within || approx.is_some() {
-                let hi = (hi_amt * per / 100) as i64 * dir as i64;
-                let lo = if within { 0 } else { mins as i64 * dir as i64 };
-                return Some((e, Atom::TimeSpan(lo.min(hi), lo.max(hi), t.at(j) == '几')));
-            }
-            if dir == 0 {
-                // a duration needs an unambiguous unit ("5分" alone may be a score)
-                if word == "分" || forward_prefix {
-                    return None;
-                }
-                return Some((e, Atom::Duration(mins)));
-            }
-            Some((e, Atom::TimeOffset(dir as i64 * mins as i64)))
-        }
-        ZhUnit::Cal(u) => {
-            if amt == 0 {
-                return None;
-            }
-            if dir == 0 {
-                return calendar_duration(t, i, e, amt, u, word);
-            }
-            if within || approx.is_some() {
-                if amt % 100 != 0 {
-                    return None;
-                }
-                let hi = (hi_amt / 100) as i32 * dir;
-                let lo = if within { 0 } else { (amt / 100) as i32 * dir };
-                return Some((
-                    e,
-                    date_atom(|x| {
-                        x.offset = Some((lo.min(hi), u));
-                        x.offset_end = Some(lo.max(hi));
-                        // 几 is two to four by convention
-                        x.guessed = t.at(j) == '几';
-                    }),
-                ));
-            }
-            // 半个月 = 15 days, 半年 = 6 months, 一天半 = 36 hours
-            let (n, u) = match (amt % 100, u) {
-                (0, u) => ((amt / 100) as i32, u),
-                (50, Unit::Month) => ((amt / 100) as i32 * 30 + 15, Unit::Day),
-                (50, Unit::Year) => ((amt / 100) as i32 * 12 + 6, Unit::Month),
-                (50, Unit::Day | Unit::Week) => {
-                    let per: i64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
-                    return Some((e, Atom::TimeOffset(dir as i64 * amt as i64 * per / 100)));
-                }
-                _ => return None,
-            };
-            let n = n * dir;
-            // "一个月后的今天" is the offset itself
-            let e = same_day_suffix(t, e).unwrap_or(e);
-            Some((e, date_atom(|x| x.offset = Some((n, u)))))
-        }
+    if m.within || m.approx {
+        let hi = (m.hi_amt * per / 100) as i64 * m.dir as i64;
+        let lo = if m.within { 0 } else { mins as i64 * m.dir as i64 };
+        return Some(Atom::TimeSpan(lo.min(hi), lo.max(hi), m.few));
     }
+    if m.dir == 0 {
+        // a duration needs an unambiguous unit ("5分" alone may be a score)
+        if m.word == "分" || m.forward_prefix {
+            return None;
+        }
+        return Some(Atom::Duration(mins));
+    }
+    Some(Atom::TimeOffset(m.dir as i64 * mins as i64))
+}
+
+/// A measure in days, weeks, months or years: a length, a date offset or a span of them.
+fn calendar_atom(t: &Text, i: usize, e: usize, m: &Measure, u: Unit) -> Option<(usize, Atom)> {
+    let (amt, dir) = (m.amt, m.dir);
+    if amt == 0 {
+        return None;
+    }
+    if dir == 0 {
+        return calendar_duration(t, i, e, amt, u, m.word);
+    }
+    if m.within || m.approx {
+        if amt % 100 != 0 {
+            return None;
+        }
+        let hi = (m.hi_amt / 100) as i32 * dir;
+        let lo = if m.within { 0 } else { (amt / 100) as i32 * dir };
+        return Some((
+            e,
+            date_atom(|x| {
+                x.offset = Some((lo.min(hi), u));
+                x.offset_end = Some(lo.max(hi));
+                // 几 is two to four by convention
+                x.guessed = m.few;
+            }),
+        ));
+    }
+    // 半个月 = 15 days, 半年 = 6 months, 一天半 = 36 hours
+    let (n, u) = match (amt % 100, u) {
+        (0, u) => ((amt / 100) as i32, u),
+        (50, Unit::Month) => ((amt / 100) as i32 * 30 + 15, Unit::Day),
+        (50, Unit::Year) => ((amt / 100) as i32 * 12 + 6, Unit::Month),
+        (50, Unit::Day | Unit::Week) => {
+            let per: i64 = if u == Unit::Day { 1440 } else { 7 * 1440 };
+            return Some((e, Atom::TimeOffset(dir as i64 * amt as i64 * per / 100)));
+        }
+        _ => return None,
+    };
+    let n = n * dir;
+    // "一个月后的今天" is the offset itself
+    let e = same_day_suffix(t, e).unwrap_or(e);
+    Some((e, date_atom(|x| x.offset = Some((n, u)))))
 }
 
 /// A length in days or weeks without a direction: 5天, 3 周, 两个星期, 半天, 一天半 (months and
