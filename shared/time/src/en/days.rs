@@ -195,98 +195,10 @@ pub(super) fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
     }
     let (wd, mut e, plural, weak) = weekday_name(t, j)?;
     if md == Md::Every || plural {
-        let mut r = Recur::new(Freq::Weekly);
-        r.interval = interval;
-        r.byday = 1 << wd;
-        // a span: "every monday to friday", "mondays through fridays"
-        let k = t.skip_ws(e);
-        if k > e
-            && let Some((x, _)) = t.phrase_longest(k, &["to", "through", "thru", "till", "until"])
-        {
-            let k2 = t.skip_ws(x);
-            if k2 > x
-                && let Some((last, e2, _, _)) = weekday_name(t, k2)
-                && last > wd
-            {
-                for d in wd..=last {
-                    r.byday |= 1 << d;
-                }
-                return Some((e2, date_atom(|x| x.recur = Some(r))));
-            }
-        }
-        // lists: "every monday and wednesday", "mon, wed and fri"
-        loop {
-            let mut k = e;
-            if t.at(k) == ',' {
-                k += 1;
-            }
-            let k1 = t.skip_ws(k);
-            let k1 = t.phrase(k1, "and").map(|x| t.skip_ws(x)).unwrap_or(k1);
-            if k1 == e {
-                break;
-            }
-            match weekday_name(t, k1) {
-                Some((w2, e2, _, _)) => {
-                    r.byday |= 1 << w2;
-                    e = e2;
-                }
-                None => break,
-            }
-        }
-        return Some((e, date_atom(|x| x.recur = Some(r))));
+        return Some(weekly_recurrence(t, wd, e, interval));
     }
-    if weak && md == Md::Bare {
-        // "sun", "sat", "wed", "mon" only where a date is clearly meant
-        let n = t.skip_ws(e);
-        let the = t.prev_word(i).is_some_and(|w| t.word_eq(w, "the"));
-        // "lunch wed", "dinner sat": a meal names the day it is on
-        let meal = t
-            .prev_word(i)
-            .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
-        // "mon, wed and fri": listed with another weekday
-        let listed = {
-            let n2 = t.phrase_longest(n, &["and", "or"]).map_or(n, |(x, _)| t.skip_ws(x));
-            let mut b = i;
-            while b > 0 && t.at(b - 1).is_whitespace() {
-                b -= 1;
-            }
-            let before = if b > 0 && t.at(b - 1) == ',' {
-                t.prev_word(b - 1)
-            } else {
-                t.prev_word(i).filter(|w| t.word_eq(*w, "and") || t.word_eq(*w, "or")).and_then(|w| t.prev_word(w.0))
-            };
-            // "mon-wed": after a dash right after a weekday
-            let dash_before = t.before(i) == '-' && t.prev_word(i - 1).is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1));
-            (n2 > n && weekday_name(t, n2).is_some())
-                || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
-                || dash_before
-                || spaced_weekday_run(t, i)
-        };
-        // "mon-fri", "mon through fri"
-        let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some()
-            || n > e
-                && t.phrase_longest(n, &["to", "through", "thru", "till", "until"]).is_some_and(|(x, _)| {
-                    let k = t.skip_ws(x);
-                    k > x && weekday_name(t, k).is_some()
-                });
-        let ok = prev_word_is_context(t, i)
-            || meal
-            || listed
-            || dashed
-            || t.at(e) == ','
-            || t.at(n).is_ascii_digit()
-            || month_name(t, n).is_some()
-            // "sat morning", "sun nite", "mon pm", "sun @ 2", "wed at 3" (not "the sun at noon")
-            || !the
-                && ((n > e && t.phrase_longest(n, PARTS_AFTER_WEEKDAY).is_some())
-                    || t.at(n) == '@'
-                    || t.phrase(n, "at").is_some_and(|x| {
-                        let k = t.skip_ws(x);
-                        k > x && (t.at(k).is_ascii_digit() || t.phrase(k, "noon").is_some())
-                    }));
-        if !ok {
-            return None;
-        }
+    if weak && md == Md::Bare && !short_name_meant(t, i, e) {
+        return None;
     }
     let mut after_next = false;
     if md == Md::Bare {
@@ -312,6 +224,105 @@ pub(super) fn weekday_expr(t: &Text, i: usize) -> Option<(usize, Atom)> {
             }
         }),
     ))
+}
+
+/// "every monday", "mondays", "every other tuesday", with a span ("every monday to friday") or a
+/// list ("every monday and wednesday", "mon, wed and fri") after the first name ending at `e`.
+fn weekly_recurrence(t: &Text, wd: u8, e: usize, interval: u32) -> (usize, Atom) {
+    let mut e = e;
+    let mut r = Recur::new(Freq::Weekly);
+    r.interval = interval;
+    r.byday = 1 << wd;
+    // a span: "every monday to friday", "mondays through fridays"
+    let k = t.skip_ws(e);
+    if k > e
+        && let Some((x, _)) = t.phrase_longest(k, &["to", "through", "thru", "till", "until"])
+    {
+        let k2 = t.skip_ws(x);
+        if k2 > x
+            && let Some((last, e2, _, _)) = weekday_name(t, k2)
+            && last > wd
+        {
+            for d in wd..=last {
+                r.byday |= 1 << d;
+            }
+            return (e2, date_atom(|x| x.recur = Some(r)));
+        }
+    }
+    // lists: "every monday and wednesday", "mon, wed and fri"
+    loop {
+        let mut k = e;
+        if t.at(k) == ',' {
+            k += 1;
+        }
+        let k1 = t.skip_ws(k);
+        let k1 = t.phrase(k1, "and").map(|x| t.skip_ws(x)).unwrap_or(k1);
+        if k1 == e {
+            break;
+        }
+        match weekday_name(t, k1) {
+            Some((w2, e2, _, _)) => {
+                r.byday |= 1 << w2;
+                e = e2;
+            }
+            None => break,
+        }
+    }
+    (e, date_atom(|x| x.recur = Some(r)))
+}
+
+/// Whether an ambiguous short name ("sun", "sat", "wed", "mon") at `i..e` is a weekday: only where a
+/// date is clearly meant (after a context word or a meal, in a list or a span of weekdays, before a
+/// date, a part of day or a clock time).
+fn short_name_meant(t: &Text, i: usize, e: usize) -> bool {
+    // "sun", "sat", "wed", "mon" only where a date is clearly meant
+    let n = t.skip_ws(e);
+    let the = t.prev_word(i).is_some_and(|w| t.word_eq(w, "the"));
+    // "lunch wed", "dinner sat": a meal names the day it is on
+    let meal = t
+        .prev_word(i)
+        .is_some_and(|w| ["lunch", "dinner", "breakfast", "brunch", "supper", "drinks"].iter().any(|m| t.word_eq(w, m)));
+    // "mon, wed and fri": listed with another weekday
+    let listed = {
+        let n2 = t.phrase_longest(n, &["and", "or"]).map_or(n, |(x, _)| t.skip_ws(x));
+        let mut b = i;
+        while b > 0 && t.at(b - 1).is_whitespace() {
+            b -= 1;
+        }
+        let before = if b > 0 && t.at(b - 1) == ',' {
+            t.prev_word(b - 1)
+        } else {
+            t.prev_word(i).filter(|w| t.word_eq(*w, "and") || t.word_eq(*w, "or")).and_then(|w| t.prev_word(w.0))
+        };
+        // "mon-wed": after a dash right after a weekday
+        let dash_before = t.before(i) == '-' && t.prev_word(i - 1).is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1));
+        (n2 > n && weekday_name(t, n2).is_some())
+            || before.is_some_and(|w| weekday_name(t, w.0).is_some_and(|x| x.1 == w.1))
+            || dash_before
+            || spaced_weekday_run(t, i)
+    };
+    // "mon-fri", "mon through fri"
+    let dashed = t.at(e) == '-' && weekday_name(t, e + 1).is_some()
+        || n > e
+            && t.phrase_longest(n, &["to", "through", "thru", "till", "until"]).is_some_and(|(x, _)| {
+                let k = t.skip_ws(x);
+                k > x && weekday_name(t, k).is_some()
+            });
+    prev_word_is_context(t, i)
+        || meal
+        || listed
+        || dashed
+        || t.at(e) == ','
+        || t.at(n).is_ascii_digit()
+        || month_name(t, n).is_some()
+        // "sat morning", "sun nite", "mon pm", "sun @ 2", "wed at 3" (not "the sun at noon")
+        || !the
+            && ((n > e && t.phrase_longest(n, PARTS_AFTER_WEEKDAY).is_some())
+                || t.at(n) == '@'
+                || t.phrase(n, "at").is_some_and(|x| {
+                    let k = t.skip_ws(x);
+                    k > x && (t.at(k).is_ascii_digit() || t.phrase(k, "noon").is_some())
+                }))
 }
 
 /// Relative days ("today", "the day after tomorrow", "the next day"), the next business day and
