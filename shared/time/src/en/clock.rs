@@ -227,34 +227,35 @@ pub(super) fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
     Some((e2, Atom::Clock(c)))
 }
 
+const PARTS_OF_DAY: &[(&str, SegKind, Option<i32>)] = &[
+    ("tonight", SegKind::Evening, Some(0)),
+    ("tonite", SegKind::Evening, Some(0)),
+    ("this morning", SegKind::Morning, Some(0)),
+    ("this afternoon", SegKind::Afternoon, Some(0)),
+    ("this evening", SegKind::Evening, Some(0)),
+    ("last night", SegKind::Evening, Some(-1)),
+    ("morning", SegKind::Morning, None),
+    ("early morning", SegKind::EarlyMorning, None),
+    ("in the early morning", SegKind::EarlyMorning, None),
+    ("afternoon", SegKind::Afternoon, None),
+    ("evening", SegKind::Evening, None),
+    ("night", SegKind::Night, None),
+    ("in the morning", SegKind::Morning, None),
+    ("in the afternoon", SegKind::Afternoon, None),
+    ("in the evening", SegKind::Evening, None),
+    ("at night", SegKind::Night, None),
+    ("lunch", SegKind::Noon, None),
+    ("lunchtime", SegKind::Noon, None),
+    ("at lunch", SegKind::Noon, None),
+    ("all day", SegKind::AllDay, None),
+    ("all-day", SegKind::AllDay, None),
+    ("the whole day", SegKind::AllDay, None),
+];
+
 /// Parts of day ("tonight", "in the morning", "every evening"), noon, midnight and the end of the
 /// working day ("eod", "close of business": 17:00).
 pub(super) fn part_of_day_words(t: &Text, i: usize, best: &mut Best) {
-    const SEGS: &[(&str, SegKind, Option<i32>)] = &[
-        ("tonight", SegKind::Evening, Some(0)),
-        ("tonite", SegKind::Evening, Some(0)),
-        ("this morning", SegKind::Morning, Some(0)),
-        ("this afternoon", SegKind::Afternoon, Some(0)),
-        ("this evening", SegKind::Evening, Some(0)),
-        ("last night", SegKind::Evening, Some(-1)),
-        ("morning", SegKind::Morning, None),
-        ("early morning", SegKind::EarlyMorning, None),
-        ("in the early morning", SegKind::EarlyMorning, None),
-        ("afternoon", SegKind::Afternoon, None),
-        ("evening", SegKind::Evening, None),
-        ("night", SegKind::Night, None),
-        ("in the morning", SegKind::Morning, None),
-        ("in the afternoon", SegKind::Afternoon, None),
-        ("in the evening", SegKind::Evening, None),
-        ("at night", SegKind::Night, None),
-        ("lunch", SegKind::Noon, None),
-        ("lunchtime", SegKind::Noon, None),
-        ("at lunch", SegKind::Noon, None),
-        ("all day", SegKind::AllDay, None),
-        ("all-day", SegKind::AllDay, None),
-        ("the whole day", SegKind::AllDay, None),
-    ];
-    for &(p, k, d) in SEGS {
+    for &(p, k, d) in PARTS_OF_DAY {
         if let Some(e) = t.phrase(i, p) {
             best.offer(e, seg(k, d));
         }

@@ -151,44 +151,45 @@ pub(super) fn week_reference(t: &Text, k: usize) -> Option<(usize, i32)> {
     Some((e, WEEKS[p].1))
 }
 
+const PERIOD_PHRASES: &[(&str, i32, u8)] = &[
+    // (phrase, n, 0 = week, 1 = weekend, 2 = month, 3 = year)
+    ("this week", 0, 0),
+    ("next week", 1, 0),
+    ("last week", -1, 0),
+    ("the following week", 1, 0),
+    ("the week after next", 2, 0),
+    ("the week before last", -2, 0),
+    ("this weekend", 0, 1),
+    ("this coming weekend", 0, 1),
+    ("the coming weekend", 0, 1),
+    ("next weekend", 1, 1),
+    ("last weekend", -1, 1),
+    ("this month", 0, 2),
+    ("next month", 1, 2),
+    ("last month", -1, 2),
+    ("the next month", 1, 2),
+    ("the current month", 0, 2),
+    ("current month", 0, 2),
+    ("the following month", 1, 2),
+    ("the previous month", -1, 2),
+    ("the month after next", 2, 2),
+    ("this year", 0, 3),
+    ("next year", 1, 3),
+    ("last year", -1, 3),
+    ("the next year", 1, 3),
+    ("the following year", 1, 3),
+    ("the previous year", -1, 3),
+];
+
 /// this/next/last week|weekend|month|year|<month name>, the week after next, the weekend ...
 pub(super) fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    const FIXED: &[(&str, i32, u8)] = &[
-        // (phrase, n, 0 = week, 1 = weekend, 2 = month, 3 = year)
-        ("this week", 0, 0),
-        ("next week", 1, 0),
-        ("last week", -1, 0),
-        ("the following week", 1, 0),
-        ("the week after next", 2, 0),
-        ("the week before last", -2, 0),
-        ("this weekend", 0, 1),
-        ("this coming weekend", 0, 1),
-        ("the coming weekend", 0, 1),
-        ("next weekend", 1, 1),
-        ("last weekend", -1, 1),
-        ("this month", 0, 2),
-        ("next month", 1, 2),
-        ("last month", -1, 2),
-        ("the next month", 1, 2),
-        ("the current month", 0, 2),
-        ("current month", 0, 2),
-        ("the following month", 1, 2),
-        ("the previous month", -1, 2),
-        ("the month after next", 2, 2),
-        ("this year", 0, 3),
-        ("next year", 1, 3),
-        ("last year", -1, 3),
-        ("the next year", 1, 3),
-        ("the following year", 1, 3),
-        ("the previous year", -1, 3),
-    ];
     let mut best: Option<(usize, Atom)> = None;
     let mut offer = |e: usize, a: Atom| {
         if best.is_none_or(|(be, _)| e > be) {
             best = Some((e, a));
         }
     };
-    for &(p, n, kind) in FIXED {
+    for &(p, n, kind) in PERIOD_PHRASES {
         if let Some(e) = t.phrase(i, p) {
             let a = date_atom(|x| match kind {
                 0 => x.week = Some(n),
@@ -246,22 +247,53 @@ pub(super) fn modified_period(t: &Text, i: usize) -> Option<(usize, Atom)> {
             );
         }
     }
-    // next march / last may / this june
-    if let Some((e, k)) = t.phrase_longest(i, &["next", "last", "this"]) {
-        let k2 = t.skip_ws(e);
-        if k2 > e
-            && let Some((m, e2, _)) = month_name(t, k2)
-        {
-            let spec = match k {
-                0 => MonthSpec::NextAbs(m),
-                1 => MonthSpec::LastAbs(m),
-                _ => MonthSpec::Abs(m),
-            };
-            offer(e2, date_atom(|x| x.month = Some(spec)));
-        }
+    if let Some((e, a)) = month_after_modifier(t, i) {
+        offer(e, a);
     }
     best
 }
+
+/// "next march", "last may", "this june": the month after or before the current one, or this
+/// year's.
+fn month_after_modifier(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (e, k) = t.phrase_longest(i, &["next", "last", "this"])?;
+    let k2 = t.skip_ws(e);
+    let (m, e2, _) = month_name(t, k2).filter(|_| k2 > e)?;
+    let spec = match k {
+        0 => MonthSpec::NextAbs(m),
+        1 => MonthSpec::LastAbs(m),
+        _ => MonthSpec::Abs(m),
+    };
+    Some((e2, date_atom(|x| x.month = Some(spec))))
+}
+
+const PART_OF_PERIODS: &[(&str, i32, bool)] = &[
+    ("the month", 0, false),
+    ("month", 0, false),
+    ("this month", 0, false),
+    ("the current month", 0, false),
+    ("next month", 1, false),
+    ("the next month", 1, false),
+    ("last month", -1, false),
+    ("the year", 0, true),
+    ("year", 0, true),
+    ("this year", 0, true),
+    ("next year", 1, true),
+    ("last year", -1, true),
+];
+
+// "end of the week" = its Friday (the end of the working week), "start of next week" = its
+// Monday, "middle of the week" = its Wednesday; Friday and Wednesday are a convention
+const PART_OF_WEEKS: &[(&str, i32)] = &[
+    ("the week", 0),
+    ("week", 0),
+    ("this week", 0),
+    ("the current week", 0),
+    ("next week", 1),
+    ("the next week", 1),
+    ("the following week", 1),
+    ("last week", -1),
+];
 
 /// end of the month, beginning of next month, the end of march, end of the year.
 pub(super) fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
@@ -288,36 +320,10 @@ pub(super) fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         part: Some(part),
         ..Default::default()
     };
-    const PERIODS: &[(&str, i32, bool)] = &[
-        ("the month", 0, false),
-        ("month", 0, false),
-        ("this month", 0, false),
-        ("the current month", 0, false),
-        ("next month", 1, false),
-        ("the next month", 1, false),
-        ("last month", -1, false),
-        ("the year", 0, true),
-        ("year", 0, true),
-        ("this year", 0, true),
-        ("next year", 1, true),
-        ("last year", -1, true),
-    ];
-    // "end of the week" = its Friday (the end of the working week), "start of next week" = its
-    // Monday, "middle of the week" = its Wednesday; Friday and Wednesday are a convention
-    const WEEKS: &[(&str, i32)] = &[
-        ("the week", 0),
-        ("week", 0),
-        ("this week", 0),
-        ("the current week", 0),
-        ("next week", 1),
-        ("the next week", 1),
-        ("the following week", 1),
-        ("last week", -1),
-    ];
     if k < 5
-        && let Some((e2, p)) = t.phrase_longest_in(k2, WEEKS, |x| x.0)
+        && let Some((e2, p)) = t.phrase_longest_in(k2, PART_OF_WEEKS, |x| x.0)
     {
-        d.week = Some(WEEKS[p].1);
+        d.week = Some(PART_OF_WEEKS[p].1);
         d.weekday = Some(match part {
             MonthPart::Begin => 0,
             MonthPart::Mid => 2,
@@ -327,8 +333,8 @@ pub(super) fn month_part(t: &Text, i: usize) -> Option<(usize, Atom)> {
         d.part = None;
         return Some((e2, Atom::Date(d)));
     }
-    if let Some((e2, p)) = t.phrase_longest_in(k2, PERIODS, |x| x.0) {
-        let (_, n, is_year) = PERIODS[p];
+    if let Some((e2, p)) = t.phrase_longest_in(k2, PART_OF_PERIODS, |x| x.0) {
+        let (_, n, is_year) = PART_OF_PERIODS[p];
         if is_year {
             let m = match part {
                 MonthPart::End => 12,
