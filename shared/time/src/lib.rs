@@ -27,6 +27,8 @@
 //! - `digits`, `zh`, `en`: the lexers (digit forms shared by both languages, Chinese, English).
 //! - `lexer`: runs the three lexers, longest candidate first.
 //! - `grammar`: combines adjacent atoms into expressions (points, ranges, durations).
+//! - `clauses`: joins the expressions of one clause (a duration a few words away, the time of a
+//!   list of days, a day and its hour across a meal).
 //! - `recurrence`: RRULE text and first occurrences.
 //! - `resolve`: expressions to [`Resolution`]s.
 //!
@@ -271,6 +273,7 @@
 //! ("周一到周五上午九点"); 下班前 (before the end of work); dinner, breakfast and the other meals as
 //! parts of day of their own (only lunch is one; the others only decide a bare hour).
 
+mod clauses;
 mod dates;
 mod digits;
 mod en;
@@ -433,7 +436,7 @@ impl Resolution {
 /// Every time expression in free text, left to right, non-overlapping, each maximal.
 pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
     let t = text::Text::new(text);
-    let exprs = grammar::parse(&t);
+    let exprs = clauses::parse(&t);
     let mut out = Vec::with_capacity(exprs.len());
     for e in &exprs {
         if let Some(mut res) = resolve::resolve_expr(e, ctx) {
@@ -455,7 +458,7 @@ pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
 /// slots ("明天 开会 下午3点" = tomorrow 15:00); a following duration is attached.
 pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
     let t = text::Text::new(text);
-    let exprs = grammar::parse(&t);
+    let exprs = clauses::parse(&t);
     let mut iter = exprs.into_iter();
     let mut acc = iter.next()?;
     for e in iter {

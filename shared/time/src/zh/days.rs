@@ -172,31 +172,37 @@ pub(super) fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
         // 下周的今天
         return Some((x, Atom::Date(DateParts::shifted(rel, Unit::Week))));
     }
-    // 下周初, 这周前半周 = Monday-Wednesday; 本周后半周 = Thursday-Sunday; 下周中 = its Wednesday
-    if let Some((x, k)) = t.lit_longest(e, &["初", "前半周", "前半", "后半周", "后半", "中"]) {
-        if k == 5 {
-            if t.at(x) != '午' && t.at(x) != '旬' {
-                return Some((
-                    x,
-                    date_atom(|d| {
-                        d.week = Some(rel);
-                        d.weekday = Some(2);
-                        d.guessed = true;
-                    }),
-                ));
-            }
-        } else {
-            return Some((
-                x,
-                date_atom(|d| {
-                    d.week = Some(rel);
-                    d.week_half = Some(if k < 3 { 1 } else { 2 });
-                    d.guessed = true;
-                }),
-            ));
-        }
+    if let Some(x) = week_part(t, e, rel) {
+        return Some(x);
     }
     Some((e, date_atom(|x| x.week = Some(rel))))
+}
+
+/// A part of the week `rel` written after it at `e`: 下周初, 这周前半周 = Monday-Wednesday; 本周后半周 =
+/// Thursday-Sunday; 下周中 = its Wednesday (not 周中午, 周中旬).
+fn week_part(t: &Text, e: usize, rel: i32) -> Option<(usize, Atom)> {
+    let (x, k) = t.lit_longest(e, &["初", "前半周", "前半", "后半周", "后半", "中"])?;
+    if k == 5 {
+        if t.at(x) == '午' || t.at(x) == '旬' {
+            return None;
+        }
+        return Some((
+            x,
+            date_atom(|d| {
+                d.week = Some(rel);
+                d.weekday = Some(2);
+                d.guessed = true;
+            }),
+        ));
+    }
+    Some((
+        x,
+        date_atom(|d| {
+            d.week = Some(rel);
+            d.week_half = Some(if k < 3 { 1 } else { 2 });
+            d.guessed = true;
+        }),
+    ))
 }
 
 /// Words for "this same day" after a period or an offset: 下个月的今天, 下周今天, 明年的这一天,
