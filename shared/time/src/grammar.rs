@@ -69,34 +69,7 @@ impl Point {
                 self.shift_period();
                 true
             }
-            Atom::Seg(s) => {
-                if self.seg.is_some() || self.toff.is_some() || self.now || self.same_time {
-                    return false;
-                }
-                let mut nd = self.date;
-                if let Some(day) = s.day
-                    && !nd.merge(&DateParts {
-                        rel_day: Some(day),
-                        ..Default::default()
-                    })
-                {
-                    return false;
-                }
-                if s.daily
-                    && !nd.merge(&DateParts {
-                        recur: Some(Recur::new(Freq::Daily)),
-                        ..Default::default()
-                    })
-                {
-                    return false;
-                }
-                if self.clock.is_some() && s.day.is_some() {
-                    self.date_after_time = true;
-                }
-                self.date = nd;
-                self.seg = Some(s);
-                true
-            }
+            Atom::Seg(s) => self.add_segment(s),
             Atom::Clock(c) => {
                 if self.clock.is_some() || self.toff.is_some() || self.now || self.same_time {
                     return false;
@@ -129,6 +102,36 @@ impl Point {
             }
             _ => false,
         }
+    }
+
+    /// Add a part of day, with the day it names (今晚) or its daily recurrence (every morning).
+    fn add_segment(&mut self, s: SegAtom) -> bool {
+        if self.seg.is_some() || self.toff.is_some() || self.now || self.same_time {
+            return false;
+        }
+        let mut nd = self.date;
+        if let Some(day) = s.day
+            && !nd.merge(&DateParts {
+                rel_day: Some(day),
+                ..Default::default()
+            })
+        {
+            return false;
+        }
+        if s.daily
+            && !nd.merge(&DateParts {
+                recur: Some(Recur::new(Freq::Daily)),
+                ..Default::default()
+            })
+        {
+            return false;
+        }
+        if self.clock.is_some() && s.day.is_some() {
+            self.date_after_time = true;
+        }
+        self.date = nd;
+        self.seg = Some(s);
+        true
     }
 
     /// Merge another point into this one (used by `resolve` for separated pieces).
@@ -353,9 +356,30 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
         return None;
     }
     let s = if prefix.is_some() { toks[i].s } else { p1.s };
-    let mut e = p1.e;
-    let mut k = k1;
-    let mut body = None;
+    let (mut e, mut k, body) = match range_end(t, toks, &p1, k1, prefix == Some(Prefix::Between) || between) {
+        Some((p2, k2)) => (p2.e, k2, Body::Range(p1, p2)),
+        // "from now" with no end is the tail of an offset not read ("a few weeks from now")
+        None if prefix == Some(Prefix::From) && p1.now && p1.date.is_empty() => return None,
+        None => (p1.e, k1, Body::Point(p1)),
+    };
+    // a duration right after the expression: "下午3点开始，持续2小时", "from 4pm for 30 minutes"
+    let mut duration = None;
+    if let Some((m, next)) = trailing_duration(t, toks, k, e) {
+        duration = Some(m);
+        e = toks[next - 1].e;
+        k = next;
+    }
+    // "3月5日（周四）": close a parenthesis opened inside the expression
+    if t.at(e) == ')' && t.count(s, e, '(') > t.count(s, e, ')') {
+        e += 1;
+    }
+    Some((Expr { s, e, body, duration, gap: None }, k))
+}
+
+/// The end of a range that starts with `p1` (its tokens end before `k`): a connector and a second
+/// point that may end it. `between`: "between" was said, so "and" connects too. (end, index after).
+fn range_end(t: &Text, toks: &[Tok], p1: &Point, k: usize, between: bool) -> Option<(Point, usize)> {
+    let n = toks.len();
     // "明天起到周五", "从现在开始到下周三": 起/开始 between a start and 到 says the same as 从
     let (mut from_on, mut kc) = (p1.e, k);
     if k + 1 < n && matches!(toks[k].a, Atom::Glue(Glue::Dur)) && t.lit(toks[k].s, "开始") == Some(toks[k].e) {
@@ -364,63 +388,32 @@ fn parse_expr(t: &Text, toks: &[Tok], i: usize) -> Option<(Expr, usize)> {
     } else if t.at(t.skip_ws(p1.e)) == '起' {
         from_on = t.skip_ws(p1.e) + 1;
     }
-    if kc < n
-        && let Atom::Conn(c) = toks[kc].a
-    {
-        let conn_ok = c == Conn::To || (prefix == Some(Prefix::Between) || between) && from_on == p1.e;
-        if conn_ok
-            && t.gap_is_ws(from_on, toks[kc].s)
-            && kc + 1 < n
-            && adj(t, &toks[kc], &toks[kc + 1])
-            && let Some((p2, k2, _)) = parse_point(t, toks, kc + 1)
-            && range_ok(&p1, &p2)
-            // days then an hour that starts a range of hours ("周三到周二，3点-5点"): not one hour a day
-            && !(p1.clock.is_none() && p2.clock.is_some() && matches!(toks.get(k2).map(|x| x.a), Some(Atom::Conn(Conn::To))))
-        {
-            e = p2.e;
-            k = k2;
-            body = Some(Body::Range(p1, p2));
-        }
-    }
-    // "from now" with no end is the tail of an offset not read ("a few weeks from now")
-    if body.is_none() && prefix == Some(Prefix::From) && p1.now && p1.date.is_empty() {
+    let Atom::Conn(c) = toks.get(kc)?.a else { return None };
+    let conn_ok = c == Conn::To || between && from_on == p1.e;
+    if !conn_ok || !t.gap_is_ws(from_on, toks[kc].s) || kc + 1 >= n || !adj(t, &toks[kc], &toks[kc + 1]) {
         return None;
     }
-    let body = body.unwrap_or(Body::Point(p1));
-    // a duration right after the expression: "下午3点开始，持续2小时", "from 4pm for 30 minutes"
-    let mut duration = None;
-    let mut j = k;
-    let mut last_e = e;
-    while j < n && t.gap_is_ws(last_e, toks[j].s) {
+    let (p2, k2, _) = parse_point(t, toks, kc + 1)?;
+    // days then an hour that starts a range of hours ("周三到周二，3点-5点"): not one hour a day
+    let hours_follow = p1.clock.is_none() && p2.clock.is_some() && matches!(toks.get(k2).map(|x| x.a), Some(Atom::Conn(Conn::To)));
+    (range_ok(p1, &p2) && !hours_follow).then_some((p2, k2))
+}
+
+/// A duration after an expression ending at `e` (token `k` on), past glue such as 持续, "for" or
+/// a comma: (minutes, index after it).
+fn trailing_duration(t: &Text, toks: &[Tok], k: usize, e: usize) -> Option<(u32, usize)> {
+    let (mut j, mut last_e) = (k, e);
+    while j < toks.len() && t.gap_is_ws(last_e, toks[j].s) {
         match toks[j].a {
             Atom::Glue(Glue::Dur) | Atom::Glue(Glue::Soft) => {
                 last_e = toks[j].e;
                 j += 1;
             }
-            Atom::Duration(_) => {
-                let (m, next) = duration_run(t, toks, j)?;
-                duration = Some(m);
-                e = toks[next - 1].e;
-                k = next;
-                break;
-            }
-            _ => break,
+            Atom::Duration(_) => return duration_run(t, toks, j),
+            _ => return None,
         }
     }
-    // "3月5日（周四）": close a parenthesis opened inside the expression
-    if t.at(e) == ')' && t.count(s, e, '(') > t.count(s, e, ')') {
-        e += 1;
-    }
-    Some((
-        Expr {
-            s,
-            e,
-            body,
-            duration,
-            gap: None,
-        },
-        k,
-    ))
+    None
 }
 
 /// Fold a later expression into `acc` when they fill different slots (for `resolve`).
