@@ -308,68 +308,7 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
         let mut changed = false;
         for i in 0..n {
             let Atom::Bare(v) = toks[i].a else { continue };
-            let prev = (i > 0 && adj(t, &toks[i - 1], &toks[i])).then(|| toks[i - 1].a);
-            let prev2 = (prev.is_some() && i > 1 && adj(t, &toks[i - 2], &toks[i - 1]))
-                .then(|| toks[i - 2].a);
-            let next = (i + 1 < n && adj(t, &toks[i], &toks[i + 1])).then(|| toks[i + 1].a);
-            let next2 = (next.is_some() && i + 2 < n && adj(t, &toks[i + 1], &toks[i + 2]))
-                .then(|| toks[i + 2].a);
-            let hour = v <= 24;
-            let h12 = (1..=12).contains(&v);
-            let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
-            let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
-            // "around 3", "about 3, ..." but not "about 3 people"
-            let approx = h12
-                && matches!(prev, Some(Atom::Glue(Glue::Approx)))
-                && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
-            let new = if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
-                // "8 tonight", "6 in the afternoon"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(prev, Some(Atom::Seg(s)) if !s.daily && s.kind != SegKind::AllDay)
-                && (next.is_none() || is_conn(next) || is_clock(next2))
-            {
-                // "tuesday afternoon 2-4", "tomorrow morning 9"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
-                && is_conn(next)
-                && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
-                // not "monday 3-4 people"
-                && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
-            {
-                // "monday 9-11", "tomorrow 2-4": hours of that day
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
-                && matches!(next2, Some(Atom::Seg(_)))
-            {
-                // "9 tomorrow morning"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if hour && is_conn(next) && is_clock(next2) {
-                // "3-4pm", "9~12点半"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if hour && is_conn(prev) && is_clock(prev2) {
-                // "3pm to 5", "from 3 to 5"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if (1..=31).contains(&v)
-                && matches!(prev, Some(Atom::Conn(Conn::To)))
-                && matches!(prev2, Some(Atom::Date(d)) if d.day.is_some())
-            {
-                // "July 13-15", "7月13日到15"
-                Some(date_atom(|x| x.day = Some(v)))
-            } else if hour
-                && matches!(prev, Some(Atom::Prefix(_)))
-                && is_conn(next)
-                && matches!(next2, Some(Atom::Bare(_)) | Some(Atom::Clock(_)))
-            {
-                // "from 3 to 5", "between 9 and 11"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else {
-                None
-            };
+            let new = bare_reading(t, toks, i, v);
             if let Some(a) = new {
                 toks[i].a = a;
                 changed = true;
@@ -380,4 +319,72 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
         }
     }
     toks.retain(|k| !matches!(k.a, Atom::Bare(_)));
+}
+
+/// What the bare number `v` of token `i` is, read from its neighbours: an hour ("at 3", "3-4pm",
+/// "8 tonight", "monday 9-11"), a day ("July 13-15") or nothing yet.
+fn bare_reading(t: &Text, toks: &[Tok], i: usize, v: u32) -> Option<Atom> {
+    let n = toks.len();
+    let prev = (i > 0 && adj(t, &toks[i - 1], &toks[i])).then(|| toks[i - 1].a);
+    let prev2 = (prev.is_some() && i > 1 && adj(t, &toks[i - 2], &toks[i - 1]))
+        .then(|| toks[i - 2].a);
+    let next = (i + 1 < n && adj(t, &toks[i], &toks[i + 1])).then(|| toks[i + 1].a);
+    let next2 = (next.is_some() && i + 2 < n && adj(t, &toks[i + 1], &toks[i + 2]))
+        .then(|| toks[i + 2].a);
+    let hour = v <= 24;
+    let h12 = (1..=12).contains(&v);
+    let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
+    let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
+    // "around 3", "about 3, ..." but not "about 3 people"
+    let approx = h12
+        && matches!(prev, Some(Atom::Glue(Glue::Approx)))
+        && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
+    if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
+        // "8 tonight", "6 in the afternoon"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(prev, Some(Atom::Seg(s)) if !s.daily && s.kind != SegKind::AllDay)
+        && (next.is_none() || is_conn(next) || is_clock(next2))
+    {
+        // "tuesday afternoon 2-4", "tomorrow morning 9"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
+        && is_conn(next)
+        && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
+        // not "monday 3-4 people"
+        && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
+    {
+        // "monday 9-11", "tomorrow 2-4": hours of that day
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
+        && matches!(next2, Some(Atom::Seg(_)))
+    {
+        // "9 tomorrow morning"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if hour && is_conn(next) && is_clock(next2) {
+        // "3-4pm", "9~12点半"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if hour && is_conn(prev) && is_clock(prev2) {
+        // "3pm to 5", "from 3 to 5"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if (1..=31).contains(&v)
+        && matches!(prev, Some(Atom::Conn(Conn::To)))
+        && matches!(prev2, Some(Atom::Date(d)) if d.day.is_some())
+    {
+        // "July 13-15", "7月13日到15"
+        Some(date_atom(|x| x.day = Some(v)))
+    } else if hour
+        && matches!(prev, Some(Atom::Prefix(_)))
+        && is_conn(next)
+        && matches!(next2, Some(Atom::Bare(_)) | Some(Atom::Clock(_)))
+    {
+        // "from 3 to 5", "between 9 and 11"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else {
+        None
+    }
 }

@@ -132,24 +132,8 @@ fn starts_a_marked_range(t: &Text, e: usize) -> bool {
 
 /// a quarter past 3pm, half past 3, quarter to noon, 10 past 5, 3 o'clock.
 pub(super) fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    // "3 o'clock"
-    if let Some((h, e)) = if t.at(i).is_ascii_digit() {
-        ascii_int(t, i).map(|(h, e, _)| (h, e))
-    } else {
-        en_number_word(t, i)
-    } {
-        let k = t.skip_ws(e);
-        if let Some((x, _)) = t.phrase_longest(k, O_CLOCK)
-            && (1..=12).contains(&h)
-        {
-            let mut c = Clock::bare(h);
-            let mut x = x;
-            if let Some((mer, e2)) = meridiem(t, x) {
-                c.mer = Some(mer);
-                x = e2;
-            }
-            return Some((x, Atom::Clock(c)));
-        }
+    if let Some(x) = o_clock(t, i) {
+        return Some(x);
     }
     let mut j = i;
     if let Some(e) = t.phrase(i, "a") {
@@ -202,29 +186,49 @@ pub(super) fn clock_phrase(t: &Text, i: usize) -> Option<(usize, Atom)> {
             ..c
         }
     } else {
-        // "quarter to noon" = 11:45, "quarter to 3pm" = 14:45
-        let h = if c.h == 0 { 23 } else { c.h - 1 };
-        let mut c2 = Clock {
-            h,
-            m: 60 - mins,
-            has_min: true,
-            ..c
-        };
-        if c.absolute && c.h == 12 {
-            c2.absolute = true;
-            c2.h = 11;
-        } else if c.h == 24 {
-            c2.h = 23;
-        } else if c.h == 12 && c.mer == Some(Mer::Am) {
-            c2.h = 11;
-            c2.mer = Some(Mer::Pm);
-        } else if c.h == 1 {
-            c2.h = 12;
-            c2.mer = c.mer.map(|m| if m == Mer::Am { Mer::Pm } else { Mer::Am });
-        }
-        c2
+        minutes_to(c, mins)
     };
     Some((e2, Atom::Clock(c)))
+}
+
+/// "3 o'clock", "seven oclock pm".
+fn o_clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
+    let (h, e) = if t.at(i).is_ascii_digit() {
+        ascii_int(t, i).map(|(h, e, _)| (h, e))?
+    } else {
+        en_number_word(t, i)?
+    };
+    let (mut x, _) = t.phrase_longest(t.skip_ws(e), O_CLOCK).filter(|_| (1..=12).contains(&h))?;
+    let mut c = Clock::bare(h);
+    if let Some((mer, e2)) = meridiem(t, x) {
+        c.mer = Some(mer);
+        x = e2;
+    }
+    Some((x, Atom::Clock(c)))
+}
+
+/// The clock time `mins` minutes before hour `c`: "quarter to noon" = 11:45, "ten to 1am" = 00:50.
+fn minutes_to(c: Clock, mins: u32) -> Clock {
+    let h = if c.h == 0 { 23 } else { c.h - 1 };
+    let mut c2 = Clock {
+        h,
+        m: 60 - mins,
+        has_min: true,
+        ..c
+    };
+    if c.absolute && c.h == 12 {
+        c2.absolute = true;
+        c2.h = 11;
+    } else if c.h == 24 {
+        c2.h = 23;
+    } else if c.h == 12 && c.mer == Some(Mer::Am) {
+        c2.h = 11;
+        c2.mer = Some(Mer::Pm);
+    } else if c.h == 1 {
+        c2.h = 12;
+        c2.mer = c.mer.map(|m| if m == Mer::Am { Mer::Pm } else { Mer::Am });
+    }
+    c2
 }
 
 const PARTS_OF_DAY: &[(&str, SegKind, Option<i32>)] = &[
