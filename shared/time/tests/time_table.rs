@@ -13,9 +13,18 @@ use chrono_tz::Tz;
 use quickact_time::{Confidence, Grain, Resolution, Segment, TimeContext, find_all, resolve};
 
 /// The table, one file per family of readings (the first holds the readings before issue 42).
-const TABLES: &[&str] = &[include_str!("data/time_cases.tsv"), include_str!("data/holidays.tsv"), include_str!("data/typos.tsv"), include_str!("data/compound.tsv"), include_str!("data/words.tsv"), include_str!("data/qualified.tsv"), include_str!("data/day_stated.tsv")];
+const TABLES: &[(&str, &str)] = &[
+    ("time_cases.tsv", include_str!("data/time_cases.tsv")),
+    ("holidays.tsv", include_str!("data/holidays.tsv")),
+    ("typos.tsv", include_str!("data/typos.tsv")),
+    ("compound.tsv", include_str!("data/compound.tsv")),
+    ("words.tsv", include_str!("data/words.tsv")),
+    ("qualified.tsv", include_str!("data/qualified.tsv")),
+    ("day_stated.tsv", include_str!("data/day_stated.tsv")),
+];
 
 struct Row<'a> {
+    file: &'a str,
     line: usize,
     name: &'a str,
     ctx: TimeContext,
@@ -41,11 +50,11 @@ struct Exp {
 }
 
 fn rows() -> Vec<Row<'static>> {
-    TABLES.iter().flat_map(|t| parse_rows(t)).collect()
+    TABLES.iter().flat_map(|(file, t)| parse_rows(file, t)).collect()
 }
 
 /// The rows of a table in the format above.
-fn parse_rows(table: &str) -> Vec<Row<'_>> {
+fn parse_rows<'a>(file: &'a str, table: &'a str) -> Vec<Row<'a>> {
     let mut out = Vec::new();
     for (k, line) in table.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {
@@ -68,6 +77,7 @@ fn parse_rows(table: &str) -> Vec<Row<'_>> {
             .earliest()
             .unwrap_or_else(|| panic!("line {}: ref does not exist in zone", k + 1));
         out.push(Row {
+            file,
             line: k + 1,
             name: cols[0],
             ctx: TimeContext::new(local.to_utc(), tz),
@@ -270,8 +280,8 @@ fn run_rows(rows: &[Row], filter: impl Fn(&str) -> bool) -> (usize, Vec<String>)
         n += 1;
         if let Some(p) = check(row) {
             failures.push(format!(
-                "line {} {} {:?}: {}",
-                row.line, row.name, row.text, p
+                "{}:{} {} {:?}: {}",
+                row.file, row.line, row.name, row.text, p
             ));
         }
     }
@@ -311,7 +321,7 @@ fn every_sentence_in_the_table_yields_its_expressions() {
 fn an_extra_table_from_the_environment_is_scored_without_failing() {
     let Ok(path) = std::env::var("QUICKACT_TIME_EXTRA") else { return };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let rows = parse_rows(&text);
+    let rows = parse_rows(&path, &text);
     let (n, failures) = run_rows(&rows, |_| true);
     for f in &failures {
         println!("{f}");
