@@ -27,6 +27,7 @@ pub(crate) const HOLIDAYS: &[(&str, Rule)] = &[
     ("教师节", Rule::Fixed(9, 10)),
     ("国庆", Rule::Fixed(10, 1)),
     ("国庆节", Rule::Fixed(10, 1)),
+    ("国庆日", Rule::Fixed(10, 1)),
     ("万圣节", Rule::Fixed(10, 31)),
     ("双十一", Rule::Fixed(11, 11)),
     ("平安夜", Rule::Fixed(12, 24)),
