@@ -5,11 +5,12 @@
 //! name stay words (sundae, match, mourning). The reading is marked `inferred`: the text says
 //! something else, the resolver guessed what was meant.
 
-/// The names a typo may stand for: long enough that one edit rarely makes another word.
+/// The names a typo may stand for: long enough that one edit rarely makes another word. Grouped
+/// by first letter ([`BY_LETTER`]; `tests` checks).
 const TARGETS: &[&str] = &[
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april",
-    "august", "september", "october", "november", "december", "today", "tomorrow", "yesterday", "tonight", "morning",
-    "afternoon", "evening", "weekend", "midnight", "christmas", "thanksgiving", "halloween",
+    "april", "august", "afternoon", "christmas", "december", "evening", "friday", "february", "halloween", "january",
+    "monday", "march", "morning", "midnight", "november", "october", "saturday", "sunday", "september", "tuesday",
+    "thursday", "today", "tomorrow", "tonight", "thanksgiving", "wednesday", "weekend", "yesterday",
 ];
 
 /// Ordinary words one edit from a name of [`TARGETS`] with its first letter: every such word of a
@@ -19,15 +20,37 @@ const ORDINARY: &[&str] = &[
     "toady", "toddy", "tokay",
 ];
 
+/// For each first letter (a-z), the range of [`TARGETS`] that start with it.
+const BY_LETTER: [(u8, u8); 26] = {
+    let mut r = [(0u8, 0u8); 26];
+    let mut k = 0;
+    while k < TARGETS.len() {
+        let l = (TARGETS[k].as_bytes()[0] - b'a') as usize;
+        if r[l].1 == 0 {
+            r[l].0 = k as u8;
+        }
+        r[l].1 = k as u8 + 1;
+        k += 1;
+    }
+    r
+};
+
+/// Whether a lower-case word starting with `c` may be a typo of a name (a cheap test first).
+#[inline]
+pub(crate) fn may_be_typo(c: char) -> bool {
+    c.is_ascii_lowercase() && BY_LETTER[(c as u8 - b'a') as usize].1 > 0
+}
+
 /// The name the lower-case ASCII word `w` is a typo of, if any (one only).
 pub(crate) fn correction(w: &[char]) -> Option<&'static str> {
-    if w.len() < 5 {
+    if w.len() < 5 || w.len() > 13 || !may_be_typo(w[0]) {
         return None;
     }
+    let (a, b) = BY_LETTER[(w[0] as u8 - b'a') as usize];
     let mut found = None;
-    for t in TARGETS {
+    for t in &TARGETS[a as usize..b as usize] {
         let tb = t.as_bytes();
-        if tb[0] as char != w[0] || tb.len().abs_diff(w.len()) > 1 {
+        if tb.len().abs_diff(w.len()) > 1 {
             continue;
         }
         // the name itself, or its plural ("mondays"), is no typo
@@ -71,6 +94,11 @@ mod tests {
 
     fn fix(w: &str) -> Option<&'static str> {
         correction(&w.chars().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_names_are_grouped_by_first_letter() {
+        assert!(TARGETS.windows(2).all(|w| w[0].as_bytes()[0] <= w[1].as_bytes()[0]));
     }
 
     #[test]

@@ -258,6 +258,7 @@ const PARTS_OF_DAY: &[(&str, SegKind, Option<i32>)] = &[
 
 /// Parts of day ("tonight", "in the morning", "every evening"), noon, midnight and the end of the
 /// working day ("eod", "close of business": 17:00).
+#[inline]
 pub(super) fn part_of_day_words(t: &Text, i: usize, best: &mut Best) {
     for &(p, k, d) in PARTS_OF_DAY {
         if let Some(e) = t.phrase(i, p) {

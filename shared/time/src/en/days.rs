@@ -327,6 +327,7 @@ fn short_name_meant(t: &Text, i: usize, e: usize) -> bool {
 
 /// Relative days ("today", "the day after tomorrow", "the next day"), the next business day and
 /// "eow" (the end of this week).
+#[inline]
 pub(super) fn relative_day_words(t: &Text, i: usize, best: &mut Best) {
     const REL: &[(&str, i32)] = &[
         ("today", 0),

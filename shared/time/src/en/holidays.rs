@@ -79,17 +79,34 @@ const BY_LETTER: [(u8, u8); 26] = {
     r
 };
 
+/// For each first letter (a-z), the second letters of the names that start with it, as a bit set.
+const SECOND_LETTERS: [u32; 26] = {
+    let mut m = [0u32; 26];
+    let mut k = 0;
+    while k < HOLIDAYS.len() {
+        let w = HOLIDAYS[k].0.as_bytes();
+        m[(w[0] - b'a') as usize] |= 1 << (w[1] - b'a');
+        k += 1;
+    }
+    m
+};
+
 /// A holiday name at `i`, with a year after it ("christmas 2027", "easter of 2028").
 pub(super) fn holiday(t: &Text, i: usize) -> Option<(usize, Atom)> {
     let c = t.at(i);
     if !c.is_ascii_lowercase() {
         return None;
     }
-    let (a, b) = BY_LETTER[(c as u8 - b'a') as usize];
-    let names = &HOLIDAYS[a as usize..b as usize];
     // most words that share a name's first letter differ at the second
     let second = t.at(i + 1);
-    if !names.iter().any(|h| h.0.as_bytes()[1] as char == second) {
+    if !second.is_ascii_lowercase() || SECOND_LETTERS[(c as u8 - b'a') as usize] & (1 << (second as u8 - b'a')) == 0 {
+        return None;
+    }
+    let (a, b) = BY_LETTER[(c as u8 - b'a') as usize];
+    let names = &HOLIDAYS[a as usize..b as usize];
+    // ... or at the third ("the", "next" and "last" share two letters with names)
+    let third = t.at(i + 2);
+    if !names.iter().any(|h| h.0.as_bytes()[1] as char == second && h.0.as_bytes()[2] as char == third) {
         return None;
     }
     let (e, k) = t.phrase_longest_in(i, names, |h| h.0)?;

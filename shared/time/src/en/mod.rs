@@ -91,11 +91,13 @@ pub(crate) fn lex(t: &Text, i: usize, best: &mut Best) {
     best.offer_opt(same_day_of_period(t, i));
     best.offer_opt(early_late_month(t, i));
     best.offer_opt(super::rest_of_day::en(t, i));
-    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e') | ('n', 'e'))
+    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('f', 'i' | 'o') | ('s', 'e') | ('l', 'a') | ('r', 'e'))
         && week_or_half_ahead(t, i)
     {
         best.offer_opt(week_of_month(t, i));
         best.offer_opt(rest_of_week(t, i));
+    }
+    if matches!((t.at(i), t.at(i + 1)), ('t', 'h') | ('n', 'e') | ('l', 'a')) {
         best.offer_opt(business_week(t, i));
     }
     best.offer_opt(first_thing(t, i));

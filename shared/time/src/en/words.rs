@@ -69,6 +69,7 @@ pub(super) fn seg(kind: SegKind, day: Option<i32>) -> Atom {
 }
 
 /// Glue and connectors ("at", "on", "to", "from", "between", "around") and "now".
+#[inline]
 pub(super) fn glue_words(t: &Text, i: usize, best: &mut Best) {
     for p in ["now", "right now"] {
         if let Some(e) = t.phrase(i, p) {

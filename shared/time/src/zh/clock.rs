@@ -288,6 +288,7 @@ pub(super) fn clock_after_minutes_short(t: &Text, i: usize) -> Option<(usize, At
 }
 
 /// Parts of day (凌晨, 下午, 今晚, 明早) and midnight (午夜).
+#[inline]
 pub(super) fn part_of_day_words(t: &Text, i: usize, best: &mut Best) {
     for &(p, d, k) in DAY_SEGS {
         if let Some(e) = t.lit(i, p) {

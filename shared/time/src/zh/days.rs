@@ -232,6 +232,7 @@ pub(super) fn same_time(t: &Text, i: usize) -> Option<(usize, Atom)> {
 }
 
 /// Relative days (明天, 后儿, 明后天), the next day or working day (次日, 下个工作日) and now (现在).
+#[inline]
 pub(super) fn relative_day_words(t: &Text, i: usize, best: &mut Best) {
     for &(p, d) in REL_DAYS {
         if let Some(mut e) = t.lit(i, p) {

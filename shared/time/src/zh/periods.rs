@@ -305,6 +305,7 @@ pub(super) fn day_of_month(t: &Text, i: usize) -> Option<(usize, Atom)> {
 }
 
 /// Parts of a month or year without the month (月底, 上旬, 年底).
+#[inline]
 pub(super) fn month_part_words(t: &Text, i: usize, best: &mut Best) {
     // month parts without a month: 月底 = this month's last day
     for &(p, part) in MONTH_PART_WORDS {

@@ -9,6 +9,7 @@ use crate::types::{
 pub(super) const DUR_GLUE_WORDS: &[&str] = &["开始", "持续", "历时", "为期", "时长"];
 
 /// Connectors (到, 至, 从) and glue (的, 又, 开始, 持续).
+#[inline]
 pub(super) fn words(t: &Text, i: usize, best: &mut Best) {
     match t.at(i) {
         '到' | '至' => best.offer(i + 1, Atom::Conn(Conn::To)),
