@@ -35,7 +35,7 @@ fn range_from_now(b: &Point, ctx: &TimeContext) -> Option<Resolution> {
     if b.date.guessed {
         r.confidence = Confidence::Inferred;
     }
-    return Some(r);
+    Some(r)
 }
 
 /// A range of dates (7月13日到15日, "monday to wednesday"), with one hour for each of its days
@@ -85,7 +85,7 @@ fn range_of_days(a: &Point, b: &Point, ctx: &TimeContext) -> Option<Resolution> 
     if a.date.guessed || b.date.guessed {
         r.confidence = Confidence::Inferred;
     }
-    return Some(r);
+    Some(r)
 }
 
 /// A range of times ("3点到5点", "10pm to 2am", "1pm-2pm tomorrow", "now to 5pm").
