@@ -545,6 +545,23 @@ fn noise_never_panics_and_every_span_addresses_the_text() {
         "to friday at 9",
         "周末两天",
         "all weekend",
+        // issue 42: holidays, typos (the map back to the original), compound offsets, words
+        "春节",
+        "除夕",
+        "中秋節",
+        "christmas eve",
+        "easter",
+        "thanksgiving",
+        "thrusday",
+        "decmber",
+        "wendnesday ",
+        "3 days 4 hours from now",
+        "两天三小时后",
+        "最后一天",
+        "seven forty-five",
+        "in next month",
+        "’s",
+        "next business week",
     ];
     let tz: Tz = "Europe/Berlin".parse().unwrap();
     let ctx = TimeContext::new(
@@ -571,6 +588,9 @@ fn noise_never_panics_and_every_span_addresses_the_text() {
             assert!(m.span.0 < m.span.1, "empty span in {s:?}");
         }
         let _ = resolve(&s, &ctx);
+        for (a, b) in quickact_time::time_word_spans(&s) {
+            assert!(a < b && b <= s.chars().count(), "input {s:?}");
+        }
     }
 }
 
