@@ -144,6 +144,10 @@ fn chinese_word(t: &Text, i: usize) -> Option<usize> {
     for list in [zh::NEXT_DAY_WORDS, zh::NOW_WORDS, zh::NEXT_WORKDAY_WORDS, zh::WORKDAY_WORDS, ZH_WORDS] {
         offer(t.lit_longest(i, list).map(|x| x.0));
     }
+    // 小时候 is childhood, not hours
+    if t.lit(i, "小时候").is_some() {
+        return None;
+    }
     // 下周, 这个星期, 上礼拜三: a week prefix and a week word, with the weekday after it; 周 alone
     // only before a weekday or 末 (周围 is no time)
     let day_after = |e: usize| if "一二三四五六日天末1234567".contains(t.at(e)) { e + 1 } else { e };
@@ -159,7 +163,9 @@ fn chinese_word(t: &Text, i: usize) -> Option<usize> {
     }
     // 3点, 五号, 两天, 几天, 半天, 两个月: a unit right after a number
     let b = t.before(i);
-    if (b.is_ascii_digit() || is_zh_num_char(b) || matches!(b, '几' | '半' | '个')) && ZH_UNITS_AFTER_NUMBER.contains(t.at(i)) {
+    // (一点点, 一点儿: "a little", as the clock reader has it)
+    let a_little = b == '一' && t.at(i) == '点' && matches!(t.at(i + 1), '点' | '儿' | '也' | '都' | '不' | '吧');
+    if (b.is_ascii_digit() || is_zh_num_char(b) || matches!(b, '几' | '半' | '个')) && ZH_UNITS_AFTER_NUMBER.contains(t.at(i)) && !a_little {
         offer(Some(i + 1));
     }
     best
@@ -189,5 +195,6 @@ mod tests {
         assert_eq!(words("中秋节和两个小时"), ["中秋节", "小时"]);
         assert!(words("buy a sundae and some money").is_empty());
         assert!(words("周围的天气").is_empty());
+        assert!(words("小时候吃一点点糖，很周到").is_empty());
     }
 }
