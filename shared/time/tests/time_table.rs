@@ -398,6 +398,8 @@ fn resolution_serialises_compactly() {
     assert_eq!(v["grain"], "hour");
     assert_eq!(v["confidence"], "read");
     assert!(v["end_date"].is_null());
+    assert!(v.get("day_stated").is_none(), "day_stated is for Rust callers, not the JSON of /api/parse-time");
+    assert!(r.day_stated);
     let m = &find_all("把2月8日的会议改到晚上8点", &ctx)[1];
     let v = serde_json::to_value(m).unwrap();
     assert_eq!(v["span"], serde_json::json!([10, 14]));
