@@ -6,7 +6,7 @@
 use super::numerals::{ascii_int, is_zh_num_char, zh_int};
 use super::text::Text;
 use super::segment::SegKind;
-use super::types::{Atom, Best, Clock, Conn, Glue, Mer, Tok, date_atom};
+use super::types::{Atom, Best, Clock, Conn, DateParts, Glue, Mer, Tok, Unit, date_atom};
 use super::{digits, en, is_han, zh};
 
 fn punct(t: &Text, i: usize, best: &mut Best) {
@@ -85,7 +85,83 @@ pub(crate) fn lex_all(t: &Text) -> Vec<Tok> {
     }
     classify_bare(t, &mut toks);
     meal_hours(t, &mut toks);
+    join_compound_offsets(t, &mut toks);
     toks
+}
+
+/// An offset in minutes or in whole days, with its sign: (minutes, days).
+fn offset_amount(a: &Atom) -> Option<(i64, bool)> {
+    match *a {
+        Atom::TimeOffset(m) => Some((m, false)),
+        Atom::Date(d)
+            if !d.needs_base
+                && d.offset_end.is_none()
+                && matches!(d.offset, Some((_, Unit::Day | Unit::Week)))
+                && DateParts { offset: None, ..d }.is_empty() =>
+        {
+            let (n, u) = d.offset?;
+            Some((n as i64 * if u == Unit::Week { 7 * 1440 } else { 1440 }, true))
+        }
+        _ => None,
+    }
+}
+
+/// Whether the offset at `tok` says its direction first ("in 1 hour", 过3天), so that a length
+/// written after it continues it ("in 1 hour 30 minutes"); an offset whose direction comes last
+/// ("4 hours from now", 三小时后) is continued by a length before it ("3 days 4 hours from now").
+fn direction_first(t: &Text, tok: &Tok) -> bool {
+    t.phrase(tok.s, "in").is_some() || t.at(tok.s) == '过' || t.lit(tok.s, "再过").is_some()
+}
+
+/// A run of lengths and an offset written together are one offset: "3 days 4 hours from now",
+/// 两天三小时后, 两周零三天后, 1小时20分钟后, "in 1 hour 30 minutes", "in 2 weeks and 2 days". Whole
+/// days stay a date (grain day), anything finer is minutes from now.
+fn join_compound_offsets(t: &Text, toks: &mut Vec<Tok>) {
+    // the piece after token `p`: next to it, or after an "and", 又 or 零 next to both
+    let next = |toks: &[Tok], p: usize| -> Option<usize> {
+        let plus = toks.get(p + 1).is_some_and(|x| matches!(x.a, Atom::Conn(Conn::And) | Atom::Glue(Glue::Plus)));
+        let n = if plus { p + 2 } else { p + 1 };
+        (n < toks.len() && (n == p + 1 || adj(t, &toks[p], &toks[p + 1])) && adj(t, &toks[n - 1], &toks[n])).then_some(n)
+    };
+    let length = |toks: &[Tok], n: usize| match toks[n].a {
+        Atom::Duration(m) => Some(m as i64),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < toks.len() {
+        let offset_first = offset_amount(&toks[i].a).is_some() && direction_first(t, &toks[i]);
+        let Some(mut minutes) = (if offset_first { Some(0) } else { length(toks, i) }) else {
+            i += 1;
+            continue;
+        };
+        let mut p = i;
+        while let Some(n) = next(toks, p)
+            && let Some(m) = length(toks, n)
+        {
+            minutes += m;
+            p = n;
+        }
+        let off = if offset_first {
+            Some(i).filter(|_| p > i)
+        } else {
+            next(toks, p).filter(|&n| offset_amount(&toks[n].a).is_some() && !direction_first(t, &toks[n]))
+        };
+        let Some(off) = off else {
+            i += 1;
+            continue;
+        };
+        let end = if offset_first { p } else { off };
+        let (base, days) = offset_amount(&toks[off].a).unwrap_or((0, false));
+        let total = base.signum() * (base.abs() + minutes);
+        let a = if days && minutes % 1440 == 0 {
+            date_atom(|d| d.offset = Some(((total / 1440) as i32, Unit::Day)))
+        } else {
+            Atom::TimeOffset(total)
+        };
+        toks[i] = Tok { s: toks[i].s, e: toks[end].e, a };
+        toks.drain(i + 1..=end);
+        i += 1;
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -232,68 +308,7 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
         let mut changed = false;
         for i in 0..n {
             let Atom::Bare(v) = toks[i].a else { continue };
-            let prev = (i > 0 && adj(t, &toks[i - 1], &toks[i])).then(|| toks[i - 1].a);
-            let prev2 = (prev.is_some() && i > 1 && adj(t, &toks[i - 2], &toks[i - 1]))
-                .then(|| toks[i - 2].a);
-            let next = (i + 1 < n && adj(t, &toks[i], &toks[i + 1])).then(|| toks[i + 1].a);
-            let next2 = (next.is_some() && i + 2 < n && adj(t, &toks[i + 1], &toks[i + 2]))
-                .then(|| toks[i + 2].a);
-            let hour = v <= 24;
-            let h12 = (1..=12).contains(&v);
-            let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
-            let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
-            // "around 3", "about 3, ..." but not "about 3 people"
-            let approx = h12
-                && matches!(prev, Some(Atom::Glue(Glue::Approx)))
-                && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
-            let new = if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
-                // "8 tonight", "6 in the afternoon"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(prev, Some(Atom::Seg(s)) if !s.daily && s.kind != SegKind::AllDay)
-                && (next.is_none() || is_conn(next) || is_clock(next2))
-            {
-                // "tuesday afternoon 2-4", "tomorrow morning 9"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
-                && is_conn(next)
-                && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
-                // not "monday 3-4 people"
-                && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
-            {
-                // "monday 9-11", "tomorrow 2-4": hours of that day
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if h12
-                && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
-                && matches!(next2, Some(Atom::Seg(_)))
-            {
-                // "9 tomorrow morning"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if hour && is_conn(next) && is_clock(next2) {
-                // "3-4pm", "9~12点半"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if hour && is_conn(prev) && is_clock(prev2) {
-                // "3pm to 5", "from 3 to 5"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else if (1..=31).contains(&v)
-                && matches!(prev, Some(Atom::Conn(Conn::To)))
-                && matches!(prev2, Some(Atom::Date(d)) if d.day.is_some())
-            {
-                // "July 13-15", "7月13日到15"
-                Some(date_atom(|x| x.day = Some(v)))
-            } else if hour
-                && matches!(prev, Some(Atom::Prefix(_)))
-                && is_conn(next)
-                && matches!(next2, Some(Atom::Bare(_)) | Some(Atom::Clock(_)))
-            {
-                // "from 3 to 5", "between 9 and 11"
-                Some(Atom::Clock(Clock::bare(v)))
-            } else {
-                None
-            };
+            let new = bare_reading(t, toks, i, v);
             if let Some(a) = new {
                 toks[i].a = a;
                 changed = true;
@@ -304,4 +319,72 @@ fn classify_bare(t: &Text, toks: &mut Vec<Tok>) {
         }
     }
     toks.retain(|k| !matches!(k.a, Atom::Bare(_)));
+}
+
+/// What the bare number `v` of token `i` is, read from its neighbours: an hour ("at 3", "3-4pm",
+/// "8 tonight", "monday 9-11"), a day ("July 13-15") or nothing yet.
+fn bare_reading(t: &Text, toks: &[Tok], i: usize, v: u32) -> Option<Atom> {
+    let n = toks.len();
+    let prev = (i > 0 && adj(t, &toks[i - 1], &toks[i])).then(|| toks[i - 1].a);
+    let prev2 = (prev.is_some() && i > 1 && adj(t, &toks[i - 2], &toks[i - 1]))
+        .then(|| toks[i - 2].a);
+    let next = (i + 1 < n && adj(t, &toks[i], &toks[i + 1])).then(|| toks[i + 1].a);
+    let next2 = (next.is_some() && i + 2 < n && adj(t, &toks[i + 1], &toks[i + 2]))
+        .then(|| toks[i + 2].a);
+    let hour = v <= 24;
+    let h12 = (1..=12).contains(&v);
+    let is_conn = |a: Option<Atom>| matches!(a, Some(Atom::Conn(_)));
+    let is_clock = |a: Option<Atom>| matches!(a, Some(Atom::Clock(_)));
+    // "around 3", "about 3, ..." but not "about 3 people"
+    let approx = h12
+        && matches!(prev, Some(Atom::Glue(Glue::Approx)))
+        && (next.is_some() || !t.at(t.skip_ws(toks[i].e)).is_alphanumeric());
+    if (hour && matches!(prev, Some(Atom::Glue(Glue::At)))) || approx {
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12 && matches!(next, Some(Atom::Seg(s)) if !s.daily) {
+        // "8 tonight", "6 in the afternoon"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(prev, Some(Atom::Seg(s)) if !s.daily && s.kind != SegKind::AllDay)
+        && (next.is_none() || is_conn(next) || is_clock(next2))
+    {
+        // "tuesday afternoon 2-4", "tomorrow morning 9"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(prev, Some(Atom::Date(d)) if (d.weekday.is_some() || d.rel_day.is_some()) && d.day.is_none() && d.recur.is_none())
+        && is_conn(next)
+        && matches!(next2, Some(Atom::Bare(w)) if (1..=12).contains(&w))
+        // not "monday 3-4 people"
+        && (i + 3 < n && adj(t, &toks[i + 2], &toks[i + 3]) || !t.at(t.skip_ws(toks[i + 2].e)).is_alphanumeric())
+    {
+        // "monday 9-11", "tomorrow 2-4": hours of that day
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if h12
+        && matches!(next, Some(Atom::Date(d)) if d.rel_day.is_some())
+        && matches!(next2, Some(Atom::Seg(_)))
+    {
+        // "9 tomorrow morning"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if hour && is_conn(next) && is_clock(next2) {
+        // "3-4pm", "9~12点半"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if hour && is_conn(prev) && is_clock(prev2) {
+        // "3pm to 5", "from 3 to 5"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else if (1..=31).contains(&v)
+        && matches!(prev, Some(Atom::Conn(Conn::To)))
+        && matches!(prev2, Some(Atom::Date(d)) if d.day.is_some())
+    {
+        // "July 13-15", "7月13日到15"
+        Some(date_atom(|x| x.day = Some(v)))
+    } else if hour
+        && matches!(prev, Some(Atom::Prefix(_)))
+        && is_conn(next)
+        && matches!(next2, Some(Atom::Bare(_)) | Some(Atom::Clock(_)))
+    {
+        // "from 3 to 5", "between 9 and 11"
+        Some(Atom::Clock(Clock::bare(v)))
+    } else {
+        None
+    }
 }

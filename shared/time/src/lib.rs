@@ -1,15 +1,17 @@
 //! quickact-time: the deterministic time-expression resolver for Chinese and English.
 //!
-//! Pure code, no I/O, no global state. Two entry points:
+//! Pure code, no I/O, no global state. Two entry points, and the vocabulary for a reader:
 //! - [`find_all`] finds every time expression in free text ("明天下午3点到4点开会",
 //!   "move my dentist appointment to Friday 10am"), left to right, non-overlapping, each maximal.
 //! - [`resolve`] reads a tool argument that is meant to be one time expression as a whole
 //!   ("明天下午3点", "next friday 3pm", "2026-03-05", "15:30") and returns the combined resolution.
+//! - [`time_word_spans`] lists every word of the resolver's vocabulary in a text, matched or not.
 //!
 //! Spans are counted in Unicode code points of the original text. Internally every character is
 //! normalised one-to-one (full-width digits, letters and punctuation to ASCII, ASCII to lower case,
-//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 to simplified), so spans
-//! map straight back to the original.
+//! a few traditional characters such as 後 週 點 時 號 個 禮 鐘 兩 倆 兒 這 節 國 to simplified, ’ to
+//! '), so spans map straight back to the original; a corrected typo ("thrusday") keeps a map of its
+//! own back to the original code points.
 //!
 //! Chinese numbers may be written in digits, numerals or the colloquial 俩 (= 两个, two) and 仨
 //! (= 三个, three), wherever a number stands: "俩点" = 2 o'clock, "仨小时" = 3 hours, "俩天后",
@@ -18,18 +20,24 @@
 //!
 //! # Layout
 //! The pipeline runs top to bottom; each module depends only on the ones above it.
-//! - `text`: the normalised input (one char per original code point) and matching helpers.
+//! - `typos`: the day, month and part-of-day names a misspelt word stands for.
+//! - `text`: the normalised input (one char per original code point, typos corrected) and matching
+//!   helpers.
 //! - `numerals`: numbers in digits, Chinese numerals and English words.
 //! - `dates`: calendar arithmetic (month lengths, Monday-start weeks, next weekday).
 //! - `segment`: parts of the day ([`Segment`]).
 //! - `types`: the atoms the lexers produce.
+//! - `holidays`: how a holiday's date is found; Easter and the lunar festivals (春节, 中秋 ...).
 //! - `digits`, `zh`, `en`: the lexers (digit forms shared by both languages, Chinese, English).
-//! - `lexer`: runs the three lexers, longest candidate first.
+//! - `lexer`: runs the three lexers, longest candidate first; joins a length and an offset.
+//! - `lexicon`: every word of the vocabulary in a text ([`time_word_spans`]).
 //! - `grammar`: combines adjacent atoms into expressions (points, ranges, durations).
+//! - `clauses`: joins the expressions of one clause (a duration a few words away, the time of a
+//!   list of days, a day and its hour across a meal).
 //! - `recurrence`: RRULE text and first occurrences.
-//! - `resolve`: expressions to [`Resolution`]s.
+//! - `resolve`: expressions to [`Resolution`]s (clock minutes, date parts, ranges).
 //!
-//! `tests/time_table.rs` holds the table of readings (`tests/data/time_cases.tsv`),
+//! `tests/time_table.rs` holds the table of readings (`tests/data/*.tsv`, one file per family),
 //! `benches/time_resolver.rs` measures expressions per second, and `examples/time_eval.rs` scores
 //! the resolver on the peer corpus (`../shared/eval/time-expressions.jsonl`).
 //!
@@ -79,6 +87,13 @@
 //!   "9 october in 2027", years in words ("march second twenty twenty seven", "two thousand
 //!   twenty seven"), 二零二七年三月九日. A relative year with a relative month keeps that
 //!   year: 明年本月五号 = the 5th of this month next year.
+//! * **Holidays** are the next one, today included, or a stated year's ("christmas 2027", 2027年中秋,
+//!   明年春节, 今年元旦): fixed dates (元旦, 情人节, 劳动节/五一, 国庆, 圣诞节, new year's eve, valentine's day,
+//!   halloween, christmas eve, boxing day), an n-th weekday of a month (thanksgiving, mother's day, 母亲节,
+//!   father's day, labor day, memorial day, MLK day) and moving ones: Easter (good friday, easter
+//!   monday) and the lunar festivals, from the tables of `chinese-lunisolar-calendar` (春节/农历新年/
+//!   chinese new year, 除夕/大年三十, 元宵, 端午, 七夕, 中秋/mid-autumn festival, 重阳, 腊八); 除夕 is the eve
+//!   of that year's 春节. Traditional spellings are read (聖誕節, 中秋節, 國慶日).
 //! * **Ordinals**: day ordinals in digits or words (the 5th, the twenty-second, march second,
 //!   second of june; "the second" in words only after a weekday or "on", or before "of <month>",
 //!   so "the second meeting" is no date). The n-th weekday of a month: "the third Wednesday of next
@@ -89,7 +104,9 @@
 //!   (a month is required in English, where "last friday" alone is last week's; in Chinese a bare
 //!   第3个周三 is this month's); a month named without a year whose n-th weekday has passed is next
 //!   year's; a month without that weekday (a fifth Monday) gives no match. "the last/first day of
-//!   <month>", "next month's last day" = its last/first day.
+//!   <month>", "next month's last day", 下个月最后一天, 本月的第一天, 明年最后一天 = its last/first day. A
+//!   day of the month after "of" or "in" a relative month belongs to that month ("the 3rd in next
+//!   month"); a month name after "a"/"an"/"the" alone is no month ("an august body").
 //!   **Working days** are Monday to Friday (no holiday calendar: a public holiday on a weekday still
 //!   counts). The n-th working day of a month: "the first working/business day of next month",
 //!   "the last business day of this month", "next month's first business day", "the 3rd workday of
@@ -110,7 +127,8 @@
 //!   since some mean the Sunday), "middle of the week", 下周中 = its Wednesday (`inferred`). Its
 //!   halves are spans (`inferred`): "early next week", "early in the week", 下周初, 这周前半周 =
 //!   Monday-Wednesday; "late this week", "later in the week", 下周后半周 = Thursday-Sunday; "the
-//!   rest of the week" = today to Sunday. The n-th week of a month is seven days from its 1st
+//!   rest of the week" = today to Sunday; a business week ("next business week", "this work week")
+//!   its Monday to Friday. The n-th week of a month is seven days from its 1st
 //!   ("the first week of april" = 1st-7th, "2nd week of may" = 8th-14th), the last week its last
 //!   seven days; the halves of a month are the 1st-15th and the 16th-last day ("the first half
 //!   of june", "second half of next month", 5月上半月, 下个月下半月). A year alone after
@@ -132,6 +150,9 @@
 //!   "9ish", hours and minutes in words ("two in the afternoon", "seven thirty pm", "nine forty-five", "at
 //!   eleven", "half six" = 6:30; words without am/pm need at/by/until/around before them or a part
 //!   of day or day after them, so "two people" is no time), 8点差一刻 = 7:45, 差5分8点 = 7:55,
+//!   an hour with its minutes in words needs no context word ("seven forty-five", "six thirty",
+//!   "nine oh five"; not before a noun or a hyphen: "seven fifty dollars", "two thirty-page reports"),
+//!   nor does an hour in words before "to/till" and a marked hour ("one to three pm" = 13-15);
 //!   "twenty to seven" = 6:40 (a count of minutes that could be an hour, "ten to four", needs "at"
 //!   before it, since "ten to four" may be a range), "at 8.15" (a dot after "at"), "17:30h",
 //!   four digits as a 24-hour time after "at", or before "h", or before "hours" with a leading
@@ -162,7 +183,10 @@
 //!   tomorrow; the British "friday week", "monday week" (a week after the coming one), "a week
 //!   tomorrow", "a week today", "two weeks on monday" (that many weeks after the day named);
 //!   half days and weeks are read to the minute ("a day and a half from now", "in 1.5 days",
-//!   一天半后 = 36 hours on). **Approximate offsets** are spans: 三四天后, 两三个小时以后, "in 2-3
+//!   一天半后 = 36 hours on). **Compound offsets**: lengths written with an offset are one offset
+//!   ("3 days 4 hours from now", 两天三小时后, 两周零三天后, 1小时20分钟后, "in 1 hour 30 minutes", "in 2
+//!   weeks and 2 days"); whole days stay a date, anything finer is minutes from now.
+//!   **Approximate offsets** are spans: 三四天后, 两三个小时以后, "in 2-3
 //!   days", "in two or three hours", "3-4 days ago" (`date`..`end_date` for days and longer,
 //!   `start_time`-`end_time` for hours and minutes); "a few" and 几 are two to four by convention
 //!   ("in a few days", "a few weeks from now", 过几天, 几个小时后; `confidence` `inferred`). "from
@@ -243,7 +267,11 @@
 //! spellings 2day, 2moro, 2morrow, 2mrw, 2nite, 2night are today, tomorrow and tonight ("a 2day
 //! workshop" is a length). Right after a day, am/pm/eve name its morning, afternoon or evening
 //! ("tmrw am", "monday pm", "sat eve"); elsewhere "am" is a verb and "eve" a name. "by" joins a day
-//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5").
+//! and its hour ("tomorrow by 5pm") but makes no hour of a bare number ("by 5"). **Typos**: an
+//! English word of five letters or more that is one edit (a letter added, dropped, changed or two
+//! swapped) from a day, month or part-of-day name with its first letter is that name ("thrusday",
+//! "wendesday", "decmber", "febuary"), and the reading is `inferred`; the ordinary words one edit
+//! from such a name stay words ("sundae", "match", "marsh", "mourning"; `typos::ORDINARY`).
 //!
 //! `grain` is minute/hour for clock times (minute when minutes are written), day for dates, parts
 //! of day and date ranges, and week/month/year for those spans; durations and time offsets are
@@ -260,21 +288,25 @@
 //!
 //! # Not handled
 //!
-//! Holidays and festivals (国庆节, 春节, Christmas), lunar dates, solar terms, seasons, quarters,
-//! halves of a year; time zones named in the text;
+//! Lunar dates other than the festivals (农历八月十五, 腊月二十三), solar terms (清明, 冬至), public
+//! holidays of a country as days off (a range like 国庆 golden week, working days that skip them),
+//! 十一 for the National Day (also eleven), seasons, quarters, halves of a year; typos in Chinese or
+//! in a word's first letter, and in words shorter than five letters; time zones named in the text;
 //! seconds; "before/after X" as open intervals (only X is returned); two-digit years after a day
 //! and month (24.12.27); context carried between separate matches other than the time of a list of
 //! days ("明天上午9点到11点，下午2点到4点" gives the afternoon range on the reference date; "下周二或周三"
-//! gives this week's Wednesday); lists of weekdays written with spaces only ("gym mon wed fri") or
-//! of days of the month (每月1号和15号 reads the 1st only); a range of days with one time for each
-//! ("周一到周五上午九点"); 下班前 (before the end of work); dinner, breakfast and the other meals as
+//! gives this week's Wednesday); lists of days of the month (每月1号和15号 reads the 1st only); 下班前
+//! (before the end of work); dinner, breakfast and the other meals as
 //! parts of day of their own (only lunch is one; the others only decide a bare hour).
 
+mod clauses;
 mod dates;
 mod digits;
 mod en;
 mod grammar;
+mod holidays;
 mod lexer;
+mod lexicon;
 mod numerals;
 mod recurrence;
 mod resolve;
@@ -282,6 +314,7 @@ mod rest_of_day;
 mod segment;
 mod serde_fmt;
 mod text;
+mod typos;
 mod types;
 mod zh;
 
@@ -372,6 +405,15 @@ pub struct Resolution {
     pub rrule: Option<String>,
     pub grain: Grain,
     pub confidence: Confidence,
+    /// Whether the text names the day: a relative day, a weekday, a date, an offset of a day or
+    /// more, a holiday, a week, month or year, a recurrence's days ("明天", "friday 3pm", "3天后",
+    /// "中秋", "下周", "每周一"); false for a clock time, a part of day, an offset in minutes or
+    /// hours or a length alone ("晚上8点", "3pm", "in 2 hours", "2小时"), whose date is the
+    /// reference date by default. An offset in minutes or hours whose result falls on another day
+    /// ("in 45 minutes" said at 23:40) does state that day: keeping the item's day would put it a
+    /// day early. Not serialised (the JSON of `/api/parse-time` is unchanged).
+    #[serde(skip)]
+    pub day_stated: bool,
 }
 
 /// One time expression found in a text.
@@ -399,7 +441,8 @@ impl TimeMatch {
 }
 
 impl Resolution {
-    /// A bare date of the given grain: no times, segment, duration or recurrence.
+    /// A bare date of the given grain: no times, segment, duration or recurrence; it states its
+    /// day (`day_stated`).
     pub fn date_only(date: NaiveDate, grain: Grain) -> Self {
         Resolution {
             date,
@@ -411,6 +454,7 @@ impl Resolution {
             rrule: None,
             grain,
             confidence: Confidence::Read,
+            day_stated: true,
         }
     }
 }
@@ -418,14 +462,16 @@ impl Resolution {
 /// Every time expression in free text, left to right, non-overlapping, each maximal.
 pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
     let t = text::Text::new(text);
-    let exprs = grammar::parse(&t);
+    let exprs = clauses::parse(&t);
     let mut out = Vec::with_capacity(exprs.len());
     for e in &exprs {
-        if let Some(res) = resolve::resolve_expr(e, ctx) {
+        if let Some(mut res) = resolve::resolve_expr(e, ctx) {
+            mark_typos(&t, e, &mut res);
+            let (s, end) = (t.to_original(e.s), t.to_original(e.e));
             out.push(TimeMatch {
-                span: (e.s, e.e),
-                text: t.original_slice(text, e.s, e.e),
-                gap: e.gap,
+                span: (s, end),
+                text: t.original_slice(text, s, end),
+                gap: e.gap.map(|(a, b)| (t.to_original(a), t.to_original(b))),
                 resolution: res,
             });
         }
@@ -438,7 +484,7 @@ pub fn find_all(text: &str, ctx: &TimeContext) -> Vec<TimeMatch> {
 /// slots ("明天 开会 下午3点" = tomorrow 15:00); a following duration is attached.
 pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
     let t = text::Text::new(text);
-    let exprs = grammar::parse(&t);
+    let exprs = clauses::parse(&t);
     let mut iter = exprs.into_iter();
     let mut acc = iter.next()?;
     for e in iter {
@@ -446,7 +492,16 @@ pub fn resolve(text: &str, ctx: &TimeContext) -> Option<Resolution> {
             break;
         }
     }
-    resolve::resolve_expr(&acc, ctx)
+    let mut res = resolve::resolve_expr(&acc, ctx)?;
+    mark_typos(&t, &acc, &mut res);
+    Some(res)
+}
+
+/// A reading that rests on a corrected typo ("thrusday") is a guess at what was meant.
+fn mark_typos(t: &text::Text, e: &grammar::Expr, res: &mut Resolution) {
+    if res.confidence == Confidence::Read && t.typo_within(e.s, e.e) {
+        res.confidence = Confidence::Inferred;
+    }
 }
 
 /// The numbers (runs of digits, ASCII or full-width) in `text` that no match in `matches` covers,
@@ -475,6 +530,17 @@ pub fn unread_numbers(text: &str, matches: &[TimeMatch]) -> Vec<(usize, usize)> 
         }
     }
     unread
+}
+
+/// The spans (Unicode code points, end exclusive) of every word of `text` that belongs to the
+/// resolver's vocabulary, whether or not it formed a match: weekday and month names, their
+/// abbreviations and tolerated typos, relative days, parts of day, units (hours, minutes, 天,
+/// 小时), am/pm, 点/号/月 after a number, 周/星期 with their weekday, holidays, and next/last/this
+/// only before a time word. A reader that finds such a word outside every match of
+/// [`find_all`] knows its reading of the time is uncertain. One pass over the text.
+pub fn time_word_spans(text: &str) -> Vec<(usize, usize)> {
+    let t = text::Text::new(text);
+    lexicon::time_words(&t).into_iter().map(|(s, e)| (t.to_original(s), t.to_original(e))).collect()
 }
 
 /// Whether `c` is a Han character (a CJK ideograph).

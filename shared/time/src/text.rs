@@ -8,6 +8,11 @@ pub(crate) struct Text {
     lead: Vec<(u8, u8)>,
     /// An apostrophe stands somewhere in the text (so a possessive may: "next month's").
     apostrophe: bool,
+    /// When typos were corrected ([`super::typos`]): the original code point of each char of `c`,
+    /// and one more entry for the end. `None` when `c` maps one-to-one onto the original.
+    original: Option<Vec<usize>>,
+    /// The corrected words, as ranges of `c`.
+    typos: Vec<(usize, usize)>,
 }
 
 impl Text {
@@ -30,7 +35,72 @@ impl Text {
             c.push(n);
             lead.push(utf8_lead(n));
         }
-        Text { c, lead, apostrophe }
+        let mut t = Text { c, lead, apostrophe, original: None, typos: Vec::new() };
+        t.correct_typos();
+        t
+    }
+
+    /// Replace each English word that is a typo of a day, month or part-of-day name by that name
+    /// ([`super::typos::correction`]), keeping the map back to the original code points.
+    fn correct_typos(&mut self) {
+        let mut fixes: Vec<(usize, usize, &'static str)> = Vec::new();
+        let mut i = 0;
+        while i < self.c.len() {
+            if !self.c[i].is_ascii_lowercase() || !self.word_start(i) {
+                i += 1;
+                continue;
+            }
+            let mut e = i;
+            while self.c.get(e).is_some_and(|c| c.is_ascii_lowercase()) {
+                e += 1;
+            }
+            // the listed misspellings ("tommorow") are read as written, not guessed
+            let listed = || ABBREVIATIONS.iter().any(|(_, short)| short.iter().any(|a| a.len() == e - i && a.chars().eq(self.c[i..e].iter().copied())));
+            if e - i >= 5
+                && !self.is_alnum(e)
+                && let Some(name) = super::typos::correction(&self.c[i..e])
+                && !listed()
+            {
+                fixes.push((i, e, name));
+            }
+            i = e;
+        }
+        if fixes.is_empty() {
+            return;
+        }
+        let (mut c, mut original, mut typos) = (Vec::with_capacity(self.c.len() + 4), Vec::new(), Vec::new());
+        let mut at = 0;
+        for (s, e, name) in fixes {
+            for k in at..s {
+                c.push(self.c[k]);
+                original.push(k);
+            }
+            typos.push((c.len(), c.len() + name.len()));
+            for (k, ch) in name.chars().enumerate() {
+                c.push(ch);
+                original.push(s + k.min(e - s - 1));
+            }
+            at = e;
+        }
+        for k in at..self.c.len() {
+            c.push(self.c[k]);
+            original.push(k);
+        }
+        original.push(self.c.len());
+        self.lead = c.iter().map(|&ch| utf8_lead(ch)).collect();
+        self.c = c;
+        self.original = Some(original);
+        self.typos = typos;
+    }
+
+    /// The original code point of position `i` of the normalised text (`len()` maps to the end).
+    pub(crate) fn to_original(&self, i: usize) -> usize {
+        self.original.as_ref().map_or(i, |m| m[i.min(m.len() - 1)])
+    }
+
+    /// Whether a corrected typo lies within `s..e`.
+    pub(crate) fn typo_within(&self, s: usize, e: usize) -> bool {
+        self.typos.iter().any(|&(a, b)| s <= a && b <= e)
     }
 
     /// Whether an apostrophe stands anywhere in the text: possessives are looked for only then.
@@ -400,8 +470,29 @@ pub(crate) fn normalize_char(c: char) -> char {
         '來' => '来',
         '頭' => '头',
         '〇' => '零',
+        // the characters of the holiday names (聖誕節, 國慶, 中秋節, 重陽, 勞動節, 農曆新年, 臘八)
+        '節' => '节',
+        '聖' => '圣',
+        '誕' => '诞',
+        '國' => '国',
+        '慶' => '庆',
+        '陽' => '阳',
+        '勞' => '劳',
+        '動' => '动',
+        '親' => '亲',
+        '萬' => '万',
+        '師' => '师',
+        '農' => '农',
+        '曆' | '歷' => '历',
+        '臘' => '腊',
+        '復' => '复',
+        '婦' => '妇',
+        '軍' => '军',
+        '黨' => '党',
         '—' | '–' | '−' | '‒' | '―' => '-',
         '〜' | '∼' => '~',
+        // a typed apostrophe: "new year’s eve", "next month’s"
+        '’' => '\'',
         _ => c,
     }
 }
@@ -424,14 +515,14 @@ mod tests {
 
     #[test]
     fn a_phrase_matches_abbreviations_of_any_of_its_words() {
-        let t = Text::new("nxt wk, next wks, tmrw morn, tomorrowx, wk");
+        let t = Text::new("nxt wk, next wks, tmrw morn, tomorrowxy, wk");
         assert_eq!(t.phrase(0, "next week"), Some(6));
         assert_eq!(t.phrase(8, "next weeks"), Some(16));
         assert_eq!(t.phrase(8, "next week"), None);
         assert_eq!(t.phrase(18, "tomorrow morning"), Some(27));
         assert_eq!(t.phrase(18, "tomorrow"), Some(22));
         assert_eq!(t.phrase(29, "tomorrow"), None);
-        assert_eq!(t.phrase(40, "week"), Some(42));
-        assert_eq!(t.phrase(40, "weekend"), None);
+        assert_eq!(t.phrase(41, "week"), Some(43));
+        assert_eq!(t.phrase(41, "weekend"), None);
     }
 }

@@ -111,7 +111,8 @@ pub(crate) struct DateParts {
     pub week: Option<i32>,
     /// A half of that week, a span: 1 = its start ("early next week", 下周初: Monday-Wednesday),
     /// 2 = its end ("late this week", "later in the week": Thursday-Sunday), 3 = what is left of it
-    /// ("the rest of the week": today to Sunday).
+    /// ("the rest of the week": today to Sunday), 4 = its working days ("next business week":
+    /// Monday-Friday).
     pub week_half: Option<u8>,
     /// English "this <weekday>": said on a Sunday, when the Monday-start week has no day left
     /// but that one, it means the coming weekday.
@@ -129,6 +130,20 @@ pub(crate) struct DateParts {
     /// numbers that could be read either way (05.04.2027), the Friday of "end of the week".
     pub guessed: bool,
     pub recur: Option<Recur>,
+    /// A holiday whose date moves from year to year by a rule of its own (Easter, the lunar
+    /// festivals); fixed-date ones are a month and a day, those of an n-th weekday are `nth`.
+    pub holiday: Option<Holiday>,
+}
+
+/// A holiday whose date is computed, not written as a month and a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holiday {
+    /// Easter Sunday plus this many days (Good Friday -2, Easter Monday 1).
+    Easter(i8),
+    /// A day of the Chinese lunar calendar: (month, day), 春节 = (1, 1), 中秋 = (8, 15).
+    Lunar(u8, u8),
+    /// 除夕: the last day of the lunar year, the eve of 春节.
+    LunarNewYearEve,
 }
 
 impl DateParts {
@@ -162,7 +177,7 @@ impl DateParts {
     }
 
     pub(crate) fn has_ymd(&self) -> bool {
-        self.year.is_some() || self.month.is_some() || self.day.is_some() || self.part.is_some()
+        self.year.is_some() || self.month.is_some() || self.day.is_some() || self.part.is_some() || self.holiday.is_some()
     }
 
     /// Merge `o` into `self` when no field is set twice and the result is coherent.
@@ -208,6 +223,7 @@ impl DateParts {
         take!(offset_end);
         take!(recur);
         take!(nth);
+        take!(holiday);
         if o.next_day {
             if m.next_day {
                 return false;
@@ -245,6 +261,7 @@ impl DateParts {
                 || self.weekend
                 || self.offset.is_some()
                 || self.part.is_some()
+                || self.holiday.is_some()
             {
                 return false;
             }
@@ -284,6 +301,10 @@ impl DateParts {
             return false;
         }
         if self.part.is_some() && self.day.is_some() {
+            return false;
+        }
+        // a holiday is a day of its own: "2027年春节", not "春节5号"
+        if self.holiday.is_some() && (self.month.is_some() || self.day.is_some() || self.part.is_some() || self.nth.is_some() || self.weekday.is_some()) {
             return false;
         }
         if let Some((_, wd)) = self.nth {
