@@ -99,6 +99,7 @@ pub fn read(text: &str, ctx: &TimeContext) -> Reading {
         match rules::read_clause(&reader) {
             Some((frame, read)) => {
                 unread.extend(read.unread().into_iter().map(|i| unread_word(&read, i, "a word no rule could place")));
+                unread.extend(unread_times(&read).into_iter().map(|i| unread_word(&read, i, "a time word that is no time the resolver read")));
                 unread.extend(read.doubts.iter().map(|d| unread_word(&read, d.token, d.reason)));
                 frames.push(frame);
             }
@@ -145,4 +146,19 @@ fn join_unread(sentence: &Sentence, unread: Vec<Unread>) -> Vec<Unread> {
         }
     }
     out
+}
+
+/// Time words the rules placed as words (a weekday or month word the resolver could not join into
+/// a time): the time was not read. Words that also name items ("lunch", 下午茶) and adjectives of
+/// a series ("quarterly review", "weekly sync") are words of the title.
+fn unread_times(r: &Reader) -> Vec<usize> {
+    (0..r.len())
+        .filter(|&i| {
+            r.sentence.is_time_like(r.token(i))
+                && matches!(r.roles[i], Some(Role::Title | Role::Target | Role::Noise))
+                && !r.is_punct(i)
+                && r.entry(i).is_none()
+                && !r.norm(i).ends_with("ly")
+        })
+        .collect()
 }

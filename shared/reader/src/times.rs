@@ -2,7 +2,7 @@
 //! meal that names the item) and how the pieces go on to the tools as text.
 
 use chrono::{NaiveDate, NaiveTime};
-use quickact_time::{Grain, Resolution, TimeContext, TimeMatch, resolve};
+use quickact_time::{Grain, Resolution, TimeMatch, resolve};
 
 use crate::{
     lexicon::{Category, Flags, lexicon},
@@ -57,25 +57,12 @@ pub fn is_meal(r: &Reader, i: usize) -> bool {
 /// Whether the piece names the day (a relative day, a weekday, a date, a period of days, a day
 /// offset), not only a time of day or a length.
 pub fn states_day(r: &Reader, i: usize) -> bool {
-    let Some(m) = r.time(i) else { return false };
-    names_day(&r.text(i), m, r.ctx)
+    piece(r, i).is_some_and(|res| res.day_stated)
 }
 
-/// Whether a time expression names a day. A clock time, a part of day or a length alone do not,
-/// nor does an offset of minutes or hours.
-pub fn names_day(text: &str, m: &TimeMatch, ctx: &TimeContext) -> bool {
-    let res = &m.resolution;
-    let of_day = res.start_time.is_some() || res.segment.is_some();
-    if res.rrule.is_some() || res.end_date.is_some() || !of_day && matches!(res.grain, Grain::Day | Grain::Week | Grain::Month | Grain::Year) {
-        return true;
-    }
-    if res.duration_minutes.is_some() && res.start_time.is_none() {
-        return false;
-    }
-    // A time of day alone resolves to today; with a day word it may too ("today at 3", 今晚).
-    let lower = text.to_lowercase();
-    const DAY_WORDS: [&str; 14] = ["今", "明", "昨", "天", "周", "星期", "礼拜", "月", "号", "日", "day", "tomorrow", "tonight", "tmr"];
-    res.date != ctx.today() || DAY_WORDS.iter().any(|w| lower.contains(w)) || lower.chars().any(|c| c == '/' || c == '-') && lower.chars().any(|c| c.is_ascii_digit())
+/// Whether a time expression names a day.
+pub fn names_day(m: &TimeMatch) -> bool {
+    m.resolution.day_stated
 }
 
 /// A lone part-of-day word that names the item, not its time: followed by a noun of the title

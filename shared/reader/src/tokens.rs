@@ -6,7 +6,7 @@
 //! case, full-width letters and digits as ASCII, curly quotes straight), so every token's span
 //! counts code points of what the user typed.
 
-use quickact_time::{TimeContext, TimeMatch, find_all, is_han, leading_number};
+use quickact_time::{TimeContext, TimeMatch, find_all, is_han, leading_number, time_word_spans};
 
 use crate::lexicon::{Entry, Hit, lexicon};
 
@@ -48,6 +48,8 @@ pub struct Sentence {
     pub norm: Vec<char>,
     pub times: Vec<TimeMatch>,
     pub tokens: Vec<Token>,
+    /// Spans of the resolver's time words, whether or not they formed an expression.
+    pub time_words: Vec<(usize, usize)>,
 }
 
 impl Sentence {
@@ -64,7 +66,8 @@ impl Sentence {
         }
         let words = lexicon_words(&norm, &covered);
         let tokens = tokenise(&chars, &norm, &covered, &words);
-        Sentence { text: text.to_owned(), chars, norm, times, tokens }
+        let time_words = time_word_spans(text);
+        Sentence { text: text.to_owned(), chars, norm, times, tokens, time_words }
     }
 
     /// The original text of code points `start..end`.
@@ -88,6 +91,12 @@ impl Sentence {
             Tag::Word { entry, .. } => Some(lexicon().entry(entry)),
             _ => None,
         }
+    }
+
+    /// Whether a token that is no time expression holds a word of the resolver's (a time word it
+    /// could not read as a time: "thrusdy", "at nine-ish").
+    pub fn is_time_like(&self, token: &Token) -> bool {
+        !matches!(token.tag, Tag::Time(_)) && self.time_words.iter().any(|&(a, b)| a < token.end && token.start < b)
     }
 
     /// Whether the sentence is Chinese (for answering in its language and joining words).

@@ -108,7 +108,7 @@ pub fn read_time_arguments(args: &TimeArguments<'_>, ctx: &TimeContext) -> Resul
     if let Some(text) = non_empty(args.when) {
         check_fully_read(text, ctx, "when")?;
         let resolution = resolve(text, ctx).ok_or_else(|| format!("could not read {text:?} as a time"))?;
-        apply(&mut stated, &resolution, states_a_date(text));
+        apply(&mut stated, &resolution, resolution.day_stated);
     }
     if let Some(text) = non_empty(args.date) {
         let resolution = match NaiveDate::parse_from_str(text, "%Y-%m-%d") {
@@ -359,7 +359,7 @@ fn read_clock(text: &str, ctx: &TimeContext) -> Option<(NaiveTime, Option<NaiveD
     check_fully_read(text, ctx, "time").ok()?;
     let resolution = resolve(text, ctx)?;
     let time = resolution.start_time?;
-    Some((time, states_a_date(text).then_some(resolution.date), resolution.confidence == Confidence::Inferred))
+    Some((time, resolution.day_stated.then_some(resolution.date), resolution.confidence == Confidence::Inferred))
 }
 
 /// A recurrence as an RRULE (upper case, without the "RRULE:" prefix) from an RRULE or from a
@@ -375,37 +375,6 @@ pub fn read_recurrence(text: &str, ctx: &TimeContext) -> Result<String, String> 
     resolve(text, ctx)
         .and_then(|r| r.rrule)
         .ok_or_else(|| format!("could not read {text:?} as a recurrence (e.g. 每周一, every weekday, FREQ=WEEKLY;BYDAY=MO)"))
-}
-
-/// Whether text names a day (as opposed to only a time of day). Used to tell "改到晚上8点" (keep the
-/// item's day) from "改到明天晚上8点".
-pub fn states_a_date(text: &str) -> bool {
-    const MARKERS: [&str; 44] = [
-        "今", "明", "昨", "后天", "後天", "前天", "周", "週", "星期", "礼拜", "禮拜", "月", "年", "号", "號", "日", "天后", "天以后",
-        "天前", "每", "工作日", "today", "tomorrow", "tonight", "yesterday", "week", "month", "year", "mon", "tue", "wed", "thu",
-        "fri", "sat", "sun", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "every",
-    ];
-    // "tmrw", "tmr", "2moro", "tonite": everyday spellings of tomorrow and tonight; "this morning" is
-    // today; 后儿, 前儿: the spoken day after tomorrow and the day before yesterday.
-    const MORE: [&str; 16] = [
-        "sep", "oct", "nov", "dec", "the day", " days", "next ", "daily", "tmr", "2mor", "tonite", "this morning", "this afternoon", "this evening",
-        "后儿", "前儿",
-    ];
-    let lower = text.to_lowercase();
-    if MARKERS.iter().chain(MORE.iter()).any(|m| lower.contains(m)) {
-        return true;
-    }
-    // Numeric dates: 2/8, 2026-02-08, 2.8 (a digit, a separator, a digit; "15:30" is a time).
-    let chars: Vec<char> = lower.chars().collect();
-    let numeric = chars.windows(3).any(|w| w[0].is_ascii_digit() && matches!(w[1], '/' | '-' | '.') && w[2].is_ascii_digit());
-    // A day of the month as an ordinal: "the 15th", "on the 2nd at 3pm".
-    let ordinal = ["st", "nd", "rd", "th"].iter().any(|suffix| {
-        lower.match_indices(suffix).any(|(at, _)| {
-            let after = lower[at + 2..].chars().next();
-            at > 0 && lower.as_bytes()[at - 1].is_ascii_digit() && !after.is_some_and(|c| c.is_ascii_alphanumeric())
-        })
-    });
-    numeric || ordinal
 }
 
 fn non_empty(text: Option<&str>) -> Option<&str> {
@@ -593,11 +562,12 @@ mod tests {
 
     #[test]
     fn dates_are_told_from_times() {
+        let stated = |text: &str| resolve(text, &ctx()).is_some_and(|r| r.day_stated);
         for text in ["明天晚上8点", "2月8日", "周五10点", "Friday 10am", "next monday", "2026-02-08", "2/8 3pm", "今晚", "tomorrow", "tmrw 7pm", "明儿下午", "后儿仨点", "the 15th at 3pm", "on the 2nd"] {
-            assert!(states_a_date(text), "{text}");
+            assert!(stated(text), "{text}");
         }
         for text in ["晚上8点", "15:30", "3pm", "下午3点到4点", "noon"] {
-            assert!(!states_a_date(text), "{text}");
+            assert!(!stated(text), "{text}");
         }
     }
 }

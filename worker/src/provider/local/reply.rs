@@ -12,7 +12,7 @@ use chrono::{NaiveDate, NaiveTime};
 use quickact_shared::{
     domain::task::Question as QuestionKind,
     phrases::{Language, replies::Replies},
-    planner::{schedule::states_a_date, selector::TimeOfDay},
+    planner::selector::TimeOfDay,
 };
 use quickact_time::{Segment, TimeContext, find_all, is_chinese, resolve};
 use serde_json::{Value, json};
@@ -213,7 +213,7 @@ fn ordinal(lower: &str, count: usize) -> Option<usize> {
 fn by_time(question: &Question, times: &[quickact_time::TimeMatch]) -> Option<usize> {
     let stated = times.first()?;
     let resolution = &stated.resolution;
-    let date = states_a_date(&stated.text).then(|| resolution.date.to_string());
+    let date = resolution.day_stated.then(|| resolution.date.to_string());
     let at = TimeOfDay::of(resolution);
     if date.is_none() && at.is_none() {
         return None;
@@ -347,7 +347,7 @@ fn redo_change(question: &Question, reply: &Reply, asked_time: &TimeContext, ans
                 object.remove(key);
             }
             object.insert("when".into(), json!(when));
-            if !states_a_date(when)
+            if !states_a_day(when, asked_time)
                 && let Some(date) = original_date {
                     object.insert("date".into(), json!(date.to_string()));
                 }
@@ -376,7 +376,7 @@ fn pin_day(arguments: &mut serde_json::Map<String, Value>, asked_time: &TimeCont
         return;
     }
     let Some(when) = arguments.get("when").and_then(Value::as_str) else { return };
-    if !states_a_date(when) {
+    if !states_a_day(when, asked_time) {
         return;
     }
     if let Some(resolution) = resolve(when, asked_time).filter(|r| r.rrule.is_none() && r.end_date.is_none()) {
@@ -393,7 +393,12 @@ fn proposed_date(arguments: &Value, first_time: &TimeContext) -> Option<NaiveDat
         return resolve(date, first_time).map(|r| r.date);
     }
     let when = arguments["when"].as_str()?;
-    states_a_date(when).then(|| resolve(when, first_time).map(|r| r.date)).flatten().or_else(|| Some(first_time.today()))
+    states_a_day(when, first_time).then(|| resolve(when, first_time).map(|r| r.date)).flatten().or_else(|| Some(first_time.today()))
+}
+
+/// Whether `text` names a day (not only a time of day).
+fn states_a_day(text: &str, time: &TimeContext) -> bool {
+    resolve(text, time).is_some_and(|r| r.day_stated)
 }
 
 /// A frame for the plan to finish a change the reply made (only its act matters then).

@@ -5,7 +5,6 @@ use quickact_shared::{
         item::{FoundItem, ItemStatus},
         patch::parse_kind,
         rules::{explicit_count, search_limit, widen_from, widen_to},
-        schedule::states_a_date,
         selector::TimeOfDay,
         store::{ItemQuery, SortKey, search_items},
     },
@@ -117,7 +116,7 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         at = TimeOfDay::of(&r);
         // "明天下午3点", "tonight": the day it names is the item's day (the whole day: the time of
         // day is `at`'s to check).
-        if states_a_date(text) {
+        if r.day_stated {
             let last_day = r.end_date.unwrap_or(r.date);
             (from, to) = (Some(widen_from(r.date)), Some(widen_to(last_day)));
         }
