@@ -74,6 +74,7 @@ pub async fn list(
         from: date(&params.date_from, "date_from")?.map(widen_from),
         to: date(&params.date_to, "date_to")?.map(widen_to),
         terms: present(&params.q).map(|q| q.split_whitespace().map(str::to_owned).collect()).unwrap_or_default(),
+        synonyms: Vec::new(),
         sort: SortKey::Deadline,
         descending: false,
         limit: limit.min(MAX_LIST_LIMIT),

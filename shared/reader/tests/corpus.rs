@@ -57,7 +57,8 @@ fn needs(expect: &str) -> Needs {
             "deletes" => &[Act::Delete],
             "moves" => &[Act::Move, Act::Shift],
             "lists" => &[Act::List],
-            "not" => TARGETED,
+            // A create whose time hangs on another item searches for it too.
+            "not" => &[Act::Complete, Act::Delete, Act::Move, Act::Shift, Act::Create],
             "asks" if effect.starts_with("asks which") => TARGETED,
             "asks" if effect.starts_with("asks what") => return None,
             "asks" => &[Act::Create, Act::Move, Act::Shift],

@@ -90,6 +90,14 @@ impl Replies {
         }
     }
 
+    /// The item another one's time hangs on has no time of day.
+    pub fn no_time_to_hang_on(&self, title: &str) -> String {
+        match self.0 {
+            Language::Chinese => format!("“{title}”没有具体时间，算不出新事项的时间，没有做任何修改。"),
+            Language::English => format!("\"{title}\" has no time of day to count from, so nothing was changed."),
+        }
+    }
+
     /// Too many items for one sentence to act on at once.
     pub fn too_many(&self, n: usize) -> String {
         match self.0 {

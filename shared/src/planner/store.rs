@@ -229,8 +229,12 @@ pub struct ItemQuery {
     /// Inclusive local bounds on the item's start.
     pub from: Option<NaiveDateTime>,
     pub to: Option<NaiveDateTime>,
-    /// Every term must occur in the title or the description (case-insensitive).
+    /// Every term must occur in the title or the description (case-insensitive), or one of its
+    /// synonyms does.
     pub terms: Vec<String>,
+    /// The other words each term may be found as (`terms[i]`'s in `synonyms[i]`; may be shorter):
+    /// a "meeting" is a 会议 or 开会 item, a "dentist" a 牙医 one.
+    pub synonyms: Vec<Vec<String>>,
     pub sort: SortKey,
     pub descending: bool,
     pub limit: i64,
@@ -243,6 +247,20 @@ pub struct ItemQuery {
 }
 
 impl ItemQuery {
+    /// Every term and its synonyms in one list, and the number of the term each belongs to.
+    fn alternatives(&self) -> (Vec<String>, Vec<i32>) {
+        let mut words = Vec::new();
+        let mut groups = Vec::new();
+        for (i, term) in self.terms.iter().enumerate() {
+            let group = i32::try_from(i).unwrap_or(i32::MAX);
+            for word in std::iter::once(term).chain(self.synonyms.get(i).into_iter().flatten()) {
+                words.push(word.clone());
+                groups.push(group);
+            }
+        }
+        (words, groups)
+    }
+
     /// Whether a relaxed search could find more than this one.
     pub fn can_relax(&self) -> bool {
         !self.relaxed && self.terms.iter().any(|t| fuzzy_term(t))
@@ -268,8 +286,10 @@ pub async fn search_items(
 ) -> Result<(Vec<FoundItem>, i64), sqlx::Error> {
     // A time of day is checked here on each occurrence, so it reads rows as a window does.
     let windowed = query.from.is_some() || query.to.is_some() || query.at.is_some();
-    let patterns: Vec<String> = query.terms.iter().map(|t| like_pattern(t)).collect();
-    let fuzzy: Vec<bool> = query.terms.iter().map(|t| fuzzy_term(t)).collect();
+    // Each term and its synonyms, flattened, with the term's number: one of each group must match.
+    let (words, groups) = query.alternatives();
+    let patterns: Vec<String> = words.iter().map(|t| like_pattern(t)).collect();
+    let fuzzy: Vec<bool> = words.iter().map(|t| fuzzy_term(t)).collect();
     let items = query_items!(
         "SELECT",
         r#"FROM items
@@ -278,11 +298,13 @@ pub async fn search_items(
              AND ($3::text IS NULL OR status = $3)
              AND ($4::timestamp IS NULL OR ends_at >= $4 OR recurrence IS NOT NULL)
              AND ($5::timestamp IS NULL OR starts_at <= $5)
-             AND (SELECT coalesce(bool_and(
-                    CASE WHEN $10 AND fuzzy
-                         THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
-                         ELSE title ILIKE p OR coalesce(description, '') ILIKE p END), true)
-                  FROM unnest($6::text[], $11::text[], $12::bool[]) AS x(p, t, fuzzy))
+             AND (SELECT coalesce(bool_and(hit), true) FROM (
+                    SELECT bool_or(
+                        CASE WHEN $10 AND fuzzy
+                             THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
+                             ELSE title ILIKE p OR coalesce(description, '') ILIKE p END) AS hit
+                    FROM unnest($6::text[], $11::text[], $12::bool[], $13::int4[]) AS x(p, t, fuzzy, g)
+                    GROUP BY g) AS terms)
            ORDER BY
              CASE WHEN $7 = 'priority' AND $8 THEN coalesce(priority, 5) END ASC,
              CASE WHEN $7 = 'priority' AND NOT $8 THEN coalesce(priority, 5) END DESC,
@@ -301,8 +323,9 @@ pub async fn search_items(
         query.descending,
         if windowed { WINDOW_FETCH_CAP } else { query.limit },
         query.relaxed,
-        &query.terms,
+        &words,
         &fuzzy,
+        &groups,
     )
     .fetch_all(&mut *db)
     .await?;
@@ -329,11 +352,13 @@ pub async fn search_items(
              AND ($3::text IS NULL OR status = $3)
              AND ($4::timestamp IS NULL OR ends_at >= $4)
              AND ($5::timestamp IS NULL OR starts_at <= $5)
-             AND (SELECT coalesce(bool_and(
-                    CASE WHEN $7 AND fuzzy
-                         THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
-                         ELSE title ILIKE p OR coalesce(description, '') ILIKE p END), true)
-                  FROM unnest($6::text[], $8::text[], $9::bool[]) AS x(p, t, fuzzy))"#,
+             AND (SELECT coalesce(bool_and(hit), true) FROM (
+                    SELECT bool_or(
+                        CASE WHEN $7 AND fuzzy
+                             THEN (SELECT count(*) FROM regexp_split_to_table(lower(t), '') AS c WHERE strpos(lower(title), c) > 0) * 2 >= char_length(t)
+                             ELSE title ILIKE p OR coalesce(description, '') ILIKE p END) AS hit
+                    FROM unnest($6::text[], $8::text[], $9::bool[], $10::int4[]) AS x(p, t, fuzzy, g)
+                    GROUP BY g) AS terms)"#,
         user_id,
         query.kind.map(ItemKind::as_str),
         query.status.map(ItemStatus::as_str),
@@ -341,8 +366,9 @@ pub async fn search_items(
         query.to,
         &patterns,
         query.relaxed,
-        &query.terms,
+        &words,
         &fuzzy,
+        &groups,
     )
     .fetch_one(&mut *db)
     .await?;

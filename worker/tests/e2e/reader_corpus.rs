@@ -50,6 +50,8 @@ family_tests! {
     every_several_case_of_the_corpus_does_each_of_its_clauses: "several",
     every_ask_case_of_the_corpus_asks_and_changes_nothing: "ask",
     every_decline_case_of_the_corpus_declines_and_changes_nothing: "decline",
+    every_bulk_case_of_the_corpus_acts_on_every_matching_item_and_no_other: "bulk",
+    every_relative_case_of_the_corpus_times_its_item_from_the_other: "relative",
 }
 
 async fn run_family(family: &str) {

@@ -277,3 +277,85 @@ fn asks_the_assistant(r: &mut Reader, range: std::ops::Range<usize>) {
         r.doubt(first, "asks the assistant to do it, not to put it down");
     }
 }
+
+pub const ANCHORED: Rule = Rule {
+    name: "create.anchored",
+    reads: "an item whose time hangs on another item's: a length, 'before'/'after' (前/后) and the other item",
+    examples: &["call mom half an hour after the standup", "remind me 10 minutes before the dentist", "面试前两个小时提醒我准备", "standup后半小时给妈妈打电话"],
+    read: anchored,
+};
+
+fn anchored(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let (at, after) = (range.start..range.end).find_map(|i| relation(r, i).map(|after| (i, after)))?;
+    let english = r.text(at).is_ascii();
+    // English: "<length> before|after <item>"; Chinese: "<item> 前|后 <length>".
+    let (item_range, length_range) = if english {
+        let item_end = (at + 1..range.end).find(|&i| r.is_punct(i) || r.is(i, Category::Verb) || r.is(i, Category::Connector)).unwrap_or(range.end);
+        let length_start = (range.start..at).rev().take_while(|&i| is_length_word(r, i)).last().unwrap_or(at);
+        (at + 1..item_end, length_start..at)
+    } else {
+        let item_start = (range.start..at).rev().take_while(|&i| !r.is_punct(i) && !r.is(i, Category::Verb) && r.roles[i].is_none()).last()?;
+        let length_end = (at + 1..range.end).take_while(|&i| is_length_word(r, i)).last().map_or(at + 1, |i| i + 1);
+        (item_start..at, at + 1..length_end)
+    };
+    if item_range.is_empty() || !(item_range.clone()).any(|i| r.is(i, Category::Item) || matches!(r.tag(i), Tag::Latin | Tag::Han)) {
+        return None;
+    }
+    let offset = if length_range.is_empty() {
+        None
+    } else {
+        let text = r.sentence.slice(r.token(length_range.start).start, r.token(length_range.end - 1).end);
+        quickact_time::resolve(&text, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none())?;
+        Some(text)
+    };
+    r.set(at, Role::Anchor);
+    r.set_range(length_range, Role::Length);
+    let target = crate::target::selector(r, item_range.clone());
+    for i in item_range {
+        if r.roles[i].is_some_and(|role| role != Role::Noise) {
+            r.set(i, Role::Anchor);
+        }
+    }
+    // The rest is the new item: a reminder when the sentence asks to be reminded.
+    let remind = (range.start..range.end).find(|&i| r.roles[i].is_none() && r.is_verb(i, Action::Remind));
+    if let Some(v) = remind {
+        r.set(v, Role::Action);
+        let mut after_verb = v + 1;
+        while after_verb < range.end && (super::is_any(r, after_verb, &["to", "about", "me"]) || r.is(after_verb, Category::Noise)) {
+            r.set(after_verb, Role::Noise);
+            after_verb += 1;
+        }
+    }
+    let kind = remind.map(|_| Kind::Reminder);
+    let mut frame = create_frame(r, range, Shape { kind, verbs_in_title: remind.is_some() });
+    // "remind me 10 minutes before the dentist": the reminder is of the other item.
+    if remind.is_some() && frame.item.is_none() && !target.words.is_empty() {
+        frame.item = Some(crate::frame::NewItem { kind: "reminder", title: target.query(), ..Default::default() });
+    }
+    if let Some(item) = frame.item.as_mut() {
+        item.anchor = Some(crate::frame::Anchor { target, after, offset });
+        if item.kind == "todo" && item.when.is_none() {
+            // A time taken from another item makes an event, unless it is a reminder.
+            item.kind = "event";
+            item.segment = None;
+        }
+        item.segment = item.segment.filter(|s| *s != "all_day");
+    }
+    Some(frame)
+}
+
+/// "before" / "after" (前, 后, 之前, 以后) at token `i`: whether it is "after".
+fn relation(r: &Reader, i: usize) -> Option<bool> {
+    let sub = r.sense(i, Category::Prep).and_then(|s| s.sub);
+    match (r.norm(i).as_str(), sub) {
+        ("after", _) | (_, Some("after")) => Some(true),
+        ("before", _) | (_, Some("before")) => Some(false),
+        _ => None,
+    }
+}
+
+/// A word of a length said apart from the resolver ("10", "minutes", "half", "an", "hour").
+fn is_length_word(r: &Reader, i: usize) -> bool {
+    matches!(r.tag(i), Tag::Number(_) | Tag::Time(_)) || super::is_any(r, i, &["half", "an", "a", "hour", "hours", "minute", "minutes", "mins", "min", "hr", "hrs", "quarter", "of", "and", "couple"])
+}

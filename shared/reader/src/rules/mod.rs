@@ -30,6 +30,7 @@ pub struct Rule {
 
 /// Every rule, in the order they are tried.
 pub const RULES: &[Rule] = &[
+    create::ANCHORED,
     create::REMIND,
     create::NOTE_TO_SELF,
     settle::NOT_GOING,

@@ -18,7 +18,7 @@ use quickact_shared::{
     },
 };
 
-use quickact_reader::{Act, Change, Frame, Listing, Selector};
+use quickact_reader::{Act, Anchor, Change, Frame, Listing, NewItem, Selector};
 use crate::{
     provider::AnsweredCall,
     tools::{
@@ -50,6 +50,12 @@ struct Found {
 struct Candidate {
     id: String,
     title: String,
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    start_time: Option<String>,
+    #[serde(default)]
+    end_time: Option<String>,
 }
 
 /// A change's answer: written (with the item), or an outcome the user must decide.
@@ -84,9 +90,12 @@ pub const MAX_BULK: usize = 20;
 /// The step after `history` for `frame`; the verdict's words by `say`.
 pub fn next_step(frame: &Frame, history: &History, say: &Say) -> Step {
     match frame.act {
-        Act::Create => match history.last() {
-            None => (CREATE_ITEM, json!(frame.item)),
-            Some(call) => finish_after_change(&call.result, Done::Created, say),
+        Act::Create => match frame.item.as_ref().and_then(|item| item.anchor.as_ref().map(|anchor| (item, anchor))) {
+            Some((item, anchor)) => create_anchored(item, anchor, history, say),
+            None => match history.last() {
+                None => (CREATE_ITEM, json!(frame.item)),
+                Some(call) => finish_after_change(&call.result, Done::Created, say),
+            },
         },
         Act::List => match history.last().map(|call| &call.result) {
             None => (SEARCH_ITEMS, list_arguments(frame.listing.as_ref().unwrap_or(&Listing::default()))),
@@ -269,6 +278,56 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
     }
 }
 
+/// "call mom half an hour after the standup": find the other item, then create at its end (or
+/// start) moved by the length.
+fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say) -> Step {
+    let Some(search) = history.first() else { return (SEARCH_ITEMS, target_search(&anchor.target)) };
+    if let Some(call) = history.get(1) {
+        return finish_after_change(&call.result, Done::Created, say);
+    }
+    let candidates = match &search.result {
+        Ok(result) => read_as::<Found>(result).items,
+        Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
+    };
+    let named = anchor.target.query();
+    let exact: Vec<&Candidate> = candidates.iter().filter(|c| c.title.trim().eq_ignore_ascii_case(named.trim())).collect();
+    let the_one = match (candidates.len(), exact.len()) {
+        (0, _) => return finish("error", say.not_found(&named), Some(say.check_title())),
+        (1, _) => &candidates[0],
+        (_, 1) => exact[0],
+        (n, _) => {
+            let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
+            let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
+            step.1["options"] = json!(options);
+            return step;
+        }
+    };
+    match anchored_time(the_one, anchor) {
+        Some(when) => {
+            let mut arguments = json!(NewItem { anchor: None, segment: None, when: Some(when), ..item.clone() });
+            arguments.as_object_mut().map(|a| a.remove("record"));
+            (CREATE_ITEM, arguments)
+        }
+        None => finish("error", say.replies().no_time_to_hang_on(&the_one.title), Some(say.rephrase())),
+    }
+}
+
+/// The moment `anchor` names on `item`: its end (or start) after, its start before, moved by the
+/// length, as the tools read it exactly ("2026-02-09 10:30").
+fn anchored_time(item: &Candidate, anchor: &Anchor) -> Option<String> {
+    let date = NaiveDate::parse_from_str(item.date.as_deref()?, "%Y-%m-%d").ok()?;
+    let clock = |t: &Option<String>| t.as_deref().and_then(|t| chrono::NaiveTime::parse_from_str(t, "%H:%M").ok());
+    let start = date.and_time(clock(&item.start_time)?);
+    let end = clock(&item.end_time).map_or(start, |end| if end >= start.time() { date.and_time(end) } else { (date + chrono::Duration::days(1)).and_time(end) });
+    let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
+    let minutes = match &anchor.offset {
+        Some(text) => i64::from(quickact_time::resolve(text, &any_moment)?.duration_minutes?),
+        None => 0,
+    };
+    let moment = if anchor.after { end + chrono::Duration::minutes(minutes) } else { start - chrono::Duration::minutes(minutes) };
+    Some(moment.format("%Y-%m-%d %H:%M").to_string())
+}
+
 /// The n-th of the candidates (1-based, negative from the end), in the search's order (by time).
 fn at_position(candidates: &[Candidate], n: i8) -> Option<&Candidate> {
     let index = if n > 0 { usize::from(n.unsigned_abs()) - 1 } else { candidates.len().checked_sub(usize::from(n.unsigned_abs()))? };
@@ -448,7 +507,8 @@ mod tests {
 
     #[test]
     fn a_place_among_several_counts_from_either_end() {
-        let candidates: Vec<Candidate> = ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new() }).collect();
+        let candidates: Vec<Candidate> =
+            ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new(), date: None, start_time: None, end_time: None }).collect();
         let at = |n| at_position(&candidates, n).map(|c| c.id.as_str());
         assert_eq!((at(1), at(2), at(-1), at(-3), at(4), at(-4)), (Some("a"), Some("b"), Some("c"), Some("a"), None, None));
     }

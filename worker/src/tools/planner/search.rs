@@ -9,6 +9,7 @@ use quickact_shared::{
         store::{ItemQuery, SortKey, search_items},
     },
 };
+use quickact_reader::lexicon::lexicon;
 use quickact_time::resolve;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -32,6 +33,7 @@ pub struct SearchArguments {
     limit: Option<i64>,
     sort: Option<String>,
     order: Option<String>,
+    position: Option<i64>,
 }
 
 impl TypedTool for SearchItems {
@@ -39,7 +41,10 @@ impl TypedTool for SearchItems {
     const DESCRIPTION: &'static str = "Search the user's items (events, to-dos, reminders). Use it before changing, completing or \
          deleting an item, and to answer questions like \"明天有什么安排\". Returns at most `limit` items \
          (default 5, max 20); when the sentence states a count (\"前3个\", \"top 5\") that count is used. When the \
-         user names the item by its time (\"the 3pm meeting\", \"上午的那个会\"), pass that time in `time`.";
+         user names the item by its time (\"the 3pm meeting\", \"上午的那个会\"), pass that time in `time`; by its place \
+         among several (\"the second call\"), pass `position`. Words match their synonyms in both languages (a \
+         \"meeting\" finds 会议). To act on every match (\"cancel all my meetings on friday\"), search with limit 20 \
+         and act on each; when `total` is over 20, ask instead.";
     type Arguments = SearchArguments;
     const DATABASE_USE: DatabaseUse = DatabaseUse::Reads;
 
@@ -55,7 +60,8 @@ impl TypedTool for SearchItems {
                 "date_to": { "type": "string", "description": "End of a period (text or YYYY-MM-DD), inclusive." },
                 "limit": { "type": "integer", "minimum": 1, "maximum": 20 },
                 "sort": { "type": "string", "enum": ["deadline", "priority", "id"], "description": "deadline: by date and time; priority: most important first; id: by creation." },
-                "order": { "type": "string", "enum": ["asc", "desc"] }
+                "order": { "type": "string", "enum": ["asc", "desc"] },
+                "position": { "type": "integer", "description": "Only the item at this place among the matches in time order: 1 the first, 2 the second, -1 the last (\"the second call on monday\": query \"call\", date \"monday\", position 2; \"周四第一个会\": position 1)." }
             }),
             &[],
         )
@@ -63,7 +69,19 @@ impl TypedTool for SearchItems {
 
     async fn run(&self, context: &ToolContext<'_>, db: &mut PgConnection, args: SearchArguments) -> ToolResult {
         let mut query = build_query(&args, context)?;
+        if args.position.is_some() {
+            // A place among all the matches, whatever the page size.
+            query.limit = 20;
+        }
         let (mut items, mut total) = search_items(db, context.user_id, &query).await?;
+        if items.is_empty() && query.terms.iter().any(|t| lexicon().is_generic(t)) && query.terms.iter().any(|t| !lexicon().is_generic(t)) {
+            // "the dentist appointment" of an item titled "dentist": words that only say what kind
+            // of thing it is may be missing from its title.
+            let keep: Vec<usize> = (0..query.terms.len()).filter(|&i| !lexicon().is_generic(&query.terms[i])).collect();
+            query.terms = keep.iter().map(|&i| query.terms[i].clone()).collect();
+            query.synonyms = keep.iter().map(|&i| query.synonyms.get(i).cloned().unwrap_or_default()).collect();
+            (items, total) = search_items(db, context.user_id, &query).await?;
+        }
         if items.is_empty() && query.can_relax() {
             // Nothing has these exact words: look for items sharing most of their characters.
             query.relaxed = true;
@@ -80,6 +98,10 @@ impl TypedTool for SearchItems {
             query.at = Some(TimeOfDay::Untimed);
             query.relaxed = false;
             (items, total) = search_items(db, context.user_id, &query).await?;
+        }
+        if let Some(position) = args.position {
+            items = at_position(items, position);
+            total = items.len() as i64;
         }
         Ok(ToolOutput::Result(search_result(&items, total, &query)))
     }
@@ -135,9 +157,19 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         && f > t {
             return Err(invalid("date_from is after date_to".into()));
         }
-    let terms = args.query.as_deref().unwrap_or_default().split_whitespace().map(singular).collect();
+    let terms: Vec<String> = args.query.as_deref().unwrap_or_default().split_whitespace().map(singular).collect();
+    let synonyms = terms.iter().map(|t| lexicon().synonyms(t).into_iter().map(str::to_owned).collect()).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
-    Ok(ItemQuery { kind, status, from, to, terms, sort, descending, limit: i64::from(limit), relaxed: false, at })
+    Ok(ItemQuery { kind, status, from, to, terms, synonyms, sort, descending, limit: i64::from(limit), relaxed: false, at })
+}
+
+/// The item at `position` (1-based, negative from the end) of items in time order.
+fn at_position(mut items: Vec<FoundItem>, position: i64) -> Vec<FoundItem> {
+    let index = if position > 0 { usize::try_from(position - 1).ok() } else { items.len().checked_sub(usize::try_from(-position).unwrap_or(usize::MAX)) };
+    match index.filter(|&i| i < items.len()) {
+        Some(i) => vec![items.swap_remove(i)],
+        None => Vec::new(),
+    }
 }
 
 /// An English plural as the stem it shares with its singular, so "taxes" finds "tax receipts",
