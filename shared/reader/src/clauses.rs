@@ -21,15 +21,18 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
     for (i, token) in tokens.iter().enumerate() {
         let cut = match token.tag {
             Tag::Punct(c) => splits_at(s, i, c),
+            // "I'm sick 🤒 cancel everything tomorrow": an emoji between words ends a sentence.
+            Tag::Symbol => i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_)),
             _ => is_connector(s, i) || is_and_before_action(s, i),
         };
         if cut {
+            let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol);
             if start < i {
                 pieces.push(start..i);
             }
             // A connector starts the next piece (it is noise there); punctuation ends this one.
-            start = if matches!(token.tag, Tag::Punct(_)) { i + 1 } else { i };
-            if matches!(token.tag, Tag::Punct(_)) && let Some(last) = pieces.last_mut().filter(|l| l.end == i) {
+            start = if ends { i + 1 } else { i };
+            if ends && let Some(last) = pieces.last_mut().filter(|l| l.end == i) {
                 last.end = i + 1;
             }
         }
@@ -75,12 +78,14 @@ fn merge_fragments(s: &Sentence, pieces: Vec<Range<usize>>) -> Vec<Range<usize>>
     let count = pieces.len();
     for (n, piece) in pieces.into_iter().enumerate() {
         let piece = carry.take().map_or(piece.clone(), |start| start..piece.end);
-        // "帮我记一下，…", "hey, …": a lead-in goes with the piece after it.
-        if n + 1 < count && is_lead_in(s, &s.tokens[piece.clone()]) {
+        // "帮我记一下，…", "hey, …": a lead-in goes with the piece after it; at the end ("…，帮我记
+        // 一下"), with the piece before.
+        let lead_in = is_lead_in(s, &s.tokens[piece.clone()]);
+        if n + 1 < count && lead_in {
             carry = Some(piece.start);
             continue;
         }
-        if is_fragment(s, &s.tokens[piece.clone()]) {
+        if is_fragment(s, &s.tokens[piece.clone()]) || lead_in && !out.is_empty() {
             match out.last_mut() {
                 Some(last) => last.end = piece.end,
                 None => carry = Some(piece.start),
@@ -112,13 +117,17 @@ fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
     })
 }
 
-/// A piece that only says a request follows: noise and create verbs ("帮我记一下", "note this").
+/// A piece that only says a request follows: noise, create verbs, "那个" as a filler ("帮我记一下",
+/// "嗯……那个", "ok so").
 fn is_lead_in(s: &Sentence, tokens: &[Token]) -> bool {
     tokens.iter().all(|t| match t.tag {
         Tag::Punct(_) | Tag::Symbol => true,
         Tag::Word { .. } => s.entry(t).is_some_and(|e| {
-            e.senses.iter().any(|sense| sense.category == Category::Noise || sense.category == Category::Verb && sense.action == Some(Action::Create))
+            e.senses.iter().any(|sense| {
+                matches!(sense.category, Category::Noise | Category::Reference | Category::Pronoun)
+                    || sense.category == Category::Verb && sense.action == Some(Action::Create)
+            })
         }),
         _ => false,
-    })
+    }) && tokens.iter().any(|t| matches!(t.tag, Tag::Word { .. }))
 }

@@ -8,7 +8,7 @@ use quickact_time::{TimeContext, find_all, resolve};
 use crate::{
     Unread,
     frame::{Act, Change, Frame},
-    lexicon::Category,
+    lexicon::{Category, lexicon},
     reader::Reader,
     times,
     tokens::{Sentence, Tag},
@@ -16,8 +16,8 @@ use crate::{
 
 /// When the clause only adds a note, the note goes with the item the clause before creates (after
 /// a change it is the user's own note, and goes nowhere). Whether it was a note.
-pub fn attach_note(r: &Reader, frames: &mut [Frame]) -> bool {
-    let Some(before) = frames.last_mut() else { return false };
+pub fn attach_note(r: &Reader, before: Option<&mut Frame>) -> bool {
+    let Some(before) = before else { return false };
     let Some(first) = (0..r.len()).find(|&i| !r.is_noise(i) && !r.is(i, Category::Connector) && !r.is(i, Category::And)) else { return false };
     let starts_a_note = r.is(first, Category::Note);
     let prepares = (0..r.len()).any(|i| r.is(i, Category::Prepare));
@@ -55,6 +55,24 @@ pub fn carry(sentence: &Sentence, ctx: &TimeContext, frames: &mut Vec<Frame>) ->
     let mut problems = Vec::new();
     let mut k = 0;
     while k < frames.len() {
+        if k > 0 && adds_to_the_item_before(frames, k) {
+            frames.remove(k);
+            continue;
+        }
+        if k > 0 && frames[k].target.as_ref().is_some_and(|t| t.previous) && frames[k - 1].rule == "delete.not_going" && frames[k].act != Act::Delete {
+            // "I'm not going to yoga tonight, move it to thursday": the statement is the reason
+            // for the change, not a deletion of its own.
+            let reason = frames.remove(k - 1);
+            frames[k - 1].target = reason.target;
+            if let Some(target) = frames[k - 1].target.as_mut() {
+                target.previous = false;
+            }
+            k = k.max(1);
+            continue;
+        }
+        if k > 0 {
+            name_the_kind(frames, k);
+        }
         if frames[k].target.as_ref().is_some_and(|t| t.previous) {
             match k.checked_sub(1).and_then(|b| frames[b].target.clone()) {
                 Some(before) => {
@@ -134,5 +152,40 @@ mod tests {
     fn a_day_is_read_off_a_time() {
         let ctx = TimeContext::new(chrono::Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
         assert_eq!(day_of("周日下午", &ctx).as_deref(), Some("2026-02-08"));
+    }
+}
+
+/// "…, can you add that as a todo": a create of "that" adds its kind to the item the clause before
+/// creates. Whether frame `k` was one.
+fn adds_to_the_item_before(frames: &mut [Frame], k: usize) -> bool {
+    let Some(item) = frames[k].item.as_ref() else { return false };
+    let refers = lexicon().find(&item.title.to_lowercase()).is_some_and(|e| e.is(Category::Reference));
+    let kind_said = frames[k].parts.iter().any(|p| p.role == crate::frame::Role::Kind);
+    let (kind, when) = (item.kind, item.when.clone());
+    let creates = frames[k - 1].act == Act::Create;
+    let Some(before) = frames[k - 1].item.as_mut().filter(|_| refers && creates) else { return false };
+    if kind_said {
+        before.kind = kind;
+        if kind != "event" {
+            before.segment = None;
+        }
+    }
+    before.when = before.when.take().or(when);
+    true
+}
+
+/// "called the plumber already, cancel the reminder": a target that names only its kind takes the
+/// words of the item the clause before named.
+fn name_the_kind(frames: &mut [Frame], k: usize) {
+    let Some(words) = frames[k - 1].target.as_ref().map(|t| t.words.clone()).filter(|w| !w.is_empty()) else { return };
+    if let Some(target) = frames[k].target.as_mut()
+        && target.kind.is_some()
+        && target.words.is_empty()
+        && target.when.is_none()
+        && !target.all
+        && target.position.is_none()
+        && !target.previous
+    {
+        target.words = words;
     }
 }

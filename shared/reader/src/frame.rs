@@ -75,6 +75,9 @@ pub struct Selector {
     /// Every matching item ("all", "every", 都).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub all: bool,
+    /// The item's priority, when the words name it ("the p1 todo", 那个重要的).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u8>,
     /// The item the clause before acted on ("it", "that one", 它).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub previous: bool,
@@ -83,7 +86,7 @@ pub struct Selector {
 impl Selector {
     /// Whether it says anything about which item.
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty() && self.kind.is_none() && self.when.is_none() && self.position.is_none() && !self.previous
+        self.words.is_empty() && self.kind.is_none() && self.when.is_none() && self.position.is_none() && self.priority.is_none() && !self.previous
     }
 
     /// A clause that names no item ("再推迟半小时", "move it to 4") acts on the one before.

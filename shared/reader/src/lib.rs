@@ -84,30 +84,23 @@ impl Reading {
 pub fn read(text: &str, ctx: &TimeContext) -> Reading {
     let sentence = Sentence::read(text, ctx);
     let chinese = sentence.is_chinese();
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut unread = Vec::new();
-    let mut noise_only = true;
-    for piece in clauses::split(&sentence) {
-        let reader = Reader::new(&sentence, ctx, piece.collect());
+    let mut pieces: Vec<Piece> = Vec::new();
+    for range in clauses::split(&sentence) {
+        let reader = Reader::new(&sentence, ctx, range.collect());
         if all_noise(&reader) {
             continue;
         }
-        noise_only = false;
-        if context::attach_note(&reader, &mut frames) {
+        let before = pieces.iter_mut().rev().find_map(|p| p.frame.as_mut());
+        if context::attach_note(&reader, before) {
+            pieces.push(Piece { reader, frame: None, unread: Vec::new(), chatter: false, note: true });
             continue;
         }
-        match rules::read_clause(&reader) {
-            Some((frame, read)) => {
-                unread.extend(read.unread().into_iter().map(|i| unread_word(&read, i, "a word no rule could place")));
-                unread.extend(unread_times(&read).into_iter().map(|i| unread_word(&read, i, "a time word that is no time the resolver read")));
-                unread.extend(read.doubts.iter().map(|d| unread_word(&read, d.token, d.reason)));
-                frames.push(frame);
-            }
-            None => unread.extend((0..reader.len()).filter(|&i| !reader.is_noise(i)).map(|i| unread_word(&reader, i, "no rule reads this clause"))),
-        }
+        pieces.push(read_piece(reader));
     }
+    let mut unread = settle_pieces(&mut pieces);
+    let mut frames: Vec<Frame> = pieces.iter().filter_map(|p| p.frame.clone()).collect();
     unread.extend(context::carry(&sentence, ctx, &mut frames));
-    let verdict = if noise_only {
+    let verdict = if pieces.is_empty() {
         Verdict::NoRequest
     } else if !unread.is_empty() || frames.is_empty() {
         Verdict::Uncertain
@@ -120,6 +113,77 @@ pub fn read(text: &str, ctx: &TimeContext) -> Reading {
     unread.dedup_by_key(|u| u.span);
     let unread = join_unread(&sentence, unread);
     Reading { verdict, frames, unread, chinese }
+}
+
+/// A clause and how it was read.
+struct Piece<'s> {
+    reader: Reader<'s>,
+    frame: Option<Frame>,
+    unread: Vec<Unread>,
+    /// Only small talk ("I'm sick", 好累): said beside a request, it is no part of it.
+    chatter: bool,
+    /// A note that went with the item of the clause before.
+    note: bool,
+}
+
+fn read_piece(reader: Reader<'_>) -> Piece<'_> {
+    let chatter = is_chatter(&reader);
+    match rules::read_clause(&reader) {
+        Some((frame, read)) => {
+            let mut unread: Vec<Unread> = read.unread().into_iter().map(|i| unread_word(&read, i, "a word no rule could place")).collect();
+            unread.extend(unread_times(&read).into_iter().map(|i| unread_word(&read, i, "a time word that is no time the resolver read")));
+            unread.extend(read.doubts.iter().map(|d| unread_word(&read, d.token, d.reason)));
+            Piece { reader: read, frame: Some(frame), unread, chatter, note: false }
+        }
+        None => {
+            let unread = (0..reader.len()).filter(|&i| !reader.is_noise(i)).map(|i| unread_word(&reader, i, "no rule reads this clause")).collect();
+            Piece { reader, frame: None, unread, chatter, note: false }
+        }
+    }
+}
+
+/// What the pieces say together: small talk beside a request is left out; a piece that only
+/// names an item ("my meeting tomorrow, push it to 3", "the last thing on friday, move it to 6pm")
+/// is the item of the action after it. The words still unread.
+fn settle_pieces(pieces: &mut Vec<Piece<'_>>) -> Vec<Unread> {
+    let acts = pieces.iter().any(|p| p.frame.is_some() && p.unread.is_empty() && !p.chatter);
+    if acts {
+        pieces.retain(|p| !p.chatter || p.frame.is_some() && p.unread.is_empty());
+    }
+    for k in 1..pieces.len() {
+        let refers_back = pieces[k].unread.is_empty() && pieces[k].frame.as_ref().and_then(|f| f.target.as_ref()).is_some_and(|t| t.previous);
+        // The piece before names the item: it reads as nothing, or as an item to put down ("my
+        // meeting tomorrow" read as a new meeting), which an action on "it" shows it is not.
+        let before_names = !pieces[k - 1].note && (!pieces[k - 1].unread.is_empty() || pieces[k - 1].frame.as_ref().is_some_and(|f| f.act == Act::Create));
+        if !(refers_back && before_names) {
+            continue;
+        }
+        let mut reader = pieces[k - 1].reader.clone();
+        reader.roles.iter_mut().for_each(|r| *r = None);
+        reader.doubts.clear();
+        let range = rules::body(&mut reader);
+        let selector = target::selector(&mut reader, range);
+        reader.settle_noise();
+        if reader.doubts.is_empty() && reader.unread().is_empty() && !selector.is_empty() && !selector.previous {
+            if let Some(target) = pieces[k].frame.as_mut().and_then(|f| f.target.as_mut()) {
+                *target = selector;
+            }
+            pieces[k - 1].unread.clear();
+            pieces[k - 1].frame = None;
+        }
+    }
+    pieces.iter_mut().flat_map(|p| std::mem::take(&mut p.unread)).collect()
+}
+
+/// Small talk alone: feelings, complaints, the weather ("I'm sick", "ugh", 好累), with nothing of a
+/// request in it.
+fn is_chatter(r: &Reader) -> bool {
+    use lexicon::Category::*;
+    let small_talk = (0..r.len()).any(|i| r.is(i, SmallTalk));
+    small_talk
+        && (0..r.len()).all(|i| {
+            r.is_noise(i) || [SmallTalk, Pronoun, Aux, Question, Modal, Det].iter().any(|&c| r.is(i, c)) || matches!(r.tag(i), tokens::Tag::Latin) && r.norm(i).len() <= 3
+        })
 }
 
 /// A clause of greetings, thanks and punctuation only.

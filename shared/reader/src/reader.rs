@@ -26,12 +26,16 @@ pub struct Reader<'s> {
     pub tokens: Vec<usize>,
     pub roles: Vec<Option<Role>>,
     pub doubts: Vec<Doubt>,
+    /// What a look past the clause's last token sees: a symbol at the end of the sentence, which
+    /// no rule reads as a word (so a rule that runs off the end finds nothing, and never panics).
+    end: Token,
 }
 
 impl<'s> Reader<'s> {
     pub fn new(sentence: &'s Sentence, ctx: &'s TimeContext, tokens: Vec<usize>) -> Self {
         let roles = vec![None; tokens.len()];
-        Reader { sentence, ctx, tokens, roles, doubts: Vec::new() }
+        let at = sentence.chars.len();
+        Reader { sentence, ctx, tokens, roles, doubts: Vec::new(), end: Token { start: at, end: at, tag: Tag::Symbol } }
     }
 
     pub fn len(&self) -> usize {
@@ -42,8 +46,8 @@ impl<'s> Reader<'s> {
         self.tokens.is_empty()
     }
 
-    pub fn token(&self, i: usize) -> &'s Token {
-        &self.sentence.tokens[self.tokens[i]]
+    pub fn token(&self, i: usize) -> &Token {
+        self.tokens.get(i).map_or(&self.end, |&t| &self.sentence.tokens[t])
     }
 
     pub fn tag(&self, i: usize) -> Tag {
@@ -51,7 +55,7 @@ impl<'s> Reader<'s> {
     }
 
     pub fn entry(&self, i: usize) -> Option<&'static Entry> {
-        self.sentence.entry(self.token(i))
+        self.tokens.get(i).and_then(|&t| self.sentence.entry(&self.sentence.tokens[t]))
     }
 
     /// The sense of `category` of token `i`, if it is a word that has one.
@@ -102,17 +106,29 @@ impl<'s> Reader<'s> {
     /// Whether the token carries nothing of the request on its own: noise words, punctuation,
     /// symbols.
     pub fn is_noise(&self, i: usize) -> bool {
-        self.is_punct(i) || self.is(i, Category::Noise)
+        self.is_punct(i) || self.is(i, Category::Noise) || self.is_contraction(i)
+    }
+
+    /// The "s" of "what's", "tomorrow's": the end of a word the apostrophe cut off.
+    pub fn is_contraction(&self, i: usize) -> bool {
+        i > 0 && matches!(self.tag(i - 1), Tag::Punct('\'')) && matches!(self.norm(i).as_str(), "s" | "re" | "ll" | "ve" | "d" | "m" | "t")
     }
 
     pub fn set(&mut self, i: usize, role: Role) {
-        self.roles[i] = Some(role);
+        if let Some(slot) = self.roles.get_mut(i) {
+            *slot = Some(role);
+        }
     }
 
     pub fn set_range(&mut self, range: std::ops::Range<usize>, role: Role) {
         for i in range {
-            self.roles[i] = Some(role);
+            self.set(i, role);
         }
+    }
+
+    /// The role of token `i` (none past the end).
+    pub fn role(&self, i: usize) -> Option<Role> {
+        self.roles.get(i).copied().flatten()
     }
 
     pub fn doubt(&mut self, token: usize, reason: &'static str) {
@@ -169,8 +185,8 @@ impl<'s> Reader<'s> {
         for i in a..=b {
             if cut(self, i) {
                 last_end = None;
-                if !out.ends_with(' ') && !out.is_empty() {
-                    out.push(' ');
+                if !out.ends_with([' ', CUT]) && !out.is_empty() {
+                    out.push(CUT);
                 }
                 continue;
             }
@@ -193,17 +209,27 @@ impl<'s> Reader<'s> {
     }
 }
 
-/// Squashes spaces, keeping one only between two Latin letters or digits ("开 会" -> "开会",
-/// "call  mom" -> "call mom", "买 iPhone 15" -> "买 iPhone 15").
+/// Where words were taken out of a text (a time, a priority): a space only between Latin words.
+const CUT: char = '\u{1}';
+
+/// Squashes spaces: one where the user typed any, except between Chinese characters ("call 张总",
+/// "买 iPhone 15"); where words were taken out, one only between two Latin words ("开2小时的会"
+/// -> "开会", "dinner at 8 with Dana" -> "dinner with Dana").
 pub fn join_words(text: &str) -> String {
-    let chars: Vec<char> = text.trim().chars().collect();
+    let chars: Vec<char> = text.trim_matches(|c: char| c.is_whitespace() || c == CUT).chars().collect();
     let mut out = String::with_capacity(text.len());
+    let latin = |c: Option<&char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c.is_ascii_punctuation());
     for (i, &c) in chars.iter().enumerate() {
-        if c.is_whitespace() {
+        if c.is_whitespace() || c == CUT {
+            if out.ends_with(' ') {
+                continue;
+            }
             let before = out.chars().last();
-            let after = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            let latin = |c: Option<&char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c.is_ascii_punctuation());
-            if latin(before.as_ref()) && latin(after) && !out.ends_with(' ') {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace() && **c != CUT);
+            let typed = chars[i..].iter().take_while(|c| c.is_whitespace() || **c == CUT).any(|c| c.is_whitespace());
+            let han = |c: Option<&char>| c.is_some_and(|&c| quickact_time::is_han(c));
+            let keep = if typed { !(han(before.as_ref()) && han(next)) } else { latin(before.as_ref()) && latin(next) };
+            if keep && before.is_some() && next.is_some() {
                 out.push(' ');
             }
         } else {

@@ -23,6 +23,11 @@ pub fn selector(r: &mut Reader, range: Range<usize>) -> Selector {
     let mut run = String::new();
     let mut references = Vec::new();
     for i in range.clone() {
+        // A token the rule placed already (开完 of "开完周会") is no word of the item.
+        if r.roles[i].is_some() {
+            flush(&mut run, &mut words);
+            continue;
+        }
         match place(r, i) {
             Place::Word => {
                 r.set(i, Role::Target);
@@ -51,6 +56,10 @@ pub fn selector(r: &mut Reader, range: Range<usize>) -> Selector {
                 r.set(i, Role::Position);
                 sel.all = true;
             }
+            Place::Priority(p) => {
+                r.set(i, Role::Priority);
+                sel.priority = Some(p);
+            }
             Place::Reference => references.push(i),
             Place::Noise => r.set(i, Role::Noise),
             Place::Doubt(reason) => r.doubt(i, reason),
@@ -59,6 +68,10 @@ pub fn selector(r: &mut Reader, range: Range<usize>) -> Selector {
     }
     flush(&mut run, &mut words);
     sel.words = words;
+    // "cancel all my meetings on friday": every meeting, not every item that mentions one.
+    if sel.all && sel.kind.is_none() {
+        sel.kind = (range.clone()).find_map(|i| r.sense(i, Category::Item).filter(|s| !s.has(Flags::GENERIC)).and_then(|s| s.kind));
+    }
     sel.timed = when.iter().any(|&i| times::piece(r, i).is_some_and(|res| times::is_time_of_day(&res)));
     sel.when = times::join(r, &when);
     // "it", "那个": alone it is the item named before; beside words or a time it only points.
@@ -78,6 +91,7 @@ enum Place {
     Kind(crate::lexicon::Kind),
     Position(i8),
     All,
+    Priority(u8),
     Reference,
     Noise,
     Doubt(&'static str),
@@ -107,6 +121,9 @@ fn place(r: &Reader, i: usize) -> Place {
     }
     if r.is(i, Quantity) {
         return Place::All;
+    }
+    if let Some(p) = r.sense(i, Priority).and_then(|s| s.value) {
+        return Place::Priority(p as u8);
     }
     if let Some(n) = r.sense(i, Position).and_then(|s| s.value) {
         return Place::Position(n);

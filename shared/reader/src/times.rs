@@ -98,8 +98,11 @@ fn as_written(r: &Reader, i: usize, chinese: bool) -> String {
     let Some(res) = piece(r, i) else { return text };
     let meant = (res.date, res.start_time);
     let reads_as = |t: &str| resolve(t, r.ctx).map(|x| (x.date, x.start_time)) == Some(meant);
-    let text = if reads_as(&text) || res.rrule.is_some() || !chinese && reads_as(&format!("at {text}")) {
+    let text = if reads_as(&text) || res.rrule.is_some() {
         text
+    } else if !chinese && reads_as(&format!("at {text}")) {
+        // "@ 3 tmrw": the hour needs the "at" the sentence gave it.
+        format!("at {text}")
     } else if let Some(start) = res.start_time {
         exact_time(res.date, start)
     } else {

@@ -45,7 +45,7 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
     let given = |i: usize| given[i - base];
     let titled: Vec<usize> = range.clone().filter(|&i| matches!(at(i), Piece::Title | Piece::Naming)).collect();
     let first = titled.iter().copied().find(|&i| !is_edge_word(r, i) || at(i) == Piece::Naming);
-    let last = titled.iter().copied().rev().find(|&i| !is_edge_word(r, i) || at(i) == Piece::Naming);
+    let last = titled.iter().copied().rev().find(|&i| !is_tail_word(r, i) || at(i) == Piece::Naming);
     // "加个事", "add something", "新建一个日程": words that say there is something, not what.
     let says_what = titled.iter().any(|&i| !says_nothing(r, i));
     let (Some(first), Some(last), true) = (first, last, says_what) else {
@@ -114,7 +114,16 @@ fn finish(r: &Reader, item: &mut NewItem, when: &[usize], naming: &[usize], shap
     }
     let gathering = head_of_title(r).is_some_and(|i| r.is_with(i, Category::Item, Flags::GATHERING));
     let mut when_text = times::join(r, when);
-    if !timed && let Some(part) = naming.iter().find_map(|&i| part_of_day(r, i)) {
+    let meal = naming.iter().find_map(|&i| part_of_day(r, i));
+    // "dinner w/ kate at 8": a bare hour said with a meal is in the meal's half of the day.
+    let combined = when_text.as_deref().and_then(|text| quickact_time::resolve(text, r.ctx));
+    if let (Some(part), Some(res)) = (meal, combined)
+        && let Some(start) = res.start_time.filter(|_| res.confidence == quickact_time::Confidence::Inferred)
+        && let Some(pm) = afternoon_hour(part, start)
+    {
+        when_text = Some(times::exact_time(res.date, pm));
+    }
+    if !timed && let Some(part) = meal {
         // "lunch tomorrow", "喝下午茶": the meal names the item; with no other time of day it
         // is also the item's part of the day.
         item.segment = Some(part);
@@ -197,6 +206,7 @@ fn word_piece(r: &Reader, i: usize) -> Piece {
     if r.is(i, Category::Noise) && !about_length && !r.is(i, Category::Item) {
         return Piece::Noise;
     }
+
     Piece::Title
 }
 
@@ -220,7 +230,22 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
     if r.is(i, And) && !r.text(i).is_ascii() {
         return false;
     }
+    // "schedule gym", "put a call with mom …": the verb of putting it down is no part of it.
+    if r.verb(i).is_some_and(|s| s.action == Some(Action::Create)) {
+        return true;
+    }
     [Prep, Det, De, Aspect, And, Connector, Pronoun, Modal, Ba, Noise, One, Aux, Have].iter().any(|&c| r.is(i, c))
+}
+
+/// Small words a title does not end with: fewer than it does not start with, since a Chinese word
+/// may end in a character that alone is a small word (会议纪要, 签合同).
+fn is_tail_word(r: &Reader, i: usize) -> bool {
+    use Category::*;
+    if !is_edge_word(r, i) {
+        return false;
+    }
+    let chinese_single = !r.text(i).is_ascii() && r.text(i).chars().count() == 1;
+    !chinese_single || [De, Aspect, Noise].iter().any(|&c| r.is(i, c))
 }
 
 /// The 的 after a length ("开2小时**的**会") goes with it.
@@ -277,4 +302,17 @@ pub fn head_of_title(r: &Reader) -> Option<usize> {
         _ => *titled.last()?,
     };
     Some(head)
+}
+
+/// The hour twelve hours on, when a bare morning hour said with a meal of the afternoon or evening
+/// means that ("dinner at 8" is 20:00, "lunch at 1" 13:00).
+fn afternoon_hour(part: &str, start: chrono::NaiveTime) -> Option<chrono::NaiveTime> {
+    use chrono::Timelike;
+    let hour = start.hour();
+    let later = match part {
+        "evening" => (1..=11).contains(&hour),
+        "noon" | "afternoon" => (1..=5).contains(&hour),
+        _ => false,
+    };
+    later.then(|| start + chrono::Duration::hours(12))
 }

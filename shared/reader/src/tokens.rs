@@ -57,7 +57,9 @@ impl Sentence {
     pub fn read(text: &str, ctx: &TimeContext) -> Sentence {
         let chars: Vec<char> = text.chars().collect();
         let norm: Vec<char> = chars.iter().map(|&c| normal(c)).collect();
-        let times = find_all(text, ctx);
+        // "in like 15 min", "明天嗯下午三点": fillers say nothing to the resolver either. They are
+        // blanked (same length, so spans stay the user's) before it reads the sentence.
+        let times = find_all(&without_fillers(&chars, &norm), ctx);
         let mut covered: Vec<Option<usize>> = vec![None; chars.len()];
         for (i, m) in times.iter().enumerate() {
             for (a, b) in m.pieces() {
@@ -243,6 +245,9 @@ fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(
             let word: String = norm[i..end].iter().collect();
             let tag = if let Ok(n) = word.parse::<u32>() {
                 Tag::Number(n)
+            } else if let Some(entry) = stretched(&word) {
+                // "soooo", "pleaseee", "hiii": a word drawn out.
+                Tag::Word { entry, typo: true }
             } else if let Some(entry) = lexicon.typo_of(&word) {
                 Tag::Word { entry, typo: true }
             } else if let Some((n, len)) = leading_number(&word).filter(|&(_, len)| len == word.chars().count()) {
@@ -277,4 +282,51 @@ fn leading_meal(norm: &[char], i: usize, end: usize) -> Option<(usize, usize)> {
     let meal = entry.senses.iter().any(|s| s.category == crate::lexicon::Category::Item && s.has(crate::lexicon::Flags::MEAL));
     let index = lexicon().entries.iter().position(|e| std::ptr::eq(e, entry))?;
     (meal && space + 1 < end).then_some((space, index))
+}
+
+/// The entry a drawn-out word stands for ("soooo" -> "so", "pleaseee" -> "please"): each run of
+/// three or more of a letter as one letter, or as two.
+fn stretched(word: &str) -> Option<usize> {
+    let chars: Vec<char> = word.chars().collect();
+    if !chars.windows(3).any(|w| w[0] == w[1] && w[1] == w[2]) {
+        return None;
+    }
+    let squash = |keep: usize| {
+        let mut out = String::new();
+        let mut run = 0;
+        for (i, &c) in chars.iter().enumerate() {
+            run = if i > 0 && chars[i - 1] == c { run + 1 } else { 1 };
+            if run <= keep {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let lexicon = lexicon();
+    [1, 2].into_iter().find_map(|keep| lexicon.find(&squash(keep)).and_then(|e| lexicon.entries.iter().position(|x| std::ptr::eq(x, e))))
+}
+
+/// The text with its English filler words ("um", "like"), interjections (嗯) and symbols (emoji)
+/// as spaces.
+fn without_fillers(chars: &[char], norm: &[char]) -> String {
+    let mut out: Vec<char> = chars.to_vec();
+    let text: String = norm.iter().collect();
+    let byte_to_char: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+    let char_at = |byte: usize| byte_to_char.partition_point(|&b| b < byte);
+    for hit in lexicon().hits(&text) {
+        let entry = lexicon().entry(hit.entry);
+        // English fillers and interjections only: a Chinese filler (一下) may be inside a time (周一下午).
+        let filler = entry.senses.iter().all(|s| s.category == crate::lexicon::Category::Noise && (s.sub == Some("filler") && entry.form.is_ascii() || s.sub == Some("interjection")));
+        let (start, end) = (char_at(hit.start), char_at(hit.end));
+        let whole = !(start > 0 && is_word_char(norm[start - 1]) && is_word_char(norm[start])) && !(end < norm.len() && is_word_char(norm[end]) && is_word_char(norm[end - 1]));
+        if filler && whole {
+            out[start..end].iter_mut().for_each(|c| *c = ' ');
+        }
+    }
+    for (i, c) in out.iter_mut().enumerate() {
+        if !c.is_alphanumeric() && !c.is_whitespace() && !c.is_ascii_punctuation() && !is_han(*c) && !"，。！？；：、…—～·（）【】《》「」".contains(norm[i]) {
+            *c = ' ';
+        }
+    }
+    out.into_iter().collect()
 }

@@ -243,8 +243,8 @@ fn settle_todays_part_of_day(schedule: &mut Schedule, ctx: &TimeContext) {
 
 /// Applies a stated time to an existing item's schedule: a time alone (a clock time or a part of
 /// day) keeps the item's date; a bare hour takes the half of the day nearer the item's own time
-/// ("改到4点" of a 15:00 item is 16:00); a new start without an end keeps the item's duration; a
-/// part of day replaces clock times.
+/// ("改到4点" of a 15:00 item is 16:00); a new start without an end keeps the item's duration (a
+/// point in time, such as a reminder, stays a point); a part of day replaces clock times.
 pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32) -> Schedule {
     let stated = &in_the_items_half(current, stated);
     let mut next = current.clone();
@@ -267,6 +267,8 @@ pub fn reschedule(current: &Schedule, stated: &StatedTime, default_minutes: u32)
                 let old_minutes = (super::rules::range_end(current.date, old_start, old_end) - current.date.and_time(old_start)).num_minutes();
                 Some(add_minutes(start, old_minutes.max(1) as u32))
             }
+            // A point in time (a reminder, a to-do's deadline) stays a point.
+            (None, None, Some(_), None) => None,
             (None, None, _, _) => {
                 let end = add_minutes(start, default_minutes);
                 next.notes.push(format!(

@@ -182,12 +182,15 @@ impl Flags {
     pub const MEAL: Flags = Flags(1 << 17);
     /// A create verb that records what happened ("log", "record").
     pub const RECORD: Flags = Flags(1 << 18);
+    /// A delete verb that clears every match ("clear", 清空).
+    pub const BULK: Flags = Flags(1 << 19);
 
     pub fn contains(self, other: Flags) -> bool {
         self.0 & other.0 == other.0
     }
 
-    const NAMES: [(&'static str, Flags); 19] = [
+    const NAMES: [(&'static str, Flags); 20] = [
+        ("bulk", Flags::BULK),
         ("to", Flags::TO),
         ("post", Flags::POST),
         ("only_post", Flags::ONLY_POST),

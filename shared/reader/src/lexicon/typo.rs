@@ -1,7 +1,11 @@
 //! Typos in English words: a word the lexicon does not have is read as the one entry it misses by
 //! one edit (five letters or more) or two (eight or more), never for short words, where one edit
-//! makes another word ("move" / "mode", "call" / "fall"). A near miss of an action verb too short
-//! to be read ("moev") still tells the reader its reading is uncertain.
+//! makes another word ("move" / "mode", "call" / "fall"), and never for a word of the English
+//! dictionary ("plants" is no typo of "plans"; the list is SCOWL's, in `english-words.txt`). A near
+//! miss of an action verb too short to be read ("moev") still tells the reader its reading is
+//! uncertain.
+
+use std::{collections::HashSet, sync::LazyLock};
 
 use strsim::damerau_levenshtein;
 
@@ -44,7 +48,7 @@ impl Lexicon {
     /// The entry `word` (lower case, not in the lexicon) is a typo of, if exactly one is nearest.
     pub fn typo_of(&self, word: &str) -> Option<usize> {
         let len = word.chars().count();
-        if len < ONE_EDIT || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        if len < ONE_EDIT || !word.bytes().all(|b| b.is_ascii_lowercase()) || is_english(word) {
             return None;
         }
         let allowed = if len >= TWO_EDITS { 2 } else { 1 };
@@ -55,7 +59,7 @@ impl Lexicon {
     /// sign that the sentence asks for an action the reader cannot see.
     pub fn near_action(&self, word: &str) -> bool {
         let len = word.len();
-        if len < ONE_EDIT - 1 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        if len < ONE_EDIT - 1 || !word.bytes().all(|b| b.is_ascii_lowercase()) || is_english(word) {
             return false;
         }
         // A four-letter word is taken for a verb only with two letters swapped ("moev"): one
@@ -118,4 +122,13 @@ fn inflects(word: &str, form: &str) -> bool {
     const ENDINGS: [&str; 7] = ["s", "es", "ed", "d", "ing", "er", "ers"];
     let stem = form.strip_suffix('e').unwrap_or(form);
     ENDINGS.iter().any(|end| word.strip_suffix(end).is_some_and(|w| w == form || w == stem)) || form.starts_with(word)
+}
+
+/// The English words of four to fourteen letters (SCOWL american-english).
+static ENGLISH: LazyLock<HashSet<&'static str>> =
+    LazyLock::new(|| include_str!("../../lexicon/english-words.txt").lines().filter(|l| !l.starts_with('#')).collect());
+
+/// Whether `word` (lower case) is an English word.
+pub fn is_english(word: &str) -> bool {
+    ENGLISH.contains(word)
 }

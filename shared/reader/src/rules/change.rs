@@ -69,6 +69,11 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
         return None;
     }
     r.set(v, Role::Action);
+    // "改到后天同一时间", "推迟到周五" with no item named: the item of the clause before.
+    if verb.has(Flags::TO) {
+        let to = new_time(r, v + 1..range.end)?;
+        return Some(frame(Act::Move, Selector::default().or_previous(), Change::To(to)));
+    }
     let start = particles(r, v + 1, range.end).0;
     // The last "to" (until, till, for, 到) with a time after it: the new time; before it, the item.
     let to = (start..range.end).rev().find(|&i| {
@@ -302,7 +307,20 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<String> {
     if times_at.is_empty() {
         return bare;
     }
+    // "改到后天同一时间", "friday, same time": the same time is the item's own, not the present
+    // moment's (which the resolver reads it as): only the day moves.
+    if let [only] = times_at[..]
+        && same_time(&r.norm(only))
+        && let Some(res) = times::piece(r, only)
+    {
+        return Some(res.date.to_string());
+    }
     times::join(r, &times_at)
+}
+
+/// Words that keep an item's time of day ("same time", 同一时间).
+fn same_time(text: &str) -> bool {
+    crate::lexicon::lexicon().entries.iter().any(|e| e.senses.iter().any(|s| s.sub == Some("same_time")) && text.contains(e.form))
 }
 
 /// A time piece that is a length to move by ("30 minutes", 半小时, "2 days").

@@ -1,7 +1,7 @@
 //! Rules that put something new down: a reminder, a note to self, an item with a verb, an item
 //! one has, an item with a time, a gathering, a bare errand.
 
-use super::{Rule, body, first_action, first_time, skip_subject};
+use super::{Rule, body, first_action, first_other_action, first_time, skip_subject};
 use crate::{
     frame::{Act, Frame, Role},
     lexicon::{Action, Category, Kind},
@@ -21,6 +21,10 @@ fn remind(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let (v, action) = first_action(r, range.clone())?;
     if action != Some(Action::Remind) {
+        return None;
+    }
+    // "把明天的提醒全部删掉", "删除吃药提醒": 提醒 after 的 or 把 is the reminder, a noun.
+    if v > range.start && (r.is(v - 1, Category::De) || r.is(v - 1, Category::Ba)) {
         return None;
     }
     r.set(v, Role::Action);
@@ -115,7 +119,7 @@ pub const HAVING: Rule = Rule {
 
 fn having(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    if first_action(r, range.clone()).is_some() {
+    if first_other_action(r, range.clone()).is_some() {
         return None;
     }
     let have = r.find(range.clone(), |r, i| r.is(i, Category::Have))?;
@@ -154,19 +158,17 @@ pub const TIMED: Rule = Rule {
 
 fn timed(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    if first_action(r, range.clone()).is_some() {
+    if first_other_action(r, range.clone()).is_some() {
         return None;
     }
     first_time(r, range.clone())?;
     let start = skip_subject(r, range.start, range.end);
     let frame = create_frame(r, start..range.end, Shape::default());
     let item = frame.item.as_ref()?;
-    // "asdfgh tomorrow": one word the reader does not know is no item it can tell.
-    let titled: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title)).collect();
-    if let [only] = titled[..]
-        && matches!(r.tag(only), Tag::Latin)
-    {
-        r.doubt(only, "a word the reader does not know, with no verb");
+    // "asdfgh tomorrow": letters that are no word make no item.
+    let mashed: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title) && matches!(r.tag(i), Tag::Latin) && looks_like_mash(&r.norm(i))).collect();
+    for i in mashed {
+        r.doubt(i, "letters that are no word");
     }
     (item.when.is_some() || item.segment.is_some_and(|s| s != "all_day")).then_some(frame)
 }
@@ -180,7 +182,7 @@ pub const GATHERING: Rule = Rule {
 
 fn gathering(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    if first_action(r, range.clone()).is_some() || !short(r, range.clone()) {
+    if first_other_action(r, range.clone()).is_some() || !short(r, range.clone()) {
         return None;
     }
     r.find(range.clone(), |r, i| r.is_with(i, Category::Item, crate::lexicon::Flags::GATHERING))?;
@@ -198,7 +200,7 @@ pub const ERRAND: Rule = Rule {
 
 fn errand(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    if first_action(r, range.clone()).is_some() || !short(r, range.clone()) {
+    if first_other_action(r, range.clone()).is_some() || !short(r, range.clone()) {
         return None;
     }
     let start = skip_subject(r, range.start, range.end);
@@ -287,6 +289,11 @@ pub const ANCHORED: Rule = Rule {
 
 fn anchored(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
+    // "周会一小时后": the resolver read the length and 后 as one offset from now.
+    if let Some((at, offset)) = (range.start..range.end).find_map(|i| offset_after_item(r, i).map(|o| (i, o))) {
+        let back = first_of_item(r, range.start, at)?;
+        return anchored_at(r, range, at, true, at - back..at, Some(offset));
+    }
     let (at, after) = (range.start..range.end).find_map(|i| relation(r, i).map(|after| (i, after)))?;
     let english = r.text(at).is_ascii();
     // English: "<length> before|after <item>"; Chinese: "<item> 前|后 <length>".
@@ -309,8 +316,20 @@ fn anchored(r: &mut Reader) -> Option<Frame> {
         quickact_time::resolve(&text, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none())?;
         Some(text)
     };
-    r.set(at, Role::Anchor);
     r.set_range(length_range, Role::Length);
+    anchored_at(r, range, at, after, item_range, offset)
+}
+
+/// The anchored create once the relation at `at`, the other item's tokens and the length are
+/// known.
+fn anchored_at(r: &mut Reader, range: std::ops::Range<usize>, at: usize, after: bool, item_range: std::ops::Range<usize>, offset: Option<String>) -> Option<Frame> {
+    r.set(at, Role::Anchor);
+    // "开完周会…": the end of the other item, said with its verb.
+    for i in item_range.clone() {
+        if r.is(i, Category::Result) {
+            r.set(i, Role::Noise);
+        }
+    }
     let target = crate::target::selector(r, item_range.clone());
     for i in item_range {
         if r.roles[i].is_some_and(|role| role != Role::Noise) {
@@ -358,4 +377,33 @@ fn relation(r: &Reader, i: usize) -> Option<bool> {
 /// A word of a length said apart from the resolver ("10", "minutes", "half", "an", "hour").
 fn is_length_word(r: &Reader, i: usize) -> bool {
     matches!(r.tag(i), Tag::Number(_) | Tag::Time(_)) || super::is_any(r, i, &["half", "an", "a", "hour", "hours", "minute", "minutes", "mins", "min", "hr", "hrs", "quarter", "of", "and", "couple"])
+}
+
+/// A time piece right after the other item that is a length and 后 ("周会一小时后"): the length.
+fn offset_after_item(r: &Reader, i: usize) -> Option<String> {
+    if !matches!(r.tag(i), Tag::Time(_)) || i == 0 || !(r.is(i - 1, Category::Item) || matches!(r.tag(i - 1), Tag::Han | Tag::Latin)) {
+        return None;
+    }
+    let text = r.text(i);
+    let length = ["以后", "之后", "后"].iter().find_map(|end| text.strip_suffix(end))?;
+    quickact_time::resolve(length, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none()).map(|_| length.to_owned())
+}
+
+/// Where the other item's words start, going back from `at` (its words, and 开完 before them).
+fn first_of_item(r: &Reader, start: usize, at: usize) -> Option<usize> {
+    let first = (start..at).rev().take_while(|&i| !r.is_punct(i) && r.roles[i].is_none() && (r.is(i, Category::Item) || r.is(i, Category::Result) || matches!(r.tag(i), Tag::Han | Tag::Latin))).last()?;
+    Some(at - first)
+}
+
+/// Letters typed at random: no vowel at all, or five consonants in a row ("asdfgh", "qwrtzp").
+fn looks_like_mash(word: &str) -> bool {
+    let vowel = |c: char| "aeiouy".contains(c);
+    let letters: Vec<char> = word.chars().filter(char::is_ascii_alphabetic).collect();
+    let mut run = 0;
+    let mut longest = 0;
+    for &c in &letters {
+        run = if vowel(c) { 0 } else { run + 1 };
+        longest = longest.max(run);
+    }
+    letters.len() >= 3 && (!letters.iter().any(|&c| vowel(c)) || longest >= 5)
 }

@@ -49,6 +49,7 @@ pub const RULES: &[Rule] = &[
     settle::COMPLETE_MARK,
     settle::COMPLETE_VERB,
     settle::COMPLETE_ALREADY,
+    settle::COMPLETE_RESULT,
     change::MOVE_SUBJECT,
     change::SHIFT_SUBJECT,
     settle::DELETE_AFTER,
@@ -96,12 +97,22 @@ pub fn read_clause<'s>(reader: &Reader<'s>) -> Option<(Frame, Reader<'s>)> {
 
 /// The clause without its noise at either end (greetings, fillers, politeness, punctuation), as
 /// the range of tokens left; the noise gets its role.
-pub(crate) fn body(r: &mut Reader) -> std::ops::Range<usize> {
+pub fn body(r: &mut Reader) -> std::ops::Range<usize> {
     let mut start = 0;
     let mut polite = false;
-    // Noise, and the word that joins the clause to the one before ("then", 再, "and").
-    while start < r.len() && (r.is_noise(start) || r.is(start, Category::Connector) || start == 0 && r.is(start, Category::And)) && !r.is(start, Category::Verb) {
+    // Noise, and the word that joins the clause to the one before ("then", 再, "and"); "那个，"
+    // as a filler ("嗯……那个，明天…").
+    let filler_reference = |r: &Reader, i: usize| r.is(i, Category::Reference) && (r.is_punct(i + 1) || r.is(i + 1, Category::Reference));
+    while start < r.len()
+        && (r.is_noise(start) || r.is(start, Category::Connector) || start == 0 && r.is(start, Category::And) || filler_reference(r, start))
+        && !r.is(start, Category::Verb)
+    {
         polite |= r.sense(start, Category::Noise).is_some_and(|s| s.sub == Some("polite"));
+        r.set(start, Role::Noise);
+        start += 1;
+    }
+    // "now remind me to …", "现在帮我…": "now" opening a clause only starts it.
+    if start + 1 < r.len() && matches!(r.tag(start), Tag::Time(_)) && ["now", "现在", "so now"].contains(&r.norm(start).as_str()) {
         r.set(start, Role::Noise);
         start += 1;
     }
@@ -124,6 +135,12 @@ pub(crate) fn first_action(r: &Reader, range: std::ops::Range<usize>) -> Option<
         }
         [Category::Query, Category::NotGoing, Category::Done].iter().any(|&c| r.is(i, c)).then_some((i, None))
     })
+}
+
+/// The first action word of `range` other than a verb of putting down ("add", 记一下): a create
+/// rule may have one ("明天下午两点看牙医，帮我记一下"), never another.
+pub(crate) fn first_other_action(r: &Reader, range: std::ops::Range<usize>) -> Option<(usize, Option<Action>)> {
+    range.clone().filter_map(|i| first_action(r, i..i + 1)).find(|&(_, action)| !matches!(action, Some(Action::Create)))
 }
 
 /// The first token in `range` that is a time.

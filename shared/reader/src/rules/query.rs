@@ -4,7 +4,7 @@
 
 use quickact_time::leading_number;
 
-use super::{Rule, body, first_action};
+use super::{Rule, body, is_any};
 use crate::{
     frame::{Act, Frame, Listing, Role},
     lexicon::{Action, Category, Flags, Kind},
@@ -37,21 +37,34 @@ fn list(r: &mut Reader) -> Option<Frame> {
     let asks_for_kind = r.is(range.start, Category::Question) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
     let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List) || asks_for_kind && i == range.start)?;
     // Another action before the question ("cancel what's on tomorrow") is not a listing.
-    if first_action(r, range.start..q).is_some() {
+    if super::first_other_action(r, range.start..q).is_some() {
         return None;
     }
     let mut listing = Listing::default();
     let mut when = Vec::new();
     let mut topic: Vec<String> = Vec::new();
+    let mut open = false;
+    // "why is my week so packed": a complaint, not a question about what there is.
+    if let Some(why) = (range.start..range.end).find(|&i| is_any(r, i, &["why", "how come", "为什么", "为啥", "怎么这么"])) {
+        r.doubt(why, "a complaint, not a request");
+    }
+    // Words are what the items are about only after a word that says so ("about", "with", 跟,
+    // 关于) or before one (跟X有关); other unknown words are not read.
+    let about: Vec<usize> = (range.start..range.end).filter(|&i| is_about(r, i)).collect();
     for i in range.clone() {
         if r.roles[i].is_some() {
             continue;
         }
-        match classify(r, i) {
+        let piece = match classify(r, i) {
+            Piece::Topic if !marked_topic(r, i, &about) && !r.is(i, Category::Item) => Piece::Doubt("a word that is no part of a listing"),
+            piece => piece,
+        };
+        match piece {
             Piece::Asks(flags, kind) => {
                 r.set(i, Role::Action);
                 listing.count |= flags.contains(Flags::COUNT);
                 listing.completed |= flags.contains(Flags::COMPLETED);
+                open |= flags.contains(Flags::OPEN);
                 listing.by_priority |= flags.contains(Flags::URGENT);
                 if flags.contains(Flags::NEXT) {
                     listing.limit = Some(1);
@@ -84,6 +97,10 @@ fn list(r: &mut Reader) -> Option<Frame> {
     }
     listing.when = times::join(r, &when);
     listing.query = (!topic.is_empty()).then(|| join_topic(&topic));
+    // What is still open or already done is what is to do: the to-dos.
+    if (open || listing.completed) && listing.kind.is_none() {
+        listing.kind = Some(Kind::Todo);
+    }
     Some(Frame { act: Act::List, text: String::new(), span: (0, 0), rule: "", target: None, item: None, change: None, listing: Some(listing), parts: Vec::new() })
 }
 
@@ -122,9 +139,10 @@ fn classify(r: &Reader, i: usize) -> Piece {
         if let (true, Some(kind)) = (sense.has(Flags::FILTER), sense.kind) {
             return Piece::Kind(kind);
         }
-        // "明天有几个会", "any meetings friday": meetings are the events.
+        // "明天有几个会", "any meetings friday": the events that are meetings (a search word
+        // that finds 会议, 开会, "meeting" alike).
         if sense.concept == Some("meeting") {
-            return Piece::Kind(Kind::Event);
+            return Piece::Topic;
         }
         if sense.has(Flags::GENERIC) && sense.concept.is_none() {
             return Piece::Noise;
@@ -158,4 +176,15 @@ fn counts(r: &Reader, i: usize) -> bool {
 /// Topic words as one query: Chinese characters join, English words keep their spaces.
 fn join_topic(words: &[String]) -> String {
     crate::reader::join_words(&words.join(" "))
+}
+
+/// A word that says what items are about ("about", "with", "for", "mentioning", 跟, 和, 关于, 有关).
+fn is_about(r: &Reader, i: usize) -> bool {
+    r.sense(i, Category::Prep).is_some_and(|s| s.sub == Some("about")) || is_any(r, i, &["with", "for", "跟", "和", "与", "w/"]) || r.is(i, Category::And) && !r.text(i).is_ascii()
+}
+
+/// Whether token `i` is inside what an about-word marks: after one (English, 关于X), or between
+/// 跟/和 and 有关/相关 (Chinese).
+fn marked_topic(r: &Reader, i: usize, about: &[usize]) -> bool {
+    about.iter().any(|&a| a < i) || about.iter().any(|&a| a > i && r.sense(a, Category::Prep).is_some_and(|s| s.sub == Some("about")))
 }

@@ -119,13 +119,17 @@ fn verb_first(r: &mut Reader, want: Action) -> Option<Frame> {
         return None;
     }
     r.set(v, Role::Action);
+    let bulk = r.verb(v).is_some_and(|s| s.has(Flags::BULK));
     let mut end = range.end;
     // "finish the report" ends with "as done", "off" or "please" at most.
     while end > v + 1 && (r.is(end - 1, Category::Particle) || r.is(end - 1, Category::Aspect) || r.is_noise(end - 1)) {
         r.set(end - 1, Role::Noise);
         end -= 1;
     }
-    let target = selector(r, v + 1..end).or_previous();
+    let mut target = selector(r, v + 1..end);
+    // "clear friday", 清空下周五的日程: every item there.
+    target.all |= bulk;
+    let target = target.or_previous();
     Some(frame(if want == Action::Delete { Act::Delete } else { Act::Complete }, target))
 }
 
@@ -192,6 +196,14 @@ pub const COMPLETE_ALREADY: Rule = Rule {
 fn already(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let a = skip_subject(r, range.start, range.end);
+    // "called the plumber already": the past verb first, "already" at the end.
+    let last = range.end.checked_sub(1)?;
+    if a < last && r.is(last, Category::Already) && (r.is_with(a, Category::Errand, Flags::PAST) || r.norm(a).ends_with("ed") && matches!(r.tag(a), Tag::Latin)) {
+        r.set(a, Role::Action);
+        r.set(last, Role::Noise);
+        let target = selector(r, a + 1..last);
+        return (!target.is_empty()).then(|| frame(Act::Complete, target));
+    }
     if a >= range.end || !r.is(a, Category::Already) {
         return None;
     }
@@ -250,18 +262,25 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     }
     let v = end - 1;
     let post = r.verb(v).is_some_and(|s| s.action == Some(want) && (s.has(Flags::POST) || s.has(Flags::PAST)));
+    let bulk = r.verb(v).is_some_and(|s| s.has(Flags::BULK));
     let done = want == Action::Complete && (r.is(v, Category::Done) || finished && r.is(v, Category::Result));
     if !(post || done) {
         return None;
     }
     r.set(v, Role::Action);
     let mut target_end = v;
+    // "今天的 todo 都 mark 成 done": the verb that needs "done" after it, and 成/as.
+    while want == Action::Complete && target_end > start && (is_any(r, target_end - 1, &["成", "as", "为", "to"]) || r.verb(target_end - 1).is_some_and(|s| s.has(Flags::AS_DONE))) {
+        r.set(target_end - 1, Role::Action);
+        target_end -= 1;
+    }
     // "pay rent is done", "the slides are done": the linking word; 写完了: the work's verb.
     while target_end > start && (is_any(r, target_end - 1, &["is", "are", "was", "all", "now", "been", "has", "have"]) || want == Action::Complete && r.is_with(target_end - 1, Category::Errand, Flags::WORK) && target_end - 1 > start) {
         r.set(target_end - 1, Role::Action);
         target_end -= 1;
     }
-    let target = selector(r, start..target_end);
+    let mut target = selector(r, start..target_end);
+    target.all |= bulk;
     if target.is_empty() {
         return None;
     }
@@ -276,4 +295,31 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
 /// "那个", "这场", "the": the phrase points at an item.
 fn pointed(r: &Reader, range: std::ops::Range<usize>) -> bool {
     range.into_iter().any(|i| r.is(i, Category::Reference) || r.is(i, Category::Det) || r.is(i, Category::De))
+}
+
+pub const COMPLETE_RESULT: Rule = Rule {
+    name: "complete.result",
+    reads: "the work with its result, the item, then 了 (买完菜了, 交完房租了, 开完会了)",
+    examples: &["买完菜了", "我交完房租了", "已经取完快递了"],
+    read: result_done,
+};
+
+fn result_done(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let mut start = skip_subject(r, range.start, range.end);
+    if start < range.end && r.is(start, Category::Already) {
+        r.set(start, Role::Noise);
+        start += 1;
+    }
+    if start >= range.end || !r.is(start, Category::Result) {
+        return None;
+    }
+    let last = range.end - 1;
+    if last <= start || r.norm(last) != "了" {
+        return None;
+    }
+    r.set(start, Role::Action);
+    r.set(last, Role::Noise);
+    let target = selector(r, start + 1..last);
+    (!target.is_empty()).then(|| frame(Act::Complete, target))
 }

@@ -99,6 +99,10 @@ pub(super) fn glue_words(t: &Text, i: usize, best: &mut Best) {
             best.offer(e, a);
         }
     }
+    // "call dr lee @ 3 tmrw": "@" is "at".
+    if t.at(i) == '@' {
+        best.offer(i + 1, Atom::Glue(Glue::At));
+    }
     if matches!((t.at(i), t.at(i + 1)), ('a', 'r' | 'b' | 'p') | ('r', 'o') | ('c', 'i')) {
         for p in ["around", "about", "approximately", "approx", "roughly", "circa"] {
             if let Some(e) = t.phrase(i, p) {

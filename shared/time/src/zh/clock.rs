@@ -86,9 +86,15 @@ pub(super) fn short_segment(t: &Text, i: usize) -> Option<(usize, Atom)> {
 
 /// 3点, 三点半, 3点15分, 三点一刻, 十五点, 15点30, 晚上十一点钟, 8时35分, 6点30pm.
 pub(crate) fn clock(t: &Text, i: usize) -> Option<(usize, Atom)> {
-    let (h, e, is_ascii) = int_any(t, i)?;
+    let (h, mut e, is_ascii) = int_any(t, i)?;
     if h > 24 {
         return None;
+    }
+    // "7 点", "下午 4 点": digits typed apart from their unit among Chinese words.
+    if is_ascii {
+        while t.at(e) == ' ' && matches!(t.at(e + 1), ' ' | '点' | '时') {
+            e += 1;
+        }
     }
     let marker = t.at(e);
     if marker != '点' && marker != '时' {

@@ -59,7 +59,11 @@ fn answer(request: &ChatRequest<'_>) -> Result<ModelReply, ProviderError> {
         return Ok(local_reply(tool, arguments, run.answered.len()));
     }
     let say = Say::new(Language::of(run.sentence), Some(run.time.today()));
-    let reading = read(run.sentence, &run.time);
+    // A reader bug must cost a decline, not the run: a panic is read as a sentence not understood.
+    let reading = std::panic::catch_unwind(|| read(run.sentence, &run.time)).unwrap_or_else(|_| {
+        tracing::error!("the local reader panicked on a sentence");
+        Reading { verdict: Verdict::Uncertain, frames: Vec::new(), unread: Vec::new(), chinese: quickact_time::is_chinese(run.sentence) }
+    });
     let (tool, arguments) = match reading.verdict {
         Verdict::Certain if reading.frames.len() == 1 => next_step(&reading.frames[0], run.answered, &say),
         Verdict::Certain => next_step_of_all(&reading.frames, run.answered, &say),

@@ -56,6 +56,10 @@ struct Candidate {
     start_time: Option<String>,
     #[serde(default)]
     end_time: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    priority: Option<u8>,
 }
 
 /// A change's answer: written (with the item), or an outcome the user must decide.
@@ -217,16 +221,17 @@ fn target_search(target: &Selector) -> Value {
         let field = if target.timed { "time" } else { "date" };
         arguments[field] = json!(when);
     }
-    if target.all || target.position.is_some() {
+    if target.all || target.position.is_some() || target.priority.is_some() {
         arguments["limit"] = json!(MAX_BULK);
     }
     arguments
 }
 
-/// The same search without the words, when the words found nothing but a day, time or kind says
-/// where to look: what is there is a question, not an error.
+/// The same search without the words, when the words found nothing but a time of day or a kind
+/// says where to look ("the workout at 7am monday", "my reminder tonight"): what is there is a
+/// question, not an error. A day alone is too wide: "my haircut on friday" is not found.
 fn narrowed_search(target: &Selector) -> Option<Value> {
-    if target.words.is_empty() || target.all || (target.when.is_none() && target.kind.is_none()) {
+    if target.words.is_empty() || target.all || !(target.timed || target.kind.is_some()) {
         return None;
     }
     let mut arguments = target_search(target);
@@ -258,17 +263,25 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
         },
         _ => (found.items, &history[1..]),
     };
+    // "the p1 todo": the priority the words name picks among the matches.
+    let candidates: Vec<Candidate> = match target.priority {
+        Some(p) => candidates.into_iter().filter(|c| c.priority == Some(p)).collect(),
+        None => candidates,
+    };
     if let Some(call) = calls.last() {
         return finish_after_change(&call.result, done_of(act), say);
     }
     let exact: Vec<&Candidate> =
         candidates.iter().filter(|c| !target.words.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query().trim())).collect();
     let placed = target.position.and_then(|n| at_position(&candidates, n));
+    // "called the plumber already": what is done is the to-do, not the reminder of it.
+    let todos: Vec<&Candidate> = candidates.iter().filter(|c| act == Act::Complete && c.kind.as_deref() == Some("todo")).collect();
     match (candidates.len(), exact.len(), placed) {
         (0, _, _) => finish("error", say.not_found(&named), Some(say.check_title())),
         (_, _, Some(item)) => action_call(act, change, &item.id),
         (1, _, _) => action_call(act, change, &candidates[0].id),
         (_, 1, _) => action_call(act, change, &exact[0].id),
+        (_, _, _) if todos.len() == 1 => action_call(act, change, &todos[0].id),
         (n, _, _) => {
             let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
             let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
@@ -508,7 +521,7 @@ mod tests {
     #[test]
     fn a_place_among_several_counts_from_either_end() {
         let candidates: Vec<Candidate> =
-            ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new(), date: None, start_time: None, end_time: None }).collect();
+            ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new(), date: None, start_time: None, end_time: None, kind: None, priority: None }).collect();
         let at = |n| at_position(&candidates, n).map(|c| c.id.as_str());
         assert_eq!((at(1), at(2), at(-1), at(-3), at(4), at(-4)), (Some("a"), Some("b"), Some("c"), Some("a"), None, None));
     }
