@@ -142,18 +142,6 @@ fn lend_day(frame: &mut Frame, day: &str, ctx: &TimeContext) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use chrono::TimeZone;
-
-    use super::*;
-
-    #[test]
-    fn a_day_is_read_off_a_time() {
-        let ctx = TimeContext::new(chrono::Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
-        assert_eq!(day_of("周日下午", &ctx).as_deref(), Some("2026-02-08"));
-    }
-}
 
 /// "…, can you add that as a todo": a create of "that" adds its kind to the item the clause before
 /// creates. Whether frame `k` was one.
@@ -187,5 +175,18 @@ fn name_the_kind(frames: &mut [Frame], k: usize) {
         && !target.previous
     {
         target.words = words;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    #[test]
+    fn a_day_is_read_off_a_time() {
+        let ctx = TimeContext::new(chrono::Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai);
+        assert_eq!(day_of("周日下午", &ctx).as_deref(), Some("2026-02-08"));
     }
 }

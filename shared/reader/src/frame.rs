@@ -78,6 +78,10 @@ pub struct Selector {
     /// The item's priority, when the words name it ("the p1 todo", 那个重要的).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<u8>,
+    /// A word that tells candidates apart without being needed to find them ("emailed the landlord":
+    /// the one that says "email").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// The item the clause before acted on ("it", "that one", 它).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub previous: bool,

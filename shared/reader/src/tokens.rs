@@ -141,6 +141,8 @@ fn lexicon_words(norm: &[char], covered: &[Option<usize>]) -> Vec<(usize, usize,
     let hits: Vec<(usize, usize, usize)> = lexicon
         .hits(&text)
         .map(|Hit { start, end, entry }| (char_at[start], char_at[end], entry))
+        // Words of replies only ("add it" anyway, "both") are read against a question, not here.
+        .filter(|&(_, _, entry)| !lexicon.entry(entry).senses.iter().all(|s| s.category == crate::lexicon::Category::Reply))
         .filter(|&(start, end, _)| {
             let runs_on = |edge: char, neighbour: Option<&char>| is_word_char(edge) && neighbour.is_some_and(|&n| is_word_char(n));
             let whole_word = !runs_on(norm[start], start.checked_sub(1).and_then(|b| norm.get(b))) && !runs_on(norm[end - 1], norm.get(end));
@@ -318,7 +320,9 @@ fn without_fillers(chars: &[char], norm: &[char]) -> String {
         // English fillers and interjections only: a Chinese filler (一下) may be inside a time (周一下午).
         let filler = entry.senses.iter().all(|s| s.category == crate::lexicon::Category::Noise && (s.sub == Some("filler") && entry.form.is_ascii() || s.sub == Some("interjection")));
         let (start, end) = (char_at(hit.start), char_at(hit.end));
-        let whole = !(start > 0 && is_word_char(norm[start - 1]) && is_word_char(norm[start])) && !(end < norm.len() && is_word_char(norm[end]) && is_word_char(norm[end - 1]));
+        let cut_before = start > 0 && is_word_char(norm[start - 1]) && is_word_char(norm[start]);
+        let cut_after = end < norm.len() && is_word_char(norm[end]) && is_word_char(norm[end - 1]);
+        let whole = !(cut_before || cut_after);
         if filler && whole {
             out[start..end].iter_mut().for_each(|c| *c = ' ');
         }

@@ -52,6 +52,7 @@ family_tests! {
     every_decline_case_of_the_corpus_declines_and_changes_nothing: "decline",
     every_bulk_case_of_the_corpus_acts_on_every_matching_item_and_no_other: "bulk",
     every_relative_case_of_the_corpus_times_its_item_from_the_other: "relative",
+    every_speech_case_of_the_corpus_reads_through_casual_speech: "speech",
 }
 
 async fn run_family(family: &str) {

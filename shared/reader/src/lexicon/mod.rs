@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use serde::Serialize;
 
-pub use typo::near_miss;
+pub use typo::{is_english, near_miss};
 
 /// What a word is, for the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -184,12 +184,16 @@ impl Flags {
     pub const RECORD: Flags = Flags(1 << 18);
     /// A delete verb that clears every match ("clear", 清空).
     pub const BULK: Flags = Flags(1 << 19);
+    /// A narrower word of its concept: found when the broad word is searched, widening no search
+    /// of its own ("meeting" finds 周会; 周会 finds only 周会).
+    pub const NARROW: Flags = Flags(1 << 20);
 
     pub fn contains(self, other: Flags) -> bool {
         self.0 & other.0 == other.0
     }
 
-    const NAMES: [(&'static str, Flags); 20] = [
+    const NAMES: [(&'static str, Flags); 21] = [
+        ("narrow", Flags::NARROW),
         ("bulk", Flags::BULK),
         ("to", Flags::TO),
         ("post", Flags::POST),
@@ -321,10 +325,14 @@ impl Lexicon {
     /// no concept. Single Chinese characters are left out: they match too much.
     pub fn synonyms(&self, word: &str) -> Vec<&'static str> {
         let lower = word.to_lowercase();
-        let Some(concept) = self.find(&lower).and_then(|e| e.senses.iter().find_map(|s| s.concept)) else { return vec![] };
+        let Some(sense) = self.find(&lower).and_then(|e| e.senses.iter().find(|s| s.concept.is_some())) else { return vec![] };
+        if sense.has(Flags::NARROW) {
+            return vec![];
+        }
+        let concept = sense.concept;
         self.entries
             .iter()
-            .filter(|e| e.senses.iter().any(|s| s.concept == Some(concept)))
+            .filter(|e| e.senses.iter().any(|s| s.concept == concept))
             .map(|e| e.form)
             .filter(|form| *form != lower && (form.is_ascii() || form.chars().count() > 1))
             .collect()

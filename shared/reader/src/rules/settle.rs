@@ -201,7 +201,8 @@ fn already(r: &mut Reader) -> Option<Frame> {
     if a < last && r.is(last, Category::Already) && (r.is_with(a, Category::Errand, Flags::PAST) || r.norm(a).ends_with("ed") && matches!(r.tag(a), Tag::Latin)) {
         r.set(a, Role::Action);
         r.set(last, Role::Noise);
-        let target = selector(r, a + 1..last);
+        let mut target = selector(r, a + 1..last);
+        target.hint = base_form(r, a);
         return (!target.is_empty()).then(|| frame(Act::Complete, target));
     }
     if a >= range.end || !r.is(a, Category::Already) {
@@ -219,7 +220,16 @@ fn already(r: &mut Reader) -> Option<Frame> {
         // "already paid X": the past verb goes; the item is what it was done to.
         if start < range.end && matches!(r.tag(start), Tag::Latin) || r.is(start, Category::Errand) || r.is(start, Category::Verb) {
             r.set(start, Role::Action);
+            let hint = base_form(r, start);
             start += 1;
+            let mut end = range.end;
+            while end > start && (r.is(end - 1, Category::Aspect) || r.is(end - 1, Category::Done) || r.is_noise(end - 1)) {
+                r.set(end - 1, Role::Noise);
+                end -= 1;
+            }
+            let mut target = selector(r, start..end);
+            target.hint = hint;
+            return (!target.is_empty()).then(|| frame(Act::Complete, target));
         } else {
             return None;
         }
@@ -322,4 +332,15 @@ fn result_done(r: &mut Reader) -> Option<Frame> {
     r.set(last, Role::Noise);
     let target = selector(r, start + 1..last);
     (!target.is_empty()).then(|| frame(Act::Complete, target))
+}
+
+/// The form a to-do is written in, of a past verb ("paid" -> "pay", "emailed" -> "email").
+fn base_form(r: &Reader, i: usize) -> Option<String> {
+    if let Some(means) = r.entry(i).and_then(|e| e.senses.iter().find_map(|s| s.means)) {
+        return Some(means.replace('_', " "));
+    }
+    let word = r.norm(i);
+    let stem = word.strip_suffix("ed")?;
+    // "called" -> "call", "emailed" -> "email", "booked" -> "book"; "filed" -> "file"
+    Some(if crate::lexicon::is_english(stem) || stem.len() <= 3 { stem.to_owned() } else { format!("{stem}e") })
 }

@@ -274,13 +274,19 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
     let exact: Vec<&Candidate> =
         candidates.iter().filter(|c| !target.words.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query().trim())).collect();
     let placed = target.position.and_then(|n| at_position(&candidates, n));
-    // "called the plumber already": what is done is the to-do, not the reminder of it.
+    // "called the plumber already": what is done is the to-do, not the reminder of it; "emailed the
+    // landlord": the one whose title says so.
     let todos: Vec<&Candidate> = candidates.iter().filter(|c| act == Act::Complete && c.kind.as_deref() == Some("todo")).collect();
+    let hinted: Vec<&Candidate> = match &target.hint {
+        Some(hint) => candidates.iter().filter(|c| c.title.to_lowercase().contains(&hint.to_lowercase())).collect(),
+        None => Vec::new(),
+    };
     match (candidates.len(), exact.len(), placed) {
         (0, _, _) => finish("error", say.not_found(&named), Some(say.check_title())),
         (_, _, Some(item)) => action_call(act, change, &item.id),
         (1, _, _) => action_call(act, change, &candidates[0].id),
         (_, 1, _) => action_call(act, change, &exact[0].id),
+        (_, _, _) if hinted.len() == 1 => action_call(act, change, &hinted[0].id),
         (_, _, _) if todos.len() == 1 => action_call(act, change, &todos[0].id),
         (n, _, _) => {
             let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
