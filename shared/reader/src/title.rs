@@ -265,7 +265,7 @@ fn doubt_in_title(r: &mut Reader, i: usize) {
     }
     let acts = entry.senses.iter().any(|s| {
         s.category == Category::Verb && !matches!(s.action, Some(Action::Create | Action::Remind))
-            || matches!(s.category, Category::Query | Category::NotGoing | Category::Done | Category::SmallTalk | Category::Question)
+            || matches!(s.category, Category::Query | Category::NotGoing | Category::Done | Category::SmallTalk | Category::Question | Category::Instead)
     });
     if acts {
         r.doubt(i, "an action or question word in the new item's title");

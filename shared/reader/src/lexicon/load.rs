@@ -119,6 +119,7 @@ fn parse_category(name: &str) -> Result<Category, String> {
         "have" => Have,
         "aux" => Aux,
         "result" => Result,
+        "instead" => Instead,
         other => return Err(format!("unknown category {other:?}")),
     })
 }

@@ -97,6 +97,8 @@ pub enum Category {
     Aux,
     /// A verb with its result (改好, 写完): the work to get done; with 了, done.
     Result,
+    /// "instead", 改成: the sentence changes a plan already made, it puts nothing new down.
+    Instead,
 }
 
 /// What an action verb does.

@@ -103,7 +103,7 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
 pub const SHIFT_VERB: Rule = Rule {
     name: "shift.verb",
     reads: "a shift verb first, the item, the length, and which way (back, later, earlier, forward)",
-    examples: &["push the standup back 10 minutes", "push back the budget review 45 minutes", "move the design review 1 hour earlier", "delay the call by an hour", "推迟周会半小时"],
+    examples: &["push the standup back 10 minutes", "push back the budget review 45 minutes", "move the design review 1 hour earlier", "delay the call by an hour", "推迟周会半小时", "make the standup 10 minutes later"],
     read: shift_verb,
 };
 
@@ -130,26 +130,6 @@ fn shift_verb(r: &mut Reader) -> Option<Frame> {
     Some(frame(Act::Shift, target, Change::By(by)))
 }
 
-pub const MAKE_SHIFT: Rule = Rule {
-    name: "shift.make",
-    reads: "'make' the item a length later or earlier",
-    examples: &["make the standup 10 minutes later", "make the team call 15 minutes earlier"],
-    read: make_shift,
-};
-
-fn make_shift(r: &mut Reader) -> Option<Frame> {
-    let range = body(r);
-    let v = skip_subject(r, range.start, range.end);
-    if !is_any(r, v, &["make"]) {
-        return None;
-    }
-    r.set(v, Role::Action);
-    let l = (v + 1..range.end).find(|&i| is_shift_length(r, i))?;
-    let target = selector(r, v + 1..l);
-    let by = length(r, l..range.end, None)?;
-    (!target.is_empty()).then(|| frame(Act::Shift, target, Change::By(by)))
-}
-
 pub const MOVE_INSTEAD: Rule = Rule {
     name: "move.instead",
     reads: "a plan said instead: 'can we do / let's have' the item at a time 'instead'",
@@ -165,7 +145,7 @@ fn instead(r: &mut Reader) -> Option<Frame> {
     }
     r.set(last, Role::Noise);
     let mut i = range.start;
-    while i < last && (is_any(r, i, &["can", "could", "let's", "lets", "we", "shall", "do", "have", "hold", "move", "make"]) || r.is(i, Category::Pronoun) || r.is(i, Category::Modal)) {
+    while i < last && (is_any(r, i, &["can", "could", "let's", "lets", "we", "shall", "do", "have", "hold", "move", "make"]) || [Category::Pronoun, Category::Modal, Category::Have, Category::Aux].iter().any(|&c| r.is(i, c))) {
         r.set(i, Role::Action);
         i += 1;
     }

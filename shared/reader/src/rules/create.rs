@@ -207,14 +207,17 @@ fn errand(r: &mut Reader) -> Option<Frame> {
     if start >= range.end || !(r.is(start, Category::Errand) || starts_with_errand(r, start)) {
         return None;
     }
+    if (start..range.end).any(|i| r.is(i, Category::Instead)) {
+        return None;
+    }
     let frame = create_frame(r, start..range.end, Shape { kind: Some(Kind::Todo), verbs_in_title: false });
     frame.item.is_some().then_some(frame)
 }
 
-/// A run of Chinese characters that starts with an errand verb and says more ("买菜" is one Han
-/// token when the lexicon has 买 only as the start of it).
+/// Chinese characters that start with an errand verb and say more ("买菜", an item word too, or a
+/// run the lexicon does not have, "寄快递给妈妈").
 fn starts_with_errand(r: &Reader, i: usize) -> bool {
-    matches!(r.tag(i), Tag::Han) && {
+    (matches!(r.tag(i), Tag::Han) || r.is(i, Category::Item) && !r.text(i).is_ascii()) && {
         let text = r.text(i);
         crate::lexicon::lexicon().entries.iter().any(|e| e.is(Category::Errand) && !e.form.is_ascii() && text.starts_with(e.form) && text.chars().count() > e.form.chars().count())
     }

@@ -42,7 +42,6 @@ pub const RULES: &[Rule] = &[
     settle::COMPLETE_BA,
     change::MOVE_VERB,
     change::SHIFT_VERB,
-    change::MAKE_SHIFT,
     change::MOVE_INSTEAD,
     settle::DELETE_VERB,
     settle::DELETE_OFF_CALENDAR,

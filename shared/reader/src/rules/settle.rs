@@ -73,8 +73,8 @@ fn ba_then(r: &mut Reader, want: Action) -> Option<Frame> {
         return None;
     }
     r.set(b, Role::Noise);
-    let v = (b + 1..range.end).find(|&i| r.is(i, Category::Verb))?;
-    if !r.is_verb(v, want) {
+    let v = (b + 1..range.end).find(|&i| r.is(i, Category::Verb) || want == Action::Complete && r.is(i, Category::Done))?;
+    if !r.is_verb(v, want) && !(want == Action::Complete && r.is(v, Category::Done)) {
         return None;
     }
     // "标成" + "完成": a verb that needs "done" after it.
@@ -101,7 +101,7 @@ fn ba_then(r: &mut Reader, want: Action) -> Option<Frame> {
 pub const DELETE_VERB: Rule = Rule {
     name: "delete.verb",
     reads: "a delete verb first, then the item(s) (cancel, delete, remove, 删除, 取消)",
-    examples: &["cancel tomorrow's yoga", "删除明天的健身", "取消周五的会议", "drop every reminder for today", "clear everything tomorrow", "cancel it"],
+    examples: &["cancel tomorrow's yoga", "删除明天的健身", "取消周五的会议", "drop every reminder for today", "clear everything tomorrow", "remove the vet visit from my calendar"],
     read: |r| verb_first(r, Action::Delete),
 };
 
@@ -136,7 +136,7 @@ fn verb_first(r: &mut Reader, want: Action) -> Option<Frame> {
 pub const DELETE_OFF_CALENDAR: Rule = Rule {
     name: "delete.off_calendar",
     reads: "take or remove the item off or from the calendar",
-    examples: &["take the vet visit off my calendar", "remove the vet visit from my calendar", "get the dentist off my schedule"],
+    examples: &["take the vet visit off my calendar", "get the dentist off my schedule"],
     read: off_calendar,
 };
 
