@@ -23,7 +23,7 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
             Tag::Punct(c) => splits_at(s, i, c),
             // "I'm sick 🤒 cancel everything tomorrow": an emoji between words ends a sentence.
             Tag::Symbol => i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_)),
-            _ => is_connector(s, i) || is_and_before_action(s, i),
+            _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i),
         };
         if cut {
             let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol);
@@ -130,4 +130,20 @@ fn is_lead_in(s: &Sentence, tokens: &[Token]) -> bool {
         }),
         _ => false,
     }) && tokens.iter().any(|t| matches!(t.tag, Tag::Word { .. }))
+}
+
+/// An English "and" between two items that each have a time of their own and words of their own
+/// ("add swim class sat 10-11 and soccer practice sun 2-4"), not between two times of one item
+/// ("monday and wednesday at 3") or two names of one ("dinner with Sam and Alex friday").
+fn is_and_between_timed_items(s: &Sentence, start: usize, i: usize) -> bool {
+    let is_and = s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::And) && e.form.is_ascii());
+    if !is_and {
+        return false;
+    }
+    let end = (i + 1..s.tokens.len()).find(|&j| matches!(s.tokens[j].tag, Tag::Punct(_))).unwrap_or(s.tokens.len());
+    let timed = |range: std::ops::Range<usize>| range.clone().any(|j| matches!(s.tokens[j].tag, Tag::Time(_)));
+    let named = |range: std::ops::Range<usize>| range.clone().any(|j| matches!(s.tokens[j].tag, Tag::Latin) || s.entry(&s.tokens[j]).is_some_and(|e| e.is(Category::Item)));
+    // The word right after "and" names something: a time there would join the two times.
+    let next_names = s.tokens.get(i + 1).is_some_and(|t| !matches!(t.tag, Tag::Time(_)));
+    next_names && timed(start..i) && named(start..i) && timed(i + 1..end) && named(i + 1..end)
 }

@@ -78,6 +78,10 @@ pub struct Selector {
     /// The item's priority, when the words name it ("the p1 todo", 那个重要的).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<u8>,
+    /// The words name an event ("the meeting", "lunch"): a move or deletion looks among events
+    /// (a to-do "book meeting room" is no meeting).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub event: bool,
     /// A word that tells candidates apart without being needed to find them ("emailed the landlord":
     /// the one that says "email").
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -178,6 +182,9 @@ pub struct Listing {
     /// It asks how many (the answer counts them).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub count: bool,
+    /// It asks whether the user is free then ("am I free at 3"): what is at that time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub free: bool,
 }
 
 /// A piece of a frame and where it came from.

@@ -8,7 +8,7 @@ use quickact_time::is_han;
 
 use crate::{
     frame::{Role, Selector},
-    lexicon::{Category, Flags},
+    lexicon::{Category, Flags, Kind},
     reader::Reader,
     times,
     tokens::Tag,
@@ -68,10 +68,9 @@ pub fn selector(r: &mut Reader, range: Range<usize>) -> Selector {
     }
     flush(&mut run, &mut words);
     sel.words = words;
-    // "cancel all my meetings on friday": every meeting, not every item that mentions one.
-    if sel.all && sel.kind.is_none() {
-        sel.kind = (range.clone()).find_map(|i| r.sense(i, Category::Item).filter(|s| !s.has(Flags::GENERIC)).and_then(|s| s.kind));
-    }
+    // "cancel all my meetings on friday", "move the meeting to 4": a meeting is an event, not
+    // every item that mentions one ("book meeting room").
+    sel.event = (range.clone()).any(|i| r.sense(i, Category::Item).is_some_and(|s| !s.has(Flags::GENERIC) && s.kind == Some(Kind::Event)));
     sel.timed = when.iter().any(|&i| times::piece(r, i).is_some_and(|res| times::is_time_of_day(&res)));
     sel.when = times::join(r, &when);
     // "it", "那个": alone it is the item named before; beside words or a time it only points.
@@ -134,11 +133,15 @@ fn place(r: &Reader, i: usize) -> Place {
     if [Errand, Word].iter().any(|&c| r.is(i, c)) {
         return Place::Word;
     }
-    if [Det, Prep, De, Aspect, Ba, Noise, One, Pronoun, Priority, And, Reply, Aux].iter().any(|&c| r.is(i, c)) {
+    if [Det, Prep, De, Aspect, Ba, Noise, One, Pronoun, Priority, And, Reply, Aux, Already].iter().any(|&c| r.is(i, c)) {
         return Place::Noise;
     }
-    if r.is(i, Verb) {
+    // "the library books", "the study plan": a verb of putting down is a noun of a name too.
+    if r.verb(i).is_some_and(|s| !matches!(s.action, Some(crate::lexicon::Action::Create))) {
         return Place::Doubt("an action word in the item's name");
+    }
+    if r.is(i, Verb) {
+        return Place::Word;
     }
     Place::Doubt("a word that is no part of an item's name")
 }

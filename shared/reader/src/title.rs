@@ -98,6 +98,15 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
             r.set(i, Role::Noise);
         }
     }
+    // "monday and wednesday at 3 gym", "明天上午9点到11点，下午2点到4点培训": two times of day of
+    // two expressions are two items, or one the words do not say: not read.
+    let clocks: Vec<usize> = when.iter().copied().filter(|&i| times::piece(r, i).is_some_and(|res| res.start_time.is_some())).collect();
+    let distinct = clocks.iter().map(|&i| r.tag(i)).collect::<Vec<_>>();
+    if distinct.windows(2).any(|w| w[0] != w[1])
+        && let Some(&second) = clocks.get(1)
+    {
+        r.doubt(second, "a second time of day for one item");
+    }
     let cut = |r: &Reader, i: usize| r.roles[i].is_some_and(|role| role != Role::Title) || after_length(r, i);
     item.title = r.text_between(first, last, cut);
     finish(r, &mut item, &when, &naming, shape);
@@ -223,6 +232,11 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
     if r.is_punct(i) {
         return true;
     }
+    // "book a debrief", "schedule an hour": a verb of putting down before "a"/"an" is that verb, even
+    // when it also starts errands ("book flights").
+    if r.verb(i).is_some_and(|s| s.action == Some(Action::Create)) && is_any_word(r, i + 1, &["a", "an"]) {
+        return true;
+    }
     if r.entry(i).is_some_and(|e| e.senses.iter().any(|s| matches!(s.category, Item | Errand | Word) || s.sub == Some("length"))) {
         return false;
     }
@@ -241,7 +255,9 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
 /// may end in a character that alone is a small word (会议纪要, 签合同).
 fn is_tail_word(r: &Reader, i: usize) -> bool {
     use Category::*;
-    if !is_edge_word(r, i) {
+    // "the library books": an English verb of putting down ends no title ("books" is the books);
+    // "…，帮我记一下" does.
+    if !is_edge_word(r, i) || r.is(i, Verb) && r.text(i).is_ascii() {
         return false;
     }
     let chinese_single = !r.text(i).is_ascii() && r.text(i).chars().count() == 1;
@@ -315,4 +331,8 @@ fn afternoon_hour(part: &str, start: chrono::NaiveTime) -> Option<chrono::NaiveT
         _ => false,
     };
     later.then(|| start + chrono::Duration::hours(12))
+}
+
+fn is_any_word(r: &Reader, i: usize, words: &[&str]) -> bool {
+    i < r.len() && words.contains(&r.norm(i).as_str())
 }

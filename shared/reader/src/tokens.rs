@@ -315,14 +315,24 @@ fn without_fillers(chars: &[char], norm: &[char]) -> String {
     let text: String = norm.iter().collect();
     let byte_to_char: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
     let char_at = |byte: usize| byte_to_char.partition_point(|&b| b < byte);
+    let mut before: Option<&'static crate::lexicon::Entry> = None;
     for hit in lexicon().hits(&text) {
         let entry = lexicon().entry(hit.entry);
-        // English fillers and interjections only: a Chinese filler (一下) may be inside a time (周一下午).
-        let filler = entry.senses.iter().all(|s| s.category == crate::lexicon::Category::Noise && (s.sub == Some("filler") && entry.form.is_ascii() || s.sub == Some("interjection")));
         let (start, end) = (char_at(hit.start), char_at(hit.end));
         let cut_before = start > 0 && is_word_char(norm[start - 1]) && is_word_char(norm[start]);
         let cut_after = end < norm.len() && is_word_char(norm[end]) && is_word_char(norm[end - 1]);
         let whole = !(cut_before || cut_after);
+        if !whole && entry.form.is_ascii() {
+            continue;
+        }
+        // "the first one tomorrow", "that one at 3": "one" after a place or a pointer is no hour.
+        let points = before.is_some_and(|b| [crate::lexicon::Category::Position, crate::lexicon::Category::Reference, crate::lexicon::Category::Det].iter().any(|&c| b.is(c)));
+        if entry.form == "one" && points {
+            out[start..end].iter_mut().for_each(|c| *c = ' ');
+        }
+        before = Some(entry);
+        // English fillers and interjections only: a Chinese filler (一下) may be inside a time (周一下午).
+        let filler = entry.senses.iter().all(|s| s.category == crate::lexicon::Category::Noise && (s.sub == Some("filler") && entry.form.is_ascii() || s.sub == Some("interjection")));
         if filler && whole {
             out[start..end].iter_mut().for_each(|c| *c = ' ');
         }

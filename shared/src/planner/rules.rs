@@ -58,8 +58,9 @@ pub fn explicit_count(sentence: &str) -> Option<u32> {
         .filter(|w| !w.is_empty())
         .collect();
     for (i, word) in words.iter().enumerate() {
+        // "first 3" is a count; "the first one" is a place among them, not a count of one.
         if matches!(*word, "top" | "first" | "next" | "latest" | "last")
-            && let Some(n) = words.get(i + 1).and_then(|w| english_number(w)) {
+            && let Some(n) = words.get(i + 1).filter(|w| **w != "one").and_then(|w| english_number(w)) {
                 return Some(n);
             }
         if let Some(n) = english_number(word)

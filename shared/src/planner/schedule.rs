@@ -98,7 +98,9 @@ pub fn unread_date_part(sentence: &str, ctx: &TimeContext) -> Option<String> {
         let gap = |a: usize, b: usize| (a..b).all(|i| chars[i].is_whitespace());
         matches.iter().any(|m| (end <= m.span.0 && gap(end, m.span.0)) || (m.span.1 <= start && gap(m.span.1, start)))
     };
-    let (start, end) = unread_numbers(sentence, &matches).into_iter().find(|&span| touching(span))?;
+    // "1:1 tomorrow": numbers joined by a colon that the resolver read as no time are a name.
+    let joined = |(start, end): (usize, usize)| start > 0 && chars[start - 1] == ':' || chars.get(end) == Some(&':');
+    let (start, end) = unread_numbers(sentence, &matches).into_iter().find(|&span| touching(span) && !joined(span))?;
     Some(chars[start..end].iter().collect())
 }
 

@@ -85,6 +85,11 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
         return Some(frame);
     }
     let (target_end, time_start) = match to {
+        Some(to) if to > start && r.is(to - 1, Category::Particle) => {
+            r.set(to - 1, Role::Action);
+            r.set(to, Role::Noise);
+            (to - 1, to + 1)
+        }
         Some(to) => {
             r.set(to, Role::Noise);
             (to, to + 1)
@@ -183,7 +188,11 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
     let range = body(r);
     let start = range.start;
     // The first word that is no part of the item: a verb (Chinese), or English linking words.
-    let v = (start..range.end).find(|&i| r.is(i, Category::Verb) || r.is(i, Category::Modal) || is_any(r, i, &LINKING))?;
+    let moves = |r: &Reader, i: usize| r.verb(i).is_some_and(|s| matches!(s.action, Some(Action::Move | Action::Shift)));
+    let v = (start..range.end).find(|&i| moves(r, i) || r.is(i, Category::Modal) || is_any(r, i, &LINKING))?;
+    if (start..v).any(|i| r.is(i, Category::Verb) && !r.is(i, Category::Item)) {
+        return None;
+    }
     if v == start {
         return None;
     }

@@ -164,7 +164,10 @@ fn timed(r: &mut Reader) -> Option<Frame> {
     first_time(r, range.clone())?;
     let start = skip_subject(r, range.start, range.end);
     let frame = create_frame(r, start..range.end, Shape::default());
-    let item = frame.item.as_ref()?;
+    // "明天下午3点加个东西": a verb of putting down with nothing to put down asks what.
+    let Some(item) = frame.item.as_ref() else {
+        return (range.start..range.end).any(|i| r.is_verb(i, Action::Create)).then_some(frame);
+    };
     // "asdfgh tomorrow": letters that are no word make no item.
     let mashed: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title) && matches!(r.tag(i), Tag::Latin) && looks_like_mash(&r.norm(i))).collect();
     for i in mashed {
@@ -209,6 +212,10 @@ fn errand(r: &mut Reader) -> Option<Frame> {
     }
     if (start..range.end).any(|i| r.is(i, Category::Instead)) {
         return None;
+    }
+    // "i returned the library books": said in the past, it is done, not to do.
+    if r.is_with(start, Category::Errand, crate::lexicon::Flags::PAST) {
+        r.doubt(start, "said in the past");
     }
     let frame = create_frame(r, start..range.end, Shape { kind: Some(Kind::Todo), verbs_in_title: false });
     frame.item.is_some().then_some(frame)
@@ -312,15 +319,30 @@ fn anchored(r: &mut Reader) -> Option<Frame> {
     if item_range.is_empty() || !(item_range.clone()).any(|i| r.is(i, Category::Item) || matches!(r.tag(i), Tag::Latin | Tag::Han)) {
         return None;
     }
-    let offset = if length_range.is_empty() {
-        None
+    let (offset, clock) = if length_range.is_empty() {
+        (None, None)
     } else {
         let text = r.sentence.slice(r.token(length_range.start).start, r.token(length_range.end - 1).end);
-        quickact_time::resolve(&text, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none())?;
-        Some(text)
+        let (offset, clock) = days_and_clock(&text);
+        quickact_time::resolve(&offset, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none())?;
+        (Some(offset), clock)
     };
     r.set_range(length_range, Role::Length);
-    anchored_at(r, range, at, after, item_range, offset)
+    let mut frame = anchored_at(r, range, at, after, item_range, offset)?;
+    // "体检前一天晚上8点": that many days before, at that time of day.
+    if let (Some(item), Some(clock)) = (frame.item.as_mut(), clock) {
+        item.when = Some(clock);
+    }
+    Some(frame)
+}
+
+/// "一天晚上8点" -> ("一天", "晚上8点"): days before or after another item, then a time of day on
+/// that day; any other text is a length alone.
+fn days_and_clock(text: &str) -> (String, Option<String>) {
+    match text.split_once('天') {
+        Some((days, clock)) if !clock.trim().is_empty() => (format!("{days}天"), Some(clock.trim().to_owned())),
+        _ => (text.to_owned(), None),
+    }
 }
 
 /// The anchored create once the relation at `at`, the other item's tokens and the length are

@@ -46,6 +46,7 @@ pub const RULES: &[Rule] = &[
     settle::DELETE_VERB,
     settle::DELETE_OFF_CALENDAR,
     settle::COMPLETE_MARK,
+    settle::COMPLETE_PAST,
     settle::COMPLETE_VERB,
     settle::COMPLETE_ALREADY,
     settle::COMPLETE_RESULT,
@@ -101,7 +102,11 @@ pub fn body(r: &mut Reader) -> std::ops::Range<usize> {
     let mut polite = false;
     // Noise, and the word that joins the clause to the one before ("then", 再, "and"); "那个，"
     // as a filler ("嗯……那个，明天…").
-    let filler_reference = |r: &Reader, i: usize| r.is(i, Category::Reference) && (r.is_punct(i + 1) || r.is(i + 1, Category::Reference));
+    let filler_reference = |r: &Reader, i: usize| {
+        r.is(i, Category::Reference)
+            && !r.text(i).is_ascii()
+            && (r.is_punct(i + 1) || r.is(i + 1, Category::Reference) || r.is_noise(i + 1) || r.is(i + 1, Category::Verb) || matches!(r.tag(i + 1), Tag::Time(_)))
+    };
     while start < r.len()
         && (r.is_noise(start) || r.is(start, Category::Connector) || start == 0 && r.is(start, Category::And) || filler_reference(r, start))
         && !r.is(start, Category::Verb)

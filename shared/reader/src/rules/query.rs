@@ -34,7 +34,8 @@ pub const LIST: Rule = Rule {
 
 fn list(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    let asks_for_kind = r.is(range.start, Category::Question) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
+    // "which tasks mention X", "any reminders tonight?": a question word and a kind of item.
+    let asks_for_kind = (r.is(range.start, Category::Question) || is_any(r, range.start, &["any", "有没有"])) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
     let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List) || asks_for_kind && i == range.start)?;
     // Another action before the question ("cancel what's on tomorrow") is not a listing.
     if super::first_other_action(r, range.start..q).is_some() {
@@ -51,18 +52,22 @@ fn list(r: &mut Reader) -> Option<Frame> {
     // Words are what the items are about only after a word that says so ("about", "with", 跟,
     // 关于) or before one (跟X有关); other unknown words are not read.
     let about: Vec<usize> = (range.start..range.end).filter(|&i| is_about(r, i)).collect();
+    // "when's my flight to tokyo": a question of when names the item with all its words.
+    let names_an_item = (range.start..range.end).any(|i| r.is_with(i, Category::Query, Flags::WHEN));
     for i in range.clone() {
         if r.roles[i].is_some() {
             continue;
         }
         let piece = match classify(r, i) {
-            Piece::Topic if !marked_topic(r, i, &about) && !r.is(i, Category::Item) => Piece::Doubt("a word that is no part of a listing"),
+            Piece::Topic if !names_an_item && !marked_topic(r, i, &about) && !r.is(i, Category::Item) => Piece::Doubt("a word that is no part of a listing"),
+            Piece::Noise if names_an_item && r.is(i, Category::Prep) && r.text(i).is_ascii() && about.is_empty() => Piece::Topic,
             piece => piece,
         };
         match piece {
             Piece::Asks(flags, kind) => {
                 r.set(i, Role::Action);
                 listing.count |= flags.contains(Flags::COUNT);
+                listing.free |= flags.contains(Flags::FREE);
                 listing.completed |= flags.contains(Flags::COMPLETED);
                 open |= flags.contains(Flags::OPEN);
                 listing.by_priority |= flags.contains(Flags::URGENT);
@@ -155,11 +160,11 @@ fn classify(r: &Reader, i: usize) -> Piece {
     if r.is(i, Priority) {
         return Piece::Priority;
     }
-    if [Errand, Word].iter().any(|&c| r.is(i, c)) {
-        return Piece::Topic;
-    }
     if [Question, Det, De, Pronoun, Modal, Aspect, Noise, One, Have, Reply, Aux, Quantity, Prep, And, Reference].iter().any(|&c| r.is(i, c)) {
         return Piece::Noise;
+    }
+    if [Errand, Word].iter().any(|&c| r.is(i, c)) {
+        return Piece::Topic;
     }
     Piece::Doubt("a word that is no part of a listing")
 }

@@ -30,7 +30,14 @@ fn not_going(r: &mut Reader) -> Option<Frame> {
     // The item after the statement ("I can't make it to X", 不用再提醒我X) or before it (X不去了).
     let after = n + 1..range.end;
     let before = skip_subject(r, range.start, n)..n;
+    // "明天体检不去了 删掉吧": saying to delete it too changes nothing.
+    let mut after = after;
+    while after.end > after.start && (r.is_verb(after.end - 1, Action::Delete) || r.is(after.end - 1, Category::Aspect) || r.is_noise(after.end - 1)) {
+        r.set(after.end - 1, Role::Noise);
+        after.end -= 1;
+    }
     let has_words = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect));
+    let has_names = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect) && !matches!(r.tag(i), Tag::Time(_)));
     let mut target = if has_words(r, after.clone()) {
         let start = if is_any(r, after.start, &["to", "about", "for"]) {
             r.set(after.start, Role::Noise);
@@ -38,10 +45,15 @@ fn not_going(r: &mut Reader) -> Option<Frame> {
         } else {
             after.start
         };
-        if has_words(r, before.clone()) {
+        // "今天不去健身了": a day before the statement is the item's.
+        if has_names(r, before.clone()) {
             return None;
         }
-        selector(r, start..after.end)
+        let mut target = selector(r, start..after.end);
+        let day = selector(r, before);
+        target.when = target.when.or(day.when);
+        target.timed |= day.timed;
+        target
     } else {
         selector(r, before)
     };
@@ -74,7 +86,7 @@ fn ba_then(r: &mut Reader, want: Action) -> Option<Frame> {
     }
     r.set(b, Role::Noise);
     let v = (b + 1..range.end).find(|&i| r.is(i, Category::Verb) || want == Action::Complete && r.is(i, Category::Done))?;
-    if !r.is_verb(v, want) && !(want == Action::Complete && r.is(v, Category::Done)) {
+    if !(r.is_verb(v, want) || want == Action::Complete && r.is(v, Category::Done)) {
         return None;
     }
     // "标成" + "完成": a verb that needs "done" after it.
@@ -108,7 +120,7 @@ pub const DELETE_VERB: Rule = Rule {
 pub const COMPLETE_VERB: Rule = Rule {
     name: "complete.verb",
     reads: "a complete verb first, then the item (完成, finish, 'done with')",
-    examples: &["完成报告提交", "finish the slides", "done with the slides", "I finished the report", "check off groceries"],
+    examples: &["完成报告提交", "finish the slides", "done with the slides", "check off groceries", "complete the tax form"],
     read: |r| verb_first(r, Action::Complete),
 };
 
@@ -188,8 +200,8 @@ fn mark(r: &mut Reader) -> Option<Frame> {
 
 pub const COMPLETE_ALREADY: Rule = Rule {
     name: "complete.already",
-    reads: "'already' and what was done (I already paid the water bill, 我已经交过房租了)",
-    examples: &["I already paid the water bill", "already sent the invoice to Acme", "我已经交过房租了", "已经给妈妈打过电话了"],
+    reads: "已经 and the work with 过 (我已经交过房租了); in English what was done said with 'already' is complete.past",
+    examples: &["我已经交过房租了", "已经给妈妈打过电话了"],
     read: already,
 };
 
@@ -343,4 +355,59 @@ fn base_form(r: &Reader, i: usize) -> Option<String> {
     let stem = word.strip_suffix("ed")?;
     // "called" -> "call", "emailed" -> "email", "booked" -> "book"; "filed" -> "file"
     Some(if crate::lexicon::is_english(stem) || stem.len() <= 3 { stem.to_owned() } else { format!("{stem}e") })
+}
+
+pub const COMPLETE_PAST: Rule = Rule {
+    name: "complete.past",
+    reads: "what was done, said in the past ('booked the vet ✅', 'i paid the water bill', 交了房租了, 搞定了报销)",
+    examples: &["booked the vet ✅", "i paid the water bill", "交了房租了", "搞定了报销", "finished reading ch 4", "I already paid the water bill", "already sent the invoice to Acme", "I finished the report"],
+    read: past,
+};
+
+fn past(r: &mut Reader) -> Option<Frame> {
+    let range = body(r);
+    let mut v = skip_subject(r, range.start, range.end);
+    if v < range.end && r.is(v, Category::Already) {
+        r.set(v, Role::Noise);
+        v += 1;
+    }
+    if v >= range.end {
+        return None;
+    }
+    // "搞定了报销", "做完了PPT": done first, then the item.
+    let done_first = r.is(v, Category::Done) && !r.text(v).is_ascii();
+    // "交了房租了": the work's verb, 了, the item.
+    let le = !r.text(v).is_ascii() && r.is(v, Category::Errand) && r.norm(v + 1) == "了";
+    // "booked the vet", "i paid the water bill", "finished reading ch 4"
+    let english_past = r.is_with(v, Category::Errand, Flags::PAST)
+        || r.verb(v).is_some_and(|s| s.action == Some(Action::Complete) && s.has(Flags::PAST))
+        || matches!(r.tag(v), Tag::Latin) && r.norm(v).ends_with("ed") && crate::lexicon::is_english(&r.norm(v));
+    if !(done_first || le || english_past) {
+        return None;
+    }
+    let mut hint = if le || english_past { base_form(r, v).or_else(|| Some(r.text(v))).filter(|_| !done_first) } else { None };
+    r.set(v, Role::Action);
+    let mut start = v + 1;
+    if le {
+        r.set(start, Role::Noise);
+        start += 1;
+    }
+    // "finished reading ch 4": the work itself is the hint, the rest the item.
+    if start < range.end && r.norm(start).ends_with("ing") && matches!(r.tag(start), Tag::Latin | Tag::Word { .. }) {
+        hint = r.norm(start).strip_suffix("ing").map(str::to_owned);
+        r.set(start, Role::Action);
+        start += 1;
+    }
+    let mut end = range.end;
+    while end > start && (r.is(end - 1, Category::Aspect) || r.is(end - 1, Category::Done) || r.is(end - 1, Category::Already) || r.is_noise(end - 1)) {
+        r.set(end - 1, Role::Noise);
+        end -= 1;
+    }
+    // A time said with it makes it a record or a plan, not a statement of done.
+    if (start..end).any(|i| matches!(r.tag(i), Tag::Time(_))) {
+        return None;
+    }
+    let mut target = selector(r, start..end);
+    target.hint = hint;
+    (!target.is_empty() && !target.previous).then(|| frame(Act::Complete, target))
 }

@@ -46,7 +46,7 @@ struct Found {
 }
 
 /// An item a search found.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Candidate {
     id: String,
     title: String,
@@ -188,7 +188,9 @@ fn action_of(text: &str, mut outcome: Value, calls: &History) -> Value {
 fn list_arguments(listing: &Listing) -> Value {
     let mut arguments = json!({ "status": if listing.completed { "completed" } else { "open" } });
     if let Some(date) = &listing.when {
-        arguments["date"] = json!(date);
+        // "am I free friday 10am": what is at that time, not what is that day.
+        let at_a_time = listing.free && quickact_time::resolve(date, &quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC)).is_some_and(|r| r.start_time.is_some());
+        arguments[if at_a_time { "time" } else { "date" }] = json!(date);
     }
     if let Some(kind) = listing.kind {
         arguments["kind"] = json!(kind.as_str());
@@ -234,6 +236,7 @@ fn narrowed_search(target: &Selector) -> Option<Value> {
     if target.words.is_empty() || target.all || !(target.timed || target.kind.is_some()) {
         return None;
     }
+    // The narrowed search keeps only what the sentence said: not the events its words implied.
     let mut arguments = target_search(target);
     arguments.as_object_mut()?.remove("query");
     Some(arguments)
@@ -243,7 +246,14 @@ fn narrowed_search(target: &Selector) -> Option<Value> {
 /// the one at the place the sentence names), ask about several, report none; with "all", act on
 /// each match; then finish on the actions' results.
 fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: &History, say: &Say) -> Step {
-    let Some(search) = history.first() else { return (SEARCH_ITEMS, target_search(target)) };
+    let Some(search) = history.first() else {
+        let mut arguments = target_search(target);
+        // "move the meeting to 4": among events (what is completed is a to-do, whatever its words).
+        if target.event && target.kind.is_none() && act != Act::Complete {
+            arguments["kind"] = json!("event");
+        }
+        return (SEARCH_ITEMS, arguments);
+    };
     let found = match &search.result {
         Ok(result) => read_as::<Found>(result),
         Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
@@ -273,7 +283,9 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
     }
     let exact: Vec<&Candidate> =
         candidates.iter().filter(|c| !target.words.is_empty() && c.title.trim().eq_ignore_ascii_case(target.query().trim())).collect();
-    let placed = target.position.and_then(|n| at_position(&candidates, n));
+    // "the first one tomorrow": the first of the items that have a time of day, when some do.
+    let timed: Vec<Candidate> = candidates.iter().filter(|c| c.start_time.is_some()).cloned().collect();
+    let placed = target.position.and_then(|n| at_position(if timed.is_empty() { &candidates } else { &timed }, n));
     // "called the plumber already": what is done is the to-do, not the reminder of it; "emailed the
     // landlord": the one whose title says so.
     let todos: Vec<&Candidate> = candidates.iter().filter(|c| act == Act::Complete && c.kind.as_deref() == Some("todo")).collect();
@@ -288,6 +300,8 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
         (_, 1, _) => action_call(act, change, &exact[0].id),
         (_, _, _) if hinted.len() == 1 => action_call(act, change, &hinted[0].id),
         (_, _, _) if todos.len() == 1 => action_call(act, change, &todos[0].id),
+        // "已经遛过狗了": the same to-do on several days is done on the earliest.
+        (_, _, _) if act == Act::Complete && same_title(&candidates) => action_call(act, change, &candidates[0].id),
         (n, _, _) => {
             let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
             let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
@@ -314,6 +328,8 @@ fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say
         (0, _) => return finish("error", say.not_found(&named), Some(say.check_title())),
         (1, _) => &candidates[0],
         (_, 1) => exact[0],
+        // "下课后": the next of an item that repeats under one title.
+        _ if same_title(&candidates) => &candidates[0],
         (n, _) => {
             let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
             let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
@@ -321,7 +337,7 @@ fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say
             return step;
         }
     };
-    match anchored_time(the_one, anchor) {
+    match anchored_time(the_one, anchor).map(|moment| at_clock(&moment, item.when.as_deref())) {
         Some(when) => {
             let mut arguments = json!(NewItem { anchor: None, segment: None, when: Some(when), ..item.clone() });
             arguments.as_object_mut().map(|a| a.remove("record"));
@@ -345,6 +361,21 @@ fn anchored_time(item: &Candidate, anchor: &Anchor) -> Option<String> {
     };
     let moment = if anchor.after { end + chrono::Duration::minutes(minutes) } else { start - chrono::Duration::minutes(minutes) };
     Some(moment.format("%Y-%m-%d %H:%M").to_string())
+}
+
+/// Whether the candidates are one item on several days (one title): the search lists them by time.
+fn same_title(candidates: &[Candidate]) -> bool {
+    candidates.windows(2).all(|w| w[0].title.trim().eq_ignore_ascii_case(w[1].title.trim()))
+}
+
+/// The anchored moment ("2026-02-11 08:00") at the time of day `clock` names ("体检前一天晚上8点":
+/// the day before, at 20:00), if it names one.
+fn at_clock(moment: &str, clock: Option<&str>) -> String {
+    let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
+    match clock.and_then(|c| quickact_time::resolve(c, &any_moment)).and_then(|r| r.start_time) {
+        Some(time) => format!("{} {}", &moment[..10], time.format("%H:%M")),
+        None => moment.to_owned(),
+    }
 }
 
 /// The n-th of the candidates (1-based, negative from the end), in the search's order (by time).
@@ -530,5 +561,24 @@ mod tests {
             ["a", "b", "c"].iter().map(|id| Candidate { id: id.to_string(), title: String::new(), date: None, start_time: None, end_time: None, kind: None, priority: None }).collect();
         let at = |n| at_position(&candidates, n).map(|c| c.id.as_str());
         assert_eq!((at(1), at(2), at(-1), at(-3), at(4), at(-4)), (Some("a"), Some("b"), Some("c"), Some("a"), None, None));
+    }
+}
+
+#[cfg(test)]
+mod place_tests {
+    use super::*;
+
+    #[test]
+    fn a_place_counts_the_items_that_have_a_time() {
+        let found = json!({ "count": 3, "total": 3, "items": [
+            { "id": "todo", "title": "buy birthday card", "date": "2026-02-10", "kind": "todo" },
+            { "id": "coffee", "title": "coffee", "date": "2026-02-10", "start_time": "08:30", "end_time": "09:00", "kind": "event" },
+            { "id": "review", "title": "design review", "date": "2026-02-10", "start_time": "13:00", "end_time": "14:00", "kind": "event" },
+        ]});
+        let history = [AnsweredCall { tool: SEARCH_ITEMS.into(), result: Ok(found) }];
+        let target = Selector { when: Some("tomorrow".into()), position: Some(1), ..Default::default() };
+        let say = Say::new(Language::English, None);
+        let step = act_on_target(&target, Act::Move, Some(&Change::To("at 11".into())), &history, &say);
+        assert_eq!(step.1["id"], "coffee", "{step:?}");
     }
 }

@@ -172,6 +172,13 @@ fn at_position(mut items: Vec<FoundItem>, position: i64) -> Vec<FoundItem> {
     }
 }
 
+/// Whether `text` is a weekend read as its Saturday ("this weekend", 周末).
+fn names_a_weekend(text: &str, r: &quickact_time::Resolution) -> bool {
+    use chrono::Datelike;
+    const WEEKEND: [&str; 4] = ["weekend", "周末", "週末", "wknd"];
+    r.date.weekday() == chrono::Weekday::Sat && r.end_date.is_none() && WEEKEND.iter().any(|w| text.to_lowercase().contains(w))
+}
+
 /// An English plural as the stem it shares with its singular, so "taxes" finds "tax receipts",
 /// "meetings" a "team meeting" and "groceries" both "grocery run" and "groceries" (terms match
 /// inside titles, so the stem finds both forms); other words as they are.
@@ -201,6 +208,8 @@ fn read_period(text: &str, context: &ToolContext<'_>) -> Result<(chrono::NaiveDa
     }
     let r = resolve(text, &context.time).ok_or_else(|| ToolError::InvalidArguments(format!("could not read {text:?} as a date or period")))?;
     let last_day = r.end_date.unwrap_or(r.date);
+    // "this weekend" is its Saturday to put something on, both its days to look in.
+    let last_day = if names_a_weekend(text, &r) { last_day.max(r.date + chrono::Duration::days(1)) } else { last_day };
     Ok(match (r.start_time, r.end_time, r.segment) {
         (Some(start), Some(end), _) => (r.date.and_time(start), last_day.and_time(end)),
         (Some(start), None, _) => (r.date.and_time(start), widen_to(r.date)),
