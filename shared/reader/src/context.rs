@@ -24,6 +24,11 @@ pub fn attach_note(r: &Reader, before: Option<&mut Frame>) -> bool {
     if !(starts_a_note || prepares) || has_own_time(r) || first + 1 >= r.len() && !prepares {
         return false;
     }
+    // "提前一小时提醒我出门": a reminder of its own, ahead of the item.
+    let reminds = (0..r.len()).any(|i| r.is_verb(i, crate::lexicon::Action::Remind));
+    if reminds && (0..r.len()).any(|i| matches!(r.tag(i), Tag::Time(_) | Tag::Number(_))) {
+        return false;
+    }
     let last = (0..r.len()).rev().find(|&i| !r.is_punct(i)).unwrap_or(first);
     let note = r.sentence.slice(r.token(first).start, r.token(last).end).trim().to_owned();
     if note.chars().count() > 200 {
@@ -72,6 +77,9 @@ pub fn carry(sentence: &Sentence, ctx: &TimeContext, frames: &mut Vec<Frame>) ->
         }
         if k > 0 {
             name_the_kind(frames, k);
+        }
+        if frames[k].item.as_ref().and_then(|i| i.anchor.as_ref()).is_some_and(|a| a.target.previous) && !hang_on_the_item_before(frames, k, ctx) {
+            problems.push(Unread { span: (0, sentence.chars.len()), text: sentence.text.clone(), reason: "it does not say which item the reminder is ahead of" });
         }
         if frames[k].target.as_ref().is_some_and(|t| t.previous) {
             match k.checked_sub(1).and_then(|b| frames[b].target.clone()) {
@@ -142,6 +150,36 @@ fn lend_day(frame: &mut Frame, day: &str, ctx: &TimeContext) {
     }
 }
 
+
+/// "周五晚上7点看电影，提前一小时提醒我出门": a reminder ahead of the item before. Ahead of an item
+/// the clause before puts down, it is at that item's time less the length (of that item when it
+/// says nothing of its own); ahead of an item the clause before names, it hangs on that item.
+/// Whether there was one.
+fn hang_on_the_item_before(frames: &mut [Frame], k: usize, ctx: &TimeContext) -> bool {
+    let Some(before) = k.checked_sub(1).map(|b| frames[b].clone()) else { return false };
+    let Some(item) = frames[k].item.as_mut() else { return false };
+    let Some(anchor) = item.anchor.as_mut() else { return false };
+    match (before.act, before.item, before.target) {
+        (Act::Create, Some(made), _) => {
+            let start = made.when.as_deref().and_then(|w| resolve(w, ctx)).and_then(|res| res.start_time.map(|t| res.date.and_time(t)));
+            let length = anchor.offset.as_deref().and_then(|o| resolve(o, ctx)).and_then(|res| res.duration_minutes);
+            let (Some(start), Some(length)) = (start, length) else { return false };
+            let at = start - chrono::Duration::minutes(i64::from(length));
+            item.when = Some(times::exact_time(at.date(), at.time()));
+            if item.title.is_empty() {
+                item.title = made.title;
+            }
+            item.anchor = None;
+            true
+        }
+        (_, _, Some(target)) if !target.all => {
+            anchor.target = target;
+            anchor.target.previous = false;
+            true
+        }
+        _ => false,
+    }
+}
 
 /// "…, can you add that as a todo": a create of "that" adds its kind to the item the clause before
 /// creates. Whether frame `k` was one.

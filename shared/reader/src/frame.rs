@@ -185,6 +185,9 @@ pub struct Listing {
     /// It asks whether the user is free then ("am I free at 3"): what is at that time.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub free: bool,
+    /// Only what is still to come ("what's next", "how many are left this week").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub from_now: bool,
 }
 
 /// A piece of a frame and where it came from.

@@ -158,13 +158,7 @@ fn settle_pieces(pieces: &mut Vec<Piece<'_>>) -> Vec<Unread> {
         if !(refers_back && before_names) {
             continue;
         }
-        let mut reader = pieces[k - 1].reader.clone();
-        reader.roles.iter_mut().for_each(|r| *r = None);
-        reader.doubts.clear();
-        let range = rules::body(&mut reader);
-        let selector = target::selector(&mut reader, range);
-        reader.settle_noise();
-        if reader.doubts.is_empty() && reader.unread().is_empty() && !selector.is_empty() && !selector.previous {
+        if let Some(selector) = names_an_item(&pieces[k - 1].reader) {
             if let Some(target) = pieces[k].frame.as_mut().and_then(|f| f.target.as_mut()) {
                 *target = selector;
             }
@@ -172,7 +166,92 @@ fn settle_pieces(pieces: &mut Vec<Piece<'_>>) -> Vec<Unread> {
             pieces[k - 1].frame = None;
         }
     }
+    settle_commentary(pieces);
     pieces.iter_mut().flat_map(|p| std::mem::take(&mut p.unread)).collect()
+}
+
+/// The item a piece names, read as a whole ("my meeting tomorrow") or as an item and something
+/// said about it ("明天的钢琴课老师请假": the piano lesson; the teacher's leave is the reason).
+fn names_an_item(piece: &Reader<'_>) -> Option<Selector> {
+    let last_item = (0..piece.len()).rev().find(|&i| piece.is(i, Category::Item));
+    let mut tries = vec![piece.clone()];
+    if let Some(last) = last_item.filter(|&l| l + 1 < piece.len() && is_commentary(piece, l + 1..piece.len())) {
+        let named = Reader::new(piece.sentence, piece.ctx, piece.tokens[..=last].to_vec());
+        // "教练生病", "老师请假": what is said of the item is a remark, not words of its name.
+        if (last + 1..piece.len()).any(|i| piece.is(i, Category::SmallTalk)) {
+            tries.insert(0, named);
+        } else {
+            tries.push(named);
+        }
+    }
+    tries.into_iter().find_map(|mut reader| {
+        reader.roles.iter_mut().for_each(|r| *r = None);
+        reader.doubts.clear();
+        let range = rules::body(&mut reader);
+        let selector = target::selector(&mut reader, range);
+        reader.settle_noise();
+        (reader.doubts.is_empty() && reader.unread().is_empty() && !selector.is_empty() && !selector.previous).then_some(selector)
+    })
+}
+
+/// A remark beside a request, asking nothing ("老师说来不及", "we're going out of town", "好久没见了",
+/// "用冷水手洗"): no action, no time, no question, nothing pointing at an item, nothing adding to
+/// the request ("too", 也). After an item to create, a remark that is no statement of what happened
+/// (no 了 at its end) is the item's note; any other remark beside a request is left out.
+fn settle_commentary(pieces: &mut Vec<Piece<'_>>) {
+    let acts = |p: &Piece<'_>| p.frame.is_some() && p.unread.is_empty() && !p.note;
+    if !pieces.iter().any(acts) {
+        return;
+    }
+    let mut k = 0;
+    while k < pieces.len() {
+        let p = &pieces[k];
+        if acts(p) || p.note || !is_commentary(&p.reader, 0..p.reader.len()) {
+            k += 1;
+            continue;
+        }
+        let r = &p.reader;
+        let last = (0..r.len()).rev().find(|&i| !r.is_noise(i));
+        let past = last.is_some_and(|l| r.norm(l) == "了");
+        let remark = p.reader.sentence.slice(r.token(0).start, r.token(r.len() - 1).end).trim().trim_end_matches(['。', '.', '!', '！', '~', '～']).to_owned();
+        let joiner = if r.sentence.is_chinese() { "；" } else { "; " };
+        if !past
+            && k > 0
+            && pieces[k - 1].unread.is_empty()
+            && let Some(item) = pieces[k - 1].frame.as_mut().filter(|f| f.act == Act::Create).and_then(|f| f.item.as_mut())
+        {
+            item.description = Some(match item.description.take() {
+                Some(was) => format!("{was}{joiner}{remark}"),
+                None => remark,
+            });
+        }
+        pieces.remove(k);
+    }
+}
+
+/// Whether tokens `range` of a clause only remark: nothing in them acts, times, asks, points at an
+/// item or adds to the request.
+fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
+    use lexicon::Category::*;
+    const REQUESTING: [Category; 17] = [Verb, Query, Question, Reference, Det, And, Position, Priority, Done, NotGoing, Have, Instead, Ba, Note, Prepare, Vague, Already];
+    let mut words = 0;
+    let mut only_items = true;
+    for i in range {
+        if r.is_punct(i) || r.is_noise(i) && words == 0 {
+            continue;
+        }
+        // "买牛奶" after a request is a to-do of its own; "gym" a second item.
+        if words == 0 && r.is(i, Errand) {
+            return false;
+        }
+        only_items &= r.is(i, Item);
+        let tail = r.sense(i, Noise).is_some_and(|s| s.sub == Some("tail"));
+        if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) || tail || matches!(r.norm(i).as_str(), "也" | "还有" | "also") {
+            return false;
+        }
+        words += 1;
+    }
+    words > 0 && !only_items
 }
 
 /// Small talk alone: feelings, complaints, the weather ("I'm sick", "ugh", 好累), with nothing of a

@@ -17,6 +17,10 @@ pub fn piece(r: &Reader, i: usize) -> Option<Resolution> {
     if m.gap.is_some() {
         return resolve(&r.text(i), r.ctx);
     }
+    // "next wednesday **lunch** with Kelvin": the meal it ended with is a word of its own.
+    if r.token(i).end < m.span.1 {
+        return resolve(&r.text(i), r.ctx);
+    }
     let mut res = m.resolution.clone();
     // The rest of an expression that started with a meal ("lunch **on monday**"): the meal set
     // the hour's half of the day, but its part of day is the meal's, not this piece's.

@@ -109,6 +109,11 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
     }
     let cut = |r: &Reader, i: usize| r.roles[i].is_some_and(|role| role != Role::Title) || after_length(r, i);
     item.title = r.text_between(first, last, cut);
+    // "把校服洗了", "月底前把社保转移办了": the work said in 把 order is put down as its verb
+    // and object (洗校服, 办社保转移).
+    if first > 0 && last > first && r.is(first - 1, Category::Ba) && r.is(last, Category::Errand) && r.norm(last + 1) == "了" && r.text(last).chars().count() == 1 {
+        item.title = format!("{}{}", r.text(last), r.text_between(first, last - 1, cut));
+    }
     finish(r, &mut item, &when, &naming, shape);
     Some(item)
 }
@@ -143,7 +148,10 @@ fn finish(r: &Reader, item: &mut NewItem, when: &[usize], naming: &[usize], shap
         "todo" => Some(Kind::Todo),
         _ => Some(Kind::Reminder),
     });
-    let kind = kind.unwrap_or(if timed || gathering || item.segment.is_some() { Kind::Event } else { Kind::Todo });
+    // "submit the application by monday 9am", 周五下午5点前交报告: a time said as a deadline is
+    // when a to-do is due, not when an event starts.
+    let deadline = when.iter().any(|&i| i > 0 && is_any_word(r, i - 1, &["by", "due", "before", "截止", "截止到", "截至"]) || is_any_word(r, i + 1, &["前", "之前", "以前"]));
+    let kind = kind.unwrap_or(if (timed || item.segment.is_some()) && !deadline || gathering { Kind::Event } else { Kind::Todo });
     item.kind = kind.as_str();
     if kind == Kind::Event && !timed && item.segment.is_none() {
         item.segment = Some("all_day");

@@ -98,7 +98,9 @@ impl Sentence {
     /// Whether a token that is no time expression holds a word of the resolver's (a time word it
     /// could not read as a time: "thrusdy", "at nine-ish").
     pub fn is_time_like(&self, token: &Token) -> bool {
-        !matches!(token.tag, Tag::Time(_)) && self.time_words.iter().any(|&(a, b)| a < token.end && token.start < b)
+        // "meeting with HR": a word in capitals is a name, not "hr".
+        let acronym = token.end - token.start >= 2 && self.chars[token.start..token.end].iter().all(|c| c.is_ascii_uppercase());
+        !matches!(token.tag, Tag::Time(_)) && !acronym && self.time_words.iter().any(|&(a, b)| a < token.end && token.start < b)
     }
 
     /// Whether the sentence is Chinese (for answering in its language and joining words).
@@ -231,7 +233,15 @@ fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(
                 }
                 None => i,
             };
-            tokens.push(Token { start, end, tag: Tag::Time(t) });
+            // "next wednesday lunch with Kelvin": the meal it ends with names the item as well.
+            match trailing_meal(norm, start, end) {
+                Some((meal_start, entry)) => {
+                    let time_end = (start..meal_start).rev().find(|&j| norm[j] != ' ').map_or(meal_start, |j| j + 1);
+                    tokens.push(Token { start, end: time_end, tag: Tag::Time(t) });
+                    tokens.push(Token { start: meal_start, end, tag: Tag::Word { entry, typo: false } });
+                }
+                None => tokens.push(Token { start, end, tag: Tag::Time(t) }),
+            }
             i = end;
             continue;
         }
@@ -279,11 +289,25 @@ fn tokenise(chars: &[char], norm: &[char], covered: &[Option<usize>], words: &[(
 /// space: where it ends, and its entry.
 fn leading_meal(norm: &[char], i: usize, end: usize) -> Option<(usize, usize)> {
     let space = (i..end).find(|&j| norm[j] == ' ')?;
-    let word: String = norm[i..space].iter().collect();
+    let index = meal_entry(&norm[i..space])?;
+    (space + 1 < end).then_some((space, index))
+}
+
+/// A meal word a longer time expression ends with, after a space: where it starts, and its entry.
+fn trailing_meal(norm: &[char], start: usize, end: usize) -> Option<(usize, usize)> {
+    let space = (start..end).rev().find(|&j| norm[j] == ' ')?;
+    let index = meal_entry(&norm[space + 1..end])?;
+    // "tomorrow 7 dinner": a clock before the meal keeps it in the time (the meal sets its half).
+    let before = &norm[start..space];
+    (before.iter().any(|c| *c != ' ') && !before.iter().any(char::is_ascii_digit)).then_some((space + 1, index))
+}
+
+/// The lexicon entry of a meal word ("lunch", "dinner").
+fn meal_entry(word: &[char]) -> Option<usize> {
+    let word: String = word.iter().collect();
     let entry = lexicon().find(&word)?;
     let meal = entry.senses.iter().any(|s| s.category == crate::lexicon::Category::Item && s.has(crate::lexicon::Flags::MEAL));
-    let index = lexicon().entries.iter().position(|e| std::ptr::eq(e, entry))?;
-    (meal && space + 1 < end).then_some((space, index))
+    meal.then(|| lexicon().entries.iter().position(|e| std::ptr::eq(e, entry)))?
 }
 
 /// The entry a drawn-out word stands for ("soooo" -> "so", "pleaseee" -> "please"): each run of

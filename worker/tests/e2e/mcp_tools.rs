@@ -288,10 +288,10 @@ async fn the_fast_path_stays_local_and_a_sentence_it_cannot_read_gets_every_tool
     assert!(app.fake.requests().is_empty(), "the local reading asked the model");
     assert_eq!(rooms.listings(), 0, "a local run listed the external tools");
 
-    app.fake.script("please reserve the big room", vec![book("big"), Reply::finish("action_completed", "reserved")]);
-    let task = app.act(&key, "please reserve the big room", NOW).await;
+    app.fake.script("use the rooms tool to reserve the big room", vec![book("big"), Reply::finish("action_completed", "reserved")]);
+    let task = app.act(&key, "use the rooms tool to reserve the big room", NOW).await;
     assert_eq!(task["status"], "success", "{task:#}");
-    let names = tool_names(&app.fake.requests_for("please reserve the big room")[0]);
+    let names = tool_names(&app.fake.requests_for("use the rooms tool to reserve the big room")[0]);
     assert!(names.contains(&"rooms__book_room".to_owned()) && names.contains(&"create_item".to_owned()), "{names:?}");
     assert_eq!(rooms.effects(), 1);
     app.shutdown().await;

@@ -186,6 +186,8 @@ impl Flags {
     pub const RECORD: Flags = Flags(1 << 18);
     /// A delete verb that clears every match ("clear", 清空).
     pub const BULK: Flags = Flags(1 << 19);
+    /// A query about what is still to come ("what's left", 还剩): from now on.
+    pub const REMAINING: Flags = Flags(1 << 21);
     /// A narrower word of its concept: found when the broad word is searched, widening no search
     /// of its own ("meeting" finds 周会; 周会 finds only 周会).
     pub const NARROW: Flags = Flags(1 << 20);
@@ -194,7 +196,8 @@ impl Flags {
         self.0 & other.0 == other.0
     }
 
-    const NAMES: [(&'static str, Flags); 21] = [
+    const NAMES: [(&'static str, Flags); 22] = [
+        ("remaining", Flags::REMAINING),
         ("narrow", Flags::NARROW),
         ("bulk", Flags::BULK),
         ("to", Flags::TO),
@@ -327,17 +330,20 @@ impl Lexicon {
     /// no concept. Single Chinese characters are left out: they match too much.
     pub fn synonyms(&self, word: &str) -> Vec<&'static str> {
         let lower = word.to_lowercase();
-        let Some(sense) = self.find(&lower).and_then(|e| e.senses.iter().find(|s| s.concept.is_some())) else { return vec![] };
-        if sense.has(Flags::NARROW) {
-            return vec![];
-        }
-        let concept = sense.concept;
-        self.entries
-            .iter()
-            .filter(|e| e.senses.iter().any(|s| s.concept == concept))
-            .map(|e| e.form)
-            .filter(|form| *form != lower && (form.is_ascii() || form.chars().count() > 1))
-            .collect()
+        self.concept_forms(&lower).filter(|form| *form != lower && (form.is_ascii() || form.chars().count() > 1)).collect()
+    }
+
+    /// The single Chinese characters of `word`'s concept: a title ending with one is of the
+    /// concept ("季度review会", 家长会 are meetings), one holding it elsewhere may not be (会员).
+    pub fn head_nouns(&self, word: &str) -> Vec<&'static str> {
+        self.concept_forms(&word.to_lowercase()).filter(|form| form.chars().count() == 1 && !form.is_ascii()).collect()
+    }
+
+    /// Every form sharing `word`'s concept, when it is no narrower word.
+    fn concept_forms(&self, lower: &str) -> impl Iterator<Item = &'static str> + '_ {
+        let sense = self.find(lower).and_then(|e| e.senses.iter().find(|s| s.concept.is_some())).filter(|s| !s.has(Flags::NARROW));
+        let concept = sense.map(|s| s.concept);
+        self.entries.iter().filter(move |e| concept.is_some_and(|c| e.senses.iter().any(|s| s.concept == c))).map(|e| e.form)
     }
 
     /// Whether `word` is a generic item noun ("appointment", "thing", 事): a search may do without it.

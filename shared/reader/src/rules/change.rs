@@ -48,7 +48,7 @@ fn ba(r: &mut Reader, want: Action) -> Option<Frame> {
     let rest = skip_joiners(r, v + 1, range.end, &["到", "成", "为", "在", "至"]);
     if want == Action::Move {
         let to = new_time(r, rest..range.end)?;
-        return Some(frame(Act::Move, target, Change::To(to)));
+        return Some(frame(Act::Move, target, to));
     }
     let by = length(r, rest..range.end, verb.dir)?;
     Some(frame(Act::Shift, target, Change::By(by)))
@@ -72,7 +72,7 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
     // "改到后天同一时间", "推迟到周五" with no item named: the item of the clause before.
     if verb.has(Flags::TO) {
         let to = new_time(r, v + 1..range.end)?;
-        return Some(frame(Act::Move, Selector::default().or_previous(), Change::To(to)));
+        return Some(frame(Act::Move, Selector::default().or_previous(), to));
     }
     let start = particles(r, v + 1, range.end).0;
     // The last "to" (until, till, for, 到) with a time after it: the new time; before it, the item.
@@ -102,7 +102,7 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
     };
     let target = selector(r, start..target_end).or_previous();
     let to = new_time(r, time_start..range.end)?;
-    Some(frame(Act::Move, target, Change::To(to)))
+    Some(frame(Act::Move, target, to))
 }
 
 pub const SHIFT_VERB: Rule = Rule {
@@ -137,8 +137,8 @@ fn shift_verb(r: &mut Reader) -> Option<Frame> {
 
 pub const MOVE_INSTEAD: Rule = Rule {
     name: "move.instead",
-    reads: "a plan said instead: 'can we do / let's have' the item at a time 'instead'",
-    examples: &["can we do the retro on wednesday instead", "could we have the standup at 10 instead?", "let's have the sync at 4 instead"],
+    reads: "a plan said instead: ('can we do', 'let's have') the item at a time 'instead'",
+    examples: &["can we do the retro on wednesday instead", "could we have the standup at 10 instead?", "let's have the sync at 4 instead", "dinner w sam at 8 instead"],
     read: instead,
 };
 
@@ -154,14 +154,11 @@ fn instead(r: &mut Reader) -> Option<Frame> {
         r.set(i, Role::Action);
         i += 1;
     }
-    if i == range.start {
-        return None;
-    }
     let t = (i..last).find(|&j| matches!(r.tag(j), Tag::Time(_)))?;
     let target_end = if t > i && is_any(r, t - 1, &["on", "at", "for"]) { t - 1 } else { t };
     let target = selector(r, i..target_end);
     let to = new_time(r, target_end..last)?;
-    (!target.is_empty()).then(|| frame(Act::Move, target, Change::To(to)))
+    (!target.is_empty()).then(|| frame(Act::Move, target, to))
 }
 
 pub const MOVE_SUBJECT: Rule = Rule {
@@ -226,7 +223,7 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
         }
         _ => {
             let to = new_time(r, rest..range.end)?;
-            Some(frame(Act::Move, target, Change::To(to)))
+            Some(frame(Act::Move, target, to))
         }
     }
 }
@@ -234,6 +231,8 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
 // ---------------------------------------------------------------------------------------------
 
 fn frame(act: Act, target: Selector, change: Change) -> Frame {
+    // "改到下周同一时间": a move by a length is a shift.
+    let act = if act == Act::Move && matches!(change, Change::By(_)) { Act::Shift } else { act };
     Frame { act, text: String::new(), span: (0, 0), rule: "", target: Some(target), item: None, change: Some(change), listing: None, parts: Vec::new() }
 }
 
@@ -275,7 +274,7 @@ fn bare_hour(r: &Reader, i: usize) -> Option<String> {
 
 /// The new time of tokens `range`: its time pieces (a bare number as an hour), with the small
 /// words around them; anything else there is a doubt.
-pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<String> {
+pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<Change> {
     let mut times_at = Vec::new();
     let mut bare = None;
     for i in range {
@@ -294,17 +293,30 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<String> {
         }
     }
     if times_at.is_empty() {
-        return bare;
+        return bare.map(Change::To);
     }
     // "改到后天同一时间", "friday, same time": the same time is the item's own, not the present
-    // moment's (which the resolver reads it as): only the day moves.
+    // moment's (which the resolver reads it as): only the day moves. "same time next week" names
+    // no day: the item moves a week on.
     if let [only] = times_at[..]
         && same_time(&r.norm(only))
         && let Some(res) = times::piece(r, only)
     {
-        return Some(res.date.to_string());
+        let days = (res.date - r.ctx.today()).num_days();
+        if weeks_only(&r.norm(only)) && days > 0 && days % 7 == 0 {
+            return Some(Change::By(format!("{} weeks", days / 7)));
+        }
+        return Some(Change::To(res.date.to_string()));
     }
-    times::join(r, &times_at)
+    times::join(r, &times_at).map(Change::To)
+}
+
+/// Whether a time says weeks from now and no weekday ("same time next week", 两周后同一时间).
+fn weeks_only(text: &str) -> bool {
+    const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+    let week = ["week", "wk", "周", "礼拜", "星期"].iter().any(|w| text.contains(w));
+    let weekday = WEEKDAYS.iter().any(|d| text.contains(d)) || ["周", "礼拜", "星期"].iter().any(|w| text.split(w).skip(1).any(|rest| rest.starts_with(['一', '二', '三', '四', '五', '六', '日', '天', '末'])));
+    week && !weekday
 }
 
 /// Words that keep an item's time of day ("same time", 同一时间).
@@ -367,7 +379,7 @@ fn length(r: &mut Reader, range: Range<usize>, mut dir: Option<Dir>) -> Option<S
 fn range_as_move(r: &mut Reader, start: usize, end: usize) -> Option<Frame> {
     let t = (start..end).rev().find(|&i| matches!(r.tag(i), Tag::Time(_)))?;
     let res = times::piece(r, t)?;
-    let (Some(from), Some(until)) = (res.start_time, res.end_time) else { return None };
+    let (Some(_), Some(until)) = (res.start_time, res.end_time) else { return None };
     let text = r.text(t);
     let lower = text.to_lowercase();
     let cut = [" to ", " until ", " till ", "到", "至"].iter().find_map(|c| lower.find(c))?;
@@ -376,13 +388,13 @@ fn range_as_move(r: &mut Reader, start: usize, end: usize) -> Option<Frame> {
     }
     let mut target = selector(r, start..t);
     r.set(t, Role::NewTime);
-    let _ = from;
     let picked = text[..cut].trim().to_owned();
     target.when = Some(match target.when.take() {
         Some(when) => format!("{when} {picked}"),
         None => picked,
     });
     target.timed = true;
-    let day = res.end_date.unwrap_or(res.date);
-    Some(frame(Act::Move, target, Change::To(times::exact_time(day, until))))
+    // "tomorrow's 3pm to 4": with no day in the range, the new time is on the item's day.
+    let to = if res.day_stated { times::exact_time(res.end_date.unwrap_or(res.date), until) } else { until.format("%H:%M").to_string() };
+    Some(frame(Act::Move, target, Change::To(to)))
 }

@@ -98,6 +98,7 @@ fn create_verb(r: &mut Reader) -> Option<Frame> {
     if !r.is_verb(start, Action::Create) {
         return None;
     }
+    let before = r.clone();
     let mut i = start;
     // "add a new todo", "创建新的日程": several create words in a row.
     while i < range.end && (r.is_verb(i, Action::Create) || r.is(i, Category::Det)) {
@@ -107,7 +108,16 @@ fn create_verb(r: &mut Reader) -> Option<Frame> {
     if first_action(r, i..range.end).is_some_and(|(at, action)| action != Some(Action::Create) && !r.is(at, Category::Item) && !r.is(at, Category::Errand)) {
         return None;
     }
-    Some(create_frame(r, i..range.end, Shape::default()))
+    let frame = create_frame(r, i..range.end, Shape::default());
+    // "book the vet", "reserve a table at Nopa": with no time it is the errand to do, verb and all
+    // (with a time, "book a dentist appointment friday 3pm", it is the thing booked).
+    let errand = r.is(start, Category::Errand) && !r.is_verb(start + 1, Action::Create);
+    let names_a_thing = |title: &str| !crate::lexicon::lexicon().find(&title.to_lowercase()).is_some_and(|e| e.is(Category::Reference));
+    if errand && frame.item.as_ref().is_some_and(|item| item.kind == Kind::Todo.as_str() && names_a_thing(&item.title)) {
+        *r = before;
+        return Some(create_frame(r, start..range.end, Shape { kind: Some(Kind::Todo), verbs_in_title: true }));
+    }
+    Some(frame)
 }
 
 pub const HAVING: Rule = Rule {
@@ -306,9 +316,13 @@ fn anchored(r: &mut Reader) -> Option<Frame> {
     }
     let (at, after) = (range.start..range.end).find_map(|i| relation(r, i).map(|after| (i, after)))?;
     let english = r.text(at).is_ascii();
+    // "remind me 3 hours before to leave": what follows is the reminder's, no other item.
+    if english && super::is_any(r, at + 1, &["to"]) {
+        return None;
+    }
     // English: "<length> before|after <item>"; Chinese: "<item> 前|后 <length>".
     let (item_range, length_range) = if english {
-        let item_end = (at + 1..range.end).find(|&i| r.is_punct(i) || r.is(i, Category::Verb) || r.is(i, Category::Connector)).unwrap_or(range.end);
+        let item_end = (at + 1..range.end).find(|&i| r.is_punct(i) || r.is(i, Category::Verb) && !r.is(i, Category::Item) || r.is(i, Category::Connector)).unwrap_or(range.end);
         let length_start = (range.start..at).rev().take_while(|&i| is_length_word(r, i)).last().unwrap_or(at);
         (at + 1..item_end, length_start..at)
     } else {
@@ -400,7 +414,7 @@ fn relation(r: &Reader, i: usize) -> Option<bool> {
 }
 
 /// A word of a length said apart from the resolver ("10", "minutes", "half", "an", "hour").
-fn is_length_word(r: &Reader, i: usize) -> bool {
+pub(crate) fn is_length_word(r: &Reader, i: usize) -> bool {
     matches!(r.tag(i), Tag::Number(_) | Tag::Time(_)) || super::is_any(r, i, &["half", "an", "a", "hour", "hours", "minute", "minutes", "mins", "min", "hr", "hrs", "quarter", "of", "and", "couple"])
 }
 

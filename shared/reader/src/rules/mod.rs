@@ -6,6 +6,7 @@
 //! returns the frame. What it cannot place it leaves without a role, or marks as a doubt: then the
 //! reading is uncertain and never acts.
 
+mod ahead;
 mod change;
 mod create;
 mod query;
@@ -31,6 +32,7 @@ pub struct Rule {
 /// Every rule, in the order they are tried.
 pub const RULES: &[Rule] = &[
     create::ANCHORED,
+    ahead::REMIND_AHEAD,
     create::REMIND,
     create::NOTE_TO_SELF,
     settle::NOT_GOING,

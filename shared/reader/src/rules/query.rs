@@ -74,6 +74,7 @@ fn list(r: &mut Reader) -> Option<Frame> {
                 if flags.contains(Flags::NEXT) {
                     listing.limit = Some(1);
                 }
+                listing.from_now |= flags.contains(Flags::NEXT) || flags.contains(Flags::REMAINING);
                 listing.kind = listing.kind.or(kind);
             }
             Piece::When => {

@@ -283,16 +283,23 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
         return None;
     }
     let v = end - 1;
-    let post = r.verb(v).is_some_and(|s| s.action == Some(want) && (s.has(Flags::POST) || s.has(Flags::PAST)));
+    // "下周一的 meetings 全部 cancel": an English verb in a Chinese sentence takes Chinese order.
+    let mixed = r.sentence.is_chinese() && r.text(v).is_ascii();
+    let post = r.verb(v).is_some_and(|s| s.action == Some(want) && (s.has(Flags::POST) || s.has(Flags::PAST) || mixed));
     let bulk = r.verb(v).is_some_and(|s| s.has(Flags::BULK));
-    let done = want == Action::Complete && (r.is(v, Category::Done) || finished && r.is(v, Category::Result));
+    // "报告交了", "水电费交了": the item's own work with 了 is done.
+    let done = want == Action::Complete && (r.is(v, Category::Done) || finished && (r.is(v, Category::Result) || r.is_with(v, Category::Errand, Flags::WORK)));
     if !(post || done) {
+        return None;
+    }
+    // "下周五前把护照办了": done by a day to come is a to-do, not a statement of done.
+    if want == Action::Complete && (start..v).any(|i| crate::times::piece(r, i).is_some_and(|res| res.date > r.ctx.today())) {
         return None;
     }
     r.set(v, Role::Action);
     let mut target_end = v;
     // "今天的 todo 都 mark 成 done": the verb that needs "done" after it, and 成/as.
-    while want == Action::Complete && target_end > start && (is_any(r, target_end - 1, &["成", "as", "为", "to"]) || r.verb(target_end - 1).is_some_and(|s| s.has(Flags::AS_DONE))) {
+    while want == Action::Complete && target_end > start && (is_any(r, target_end - 1, &["成", "as", "为", "to", "一下"]) || r.verb(target_end - 1).is_some_and(|s| s.has(Flags::AS_DONE))) {
         r.set(target_end - 1, Role::Action);
         target_end -= 1;
     }
@@ -353,8 +360,20 @@ fn base_form(r: &Reader, i: usize) -> Option<String> {
     }
     let word = r.norm(i);
     let stem = word.strip_suffix("ed")?;
-    // "called" -> "call", "emailed" -> "email", "booked" -> "book"; "filed" -> "file"
-    Some(if crate::lexicon::is_english(stem) || stem.len() <= 3 { stem.to_owned() } else { format!("{stem}e") })
+    // "called" -> "call", "emailed" -> "email", "booked" -> "book"; "submitted" -> "submit";
+    // "carried" -> "carry"; "filed" -> "file"
+    let english = crate::lexicon::is_english;
+    let bytes = stem.as_bytes();
+    let undoubled = &stem[..stem.len().saturating_sub(1)];
+    Some(if english(stem) || stem.len() <= 3 {
+        stem.to_owned()
+    } else if bytes.len() >= 2 && bytes[bytes.len() - 1] == bytes[bytes.len() - 2] && english(undoubled) {
+        undoubled.to_owned()
+    } else if let Some(y) = stem.strip_suffix('i').map(|s| format!("{s}y")).filter(|y| english(y)) {
+        y
+    } else {
+        format!("{stem}e")
+    })
 }
 
 pub const COMPLETE_PAST: Rule = Rule {

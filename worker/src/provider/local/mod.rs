@@ -12,6 +12,7 @@
 
 pub mod plan;
 pub mod reply;
+mod say;
 
 use chrono::Utc;
 use futures::future::BoxFuture;

@@ -1,4 +1,4 @@
-//! The next step of a local run: from the intent and what the tools have answered so far, the
+//! The next step of a local run: from the sentence's frames and what the tools have answered so far, the
 //! tool call a good model would make, or the `finish` that ends the run.
 //!
 //! Tool results are read as data: the few fields this reader needs are deserialised into the small
@@ -9,16 +9,10 @@ use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
 use chrono::NaiveDate;
-use quickact_shared::{
-    domain::task::ResultType,
-    phrases::{
-        Language,
-        items::ItemWords,
-        replies::{Done, Replies},
-    },
-};
+use quickact_shared::{domain::task::ResultType, phrases::replies::Done};
 
 use quickact_reader::{Act, Anchor, Change, Frame, Listing, NewItem, Selector};
+pub use super::say::Say;
 use crate::{
     provider::AnsweredCall,
     tools::{
@@ -192,6 +186,10 @@ fn list_arguments(listing: &Listing) -> Value {
         let at_a_time = listing.free && quickact_time::resolve(date, &quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC)).is_some_and(|r| r.start_time.is_some());
         arguments[if at_a_time { "time" } else { "date" }] = json!(date);
     }
+    if listing.from_now {
+        // "what's next", "how many are left this week": from now on, within the period if any.
+        arguments["date_from"] = json!("now");
+    }
     if let Some(kind) = listing.kind {
         arguments["kind"] = json!(kind.as_str());
     }
@@ -363,9 +361,13 @@ fn anchored_time(item: &Candidate, anchor: &Anchor) -> Option<String> {
     Some(moment.format("%Y-%m-%d %H:%M").to_string())
 }
 
-/// Whether the candidates are one item on several days (one title): the search lists them by time.
+/// One item that repeats: every candidate has one title, each on a day of its own (two of one
+/// title on one day are two things to tell apart).
 fn same_title(candidates: &[Candidate]) -> bool {
-    candidates.windows(2).all(|w| w[0].title.trim().eq_ignore_ascii_case(w[1].title.trim()))
+    let mut days: Vec<Option<&str>> = candidates.iter().map(|c| c.date.as_deref()).collect();
+    days.sort_unstable();
+    let distinct_days = days.windows(2).all(|w| w[0] != w[1]);
+    distinct_days && candidates.windows(2).all(|w| w[0].title.trim().eq_ignore_ascii_case(w[1].title.trim()))
 }
 
 /// The anchored moment ("2026-02-11 08:00") at the time of day `clock` names ("体检前一天晚上8点":
@@ -467,75 +469,6 @@ fn finish(result_type: &str, message: String, suggestion: Option<String>) -> Ste
     (FINISH, arguments)
 }
 
-/// The local provider's words, in the user's language (the sentences are in
-/// [`quickact_shared::phrases`], shared with the engine's own verdicts).
-#[derive(Debug, Clone, Copy)]
-pub struct Say {
-    pub language: Language,
-    /// The user's today: dates in answers read "今天" / "tomorrow" when they are.
-    pub today: Option<NaiveDate>,
-}
-
-impl Say {
-    pub fn new(language: Language, today: Option<NaiveDate>) -> Self {
-        Say { language, today }
-    }
-
-    pub fn replies(&self) -> Replies {
-        Replies(self.language)
-    }
-
-    fn words(&self) -> ItemWords {
-        ItemWords { language: self.language, today: self.today }
-    }
-
-    /// What a listing found: how many, and each item's line (with its state and recurrence).
-    fn listed(&self, result: &Value) -> String {
-        let items: Vec<Value> = result.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
-        let count = read_as::<Found>(result).count.max(items.len() as u64) as usize;
-        self.replies().listed(count, &self.words().lines(&items, true))
-    }
-    fn not_found(&self, query: &str) -> String {
-        self.replies().not_found(query)
-    }
-    fn check_title(&self) -> String {
-        self.replies().check_title()
-    }
-    fn several(&self, n: usize, query: &str) -> String {
-        self.replies().several(n, query)
-    }
-    fn be_precise(&self) -> String {
-        self.replies().be_precise()
-    }
-    /// The next occurrence of a passed time, as a suggestion: its day in words and its time.
-    fn try_next(&self, date: &str, time: Option<&str>) -> String {
-        let day = NaiveDate::parse_from_str(date, "%Y-%m-%d").map(|d| self.words().date(d)).unwrap_or_else(|_| date.to_owned());
-        let when = match time {
-            Some(time) => format!("{day}{}{time}", self.language.pick("", " at ")),
-            None => day,
-        };
-        self.replies().try_next(&when)
-    }
-    fn failed(&self, error: &str) -> String {
-        self.replies().failed(error)
-    }
-    pub fn rephrase(&self) -> String {
-        self.replies().rephrase()
-    }
-    pub fn not_understood(&self) -> String {
-        self.replies().not_understood()
-    }
-    pub fn not_read(&self, words: &[String]) -> String {
-        if words.is_empty() { self.not_understood() } else { self.replies().not_read(words) }
-    }
-    pub fn what_to_add(&self) -> String {
-        self.replies().what_to_add()
-    }
-    pub fn say_what_and_when(&self) -> String {
-        self.replies().say_what_and_when()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -566,6 +499,8 @@ mod tests {
 
 #[cfg(test)]
 mod place_tests {
+    use quickact_shared::phrases::Language;
+
     use super::*;
 
     #[test]
