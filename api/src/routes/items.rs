@@ -75,6 +75,7 @@ pub async fn list(
         to: date(&params.date_to, "date_to")?.map(widen_to),
         terms: present(&params.q).map(|q| q.split_whitespace().map(str::to_owned).collect()).unwrap_or_default(),
         synonyms: Vec::new(),
+        endings: Vec::new(),
         sort: SortKey::Deadline,
         descending: false,
         limit: limit.min(MAX_LIST_LIMIT),

@@ -235,6 +235,9 @@ pub struct ItemQuery {
     /// The other words each term may be found as (`terms[i]`'s in `synonyms[i]`; may be shorter):
     /// a "meeting" is a 会议 or 开会 item, a "dentist" a 牙医 one.
     pub synonyms: Vec<Vec<String>>,
+    /// Single characters a title may end with to match each term: the head noun of a Chinese title
+    /// ("季度review会" is a meeting; 会员 is not).
+    pub endings: Vec<Vec<String>>,
     pub sort: SortKey,
     pub descending: bool,
     pub limit: i64,
@@ -247,24 +250,44 @@ pub struct ItemQuery {
 }
 
 impl ItemQuery {
-    /// Every term and its synonyms in one list, and the number of the term each belongs to.
-    fn alternatives(&self) -> (Vec<String>, Vec<i32>) {
-        let mut words = Vec::new();
-        let mut groups = Vec::new();
+    /// Every term, its synonyms and its endings in one list: the LIKE pattern of each, the word,
+    /// whether a relaxed search matches it by shared characters (the term itself only), and the
+    /// number of the term it belongs to.
+    fn alternatives(&self) -> Alternatives {
+        let mut all = Alternatives::default();
         for (i, term) in self.terms.iter().enumerate() {
             let group = i32::try_from(i).unwrap_or(i32::MAX);
-            for word in std::iter::once(term).chain(self.synonyms.get(i).into_iter().flatten()) {
-                words.push(word.clone());
-                groups.push(group);
+            let mut push = |pattern: String, word: &String, fuzzy: bool| {
+                all.patterns.push(pattern);
+                all.words.push(word.clone());
+                all.fuzzy.push(fuzzy);
+                all.groups.push(group);
+            };
+            push(like_pattern(term), term, fuzzy_term(term));
+            for word in self.synonyms.get(i).into_iter().flatten() {
+                push(like_pattern(word), word, false);
+            }
+            for ending in self.endings.get(i).into_iter().flatten() {
+                let pattern = like_pattern(ending);
+                push(pattern[..pattern.len() - 1].to_owned(), ending, false);
             }
         }
-        (words, groups)
+        all
     }
 
     /// Whether a relaxed search could find more than this one.
     pub fn can_relax(&self) -> bool {
         !self.relaxed && self.terms.iter().any(|t| fuzzy_term(t))
     }
+}
+
+/// The alternatives of a search's terms, as the query's parallel arrays.
+#[derive(Default)]
+struct Alternatives {
+    patterns: Vec<String>,
+    words: Vec<String>,
+    fuzzy: Vec<bool>,
+    groups: Vec<i32>,
 }
 
 /// A term matched by shared characters in a relaxed search: Chinese, two characters or more.
@@ -287,9 +310,7 @@ pub async fn search_items(
     // A time of day is checked here on each occurrence, so it reads rows as a window does.
     let windowed = query.from.is_some() || query.to.is_some() || query.at.is_some();
     // Each term and its synonyms, flattened, with the term's number: one of each group must match.
-    let (words, groups) = query.alternatives();
-    let patterns: Vec<String> = words.iter().map(|t| like_pattern(t)).collect();
-    let fuzzy: Vec<bool> = words.iter().map(|t| fuzzy_term(t)).collect();
+    let Alternatives { patterns, words, fuzzy, groups } = query.alternatives();
     let items = query_items!(
         "SELECT",
         r#"FROM items

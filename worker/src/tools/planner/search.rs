@@ -80,6 +80,7 @@ impl TypedTool for SearchItems {
             let keep: Vec<usize> = (0..query.terms.len()).filter(|&i| !lexicon().is_generic(&query.terms[i])).collect();
             query.terms = keep.iter().map(|&i| query.terms[i].clone()).collect();
             query.synonyms = keep.iter().map(|&i| query.synonyms.get(i).cloned().unwrap_or_default()).collect();
+            query.endings = keep.iter().map(|&i| query.endings.get(i).cloned().unwrap_or_default()).collect();
             (items, total) = search_items(db, context.user_id, &query).await?;
         }
         if items.is_empty() && query.can_relax() {
@@ -159,8 +160,9 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         }
     let terms: Vec<String> = args.query.as_deref().unwrap_or_default().split_whitespace().map(singular).collect();
     let synonyms = terms.iter().map(|t| lexicon().synonyms(t).into_iter().map(str::to_owned).collect()).collect();
+    let endings = terms.iter().map(|t| lexicon().head_nouns(t).into_iter().map(str::to_owned).collect()).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
-    Ok(ItemQuery { kind, status, from, to, terms, synonyms, sort, descending, limit: i64::from(limit), relaxed: false, at })
+    Ok(ItemQuery { kind, status, from, to, terms, synonyms, endings, sort, descending, limit: i64::from(limit), relaxed: false, at })
 }
 
 /// The item at `position` (1-based, negative from the end) of items in time order.
