@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, invalid, passed_outcome, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, invalid, passed_outcome, roll_a_passed_weekday, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct CreateItem {
@@ -67,7 +67,8 @@ impl TypedTool for CreateItem {
             Some(kind) => parse_kind(kind).map_err(invalid)?,
             None => inferred_kind(stated.start_time, stated.segment),
         };
-        let schedule = schedule_for_new_item(&stated, &context.time, kind == ItemKind::Event, self.settings.default_event_minutes);
+        let mut schedule = schedule_for_new_item(&stated, &context.time, kind == ItemKind::Event, self.settings.default_event_minutes);
+        roll_a_passed_weekday(&mut schedule, &args.time, &context.time);
         let patch = ItemPatch {
             kind: Some(kind),
             title: Some(args.title),

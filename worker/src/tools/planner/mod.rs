@@ -173,6 +173,23 @@ pub fn schedule_of(item: &ItemRecord) -> Schedule {
     }
 }
 
+/// "move lunch to sunday" (or "gym sunday 10am") said on a Sunday after that time: the Sunday to
+/// come, not a time that has passed.
+pub fn roll_a_passed_weekday(schedule: &mut Schedule, time_args: &TimeFields, time: &TimeContext) {
+    let said = [time_args.when.as_deref(), time_args.date.as_deref()];
+    if passed_outcome(schedule, time, "move").is_some() && said.into_iter().flatten().any(|t| is_bare_weekday(t, time)) {
+        schedule.date += chrono::Duration::days(7);
+    }
+}
+/// Whether `text` is a weekday said alone ("sunday", "周日下午3点") on that very weekday: read a day later
+/// it is a week on, where a day said any other way ("today", a date) is not.
+fn is_bare_weekday(text: &str, time: &quickact_time::TimeContext) -> bool {
+    let today = time.today();
+    let tomorrow = quickact_time::TimeContext::new(time.now().with_timezone(&chrono::Utc) + chrono::Duration::days(1), time.tz());
+    let read = |ctx: &quickact_time::TimeContext| quickact_time::resolve(text, ctx).filter(|r| r.end_date.is_none()).map(|r| r.date);
+    read(time) == Some(today) && read(&tomorrow) == Some(today + chrono::Duration::days(7))
+}
+
 /// If `schedule` lies in the past (a time today that has passed, or an earlier day), the outcome to
 /// report instead of writing it, with the next occurrence as a suggestion.
 pub fn passed_outcome(schedule: &Schedule, time: &TimeContext, verb: &str) -> Option<Value> {

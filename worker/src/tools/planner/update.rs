@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 
-use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
+use super::{PlannerConfig, PriorityArgument, TimeFields, changed, check_sentence_dates, conflict_outcome, roll_a_passed_weekday, invalid, owned_item, parse_item_id, passed_outcome, schedule_of, schema_with_time};
 use crate::tools::{ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 
 pub struct UpdateItem {
@@ -77,6 +77,7 @@ impl TypedTool for UpdateItem {
         if !time_args.is_empty() {
             let stated = read_time_arguments(&time_args, &context.time).map_err(ToolError::InvalidArguments)?;
             schedule = reschedule(&schedule, &stated, self.settings.default_event_minutes);
+            roll_a_passed_weekday(&mut schedule, &args.time, &context.time);
             moved = true;
         }
         if let Some(text) = args.shift.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
