@@ -7,6 +7,7 @@ pub mod items;
 pub mod keys;
 pub mod mcp_servers;
 pub mod parse_time;
+pub mod preview;
 pub mod quick_action;
 pub mod reply;
 pub mod stats;
