@@ -116,8 +116,8 @@ say "Postgres $pg_version on port $port: fsync $(psql_db postgres -c 'SHOW fsync
 out=target/bench
 mkdir -p "$out"
 results="$out/runs.jsonl"
-printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "users": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "commit": "%s"}\n' \
-  "$pg_version" "$(nproc)" "$runs" "$n" "$users" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$(git rev-parse --short HEAD)" >"$results"
+printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "users": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "preview_samples": %s, "only": "%s", "commit": "%s"}\n' \
+  "$pg_version" "$(nproc)" "$runs" "$n" "$users" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$preview_samples" "$only" "$(git rev-parse --short HEAD)" >"$results"
 emit() { echo "$1" >>"$results"; }                   # one JSON object per scenario and run
 tagged() { python3 -c 'import json,sys; o=json.loads(sys.argv[1]); o["run"]=int(sys.argv[2]); print(json.dumps(o))' "$@"; }
 # Sum of commits and the WAL position in bytes; read after the measured processes have exited, so

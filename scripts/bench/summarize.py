@@ -180,6 +180,10 @@ def cell(r):
     ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}" if r["ratio"] < 0.1 else f"{r['ratio']:.2f}"
     return [r["measure"], r["shown"], r["compared_with"], ratio, r["goal"], met]
 
+# A run of some measures only (`bench.sh --only`) shows those, not a row of n/a for each of the rest.
+if meta.get("only", "all") != "all":
+    rows = [r for r in rows if r["value"] is not None]
+
 header = ["measure", f"median of {len(runs)} run(s)", "compared with", "ratio", "goal", "met"]
 table = [header] + [cell(r) for r in rows]
 widths = [max(len(t[i]) for t in table) for i in range(len(header))]
