@@ -67,7 +67,7 @@ async fn a_chinese_sentence_is_a_create_with_its_title_and_time_in_code_points()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn words_the_reader_cannot_read_make_the_reading_and_their_frame_uncertain() {
+async fn words_the_reader_cannot_read_make_the_reading_and_only_their_own_frame_uncertain() {
     let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
     let body = preview(&app, &key, "asdfgh tomorrow").await;
     assert_eq!((body["verdict"].as_str(), body["certain"].as_bool()), (Some("uncertain"), Some(false)), "{body:#}");
@@ -79,6 +79,16 @@ async fn words_the_reader_cannot_read_make_the_reading_and_their_frame_uncertain
     for frame in body["frames"].as_array().unwrap() {
         assert_eq!(frame["certain"], false, "{frame:#}");
     }
+    // A clause read in full beside one that is not: that frame is certain, the reading is not.
+    let body = preview(&app, &key, "asdfgh, move the standup to 4").await;
+    assert_eq!((body["verdict"].as_str(), body["certain"].as_bool()), (Some("uncertain"), Some(false)), "{body:#}");
+    let certainty: Vec<(&str, bool)> = body["frames"].as_array().unwrap().iter().map(|f| (f["act"].as_str().unwrap(), f["certain"].as_bool().unwrap())).collect();
+    assert_eq!(certainty, [("move", true)], "{body:#}");
+    assert_eq!(body["unread"][0]["text"], "asdfgh");
+    // Something to put down without saying what: vague, and so is its frame.
+    let body = preview(&app, &key, "add a task").await;
+    assert_eq!((body["verdict"].as_str(), body["frames"][0]["act"].as_str(), body["frames"][0]["certain"].as_bool()), (Some("vague"), Some("create"), Some(false)), "{body:#}");
+    assert_eq!(body["unread"], json!([]));
     app.shutdown().await;
 }
 
