@@ -297,6 +297,8 @@ pub struct SelectorDoc {
     pub all: Option<bool>,
     #[schema(minimum = 1, maximum = 4)]
     pub priority: Option<u8>,
+    /// The words name an event ("the meeting"): a move or deletion looks among events.
+    pub event: Option<bool>,
     /// A word that tells candidates apart without being needed to find them.
     pub hint: Option<String>,
     /// The item the clause before acted on ("it", 它).
@@ -361,6 +363,8 @@ pub struct ListingDoc {
     pub limit: Option<u32>,
     /// It asks how many.
     pub count: Option<bool>,
+    /// It asks whether the user is free then ("am I free at 3"): what is at that time.
+    pub free: Option<bool>,
 }
 
 /// A piece of a frame: its role and the span of the sentence it came from (code points, end
