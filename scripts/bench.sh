@@ -6,6 +6,8 @@
 #                    [--slow-concurrency 4,64,256,512,1024,2048] [--window 20] [--river-jobs 100000] [--samples 500]
 #                    [--river no]   (leave River out: its install compiles a crate for minutes)
 #                    [--providers no]   (leave out the provider-limit and provider-pause scenarios, 2.5 min a run)
+#                    [--preview-samples 2000]
+#                    [--only pgbench,river,enqueue,burst,latency,webhooks,slow,providers,preview]   (just these)
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
@@ -21,6 +23,8 @@
 #   providers   quickact-bench provider-limit: 3 workers share 600 model requests a minute, 2 min of
 #               more demand than that -> requests the model counted, statuses; provider-pause: the
 #               model answers 429 Retry-After 2 for 10 s -> requests while paused, statuses
+#   preview     quickact-bench preview: POST /api/quick-action/preview over a mix of sentences, one
+#               after another, no worker                                         -> p50, p99
 # then prints the median of the runs for each measure beside its comparison, the ratio and the goal,
 # and writes it all to target/bench/latest.json. Needs root or the postgres user's rights as
 # scripts/pg.sh does; installs wrk (apt) and riverqueue (cargo install into .local/tools) when absent.
@@ -30,6 +34,7 @@ source scripts/pg.sh
 here=scripts/bench
 
 runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes with_providers=yes
+preview_samples=2000 only=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2 ;;
@@ -42,15 +47,21 @@ while [ $# -gt 0 ]; do
     --river-jobs) river_jobs=$2 ;;
     --river) with_river=$2 ;;
     --providers) with_providers=$2 ;;
+    --preview-samples) preview_samples=$2 ;;
+    --only) only=$2 ;;
     --window) window=$2 ;;
     --samples) samples=$2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift 2
 done
 
 say() { printf '\n== %s\n' "$*" >&2; }
+# Whether a measure is to be run: all of them, or those `--only` names.
+wanted() { [ "$only" = all ] || [[ ",$only," == *",$1,"* ]]; }
+wanted river || with_river=no
+wanted providers || with_providers=no
 
 # ---- setup: tools and release binaries -------------------------------------------------------
 apt_updated=
@@ -58,7 +69,7 @@ apt_install() {
   [ -n "$apt_updated" ] || { apt-get update -qq >/dev/null; apt_updated=1; }
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
-command -v wrk >/dev/null || { say "installing wrk"; apt_install wrk; }
+! wanted enqueue || command -v wrk >/dev/null || { say "installing wrk"; apt_install wrk; }
 command -v pgbench >/dev/null && command -v psql >/dev/null || { say "installing the PostgreSQL client"; apt_install postgresql-client; }
 pg_lib=$(dirname "$(pg_bin_dir)")/lib
 [ -e "$pg_lib/pg_stat_statements.so" ] || { echo "pg_stat_statements is missing from $pg_lib (install postgresql-contrib)" >&2; exit 1; }
@@ -105,8 +116,8 @@ say "Postgres $pg_version on port $port: fsync $(psql_db postgres -c 'SHOW fsync
 out=target/bench
 mkdir -p "$out"
 results="$out/runs.jsonl"
-printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "users": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "commit": "%s"}\n' \
-  "$pg_version" "$(nproc)" "$runs" "$n" "$users" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$(git rev-parse --short HEAD)" >"$results"
+printf '{"scenario": "meta", "run": 0, "postgres": "%s", "cores": %s, "runs": %s, "n": %s, "users": %s, "burst_users": %s, "concurrency": %s, "slow_concurrency": "%s", "secs": %s, "river_jobs": %s, "window_s": %s, "latency_samples": %s, "preview_samples": %s, "only": "%s", "commit": "%s"}\n' \
+  "$pg_version" "$(nproc)" "$runs" "$n" "$users" "$burst_users" "$concurrency" "$slow_concurrency" "$secs" "$river_jobs" "$window" "$samples" "$preview_samples" "$only" "$(git rev-parse --short HEAD)" >"$results"
 emit() { echo "$1" >>"$results"; }                   # one JSON object per scenario and run
 tagged() { python3 -c 'import json,sys; o=json.loads(sys.argv[1]); o["run"]=int(sys.argv[2]); print(json.dumps(o))' "$@"; }
 # Sum of commits and the WAL position in bytes; read after the measured processes have exited, so
@@ -146,13 +157,15 @@ for run in $(seq 1 "$runs"); do
   psql_db "$db" -c "CREATE EXTENSION pg_stat_statements"
   export DATABASE_URL="postgres://postgres@127.0.0.1:$port/$db"
 
-  say "run $run/$runs: pgbench, single-row INSERT, 16 clients, $secs s"
-  psql_db "$db" -c "CREATE TABLE bench_ins (id bigserial PRIMARY KEY, payload jsonb, created_at timestamptz DEFAULT now())"
-  echo 'INSERT INTO bench_ins (payload) VALUES ('"'"'{"text":"明天下午3点开会"}'"'"');' >"$work/ins.sql"
-  pgbench -h 127.0.0.1 -p "$port" -U postgres -n -c 16 -j 2 -T "$secs" -f "$work/ins.sql" "$db" >"$work/pgbench.out" 2>&1
-  tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench.out" | tail -1)
-  grep -E '^(tps|latency average)' "$work/pgbench.out" >&2
-  emit "{\"scenario\": \"pgbench\", \"run\": $run, \"tps\": ${tps:-null}}"
+  if wanted pgbench; then
+    say "run $run/$runs: pgbench, single-row INSERT, 16 clients, $secs s"
+    psql_db "$db" -c "CREATE TABLE bench_ins (id bigserial PRIMARY KEY, payload jsonb, created_at timestamptz DEFAULT now())"
+    echo 'INSERT INTO bench_ins (payload) VALUES ('"'"'{"text":"明天下午3点开会"}'"'"');' >"$work/ins.sql"
+    pgbench -h 127.0.0.1 -p "$port" -U postgres -n -c 16 -j 2 -T "$secs" -f "$work/ins.sql" "$db" >"$work/pgbench.out" 2>&1
+    tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench.out" | tail -1)
+    grep -E '^(tps|latency average)' "$work/pgbench.out" >&2
+    emit "{\"scenario\": \"pgbench\", \"run\": $run, \"tps\": ${tps:-null}}"
+  fi
 
   if [ -n "$river" ]; then
     say "run $run/$runs: riverqueue bench, $river_jobs jobs inserted, then worked"
@@ -177,49 +190,64 @@ for run in $(seq 1 "$runs"); do
     fi
   fi
 
-  say "run $run/$runs: enqueue, wrk, 16 keep-alive connections ($users users), $secs s, no worker"
-  api_port=$(pg_free_port)
-  admin="qa_bench_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-  DATABASE_URL=$DATABASE_URL QUICKACT_BIND=127.0.0.1:$api_port QUICKACT_ADMIN_KEY=$admin \
-    QUICKACT_MAX_ACTIVE_TASKS_PER_USER=100000000 QUICKACT_SUBMIT_RATE_PER_MINUTE=0 RUST_LOG=warn target/release/quickact-api >"$work/api.log" 2>&1 &
-  api_pid=$!
-  for _ in $(seq 300); do curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null && break; sleep 0.2; done
-  keys=
-  for u in $(seq "$users"); do
-    k=$(curl -fs -X POST "http://127.0.0.1:$api_port/api/admin/users" -H "Authorization: Bearer $admin" \
-          -H 'Content-Type: application/json' -d "{\"name\": \"wrk-$u\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
-    keys=${keys:+$keys,}$k
-  done
-  KEYS=$keys wrk -t2 -c16 -d"${secs}s" --latency -s "$here/post.lua" "http://127.0.0.1:$api_port" >"$work/wrk.out" 2>&1 \
-    || { echo "NOTE: wrk failed:" >&2; tail -5 "$work/wrk.out" >&2; }
-  grep -E 'Requests/sec|  50%|  99%|Non-2xx' "$work/wrk.out" >&2 || true
-  wrk_json=$(sed -n 's/^WRK_JSON //p' "$work/wrk.out")
-  emit "$(tagged "$(echo "$wrk_json" | python3 -c 'import json,sys; o=json.load(sys.stdin); o["scenario"]="wrk"; print(json.dumps(o))')" "$run")"
-  stop_api
-  # Nothing will run those tasks: remove them with their jobs (no worker ran, so nothing else is pending).
-  psql_db "$db" -c "BEGIN" -c "DELETE FROM quick_action_tasks WHERE status = 'pending'" -c "COMMIT"
-  psql_db "$db" -c "VACUUM ANALYZE" -c "CHECKPOINT"
+  if wanted enqueue; then
+    say "run $run/$runs: enqueue, wrk, 16 keep-alive connections ($users users), $secs s, no worker"
+    api_port=$(pg_free_port)
+    admin="qa_bench_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    DATABASE_URL=$DATABASE_URL QUICKACT_BIND=127.0.0.1:$api_port QUICKACT_ADMIN_KEY=$admin \
+      QUICKACT_MAX_ACTIVE_TASKS_PER_USER=100000000 QUICKACT_SUBMIT_RATE_PER_MINUTE=0 RUST_LOG=warn target/release/quickact-api >"$work/api.log" 2>&1 &
+    api_pid=$!
+    for _ in $(seq 300); do curl -fs "http://127.0.0.1:$api_port/ready" >/dev/null && break; sleep 0.2; done
+    keys=
+    for u in $(seq "$users"); do
+      k=$(curl -fs -X POST "http://127.0.0.1:$api_port/api/admin/users" -H "Authorization: Bearer $admin" \
+            -H 'Content-Type: application/json' -d "{\"name\": \"wrk-$u\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
+      keys=${keys:+$keys,}$k
+    done
+    KEYS=$keys wrk -t2 -c16 -d"${secs}s" --latency -s "$here/post.lua" "http://127.0.0.1:$api_port" >"$work/wrk.out" 2>&1 \
+      || { echo "NOTE: wrk failed:" >&2; tail -5 "$work/wrk.out" >&2; }
+    grep -E 'Requests/sec|  50%|  99%|Non-2xx' "$work/wrk.out" >&2 || true
+    wrk_json=$(sed -n 's/^WRK_JSON //p' "$work/wrk.out")
+    emit "$(tagged "$(echo "$wrk_json" | python3 -c 'import json,sys; o=json.load(sys.stdin); o["scenario"]="wrk"; print(json.dumps(o))')" "$run")"
+    stop_api
+    # Nothing will run those tasks: remove them with their jobs (no worker ran, so nothing else is pending).
+    psql_db "$db" -c "BEGIN" -c "DELETE FROM quick_action_tasks WHERE status = 'pending'" -c "COMMIT"
+    psql_db "$db" -c "VACUUM ANALYZE" -c "CHECKPOINT"
+  fi
 
-  say "run $run/$runs: burst of $n tasks ($burst_users users), $n long-polls, one worker (concurrency $concurrency, local provider)"
-  wal_from=$(psql_db "$db" -c "SELECT pg_current_wal_lsn()")
-  scenario burst --n "$n" --users "$burst_users" --concurrency "$concurrency"
-  wal_breakdown "$db" "$wal_from" "$n" >"$out/wal-run$run.txt" || echo "NOTE: no WAL breakdown in run $run" >&2
-  head -n 12 "$out/wal-run$run.txt" >&2
+  if wanted burst; then
+    say "run $run/$runs: burst of $n tasks ($burst_users users), $n long-polls, one worker (concurrency $concurrency, local provider)"
+    wal_from=$(psql_db "$db" -c "SELECT pg_current_wal_lsn()")
+    scenario burst --n "$n" --users "$burst_users" --concurrency "$concurrency"
+    wal_breakdown "$db" "$wal_from" "$n" >"$out/wal-run$run.txt" || echo "NOTE: no WAL breakdown in run $run" >&2
+    head -n 12 "$out/wal-run$run.txt" >&2
+  fi
 
-  say "run $run/$runs: POST-to-verdict latency, instant model, $samples tasks one after another"
-  scenario latency --samples "$samples"
+  if wanted latency; then
+    say "run $run/$runs: POST-to-verdict latency, instant model, $samples tasks one after another"
+    scenario latency --samples "$samples"
+  fi
 
-  say "run $run/$runs: webhook delivery, verdict to a verifying receiver, 200 tasks one after another"
-  scenario webhooks --samples 200
+  if wanted webhooks; then
+    say "run $run/$runs: webhook delivery, verdict to a verifying receiver, 200 tasks one after another"
+    scenario webhooks --samples 200
+  fi
 
-  say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
-  scenario slow --concurrency "$slow_concurrency" --window "$window"
+  if wanted slow; then
+    say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
+    scenario slow --concurrency "$slow_concurrency" --window "$window"
+  fi
 
   if [ "$with_providers" = yes ]; then
     say "run $run/$runs: a model limit of 600 requests a minute shared by 3 workers, 2 minutes"
     scenario provider-limit
     say "run $run/$runs: a model answering 429 Retry-After 2 to everything for 10 s, 3 workers"
     scenario provider-pause
+  fi
+
+  if wanted preview; then
+    say "run $run/$runs: POST /api/quick-action/preview, $preview_samples requests one after another, no worker"
+    scenario preview --samples "$preview_samples"
   fi
 
   # The next run starts on a cluster with nothing of this one left: no tables for autovacuum to

@@ -5,8 +5,8 @@
 //! history and create users.
 //!
 //! # Layout
-//! - [`routes`]: one module per resource of the contract (`quick_action`, `items`, `parse_time`,
-//!   `admin`, `health`).
+//! - [`routes`]: one module per resource of the contract (`quick_action`, `preview`, `items`,
+//!   `parse_time`, `admin`, `health`).
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
 //! - [`admin_page`]: the admin web page at `/admin` (askama + htmx, assets in the binary).
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
@@ -86,6 +86,7 @@ fn documented_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(quick_action::undo))
         .routes(routes!(reply::reply))
         .routes(routes!(quick_action::events))
+        .routes(routes!(preview::preview))
         .routes(routes!(admin::list_quick_actions))
         .routes(routes!(stats::stats))
         .routes(routes!(admin::create_user))

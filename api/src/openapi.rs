@@ -211,6 +211,203 @@ pub struct TimeMatchDoc {
     pub rrule: Option<String>,
 }
 
+/// How the local reader reads a sentence (`POST /api/quick-action/preview`); nothing is run.
+#[derive(ToSchema)]
+#[schema(as = Preview)]
+pub struct PreviewDoc {
+    /// The sentence, as sent.
+    pub text: String,
+    /// The reference moment (RFC 3339).
+    pub now: String,
+    pub tz: String,
+    pub verdict: PreviewVerdictDoc,
+    /// The verdict is `certain`: every word is accounted for, and the frames are what a run of
+    /// the sentence would do without asking a model.
+    pub certain: bool,
+    /// One frame per request in the sentence, left to right.
+    pub frames: Vec<PreviewFrameDoc>,
+    /// The words the reader could not read, left to right.
+    pub unread: Vec<UnreadDoc>,
+}
+
+/// How sure a reading is: `certain` (every word accounted for), `vague` (something to put down
+/// without saying what), `no_request` (greetings, thanks), `uncertain` (some words unread).
+#[derive(ToSchema)]
+#[schema(as = PreviewVerdict, rename_all = "snake_case")]
+pub enum PreviewVerdictDoc {
+    Certain,
+    Vague,
+    NoRequest,
+    Uncertain,
+}
+
+/// One request of the sentence: what to do, to which item, with what, and the parts of the
+/// sentence each piece came from.
+#[derive(ToSchema)]
+#[schema(as = PreviewFrame)]
+pub struct PreviewFrameDoc {
+    pub act: FrameActDoc,
+    /// The clause it was read from, as written.
+    pub text: String,
+    /// The clause's span in code points (end exclusive).
+    pub span: Vec<u32>,
+    /// The named rule that read it.
+    pub rule: String,
+    /// The item(s) acted on (move, shift, complete, delete).
+    pub target: Option<SelectorDoc>,
+    /// The item to create.
+    pub item: Option<NewItemDoc>,
+    /// The new time (move) or the length to move by (shift).
+    pub change: Option<ChangeDoc>,
+    /// What to list.
+    pub listing: Option<ListingDoc>,
+    /// Each piece of the frame and the span it came from: what a client highlights.
+    pub parts: Vec<PartDoc>,
+    /// No unread word lies within its clause, and it says what it is about (a frame to create
+    /// something unnamed is not certain).
+    pub certain: bool,
+}
+
+/// The action of a frame.
+#[derive(ToSchema)]
+#[schema(as = FrameAct, rename_all = "snake_case")]
+pub enum FrameActDoc {
+    Create,
+    Move,
+    Shift,
+    Complete,
+    Delete,
+    List,
+}
+
+/// The item(s) a sentence points at; flags that are false and fields it does not say are left out.
+#[derive(ToSchema)]
+#[schema(as = Selector)]
+pub struct SelectorDoc {
+    /// Words of the title (search terms).
+    pub words: Vec<String>,
+    pub kind: Option<quickact_shared::planner::item::ItemKind>,
+    /// The day and/or time of day the item is on, as written.
+    pub when: Option<String>,
+    /// `when` names a time of day, not only a day.
+    pub timed: Option<bool>,
+    /// The n-th of the matching items by time (1-based; negative from the end).
+    pub position: Option<i8>,
+    /// Every matching item.
+    pub all: Option<bool>,
+    #[schema(minimum = 1, maximum = 4)]
+    pub priority: Option<u8>,
+    /// The words name an event ("the meeting"): a move or deletion looks among events.
+    pub event: Option<bool>,
+    /// A word that tells candidates apart without being needed to find them.
+    pub hint: Option<String>,
+    /// The item the clause before acted on ("it", 它).
+    pub previous: Option<bool>,
+}
+
+/// An item to create, as the arguments of `create_item` (what the sentence does not say is left out).
+#[derive(ToSchema)]
+#[schema(as = NewItem)]
+pub struct NewItemDoc {
+    pub kind: quickact_shared::planner::item::ItemKind,
+    pub title: String,
+    /// A note the sentence adds to the item.
+    pub description: Option<String>,
+    /// The time as written, for the resolver.
+    pub when: Option<String>,
+    #[schema(schema_with = quickact_shared::planner::item::segment_schema)]
+    pub segment: Option<String>,
+    pub duration_minutes: Option<u32>,
+    #[schema(minimum = 1, maximum = 4)]
+    pub priority: Option<u8>,
+    /// The sentence puts it on a day before today: a record of what happened.
+    pub record: Option<bool>,
+    /// A time given relative to another item ("half an hour after the standup").
+    pub anchor: Option<AnchorDoc>,
+}
+
+/// The item a new item's time hangs on.
+#[derive(ToSchema)]
+#[schema(as = Anchor)]
+pub struct AnchorDoc {
+    pub target: SelectorDoc,
+    /// After the anchor's end (true) or before its start.
+    pub after: bool,
+    /// The length between, as written; absent: right at it.
+    pub offset: Option<String>,
+}
+
+/// How a move changes the item's time: `{"to": "friday 3pm"}` (a new time as written) or
+/// `{"by": "半小时"}` (a length as written, negative for earlier).
+#[derive(ToSchema)]
+#[schema(as = Change, rename_all = "snake_case")]
+pub enum ChangeDoc {
+    To(String),
+    By(String),
+}
+
+/// What a listing asks for; flags that are false and fields it does not say are left out.
+#[derive(ToSchema)]
+#[schema(as = Listing)]
+pub struct ListingDoc {
+    /// The day or period as written.
+    pub when: Option<String>,
+    pub kind: Option<quickact_shared::planner::item::ItemKind>,
+    /// Most important first.
+    pub by_priority: Option<bool>,
+    /// What the items are about.
+    pub query: Option<String>,
+    /// What is done rather than what is open.
+    pub completed: Option<bool>,
+    /// How many the sentence asks for.
+    pub limit: Option<u32>,
+    /// It asks how many.
+    pub count: Option<bool>,
+    /// It asks whether the user is free then ("am I free at 3"): what is at that time.
+    pub free: Option<bool>,
+}
+
+/// A piece of a frame: its role and the span of the sentence it came from (code points, end
+/// exclusive).
+#[derive(ToSchema)]
+#[schema(as = Part)]
+pub struct PartDoc {
+    pub role: PartRoleDoc,
+    pub span: Vec<u32>,
+    pub text: String,
+}
+
+/// What a span of the sentence is in its frame.
+#[derive(ToSchema)]
+#[schema(as = PartRole, rename_all = "snake_case")]
+pub enum PartRoleDoc {
+    Action,
+    Target,
+    TargetTime,
+    Title,
+    When,
+    NewTime,
+    Shift,
+    Length,
+    Priority,
+    Kind,
+    Note,
+    Position,
+    Filter,
+    Anchor,
+    Noise,
+}
+
+/// Words the reader could not read, and why.
+#[derive(ToSchema)]
+#[schema(as = Unread)]
+pub struct UnreadDoc {
+    /// Code points, end exclusive.
+    pub span: Vec<u32>,
+    pub text: String,
+    pub reason: String,
+}
+
 /// Adds the bearer scheme and the error answers every route shares.
 pub fn finish(doc: &mut utoipa::openapi::OpenApi) {
     Shared.modify(doc);

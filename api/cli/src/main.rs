@@ -3,7 +3,8 @@
 //! `quickact "明天下午3点开会"` submits the sentence, shows each step live as the worker commits it
 //! (from the task's Server-Sent Events stream, resumed with `Last-Event-ID` if the connection
 //! drops) and then the verdict; its exit code is the verdict's. `history`, `show`, `items`,
-//! `cancel` and `undo` read and act on what is there. Human output by default (times in the
+//! `cancel` and `undo` read and act on what is there; `preview` shows how the server reads a
+//! sentence without running it (in [`preview`]). Human output by default (times in the
 //! user's zone), `--json` for scripts (the API's JSON, times in UTC).
 
 use std::{process::ExitCode, time::Duration};
@@ -16,6 +17,8 @@ use futures::StreamExt;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+mod preview;
+
 /// Exit codes: what a script needs to tell apart.
 mod exit {
     /// The action was done (or the command did what it was asked).
@@ -25,7 +28,7 @@ mod exit {
     // 2 is clap's, for a usage error.
     /// The verdict asks for clarification.
     pub const CLARIFICATION: u8 = 3;
-    /// The verdict is an error.
+    /// The verdict is an error (for `preview`: the reading is not certain).
     pub const ERROR: u8 = 4;
     /// The task ran out of time.
     pub const TIMEOUT: u8 = 5;
@@ -39,7 +42,7 @@ mod exit {
     version,
     about = "Tell quickact what to do with your schedule, in one sentence",
     subcommand_precedence_over_arg = true,
-    after_help = "Exit codes: 0 done, 1 request failed, 2 usage, 3 needs clarification, 4 error verdict, 5 timeout, 6 cancelled."
+    after_help = "Exit codes: 0 done, 1 request failed, 2 usage, 3 needs clarification, 4 error verdict (preview: not certain), 5 timeout, 6 cancelled."
 )]
 struct Cli {
     /// The quickact server.
@@ -121,6 +124,15 @@ enum Command {
         #[arg(long)]
         tz: Option<String>,
     },
+    /// How the server reads a sentence, without running it: each request in it, the part of the
+    /// sentence each piece came from, and the words it could not read. Exits 0 when the reading is
+    /// certain, 4 when not.
+    Preview {
+        text: Vec<String>,
+        /// Time zone of the sentence (IANA name), instead of your own.
+        #[arg(long)]
+        tz: Option<String>,
+    },
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -152,6 +164,7 @@ async fn main() -> ExitCode {
         Some(Command::Cancel { id }) => client.act_on(&id, "cancel", StatusCode::OK).await,
         Some(Command::Undo { id }) => client.act_on(&id, "undo", StatusCode::CREATED).await,
         Some(Command::Reply { id, answer, timeout, tz }) => client.reply(&id, &answer.join(" "), timeout, tz).await,
+        Some(Command::Preview { text, tz }) => client.preview(&text.join(" "), tz).await,
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -206,3 +206,29 @@ async fn a_reply_picks_an_option_by_number_or_in_words_and_prints_its_verdict() 
     assert_eq!(left, vec![third], "the reply deleted only the chosen option");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn preview_shows_how_a_sentence_is_read_and_exits_by_its_certainty() {
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "alice").await;
+
+    let certain = quickact(&app, Some(&key), &["preview", "move my dentist appointment to Friday 10am"]).await;
+    assert_eq!(certain.status.code(), Some(0), "a certain reading");
+    let shown = stdout(&certain);
+    assert!(shown.starts_with("certain: move my dentist appointment to Friday 10am\n1. move, certain (rule "), "{shown}");
+    for line in ["action      move", "target      dentist appointment", "new_time    Friday 10am"] {
+        assert!(shown.lines().any(|l| l.trim() == line), "{line:?} in {shown}");
+    }
+
+    let unread = quickact(&app, Some(&key), &["--json", "preview", "asdfgh", "tomorrow"]).await;
+    assert_eq!(unread.status.code(), Some(4), "not certain: the error verdict's code");
+    let reading: Value = serde_json::from_slice(&unread.stdout).expect("--json prints only the reading");
+    assert_eq!((reading["verdict"].as_str(), reading["text"].as_str()), (Some("uncertain"), Some("asdfgh tomorrow")));
+    let shown = stdout(&quickact(&app, Some(&key), &["preview", "asdfgh tomorrow"]).await);
+    assert!(shown.contains("unread:\n  \"asdfgh\": "), "{shown}");
+
+    let refused = quickact(&app, Some(&key), &["preview", "--tz", "Mars/Olympus", "明天开会"]).await;
+    assert_eq!(refused.status.code(), Some(1), "a refused request");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("invalid_tz, HTTP 422"));
+    assert_eq!(app.call(&key, reqwest::Method::GET, "/api/quick-action", None).await.body["count"], 0, "nothing was submitted");
+    app.shutdown().await;
+}

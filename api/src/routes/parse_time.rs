@@ -2,8 +2,8 @@
 //! clients that highlight dates as the user types (and for testing the resolver).
 
 use axum::{Json, extract::State};
-use chrono::{DateTime, FixedOffset, Utc};
-use quickact_time::{TimeContext, TimeMatch, find_all};
+use chrono::{DateTime, FixedOffset};
+use quickact_time::{TimeMatch, find_all};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -11,7 +11,7 @@ use crate::{
     error::ApiError,
     extract::{Caller, JsonBody},
     openapi::{ErrorBody, ParsedTimesDoc},
-    routes::{parse_time_zone, quick_action::MAX_TEXT_CHARS},
+    routes::reading_context,
     state::AppState,
 };
 
@@ -37,17 +37,11 @@ pub async fn parse_time(
     Caller(user): Caller,
     JsonBody(request): JsonBody<ParseTimeRequest>,
 ) -> Result<Json<Value>, ApiError> {
-    let chars = request.text.chars().count();
-    if chars > MAX_TEXT_CHARS {
-        return Err(ApiError::PayloadTooLarge(format!("text is {chars} characters long; the limit is {MAX_TEXT_CHARS}")));
-    }
-    let tz = parse_time_zone(request.tz.as_deref().unwrap_or(&user.time_zone))?;
-    let now = request.now.map_or_else(Utc::now, |n| n.with_timezone(&Utc));
-    let context = TimeContext::new(now, tz);
+    let context = reading_context(&request.text, request.now, request.tz.as_deref(), &user)?;
     let matches: Vec<Value> = find_all(&request.text, &context).iter().map(match_json).collect();
     Ok(Json(json!({
         "now": context.now().to_rfc3339(),
-        "tz": tz.name(),
+        "tz": context.tz().name(),
         "matches": matches,
     })))
 }

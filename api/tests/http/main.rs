@@ -7,6 +7,7 @@
 //! - `api_contract`: authentication, validation, the error envelope, idempotency, history, admin,
 //!   health and shutdown of `/api/quick-action` and `/api/admin`.
 //! - `items_api`: `/api/items` and `/api/parse-time`.
+//! - `preview`: `/api/quick-action/preview`, the local reader's reading of a sentence, nothing run.
 //! - `budgets_api`: `/api/admin/users/{id}/budget` and `/api/budget`.
 //! - `keys`: `/api/keys` and key revocation by admins, across API processes.
 //! - `openapi`: the OpenAPI description, served and committed (`api/openapi.json`), without drift.
@@ -31,6 +32,7 @@ mod items_api;
 mod keys;
 mod mcp;
 mod openapi;
+mod preview;
 mod replies;
 mod events;
 mod undo;

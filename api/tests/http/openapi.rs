@@ -53,6 +53,7 @@ async fn the_description_is_served_without_a_key_and_covers_the_contract() {
         "PATCH /api/items/{id}",
         "DELETE /api/items/{id}",
         "POST /api/parse-time",
+        "POST /api/quick-action/preview",
         "GET /api/keys",
         "POST /api/keys",
         "DELETE /api/keys/{id}",

@@ -15,6 +15,7 @@
 //! quickact-bench provider-pause [--storm 10] [--retry-after 2] [--secs 20] [--workers 3] [--clients 48]
 //! quickact-bench webhooks [--samples 200] [--warmup 10]
 //! quickact-bench tracing [--n 3000] [--users 100] [--concurrency 64] [--rounds 3]
+//! quickact-bench preview [--samples 2000] [--warmup 200]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -60,6 +61,10 @@
 //!   process (`OTEL_EXPORTER_OTLP_ENDPOINT`). Per drain: POSTs per second and drain tasks per
 //!   second (from the worker's start to the last verdict, read from the database); the medians, off
 //!   and on, their ratio, and the spans the receiver got per task.
+//! - **preview**: the API alone (no worker, no model); one client POSTs `/api/quick-action/preview`
+//!   for a mix of sentences ([`PREVIEW_SENTENCES`]: Chinese and English, certain, vague and
+//!   unread, one clause and several), one request after another on a kept-alive connection: p50
+//!   and p99 of the round trip, and how many answers were not 200.
 
 use std::{
     collections::BTreeMap,
@@ -104,6 +109,20 @@ enum Scenario {
     Webhooks(LatencyFlags),
     /// The drain with trace export off and on, within one run.
     Tracing(TracingFlags),
+    /// Round trips of `POST /api/quick-action/preview`, one after another, over a mix of sentences.
+    Preview(PreviewFlags),
+}
+
+#[derive(Args)]
+struct PreviewFlags {
+    /// Requests measured.
+    #[arg(long, default_value_t = 2000)]
+    samples: usize,
+    /// Requests sent first and not measured (the connection, the reader's lexicon, the caches).
+    #[arg(long, default_value_t = 200)]
+    warmup: usize,
+    #[arg(long, default_value = "target/release/quickact-api")]
+    api_binary: String,
 }
 
 #[derive(Args)]
@@ -278,6 +297,7 @@ async fn main() {
         Scenario::ProviderPause(flags) => provider_pause(&flags).await,
         Scenario::Webhooks(flags) => webhooks(&flags).await,
         Scenario::Tracing(flags) => tracing_cost(&flags).await,
+        Scenario::Preview(flags) => preview(&flags).await,
     };
     println!("{result}");
 }
@@ -1395,4 +1415,84 @@ async fn traced_drain(flags: &TracingFlags, receiver: Option<&quickact_testkit::
     stop(api.child).await;
     let spans = receiver.map_or(0, |receiver| receiver.span_count() - spans_before);
     TracedDrain { posts_per_s, drain_tasks_per_s, spans }
+}
+
+// ---------------------------------------------------------------------------------------------
+// preview
+
+/// What the preview scenario sends, in turn: what people type into a quick-add box, in both
+/// languages, read with certainty or not, one request or several (with the `tz` a client sends).
+const PREVIEW_SENTENCES: [&str; 14] = [
+    "明天下午3点到4点开会",
+    "move my dentist appointment to Friday 10am",
+    "把2月8日的会议改到晚上8点",
+    "完成报告提交",
+    "remind me to call mom tomorrow at 5pm",
+    "明天下午3点开会，后天上午10点看牙医",
+    "push team meeting back 30 minutes",
+    "每周一早上9点开周会",
+    "asdfgh tomorrow",
+    "add a task",
+    "what do I have on friday",
+    "删除明天的健身",
+    "明天下午3点开会，记得带电脑；周五交报告 p1",
+    "dinner with Sam on friday at 8, bring the wine, and cancel tomorrow's yoga",
+];
+
+async fn preview(flags: &PreviewFlags) -> Value {
+    let api = Api::start(&flags.api_binary).await;
+    // One connection, kept alive, as a client typing into one box holds.
+    let client = http_client(1);
+    let key = api.user(&client, &format!("preview-{}", uuid::Uuid::new_v4().simple())).await;
+    let url = format!("{}/api/quick-action/preview", api.base);
+    let mut times = Vec::with_capacity(flags.samples);
+    let (mut not_ok, mut certain) = (0, 0);
+    for i in 0..flags.warmup + flags.samples {
+        let text = PREVIEW_SENTENCES[i % PREVIEW_SENTENCES.len()];
+        let started = Instant::now();
+        let response = client.post(&url).bearer_auth(&key).json(&json!({ "text": text, "tz": "Asia/Shanghai" })).send().await;
+        let answer = match response {
+            Ok(response) if response.status().is_success() => response.json::<Value>().await.ok(),
+            Ok(_) => None,
+            Err(error) => {
+                transport_error("preview", &error);
+                None
+            }
+        };
+        let elapsed = started.elapsed();
+        if i >= flags.warmup {
+            times.push(ms(elapsed));
+            match answer {
+                Some(reading) => certain += usize::from(reading["certain"] == true),
+                None => not_ok += 1,
+            }
+        }
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+    times.sort_by(f64::total_cmp);
+    let result = json!({
+        "scenario": "preview",
+        "samples": times.len(),
+        "sentences": PREVIEW_SENTENCES.len(),
+        "p50_ms": round(percentile(&times, 50.0), 3),
+        "p90_ms": round(percentile(&times, 90.0), 3),
+        "p99_ms": round(percentile(&times, 99.0), 3),
+        "max_ms": round(times.last().copied().unwrap_or(f64::NAN), 3),
+        "certain": certain,
+        "not_ok": not_ok,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    });
+    eprintln!(
+        "preview: p50 {} ms, p90 {} ms, p99 {} ms, max {} ms of {} requests over {} sentences ({} read as certain, {} not 200)",
+        result["p50_ms"],
+        result["p90_ms"],
+        result["p99_ms"],
+        result["max_ms"],
+        times.len(),
+        PREVIEW_SENTENCES.len(),
+        certain,
+        not_ok
+    );
+    result
 }
