@@ -365,6 +365,8 @@ pub struct ListingDoc {
     pub count: Option<bool>,
     /// It asks whether the user is free then ("am I free at 3"): what is at that time.
     pub free: Option<bool>,
+    /// Only what is still to come ("what's next", "how many are left this week").
+    pub from_now: Option<bool>,
 }
 
 /// A piece of a frame: its role and the span of the sentence it came from (code points, end

@@ -246,6 +246,12 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
         }
         only_items &= r.is(i, Item);
         let tail = r.sense(i, Noise).is_some_and(|s| s.sub == Some("tail"));
+        // "asdfgh, move the standup to 4": letters that are no English word remark nothing.
+        let norm = r.norm(i);
+        let word = norm.strip_suffix("'s").unwrap_or(&norm);
+        if matches!(r.tag(i), tokens::Tag::Latin) && word.len() > 3 && !lexicon::is_english(word) {
+            return false;
+        }
         if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) || tail || matches!(r.norm(i).as_str(), "也" | "还有" | "also") {
             return false;
         }
