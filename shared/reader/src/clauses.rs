@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::{
-    lexicon::{Action, Category},
+    lexicon::{Action, Category, Glue},
     tokens::{Sentence, Tag, Token},
 };
 
@@ -111,7 +111,7 @@ fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
         Tag::Word { .. } => s.entry(t).is_some_and(|e| {
             e.senses.iter().all(|sense| {
                 matches!(sense.category, Category::Priority | Category::Noise | Category::Prep | Category::Aspect | Category::De | Category::Connector)
-            }) || e.form == "开始"
+            }) || Glue::Start.has(e.form)
         }),
         _ => false,
     })

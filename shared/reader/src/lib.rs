@@ -212,7 +212,7 @@ fn settle_commentary(pieces: &mut Vec<Piece<'_>>) {
         }
         let r = &p.reader;
         let last = (0..r.len()).rev().find(|&i| !r.is_noise(i));
-        let past = last.is_some_and(|l| r.norm(l) == "了");
+        let past = last.is_some_and(|l| r.is_glue(l, lexicon::Glue::Le));
         let remark = p.reader.sentence.slice(r.token(0).start, r.token(r.len() - 1).end).trim().trim_end_matches(['。', '.', '!', '！', '~', '～']).to_owned();
         let joiner = if r.sentence.is_chinese() { "；" } else { "; " };
         if !past
@@ -252,7 +252,7 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
         if matches!(r.tag(i), tokens::Tag::Latin) && word.len() > 3 && !lexicon::is_english(word) {
             return false;
         }
-        if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) || tail || matches!(r.norm(i).as_str(), "也" | "还有" | "also") {
+        if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) || tail || r.is_glue(i, lexicon::Glue::Also) {
             return false;
         }
         words += 1;

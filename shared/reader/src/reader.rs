@@ -6,7 +6,7 @@ use quickact_time::{TimeContext, TimeMatch};
 
 use crate::{
     frame::{Part, Role},
-    lexicon::{Action, Category, Entry, Flags, Sense},
+    lexicon::{Action, Category, Entry, Flags, Glue, Sense},
     tokens::{Sentence, Tag, Token},
 };
 
@@ -77,6 +77,11 @@ impl<'s> Reader<'s> {
         self.sense(i, Category::Verb)
     }
 
+    /// Whether token `i` is one of the glue words of `set` ("by" before a deadline, 前 after one).
+    pub fn is_glue(&self, i: usize, set: Glue) -> bool {
+        i < self.len() && set.has(&self.norm(i))
+    }
+
     pub fn is_verb(&self, i: usize, action: Action) -> bool {
         self.verb(i).is_some_and(|s| s.action == Some(action))
     }
@@ -111,7 +116,7 @@ impl<'s> Reader<'s> {
 
     /// The "s" of "what's", "tomorrow's": the end of a word the apostrophe cut off.
     pub fn is_contraction(&self, i: usize) -> bool {
-        i > 0 && matches!(self.tag(i - 1), Tag::Punct('\'')) && matches!(self.norm(i).as_str(), "s" | "re" | "ll" | "ve" | "d" | "m" | "t")
+        i > 0 && matches!(self.tag(i - 1), Tag::Punct('\'')) && self.is_glue(i, Glue::Contraction)
     }
 
     pub fn set(&mut self, i: usize, role: Role) {

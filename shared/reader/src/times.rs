@@ -5,7 +5,7 @@ use chrono::{NaiveDate, NaiveTime};
 use quickact_time::{Grain, Resolution, TimeMatch, resolve};
 
 use crate::{
-    lexicon::{Category, Flags, lexicon},
+    lexicon::{Category, Flags, Glue, lexicon},
     reader::Reader,
     tokens::Tag,
 };
@@ -40,9 +40,7 @@ pub fn is_length(r: &Reader, i: usize) -> bool {
         && res.rrule.is_none()
         && res.grain == Grain::Minute
         && !text.contains('后')
-        && !text.contains("以后")
-        && !text.to_lowercase().contains("from now")
-        && !text.to_lowercase().contains(" ago")
+        && !Glue::FromNow.words().iter().any(|w| text.to_lowercase().contains(w))
 }
 
 /// A time of day: a clock time or a part of day.
@@ -55,7 +53,7 @@ pub fn is_time_of_day(res: &Resolution) -> bool {
 pub fn is_meal(r: &Reader, i: usize) -> bool {
     let norm = r.norm(i);
     let word = norm.trim();
-    word == "lunchtime" || lexicon().find(word).is_some_and(|e| e.senses.iter().any(|s| s.category == Category::Item && s.has(Flags::MEAL)))
+    Glue::MealTime.has(word) || lexicon().find(word).is_some_and(|e| e.senses.iter().any(|s| s.category == Category::Item && s.has(Flags::MEAL)))
 }
 
 /// Whether the piece names the day (a relative day, a weekday, a date, a period of days, a day

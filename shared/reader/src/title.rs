@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::{
     frame::{NewItem, Role},
-    lexicon::{Action, Category, Flags, Kind},
+    lexicon::{Action, Category, Flags, Glue, Kind},
     reader::Reader,
     times,
     tokens::Tag,
@@ -111,7 +111,7 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
     item.title = r.text_between(first, last, cut);
     // "把校服洗了", "月底前把社保转移办了": the work said in 把 order is put down as its verb
     // and object (洗校服, 办社保转移).
-    if first > 0 && last > first && r.is(first - 1, Category::Ba) && r.is(last, Category::Errand) && r.norm(last + 1) == "了" && r.text(last).chars().count() == 1 {
+    if first > 0 && last > first && r.is(first - 1, Category::Ba) && r.is(last, Category::Errand) && r.is_glue(last + 1, Glue::Le) && r.text(last).chars().count() == 1 {
         item.title = format!("{}{}", r.text(last), r.text_between(first, last - 1, cut));
     }
     finish(r, &mut item, &when, &naming, shape);
@@ -150,7 +150,7 @@ fn finish(r: &Reader, item: &mut NewItem, when: &[usize], naming: &[usize], shap
     });
     // "submit the application by monday 9am", 周五下午5点前交报告: a time said as a deadline is
     // when a to-do is due, not when an event starts.
-    let deadline = when.iter().any(|&i| i > 0 && is_any_word(r, i - 1, &["by", "due", "before", "截止", "截止到", "截至"]) || is_any_word(r, i + 1, &["前", "之前", "以前"]));
+    let deadline = when.iter().any(|&i| i > 0 && r.is_glue(i - 1, Glue::DeadlineBefore) || r.is_glue(i + 1, Glue::DeadlineAfter));
     let kind = kind.unwrap_or(if (timed || item.segment.is_some()) && !deadline || gathering { Kind::Event } else { Kind::Todo });
     item.kind = kind.as_str();
     if kind == Kind::Event && !timed && item.segment.is_none() {
@@ -242,7 +242,7 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
     }
     // "book a debrief", "schedule an hour": a verb of putting down before "a"/"an" is that verb, even
     // when it also starts errands ("book flights").
-    if r.verb(i).is_some_and(|s| s.action == Some(Action::Create)) && is_any_word(r, i + 1, &["a", "an"]) {
+    if r.verb(i).is_some_and(|s| s.action == Some(Action::Create)) && r.is_glue(i + 1, Glue::Indefinite) {
         return true;
     }
     if r.entry(i).is_some_and(|e| e.senses.iter().any(|s| matches!(s.category, Item | Errand | Word) || s.sub == Some("length"))) {
@@ -341,6 +341,3 @@ fn afternoon_hour(part: &str, start: chrono::NaiveTime) -> Option<chrono::NaiveT
     later.then(|| start + chrono::Duration::hours(12))
 }
 
-fn is_any_word(r: &Reader, i: usize, words: &[&str]) -> bool {
-    i < r.len() && words.contains(&r.norm(i).as_str())
-}

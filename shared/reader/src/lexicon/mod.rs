@@ -14,6 +14,7 @@
 //! A form may appear on several lines: each line is one sense of it ("提前" moves a time earlier
 //! and also marks a note of preparation), and the rules choose among the senses.
 
+mod glue;
 mod load;
 mod typo;
 
@@ -22,6 +23,7 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use serde::Serialize;
 
+pub use glue::Glue;
 pub use typo::{is_english, near_miss};
 
 /// What a word is, for the rules.

@@ -2,10 +2,10 @@
 //! 看电影，提前一小时提醒我出门", "dentist friday 3pm, remind me an hour before"): the item it hangs
 //! on is the one before, which the context fills in.
 
-use super::{Rule, body, create::create_frame, create::is_length_word, is_any};
+use super::{Rule, body, create::create_frame, create::is_length_word};
 use crate::{
     frame::{Anchor, Frame, NewItem, Role, Selector},
-    lexicon::{Action, Category, Kind},
+    lexicon::{Action, Category, Glue, Kind},
     reader::Reader,
     title::Shape,
 };
@@ -20,7 +20,7 @@ pub const REMIND_AHEAD: Rule = Rule {
 fn ahead(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let v = range.clone().find(|&i| r.is_verb(i, Action::Remind))?;
-    let at = range.clone().find(|&i| r.is(i, Category::Prepare) || is_any(r, i, &["before", "ahead", "earlier", "before that", "before it"]))?;
+    let at = range.clone().find(|&i| r.is(i, Category::Prepare) || r.is_glue(i, Glue::Ahead))?;
     // The length stands right after 提前 or right before "before"/"ahead".
     let english = r.text(at).is_ascii();
     let length = if english {
@@ -33,19 +33,19 @@ fn ahead(r: &mut Reader) -> Option<Frame> {
     let text = r.sentence.slice(r.token(length.start).start, r.token(length.end - 1).end);
     quickact_time::resolve(&text, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none())?;
     // "remind me an hour before the dentist" names its item: create.anchored reads it.
-    if english && (at + 1..range.end).any(|i| !r.is_noise(i) && !is_any(r, i, &["to", "so", "that"])) && !(at + 1..range.end).any(|i| is_any(r, i, &["to"])) {
+    if english && (at + 1..range.end).any(|i| !r.is_noise(i) && !r.is_glue(i, Glue::AheadTail)) && !(at + 1..range.end).any(|i| r.is_glue(i, Glue::To)) {
         return None;
     }
     r.set(v, Role::Action);
     r.set(at, Role::Anchor);
     r.set_range(length, Role::Length);
     let mut after_verb = v + 1;
-    while after_verb < range.end && (is_any(r, after_verb, &["to", "me"]) || r.is_noise(after_verb)) {
+    while after_verb < range.end && (r.is_glue(after_verb, Glue::ToMe) || r.is_noise(after_verb)) {
         r.set(after_verb, Role::Noise);
         after_verb += 1;
     }
     for i in at + 1..range.end {
-        if english && is_any(r, i, &["to"]) && r.roles[i].is_none() {
+        if english && r.is_glue(i, Glue::To) && r.roles[i].is_none() {
             r.set(i, Role::Noise);
             break;
         }

@@ -4,10 +4,10 @@
 
 use std::ops::Range;
 
-use super::{Rule, body, is_any, skip_subject};
+use super::{Rule, body, skip_subject};
 use crate::{
     frame::{Act, Change, Frame, Role, Selector},
-    lexicon::{Action, Category, Dir, Flags},
+    lexicon::{Action, Category, Dir, Flags, Glue},
     reader::Reader,
     target::selector,
     times,
@@ -45,7 +45,7 @@ fn ba(r: &mut Reader, want: Action) -> Option<Frame> {
     }
     r.set(v, Role::Action);
     let target = selector(r, b + 1..v).or_previous();
-    let rest = skip_joiners(r, v + 1, range.end, &["到", "成", "为", "在", "至"]);
+    let rest = skip_joiners(r, v + 1, range.end, Glue::ZhJoiner);
     if want == Action::Move {
         let to = new_time(r, rest..range.end)?;
         return Some(frame(Act::Move, target, to));
@@ -65,7 +65,7 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let v = skip_subject(r, range.start, range.end);
     let verb = r.verb(v)?;
-    if !matches!(verb.action, Some(Action::Move | Action::Shift)) || r.norm(v) == "make" {
+    if !matches!(verb.action, Some(Action::Move | Action::Shift)) || r.is_glue(v, Glue::Make) {
         return None;
     }
     r.set(v, Role::Action);
@@ -77,7 +77,7 @@ fn move_verb(r: &mut Reader) -> Option<Frame> {
     let start = particles(r, v + 1, range.end).0;
     // The last "to" (until, till, for, 到) with a time after it: the new time; before it, the item.
     let to = (start..range.end).rev().find(|&i| {
-        is_any(r, i, &["to", "until", "till", "til", "for", "到", "至", "into"]) && (i + 1..range.end).any(|j| matches!(r.tag(j), Tag::Time(_)) || bare_hour(r, j).is_some())
+        r.is_glue(i, Glue::ToTime) && (i + 1..range.end).any(|j| matches!(r.tag(j), Tag::Time(_)) || bare_hour(r, j).is_some())
     });
     if to.is_none()
         && let Some(frame) = range_as_move(r, start, range.end)
@@ -125,7 +125,7 @@ fn shift_verb(r: &mut Reader) -> Option<Frame> {
     // "push X back 30 minutes", "delay X by an hour": particles and "by" between item and length.
     let mut target_end = l;
     let mut dir = verb.dir.or(particle_dir);
-    while target_end > start && (r.is(target_end - 1, Category::Particle) || is_any(r, target_end - 1, &["by"])) {
+    while target_end > start && (r.is(target_end - 1, Category::Particle) || r.is_glue(target_end - 1, Glue::By)) {
         dir = dir.or(r.sense(target_end - 1, Category::Particle).and_then(|s| s.dir));
         r.set(target_end - 1, Role::Action);
         target_end -= 1;
@@ -145,17 +145,17 @@ pub const MOVE_INSTEAD: Rule = Rule {
 fn instead(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let last = (range.start..range.end).rev().find(|&i| !r.is_punct(i))?;
-    if !is_any(r, last, &["instead"]) {
+    if !r.is_glue(last, Glue::Instead) {
         return None;
     }
     r.set(last, Role::Noise);
     let mut i = range.start;
-    while i < last && (is_any(r, i, &["can", "could", "let's", "lets", "we", "shall", "do", "have", "hold", "move", "make"]) || [Category::Pronoun, Category::Modal, Category::Have, Category::Aux].iter().any(|&c| r.is(i, c))) {
+    while i < last && (r.is_glue(i, Glue::PlanLead) || [Category::Pronoun, Category::Modal, Category::Have, Category::Aux].iter().any(|&c| r.is(i, c))) {
         r.set(i, Role::Action);
         i += 1;
     }
     let t = (i..last).find(|&j| matches!(r.tag(j), Tag::Time(_)))?;
-    let target_end = if t > i && is_any(r, t - 1, &["on", "at", "for"]) { t - 1 } else { t };
+    let target_end = if t > i && r.is_glue(t - 1, Glue::TimePrep) { t - 1 } else { t };
     let target = selector(r, i..target_end);
     let to = new_time(r, target_end..last)?;
     (!target.is_empty()).then(|| frame(Act::Move, target, to))
@@ -175,18 +175,13 @@ pub const SHIFT_SUBJECT: Rule = Rule {
     read: |r| subject_first(r, Act::Shift),
 };
 
-/// English words between an item and its new time ("is", "got moved", "needs to start").
-const LINKING: [&str; 24] = [
-    "is", "was", "got", "gets", "has", "have", "been", "be", "being", "'s", "now", "start", "starts", "begin", "begins", "happen", "happens",
-    "moved", "rescheduled", "pushed", "changed", "shifted", "going", "supposed",
-];
 
 fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
     let range = body(r);
     let start = range.start;
     // The first word that is no part of the item: a verb (Chinese), or English linking words.
     let moves = |r: &Reader, i: usize| r.verb(i).is_some_and(|s| matches!(s.action, Some(Action::Move | Action::Shift)));
-    let v = (start..range.end).find(|&i| moves(r, i) || r.is(i, Category::Modal) || is_any(r, i, &LINKING))?;
+    let v = (start..range.end).find(|&i| moves(r, i) || r.is(i, Category::Modal) || r.is_glue(i, Glue::Linking))?;
     if (start..v).any(|i| r.is(i, Category::Verb) && !r.is(i, Category::Item)) {
         return None;
     }
@@ -196,7 +191,7 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
     let mut i = v;
     let mut dir = None;
     let mut moved = false;
-    while i < range.end && (r.is(i, Category::Modal) || is_any(r, i, &LINKING) || r.is(i, Category::Verb)) {
+    while i < range.end && (r.is(i, Category::Modal) || r.is_glue(i, Glue::Linking) || r.is(i, Category::Verb)) {
         if let Some(verb) = r.verb(i) {
             if !matches!(verb.action, Some(Action::Move | Action::Shift)) {
                 return None;
@@ -215,7 +210,7 @@ fn subject_first(r: &mut Reader, want: Act) -> Option<Frame> {
     if target.is_empty() {
         return None;
     }
-    let rest = skip_joiners(r, i, range.end, &["to", "at", "on", "until", "for", "到", "成", "为", "在"]);
+    let rest = skip_joiners(r, i, range.end, Glue::Joiner);
     match want {
         Act::Shift => {
             let by = length(r, rest..range.end, dir)?;
@@ -249,8 +244,8 @@ fn particles(r: &mut Reader, mut i: usize, end: usize) -> (usize, Option<Dir>) {
 }
 
 /// Skips words that only join (to, 到) from `i`.
-fn skip_joiners(r: &mut Reader, mut i: usize, end: usize, words: &[&str]) -> usize {
-    while i < end && is_any(r, i, words) {
+fn skip_joiners(r: &mut Reader, mut i: usize, end: usize, words: Glue) -> usize {
+    while i < end && r.is_glue(i, words) {
         r.set(i, Role::Noise);
         i += 1;
     }
@@ -260,7 +255,7 @@ fn skip_joiners(r: &mut Reader, mut i: usize, end: usize, words: &[&str]) -> usi
 /// Where a run of time tokens that ends the clause starts (after at least one other word).
 fn trailing_times(r: &Reader, start: usize, end: usize) -> Option<usize> {
     let mut t = end;
-    while t > start && (matches!(r.tag(t - 1), Tag::Time(_)) || r.is_punct(t - 1) || is_any(r, t - 1, &["at", "on"])) {
+    while t > start && (matches!(r.tag(t - 1), Tag::Time(_)) || r.is_punct(t - 1) || r.is_glue(t - 1, Glue::AtOn)) {
         t -= 1;
     }
     (t > start && t < end && (t..end).any(|i| matches!(r.tag(i), Tag::Time(_)))).then_some(t)
@@ -286,7 +281,7 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<Change> {
         } else if let Some(hour) = bare_hour(r, i).filter(|_| bare.is_none() && times_at.is_empty()) {
             r.set(i, Role::NewTime);
             bare = Some(hour);
-        } else if r.is_noise(i) || r.is(i, Category::Prep) || r.is(i, Category::Aspect) || r.is(i, Category::Det) || is_any(r, i, &["instead", "去", "吧"]) {
+        } else if r.is_noise(i) || r.is(i, Category::Prep) || r.is(i, Category::Aspect) || r.is(i, Category::Det) || r.is_glue(i, Glue::NewTimeTail) {
             r.set(i, Role::Noise);
         } else {
             r.doubt(i, "a word beside the new time");
@@ -313,9 +308,9 @@ pub(crate) fn new_time(r: &mut Reader, range: Range<usize>) -> Option<Change> {
 
 /// Whether a time says weeks from now and no weekday ("same time next week", 两周后同一时间).
 fn weeks_only(text: &str) -> bool {
-    const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
-    let week = ["week", "wk", "周", "礼拜", "星期"].iter().any(|w| text.contains(w));
-    let weekday = WEEKDAYS.iter().any(|d| text.contains(d)) || ["周", "礼拜", "星期"].iter().any(|w| text.split(w).skip(1).any(|rest| rest.starts_with(['一', '二', '三', '四', '五', '六', '日', '天', '末'])));
+    let week = Glue::WeekWord.words().iter().any(|w| text.contains(w));
+    let numbered = |rest: &str| Glue::WeekdayHan.words().iter().any(|d| rest.starts_with(d));
+    let weekday = Glue::WeekdayAbbrev.words().iter().any(|d| text.contains(d)) || Glue::WeekWord.words().iter().any(|w| text.split(w).skip(1).any(numbered));
     week && !weekday
 }
 
@@ -341,9 +336,10 @@ fn shift_amount(r: &Reader, i: usize) -> Option<(String, Option<Dir>)> {
         return Some((text, None));
     }
     let lower = text.to_lowercase();
-    let (amount, dir) = [(" later", Dir::Later), (" earlier", Dir::Earlier), (" sooner", Dir::Earlier)]
-        .iter()
-        .find_map(|(end, dir)| lower.strip_suffix(end).map(|_| (text[..text.len() - end.len()].trim().to_owned(), *dir)))?;
+    let ways = Glue::Later.words().iter().map(|w| (w, Dir::Later)).chain(Glue::Earlier.words().iter().map(|w| (w, Dir::Earlier)));
+    let (amount, dir) = ways
+        .filter_map(|(word, dir)| lower.strip_suffix(word).filter(|rest| rest.ends_with(' ')).map(|rest| (text[..rest.len()].trim().to_owned(), dir)))
+        .next()?;
     quickact_time::resolve(&amount, r.ctx).filter(is_length).map(|_| (amount, Some(dir)))
 }
 
@@ -382,7 +378,7 @@ fn range_as_move(r: &mut Reader, start: usize, end: usize) -> Option<Frame> {
     let (Some(_), Some(until)) = (res.start_time, res.end_time) else { return None };
     let text = r.text(t);
     let lower = text.to_lowercase();
-    let cut = [" to ", " until ", " till ", "到", "至"].iter().find_map(|c| lower.find(c))?;
+    let cut = Glue::RangeCut.words().iter().find_map(|c| lower.find(c))?;
     if (t + 1..end).any(|i| !r.is_noise(i)) {
         return None;
     }

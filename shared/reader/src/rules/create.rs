@@ -4,7 +4,7 @@
 use super::{Rule, body, first_action, first_other_action, first_time, skip_subject};
 use crate::{
     frame::{Act, Frame, Role},
-    lexicon::{Action, Category, Kind},
+    lexicon::{Action, Category, Glue, Kind},
     reader::Reader,
     title::{Shape, new_item},
     tokens::Tag,
@@ -30,7 +30,7 @@ fn remind(r: &mut Reader) -> Option<Frame> {
     r.set(v, Role::Action);
     // "set a reminder to", "remind me about", "提醒我一下": the words that only join.
     let mut after = v + 1;
-    while after < range.end && (super::is_any(r, after, &["to", "about", "that", "of", "me"]) || r.is(after, Category::Noise)) {
+    while after < range.end && (r.is_glue(after, Glue::RemindGlue) || r.is(after, Category::Noise)) {
         r.set(after, Role::Noise);
         after += 1;
     }
@@ -57,7 +57,7 @@ fn note_to_self(r: &mut Reader) -> Option<Frame> {
     }
     r.set(start, Role::Action);
     let mut after = start + 1;
-    while after < range.end && super::is_any(r, after, &["to", "that"]) {
+    while after < range.end && r.is_glue(after, Glue::NoteGlue) {
         r.set(after, Role::Noise);
         after += 1;
     }
@@ -145,7 +145,7 @@ fn having(r: &mut Reader) -> Option<Frame> {
     }
     r.set(have, Role::Noise);
     let mut after = have + 1;
-    while after < range.end && super::is_any(r, after, &["to"]) {
+    while after < range.end && r.is_glue(after, Glue::To) {
         r.set(after, Role::Noise);
         after += 1;
     }
@@ -274,7 +274,7 @@ fn deadline(r: &mut Reader) -> Option<Frame> {
     }
     let due = (range.start..range.end).any(|t| {
         matches!(r.tag(t), Tag::Time(_))
-            && (t > 0 && super::is_any(r, t - 1, &["by", "before", "due", "until", "截止", "截止到"])
+            && (t > 0 && (r.is_glue(t - 1, Glue::DeadlineBefore) || r.is_glue(t - 1, Glue::Until))
                 || t + 1 < r.len() && r.sense(t + 1, Category::Prep).is_some_and(|s| s.sub == Some("before")))
     });
     if !due {
@@ -293,7 +293,7 @@ fn kind_and_colon(r: &Reader, i: usize) -> bool {
 /// "帮我把这周的会议整理一下", "help me write the report": asked to do the work itself, not to put
 /// it down (a create verb after 帮我, "帮我记一下", is a request to the planner and is read first).
 fn asks_the_assistant(r: &mut Reader, range: std::ops::Range<usize>) {
-    let helped = (0..range.start.min(r.len())).any(|i| r.norm(i) == "帮我" || r.norm(i) == "help me" || r.norm(i) == "help me to");
+    let helped = (0..range.start.min(r.len())).any(|i| r.is_glue(i, Glue::HelpMe));
     let Some(first) = (range.start..range.end).find(|&i| r.roles[i].is_none() && !r.is_noise(i)) else { return };
     if helped && (r.is(first, Category::Ba) || r.is(first, Category::Errand) || starts_with_errand(r, first)) {
         r.doubt(first, "asks the assistant to do it, not to put it down");
@@ -317,7 +317,7 @@ fn anchored(r: &mut Reader) -> Option<Frame> {
     let (at, after) = (range.start..range.end).find_map(|i| relation(r, i).map(|after| (i, after)))?;
     let english = r.text(at).is_ascii();
     // "remind me 3 hours before to leave": what follows is the reminder's, no other item.
-    if english && super::is_any(r, at + 1, &["to"]) {
+    if english && r.is_glue(at + 1, Glue::To) {
         return None;
     }
     // English: "<length> before|after <item>"; Chinese: "<item> 前|后 <length>".
@@ -380,7 +380,7 @@ fn anchored_at(r: &mut Reader, range: std::ops::Range<usize>, at: usize, after: 
     if let Some(v) = remind {
         r.set(v, Role::Action);
         let mut after_verb = v + 1;
-        while after_verb < range.end && (super::is_any(r, after_verb, &["to", "about", "me"]) || r.is(after_verb, Category::Noise)) {
+        while after_verb < range.end && (r.is_glue(after_verb, Glue::RemindGlue) || r.is(after_verb, Category::Noise)) {
             r.set(after_verb, Role::Noise);
             after_verb += 1;
         }
@@ -415,7 +415,7 @@ fn relation(r: &Reader, i: usize) -> Option<bool> {
 
 /// A word of a length said apart from the resolver ("10", "minutes", "half", "an", "hour").
 pub(crate) fn is_length_word(r: &Reader, i: usize) -> bool {
-    matches!(r.tag(i), Tag::Number(_) | Tag::Time(_)) || super::is_any(r, i, &["half", "an", "a", "hour", "hours", "minute", "minutes", "mins", "min", "hr", "hrs", "quarter", "of", "and", "couple"])
+    matches!(r.tag(i), Tag::Number(_) | Tag::Time(_)) || r.is_glue(i, Glue::LengthWord)
 }
 
 /// A time piece right after the other item that is a length and 后 ("周会一小时后"): the length.
@@ -424,7 +424,7 @@ fn offset_after_item(r: &Reader, i: usize) -> Option<String> {
         return None;
     }
     let text = r.text(i);
-    let length = ["以后", "之后", "后"].iter().find_map(|end| text.strip_suffix(end))?;
+    let length = Glue::AfterPost.words().iter().find_map(|end| text.strip_suffix(end))?;
     quickact_time::resolve(length, r.ctx).filter(|res| res.duration_minutes.is_some() && res.start_time.is_none()).map(|_| length.to_owned())
 }
 

@@ -14,7 +14,7 @@ mod settle;
 
 use crate::{
     frame::{Frame, Role},
-    lexicon::{Action, Category},
+    lexicon::{Action, Category, Glue},
     reader::Reader,
     tokens::Tag,
 };
@@ -118,7 +118,7 @@ pub fn body(r: &mut Reader) -> std::ops::Range<usize> {
         start += 1;
     }
     // "now remind me to …", "现在帮我…": "now" opening a clause only starts it.
-    if start + 1 < r.len() && matches!(r.tag(start), Tag::Time(_)) && ["now", "现在", "so now"].contains(&r.norm(start).as_str()) {
+    if start + 1 < r.len() && matches!(r.tag(start), Tag::Time(_)) && r.is_glue(start, Glue::Now) {
         r.set(start, Role::Noise);
         start += 1;
     }
@@ -155,10 +155,6 @@ pub(crate) fn first_time(r: &Reader, range: std::ops::Range<usize>) -> Option<us
 }
 
 
-/// Whether token `i` is one of `words`.
-pub(crate) fn is_any(r: &Reader, i: usize, words: &[&str]) -> bool {
-    i < r.len() && words.contains(&r.norm(i).as_str())
-}
 
 /// Skips the subject and what only leads up to the verb ("I", "we", 我, "please", "can you") from
 /// `i`, giving them the noise role; the index after.

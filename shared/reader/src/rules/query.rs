@@ -4,10 +4,10 @@
 
 use quickact_time::leading_number;
 
-use super::{Rule, body, is_any};
+use super::{Rule, body};
 use crate::{
     frame::{Act, Frame, Listing, Role},
-    lexicon::{Action, Category, Flags, Kind},
+    lexicon::{Action, Category, Flags, Glue, Kind},
     reader::Reader,
     target::search_word,
     times,
@@ -35,7 +35,7 @@ pub const LIST: Rule = Rule {
 fn list(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     // "which tasks mention X", "any reminders tonight?": a question word and a kind of item.
-    let asks_for_kind = (r.is(range.start, Category::Question) || is_any(r, range.start, &["any", "有没有"])) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
+    let asks_for_kind = (r.is(range.start, Category::Question) || r.is_glue(range.start, Glue::Any)) && (range.start..range.end).any(|i| r.is_with(i, Category::Item, Flags::FILTER));
     let q = (range.start..range.end).find(|&i| r.is(i, Category::Query) || r.is_verb(i, Action::List) || asks_for_kind && i == range.start)?;
     // Another action before the question ("cancel what's on tomorrow") is not a listing.
     if super::first_other_action(r, range.start..q).is_some() {
@@ -46,7 +46,7 @@ fn list(r: &mut Reader) -> Option<Frame> {
     let mut topic: Vec<String> = Vec::new();
     let mut open = false;
     // "why is my week so packed": a complaint, not a question about what there is.
-    if let Some(why) = (range.start..range.end).find(|&i| is_any(r, i, &["why", "how come", "为什么", "为啥", "怎么这么"])) {
+    if let Some(why) = (range.start..range.end).find(|&i| r.is_glue(i, Glue::Complaint)) {
         r.doubt(why, "a complaint, not a request");
     }
     // Words are what the items are about only after a word that says so ("about", "with", 跟,
@@ -174,8 +174,8 @@ fn classify(r: &Reader, i: usize) -> Piece {
 fn counts(r: &Reader, i: usize) -> bool {
     let before = i.checked_sub(1).map(|b| r.norm(b));
     let after = (i + 1 < r.len()).then(|| r.norm(i + 1));
-    before.as_deref().is_some_and(|b| ["top", "first", "前", "头", "next"].contains(&b))
-        || after.as_deref().is_some_and(|a| a == "个" || a == "件" || a == "项")
+    before.as_deref().is_some_and(|b| Glue::LimitBefore.has(b))
+        || after.as_deref().is_some_and(|a| Glue::Measure.has(a))
         || matches!(r.tag(i), Tag::Han) && before.as_deref() == Some("前")
 }
 
@@ -186,7 +186,7 @@ fn join_topic(words: &[String]) -> String {
 
 /// A word that says what items are about ("about", "with", "for", "mentioning", 跟, 和, 关于, 有关).
 fn is_about(r: &Reader, i: usize) -> bool {
-    r.sense(i, Category::Prep).is_some_and(|s| s.sub == Some("about")) || is_any(r, i, &["with", "for", "跟", "和", "与", "w/"]) || r.is(i, Category::And) && !r.text(i).is_ascii()
+    r.sense(i, Category::Prep).is_some_and(|s| s.sub == Some("about")) || r.is_glue(i, Glue::AboutMarker) || r.is(i, Category::And) && !r.text(i).is_ascii()
 }
 
 /// Whether token `i` is inside what an about-word marks: after one (English, 关于X), or between

@@ -2,10 +2,10 @@
 //! "I can't make it to X") or complete it ("mark X as done", 完成报告, 报告写完了, "I already paid
 //! the water bill").
 
-use super::{Rule, body, is_any, skip_subject};
+use super::{Rule, body, skip_subject};
 use crate::{
     frame::{Act, Frame, Role, Selector},
-    lexicon::{Action, Category, Flags},
+    lexicon::{Action, Category, Flags, Glue},
     reader::Reader,
     target::selector,
     tokens::Tag,
@@ -39,7 +39,7 @@ fn not_going(r: &mut Reader) -> Option<Frame> {
     let has_words = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect));
     let has_names = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect) && !matches!(r.tag(i), Tag::Time(_)));
     let mut target = if has_words(r, after.clone()) {
-        let start = if is_any(r, after.start, &["to", "about", "for"]) {
+        let start = if r.is_glue(after.start, Glue::About) {
             r.set(after.start, Role::Noise);
             after.start + 1
         } else {
@@ -156,7 +156,7 @@ fn off_calendar(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let v = skip_subject(r, range.start, range.end);
     let place = (v..range.end).find(|&i| r.sense(i, Category::Noise).is_some_and(|s| s.sub == Some("off")))?;
-    if !(is_any(r, v, &["take", "get", "knock", "move"]) || r.is_verb(v, Action::Delete)) {
+    if !(r.is_glue(v, Glue::OffVerb) || r.is_verb(v, Action::Delete)) {
         return None;
     }
     r.set(v, Role::Action);
@@ -185,7 +185,7 @@ fn mark(r: &mut Reader) -> Option<Frame> {
     let done = (v + 1..range.end).rev().find(|&i| r.is(i, Category::Done) || r.is_verb(i, Action::Complete))?;
     r.set(done, Role::Action);
     let mut end = done;
-    if end > v + 1 && is_any(r, end - 1, &["as", "to"]) {
+    if end > v + 1 && r.is_glue(end - 1, Glue::As) {
         r.set(end - 1, Role::Noise);
         end -= 1;
     }
@@ -225,7 +225,7 @@ fn already(r: &mut Reader) -> Option<Frame> {
     let zh = r.text(a).chars().any(quickact_time::is_han);
     if zh {
         // 已经 + the work with 过 + 了: the item is the work without its aspect words.
-        if !(start..range.end).any(|i| r.norm(i) == "过" || r.is(i, Category::Done)) {
+        if !(start..range.end).any(|i| r.is_glue(i, Glue::Guo) || r.is(i, Category::Done)) {
             return None;
         }
     } else {
@@ -275,7 +275,7 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     let mut end = range.end;
     let mut finished = false;
     while end > start && (r.is(end - 1, Category::Aspect) || r.is_noise(end - 1)) {
-        finished |= r.norm(end - 1) == "了";
+        finished |= r.is_glue(end - 1, Glue::Le);
         r.set(end - 1, Role::Noise);
         end -= 1;
     }
@@ -299,12 +299,12 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     r.set(v, Role::Action);
     let mut target_end = v;
     // "今天的 todo 都 mark 成 done": the verb that needs "done" after it, and 成/as.
-    while want == Action::Complete && target_end > start && (is_any(r, target_end - 1, &["成", "as", "为", "to", "一下"]) || r.verb(target_end - 1).is_some_and(|s| s.has(Flags::AS_DONE))) {
+    while want == Action::Complete && target_end > start && (r.is_glue(target_end - 1, Glue::As) || r.verb(target_end - 1).is_some_and(|s| s.has(Flags::AS_DONE))) {
         r.set(target_end - 1, Role::Action);
         target_end -= 1;
     }
     // "pay rent is done", "the slides are done": the linking word; 写完了: the work's verb.
-    while target_end > start && (is_any(r, target_end - 1, &["is", "are", "was", "all", "now", "been", "has", "have"]) || want == Action::Complete && r.is_with(target_end - 1, Category::Errand, Flags::WORK) && target_end - 1 > start) {
+    while target_end > start && (r.is_glue(target_end - 1, Glue::IsDone) || want == Action::Complete && r.is_with(target_end - 1, Category::Errand, Flags::WORK) && target_end - 1 > start) {
         r.set(target_end - 1, Role::Action);
         target_end -= 1;
     }
@@ -344,7 +344,7 @@ fn result_done(r: &mut Reader) -> Option<Frame> {
         return None;
     }
     let last = range.end - 1;
-    if last <= start || r.norm(last) != "了" {
+    if last <= start || !r.is_glue(last, Glue::Le) {
         return None;
     }
     r.set(start, Role::Action);
@@ -396,7 +396,7 @@ fn past(r: &mut Reader) -> Option<Frame> {
     // "搞定了报销", "做完了PPT": done first, then the item.
     let done_first = r.is(v, Category::Done) && !r.text(v).is_ascii();
     // "交了房租了": the work's verb, 了, the item.
-    let le = !r.text(v).is_ascii() && r.is(v, Category::Errand) && r.norm(v + 1) == "了";
+    let le = !r.text(v).is_ascii() && r.is(v, Category::Errand) && r.is_glue(v + 1, Glue::Le);
     // "booked the vet", "i paid the water bill", "finished reading ch 4"
     let english_past = r.is_with(v, Category::Errand, Flags::PAST)
         || r.verb(v).is_some_and(|s| s.action == Some(Action::Complete) && s.has(Flags::PAST))
