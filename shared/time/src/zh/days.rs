@@ -120,7 +120,9 @@ pub(super) fn weekday(t: &Text, i: usize) -> Option<(usize, Atom)> {
             '俩' | '仨' => zh_colloquial(t, i - 1).is_some(),
             // "周六周日": 六 closes the weekday before, it counts nothing
             _ if i >= 2 && weekday_char(b).is_some() && matches!(t.at(i - 2), '周' | '期' | '拜') => false,
-            _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '个' || b == '每',
+            // "加一个周五上午10点的会": 一个 counts the item, and a weekday follows
+            '个' => !(weekday_char(t.at(e)).is_some_and(|_| !t.at(e).is_ascii_digit()) || t.at(e) == '末') || t.at(e + 1) == '次',
+            _ => b.is_ascii_digit() || is_zh_num_char(b) || b == '每',
         };
         if counted {
             return None;

@@ -62,11 +62,19 @@ fn zh_unit(t: &Text, i: usize, had_ge: bool) -> Option<(ZhUnit, usize, &'static 
         }
         if let Some(e) = t.lit(i, w)
             && best.is_none_or(|b| e > b.1)
+            && !(had_ge && matches!(u, ZhUnit::Cal(Unit::Week)) && names_a_weekday(t, e))
         {
             best = Some((u, e, w));
         }
     }
     best
+}
+
+/// "再加一个周五上午10点的会": a week word after 个 followed by a weekday is that weekday (一个 counts
+/// the item), not a week ("两个星期一次" is still weeks).
+fn names_a_weekday(t: &Text, e: usize) -> bool {
+    let day = t.at(e);
+    (matches!(day, '末') || !day.is_ascii_digit() && super::days::weekday_char(day).is_some()) && t.at(e + 1) != '次'
 }
 
 /// An amount and its unit as read: "两三个小时以后" = amt 200, hi 300, hours, dir 1.
