@@ -84,9 +84,15 @@ impl TypedTool for SearchItems {
             (items, total) = search_items(db, context.user_id, &query).await?;
         }
         if items.is_empty() && query.can_relax() {
-            // Nothing has these exact words: look for items sharing most of their characters.
+            // Nothing has these exact words: look for items sharing most of their characters, and
+            // of those the ones sharing the most ("体检预约" is 预约体检 before 拿体检报告).
             query.relaxed = true;
             (items, total) = search_items(db, context.user_id, &query).await?;
+            let best = items.iter().map(|item| shared_characters(&query.terms, &item.item.title)).max().unwrap_or(0);
+            if items.len() > 1 && items.len() as i64 == total {
+                items.retain(|item| shared_characters(&query.terms, &item.item.title) == best);
+                total = items.len() as i64;
+            }
         }
         if items.is_empty() && query.at.is_some() {
             // Nothing of that day is at that time: a to-do due that day, or an all-day item, is
@@ -163,6 +169,12 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
     let endings = terms.iter().map(|t| lexicon().head_nouns(t).into_iter().map(str::to_owned).collect()).collect();
     let limit = search_limit(args.limit, explicit_count(context.input_text));
     Ok(ItemQuery { kind, status, from, to, terms, synonyms, endings, sort, descending, limit: i64::from(limit), relaxed: false, at })
+}
+
+/// How many characters of the search's words a title holds.
+fn shared_characters(terms: &[String], title: &str) -> usize {
+    let title = title.to_lowercase();
+    terms.iter().map(|term| term.to_lowercase().chars().filter(|c| !c.is_whitespace() && title.contains(*c)).count()).sum()
 }
 
 /// The item at `position` (1-based, negative from the end) of items in time order.
