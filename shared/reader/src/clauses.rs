@@ -23,7 +23,7 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
             Tag::Punct(c) => splits_at(s, i, c),
             // "I'm sick 🤒 cancel everything tomorrow": an emoji between words ends a sentence.
             Tag::Symbol => i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_)),
-            _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i),
+            _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i) || is_note_label(s, i),
         };
         if cut {
             let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol);
@@ -51,6 +51,18 @@ fn splits_at(s: &Sentence, i: usize, c: char) -> bool {
         '.' => s.tokens.get(i + 1).is_none_or(|next| next.start > s.tokens[i].end),
         _ => false,
     }
+}
+
+/// "周一买菜 备注：鸡蛋 牛奶": a note's label starts a clause of its own.
+fn is_note_label(s: &Sentence, i: usize) -> bool {
+    i > 0 && is_label(s, i)
+}
+
+/// A note's label with its colon ("备注：", "note:"); 备注 in "转账备注写房号" is a word.
+pub fn is_label(s: &Sentence, i: usize) -> bool {
+    let Some(entry) = s.tokens.get(i).and_then(|t| s.entry(t)) else { return false };
+    let colon = entry.form.ends_with([':', '：']) || s.tokens.get(i + 1).is_some_and(|t| matches!(t.tag, Tag::Punct(':' | '：')));
+    colon && entry.sense(Category::Note).is_some_and(|sense| sense.sub == Some("label"))
 }
 
 fn is_connector(s: &Sentence, i: usize) -> bool {

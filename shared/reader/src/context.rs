@@ -30,7 +30,10 @@ pub fn attach_note(r: &Reader, before: Option<&mut Frame>) -> bool {
         return false;
     }
     let last = (0..r.len()).rev().find(|&i| !r.is_punct(i)).unwrap_or(first);
-    let note = r.sentence.slice(r.token(first).start, r.token(last).end).trim().to_owned();
+    // "备注：丰巢柜A12", "note: bring the card": a label is no part of the note.
+    let labelled = r.tokens.get(first).is_some_and(|&t| crate::clauses::is_label(r.sentence, t));
+    let from = if labelled { (first + 1..=last).find(|&i| !r.is_punct(i)).unwrap_or(last) } else { first };
+    let note = r.sentence.slice(r.token(from).start, r.token(last).end).trim().to_owned();
     if note.chars().count() > 200 {
         return false;
     }

@@ -236,12 +236,15 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
     const REQUESTING: [Category; 17] = [Verb, Query, Question, Reference, Det, And, Position, Priority, Done, NotGoing, Have, Instead, Ba, Note, Prepare, Vague, Already];
     let mut words = 0;
     let mut only_items = true;
+    // "7点太晚了", "took all weekend": a time in a judgement or in what happened asks for nothing.
+    let first = range.clone().find(|&i| !r.is_punct(i) && !r.is_noise(i));
+    let remarks_on_a_time = range.clone().any(|i| r.is(i, SmallTalk)) || first.is_some_and(|f| r.is_with(f, Errand, lexicon::Flags::PAST));
     for i in range {
         if r.is_punct(i) || r.is_noise(i) && words == 0 {
             continue;
         }
         // "买牛奶" after a request is a to-do of its own; "gym" a second item.
-        if words == 0 && r.is(i, Errand) {
+        if words == 0 && r.is(i, Errand) && !r.is_with(i, Errand, lexicon::Flags::PAST) {
             return false;
         }
         only_items &= r.is(i, Item);
@@ -252,7 +255,9 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
         if matches!(r.tag(i), tokens::Tag::Latin) && word.len() > 3 && !lexicon::is_english(word) {
             return false;
         }
-        if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) || tail || r.is_glue(i, lexicon::Glue::Also) {
+        // 备注 inside a remark ("转账备注写房号") names the remark, it asks nothing.
+        let label = r.sense(i, Note).is_some_and(|s| s.sub == Some("label"));
+        if matches!(r.tag(i), tokens::Tag::Time(_)) && !remarks_on_a_time || REQUESTING.iter().any(|&c| r.is(i, c)) && !label || tail || r.is_glue(i, lexicon::Glue::Also) {
             return false;
         }
         words += 1;

@@ -92,12 +92,7 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
             Piece::Noise => r.set(i, Role::Noise),
         }
     }
-    // "dinner at 8 on friday with Dana": the preposition of a time goes with it.
-    for i in first..=last {
-        if r.roles[i] == Some(Role::Title) && r.is(i, Category::Prep) && r.text(i).is_ascii() && i + 1 < r.len() && matches!(r.roles[i + 1], Some(Role::When | Role::Length)) {
-            r.set(i, Role::Noise);
-        }
-    }
+    prepositions_of_times(r, first..=last);
     // "monday and wednesday at 3 gym", "明天上午9点到11点，下午2点到4点培训": two times of day of
     // two expressions are two items, or one the words do not say: not read.
     let clocks: Vec<usize> = when.iter().copied().filter(|&i| times::piece(r, i).is_some_and(|res| res.start_time.is_some())).collect();
@@ -116,6 +111,15 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
     }
     finish(r, &mut item, &when, &naming, shape);
     Some(item)
+}
+
+/// "dinner at 8 on friday with Dana": the preposition of a time goes with it, not the title.
+fn prepositions_of_times(r: &mut Reader, title: std::ops::RangeInclusive<usize>) {
+    for i in title {
+        if r.roles[i] == Some(Role::Title) && r.is(i, Category::Prep) && r.text(i).is_ascii() && i + 1 < r.len() && matches!(r.roles[i + 1], Some(Role::When | Role::Length)) {
+            r.set(i, Role::Noise);
+        }
+    }
 }
 
 /// The kind, time, part of day and record flag, from what the words said.
@@ -283,6 +287,10 @@ fn doubt_in_title(r: &mut Reader, i: usize) {
         r.doubt(i, "a word like an action verb, misspelt");
     }
     let Some(entry) = r.entry(i) else { return };
+    // "took all weekend": what was done, said in the past, is no item to put down.
+    if r.roles[..i].iter().all(|role| role != &Some(Role::Title)) && r.is_with(i, Category::Errand, Flags::PAST) {
+        r.doubt(i, "said in the past");
+    }
     let named = entry.senses.iter().any(|s| matches!(s.category, Category::Item | Category::Errand | Category::Word));
     if named {
         return;

@@ -56,7 +56,11 @@ impl Sentence {
     /// Tokenises `text` in the context `ctx` (which the resolver needs to find times).
     pub fn read(text: &str, ctx: &TimeContext) -> Sentence {
         let chars: Vec<char> = text.chars().collect();
-        let norm: Vec<char> = chars.iter().map(|&c| normal(c)).collect();
+        // Traditional characters are looked up as simplified ones (刪掉 is 删掉, 會 is 会): the
+        // conversion is one character for one, so spans stay the user's.
+        let simple: Vec<char> = fast2s::convert(text).chars().collect();
+        let simple = if simple.len() == chars.len() { simple } else { chars.clone() };
+        let norm: Vec<char> = simple.iter().map(|&c| normal(c)).collect();
         // "in like 15 min", "明天嗯下午三点": fillers say nothing to the resolver either. They are
         // blanked (same length, so spans stay the user's) before it reads the sentence.
         let times = find_all(&without_fillers(&chars, &norm), ctx);

@@ -190,6 +190,9 @@ impl Flags {
     pub const BULK: Flags = Flags(1 << 19);
     /// A query about what is still to come ("what's left", 还剩): from now on.
     pub const REMAINING: Flags = Flags(1 << 21);
+    /// A word that says what kind of item it is and little more ("meeting", 会): a time that picks
+    /// one item of that kind names it, whatever its title.
+    pub const KIND_WORD: Flags = Flags(1 << 22);
     /// A narrower word of its concept: found when the broad word is searched, widening no search
     /// of its own ("meeting" finds 周会; 周会 finds only 周会).
     pub const NARROW: Flags = Flags(1 << 20);
@@ -198,7 +201,8 @@ impl Flags {
         self.0 & other.0 == other.0
     }
 
-    const NAMES: [(&'static str, Flags); 22] = [
+    const NAMES: [(&'static str, Flags); 23] = [
+        ("kind_word", Flags::KIND_WORD),
         ("remaining", Flags::REMAINING),
         ("narrow", Flags::NARROW),
         ("bulk", Flags::BULK),
@@ -346,6 +350,12 @@ impl Lexicon {
         let sense = self.find(lower).and_then(|e| e.senses.iter().find(|s| s.concept.is_some())).filter(|s| !s.has(Flags::NARROW));
         let concept = sense.map(|s| s.concept);
         self.entries.iter().filter(move |e| concept.is_some_and(|c| e.senses.iter().any(|s| s.concept == c))).map(|e| e.form)
+    }
+
+    /// Whether `word` only says what kind of item it is: generic ("appointment", 事) or a kind word
+    /// ("meeting", 会).
+    pub fn names_only_a_kind(&self, word: &str) -> bool {
+        self.find(&word.to_lowercase()).is_some_and(|e| e.senses.iter().any(|s| s.category == Category::Item && (s.has(Flags::GENERIC) || s.has(Flags::KIND_WORD))))
     }
 
     /// Whether `word` is a generic item noun ("appointment", "thing", 事): a search may do without it.

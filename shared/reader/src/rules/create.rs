@@ -27,6 +27,12 @@ fn remind(r: &mut Reader) -> Option<Frame> {
     if v > range.start && (r.is(v - 1, Category::De) || r.is(v - 1, Category::Ba)) {
         return None;
     }
+    // "把週五那個提醒刪掉", "喝水提醒改成10点半": a bare 提醒 (a noun too) after words that point or
+    // name, with another action after it, is the reminder acted on.
+    let names_it = v > range.start && (r.is(v - 1, Category::Reference) || matches!(r.tag(v - 1), Tag::Han | Tag::Latin) || r.is(v - 1, Category::Item));
+    if r.is(v, Category::Item) && names_it && super::first_other_action(r, v + 1..range.end).is_some_and(|(_, a)| a != Some(Action::Remind)) {
+        return None;
+    }
     r.set(v, Role::Action);
     // "set a reminder to", "remind me about", "提醒我一下": the words that only join.
     let mut after = v + 1;
@@ -179,7 +185,9 @@ fn timed(r: &mut Reader) -> Option<Frame> {
         return (range.start..range.end).any(|i| r.is_verb(i, Action::Create)).then_some(frame);
     };
     // "asdfgh tomorrow": letters that are no word make no item.
-    let mashed: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title) && matches!(r.tag(i), Tag::Latin) && looks_like_mash(&r.norm(i))).collect();
+    // An acronym in capitals ("PPT", "HR") is a word.
+    let acronym = |i: usize| r.text(i).chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    let mashed: Vec<usize> = (start..range.end).filter(|&i| r.roles[i] == Some(Role::Title) && matches!(r.tag(i), Tag::Latin) && !acronym(i) && looks_like_mash(&r.norm(i))).collect();
     for i in mashed {
         r.doubt(i, "letters that are no word");
     }
@@ -223,9 +231,12 @@ fn errand(r: &mut Reader) -> Option<Frame> {
     if (start..range.end).any(|i| r.is(i, Category::Instead)) {
         return None;
     }
-    // "i returned the library books": said in the past, it is done, not to do.
+    // "i returned the library books", "我买菜了": said in the past, it is done, not to do.
     if r.is_with(start, Category::Errand, crate::lexicon::Flags::PAST) {
         r.doubt(start, "said in the past");
+    }
+    if let Some(last) = (start..range.end).rev().find(|&i| !r.is_noise(i)).filter(|&l| l > start && r.is_glue(l, Glue::Le)) {
+        r.doubt(last, "said in the past");
     }
     let frame = create_frame(r, start..range.end, Shape { kind: Some(Kind::Todo), verbs_in_title: false });
     frame.item.is_some().then_some(frame)
@@ -380,7 +391,7 @@ fn anchored_at(r: &mut Reader, range: std::ops::Range<usize>, at: usize, after: 
     if let Some(v) = remind {
         r.set(v, Role::Action);
         let mut after_verb = v + 1;
-        while after_verb < range.end && (r.is_glue(after_verb, Glue::RemindGlue) || r.is(after_verb, Category::Noise)) {
+        while after_verb < range.end && r.roles[after_verb].is_none() && (r.is_glue(after_verb, Glue::RemindGlue) || r.is(after_verb, Category::Noise)) {
             r.set(after_verb, Role::Noise);
             after_verb += 1;
         }

@@ -66,16 +66,8 @@ fn list(r: &mut Reader) -> Option<Frame> {
         match piece {
             Piece::Asks(flags, kind) => {
                 r.set(i, Role::Action);
-                listing.count |= flags.contains(Flags::COUNT);
-                listing.free |= flags.contains(Flags::FREE);
-                listing.completed |= flags.contains(Flags::COMPLETED);
                 open |= flags.contains(Flags::OPEN);
-                listing.by_priority |= flags.contains(Flags::URGENT);
-                if flags.contains(Flags::NEXT) {
-                    listing.limit = Some(1);
-                }
-                listing.from_now |= flags.contains(Flags::NEXT) || flags.contains(Flags::REMAINING);
-                listing.kind = listing.kind.or(kind);
+                asks(&mut listing, flags, kind);
             }
             Piece::When => {
                 r.set(i, Role::Filter);
@@ -88,6 +80,11 @@ fn list(r: &mut Reader) -> Option<Frame> {
             Piece::Topic => {
                 r.set(i, Role::Filter);
                 topic.push(search_word(r, i));
+            }
+            Piece::KindWord(kind) => {
+                r.set(i, Role::Filter);
+                topic.push(search_word(r, i));
+                listing.kind = listing.kind.or(kind);
             }
             Piece::Limit(n) => {
                 r.set(i, Role::Filter);
@@ -110,11 +107,26 @@ fn list(r: &mut Reader) -> Option<Frame> {
     Some(Frame { act: Act::List, text: String::new(), span: (0, 0), rule: "", target: None, item: None, change: None, listing: Some(listing), parts: Vec::new() })
 }
 
+/// What a query word asks for: a count, free time, what is done, most pressing, what comes next.
+fn asks(listing: &mut Listing, flags: Flags, kind: Option<Kind>) {
+    listing.count |= flags.contains(Flags::COUNT);
+    listing.free |= flags.contains(Flags::FREE);
+    listing.completed |= flags.contains(Flags::COMPLETED);
+    listing.by_priority |= flags.contains(Flags::URGENT);
+    if flags.contains(Flags::NEXT) {
+        listing.limit = Some(1);
+    }
+    listing.from_now |= flags.contains(Flags::NEXT) || flags.contains(Flags::REMAINING);
+    listing.kind = listing.kind.or(kind);
+}
+
 enum Piece {
     Asks(Flags, Option<Kind>),
     When,
     Kind(Kind),
     Topic,
+    /// A word that names the kind ("会", "meetings"): a topic, and the kind.
+    KindWord(Option<Kind>),
     Limit(u32),
     Priority,
     Noise,
@@ -146,9 +158,10 @@ fn classify(r: &Reader, i: usize) -> Piece {
             return Piece::Kind(kind);
         }
         // "明天有几个会", "any meetings friday": the events that are meetings (a search word
-        // that finds 会议, 开会, "meeting" alike).
-        if sense.concept == Some("meeting") {
-            return Piece::Topic;
+        // that finds 会议, 开会, "meeting" alike; the planner widens it to the events when no title
+        // says so).
+        if sense.has(Flags::KIND_WORD) {
+            return Piece::KindWord(sense.kind);
         }
         if sense.has(Flags::GENERIC) && sense.concept.is_none() {
             return Piece::Noise;

@@ -38,7 +38,14 @@ fn not_going(r: &mut Reader) -> Option<Frame> {
     }
     let has_words = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect));
     let has_names = |r: &Reader, range: std::ops::Range<usize>| range.into_iter().any(|i| !r.is_noise(i) && !r.is(i, Category::Aspect) && !matches!(r.tag(i), Tag::Time(_)));
-    let mut target = if has_words(r, after.clone()) {
+    let mut target = if has_words(r, after.clone()) && !has_names(r, after.clone()) && has_names(r, before.clone()) {
+        // "book club got cancelled tmrw": the item before, its day after.
+        let mut target = selector(r, before);
+        let day = selector(r, after);
+        target.when = target.when.or(day.when);
+        target.timed |= day.timed;
+        target
+    } else if has_words(r, after.clone()) {
         let start = if r.is_glue(after.start, Glue::About) {
             r.set(after.start, Role::Noise);
             after.start + 1
@@ -182,8 +189,13 @@ fn mark(r: &mut Reader) -> Option<Frame> {
         return None;
     }
     r.set(v, Role::Action);
-    let done = (v + 1..range.end).rev().find(|&i| r.is(i, Category::Done) || r.is_verb(i, Action::Complete))?;
-    r.set(done, Role::Action);
+    let says_done = |r: &Reader, i: usize| r.is(i, Category::Done) || r.is_verb(i, Action::Complete);
+    let last = (v + 1..range.end).rev().find(|&i| says_done(r, i))?;
+    // "mark the slides as done ✅": every word of done at the end.
+    let done = (v + 1..=last).rev().take_while(|&i| says_done(r, i) || r.is_noise(i)).filter(|&i| says_done(r, i)).last()?;
+    for i in done..=last {
+        r.set(i, if says_done(r, i) { Role::Action } else { Role::Noise });
+    }
     let mut end = done;
     if end > v + 1 && r.is_glue(end - 1, Glue::As) {
         r.set(end - 1, Role::Noise);
@@ -310,6 +322,10 @@ fn item_then(r: &mut Reader, want: Action) -> Option<Frame> {
     }
     let mut target = selector(r, start..target_end);
     target.all |= bulk;
+    // "报告已经交了": the work's verb tells 交报告 from 写周报.
+    if want == Action::Complete && r.is_with(v, Category::Errand, Flags::WORK) {
+        target.hint = Some(r.text(v));
+    }
     if target.is_empty() {
         return None;
     }
@@ -379,20 +395,29 @@ fn base_form(r: &Reader, i: usize) -> Option<String> {
 pub const COMPLETE_PAST: Rule = Rule {
     name: "complete.past",
     reads: "what was done, said in the past ('booked the vet ✅', 'i paid the water bill', 交了房租了, 搞定了报销)",
-    examples: &["booked the vet ✅", "i paid the water bill", "交了房租了", "搞定了报销", "finished reading ch 4", "I already paid the water bill", "already sent the invoice to Acme", "I finished the report"],
+    examples: &["booked the vet ✅", "i paid the water bill", "交了房租了", "搞定了报销", "交作业了", "已经给王老师回电话了", "finished reading ch 4", "I already paid the water bill", "already sent the invoice to Acme", "I finished the report"],
     read: past,
 };
 
 fn past(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
     let mut v = skip_subject(r, range.start, range.end);
-    if v < range.end && r.is(v, Category::Already) {
+    let already = v < range.end && r.is(v, Category::Already);
+    if already {
         r.set(v, Role::Noise);
         v += 1;
     }
     if v >= range.end {
         return None;
     }
+    // "交作业了", "已经给王老师回电话了": the work and the item, then 了 at the end.
+    let last = (v..range.end).rev().find(|&i| !r.is_noise(i))?;
+    // (with 过, "已经交过房租了", it is complete.already's)
+    let work_done = !r.text(v).is_ascii()
+        && r.is_glue(last, Glue::Le)
+        && last > v + 1
+        && (r.is_with(v, Category::Errand, Flags::WORK) || already && r.is(v, Category::Errand))
+        && !(v..last).any(|i| r.is_glue(i, Glue::Guo));
     // "搞定了报销", "做完了PPT": done first, then the item.
     let done_first = r.is(v, Category::Done) && !r.text(v).is_ascii();
     // "交了房租了": the work's verb, 了, the item.
@@ -401,10 +426,10 @@ fn past(r: &mut Reader) -> Option<Frame> {
     let english_past = r.is_with(v, Category::Errand, Flags::PAST)
         || r.verb(v).is_some_and(|s| s.action == Some(Action::Complete) && s.has(Flags::PAST))
         || matches!(r.tag(v), Tag::Latin) && r.norm(v).ends_with("ed") && crate::lexicon::is_english(&r.norm(v));
-    if !(done_first || le || english_past) {
+    if !(done_first || le || english_past || work_done) {
         return None;
     }
-    let mut hint = if le || english_past { base_form(r, v).or_else(|| Some(r.text(v))).filter(|_| !done_first) } else { None };
+    let mut hint = if le || english_past || work_done { base_form(r, v).or_else(|| Some(r.text(v))).filter(|_| !done_first) } else { None };
     r.set(v, Role::Action);
     let mut start = v + 1;
     if le {

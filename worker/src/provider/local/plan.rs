@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use chrono::NaiveDate;
 use quickact_shared::{domain::task::ResultType, phrases::replies::Done};
 
-use quickact_reader::{Act, Anchor, Change, Frame, Listing, NewItem, Selector};
+use quickact_reader::{Act, Anchor, Change, Frame, Listing, NewItem, Selector, lexicon::lexicon};
 pub use super::say::Say;
 use crate::{
     provider::AnsweredCall,
@@ -97,6 +97,12 @@ pub fn next_step(frame: &Frame, history: &History, say: &Say) -> Step {
         },
         Act::List => match history.last().map(|call| &call.result) {
             None => (SEARCH_ITEMS, list_arguments(frame.listing.as_ref().unwrap_or(&Listing::default()))),
+            // "我下一个会是几点": no title says 会; the events are what a meeting is.
+            Some(Ok(result)) if history.len() == 1 && read_as::<Found>(result).items.is_empty() && only_the_kind(frame.listing.as_ref()) => {
+                let mut arguments = list_arguments(frame.listing.as_ref().unwrap_or(&Listing::default()));
+                arguments.as_object_mut().map(|a| a.remove("query"));
+                (SEARCH_ITEMS, arguments)
+            }
             Some(Ok(result)) => finish("action_completed", say.listed(result), None),
             Some(Err(error)) => finish("error", say.failed(error), Some(say.rephrase())),
         },
@@ -179,6 +185,11 @@ fn action_of(text: &str, mut outcome: Value, calls: &History) -> Value {
     outcome
 }
 
+/// A listing whose words only say the kind of item it asks for ("几个会", "next meeting").
+fn only_the_kind(listing: Option<&Listing>) -> bool {
+    listing.and_then(|l| l.query.as_deref()).is_some_and(|q| q.split_whitespace().all(|w| lexicon().names_only_a_kind(w)))
+}
+
 fn list_arguments(listing: &Listing) -> Value {
     let mut arguments = json!({ "status": if listing.completed { "completed" } else { "open" } });
     if let Some(date) = &listing.when {
@@ -259,13 +270,20 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
     // An item named by its time alone ("my 4pm") is told by that time.
     let named = if target.words.is_empty() { target.when.clone().unwrap_or_default() } else { target.query() };
     if target.all {
-        return act_on_all(&found, act, change, &history[1..], &named, say);
+        return act_on_all(&found, act, change, &history[1..], (&named, &target.query()), say);
     }
     let (candidates, calls) = match (found.items.is_empty(), narrowed_search(target)) {
         (true, Some(narrowed)) => match history.get(1) {
             None => return (SEARCH_ITEMS, narrowed),
             Some(call) => match &call.result {
-                Ok(result) => return ask_among_nearby(read_as::<Found>(result).items, &named, say),
+                // "明天上午10点那个会": words that only say the kind, and one item at that time.
+                Ok(result) => match read_as::<Found>(result).items {
+                    nearby if nearby.len() == 1 && target.words.iter().all(|w| lexicon().names_only_a_kind(w)) => match history.get(2) {
+                        Some(call) => return finish_after_change(&call.result, done_of(act), say),
+                        None => return action_call(act, change, &nearby[0].id),
+                    },
+                    nearby => return ask_among_nearby(nearby, &named, say),
+                },
                 Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
             },
         },
@@ -399,7 +417,7 @@ fn ask_among_nearby(nearby: Vec<Candidate>, named: &str, say: &Say) -> Step {
 }
 
 /// "Every reminder for today": each match in turn, at most [`MAX_BULK`]; more is a question.
-fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History, named: &str, say: &Say) -> Step {
+fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History, (named, words): (&str, &str), say: &Say) -> Step {
     if found.items.is_empty() {
         return finish("error", say.not_found(named), Some(say.check_title()));
     }
@@ -409,7 +427,10 @@ fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History,
         step.1["options"] = json!(options);
         return step;
     }
-    if let Some(item) = found.items.get(calls.len()) {
+    // "把所有的健身都删了": the items titled just so, when there are any (not 续健身卡).
+    let exact: Vec<&Candidate> = found.items.iter().filter(|c| !words.is_empty() && c.title.trim().eq_ignore_ascii_case(words.trim())).collect();
+    let items: Vec<&Candidate> = if exact.is_empty() { found.items.iter().collect() } else { exact };
+    if let Some(item) = items.get(calls.len()) {
         return action_call(act, change, &item.id);
     }
     finish_after_all(calls, done_of(act), say)
