@@ -89,3 +89,18 @@ async fn without_a_model_the_local_reading_answers_itself() {
     assert_eq!(model_turns(&task).iter().filter(|m| **m != "local").count(), 0);
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sentence_read_in_part_goes_to_the_model_with_what_was_read_as_a_hint() {
+    let app = fast_path_app().await;
+    let (_, key) = app.create_user("alice").await;
+    let sentence = "asdfgh, move the standup to 4";
+    app.fake.script(sentence, vec![Reply::look_up_and_finish("ok")]);
+    let task = app.act(&key, sentence, NOW).await;
+    assert_eq!(task["model_used"], "fake-model", "{task:#}");
+    let request = &app.fake.requests_for(sentence)[0];
+    let user = request["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap()["content"].as_str().unwrap().to_owned();
+    assert!(user.contains("A rule-based reader read part of it") && user.contains("\"act\":\"move\""), "{user}");
+    assert!(user.contains("could not read: [\"asdfgh\"]"), "{user}");
+    app.shutdown().await;
+}
