@@ -158,7 +158,12 @@ fn build_query(args: &SearchArguments, context: &ToolContext<'_>) -> Result<Item
         from = Some(read_period(text, context)?.0);
     }
     if let Some(text) = args.date_to.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-        to = Some(read_period(text, context)?.1);
+        // "until friday 3pm" ends at 3pm, not at the end of friday.
+        let moment = resolve(text, &context.time).filter(|r| r.end_time.is_none() && r.end_date.is_none()).and_then(|r| r.start_time.map(|t| r.date.and_time(t)));
+        to = Some(match moment {
+            Some(moment) => moment,
+            None => read_period(text, context)?.1,
+        });
     }
     if let (Some(f), Some(t)) = (from, to)
         && f > t {
