@@ -8,11 +8,13 @@
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::{Value, json};
 
-use chrono::NaiveDate;
 use quickact_shared::{domain::task::ResultType, phrases::replies::Done};
 
-use quickact_reader::{Act, Anchor, Change, Frame, Listing, NewItem, Selector, lexicon::lexicon};
+use quickact_reader::{Act, Change, Frame, Listing, Selector, lexicon::lexicon};
 pub use super::say::Say;
+
+mod anchor;
+use anchor::create_anchored;
 use crate::{
     provider::AnsweredCall,
     tools::{
@@ -195,7 +197,14 @@ fn list_arguments(listing: &Listing) -> Value {
     if let Some(date) = &listing.when {
         // "am I free friday 10am": what is at that time, not what is that day.
         let at_a_time = listing.free && quickact_time::resolve(date, &quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC)).is_some_and(|r| r.start_time.is_some());
-        arguments[if at_a_time { "time" } else { "date" }] = json!(date);
+        if at_a_time {
+            // "am I free at 3 tmrw": what is on at that moment (2:30-3:30 is).
+            arguments["date_from"] = json!(date);
+            arguments["date_to"] = json!(date);
+            arguments["kind"] = json!("event");
+        } else {
+            arguments["date"] = json!(date);
+        }
     }
     if listing.from_now {
         // "what's next", "how many are left this week": from now on, within the period if any.
@@ -309,6 +318,8 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
         Some(hint) => candidates.iter().filter(|c| c.title.to_lowercase().contains(&hint.to_lowercase())).collect(),
         None => Vec::new(),
     };
+    let today = say.today.map(|d| d.to_string());
+    let todays: Vec<&Candidate> = candidates.iter().filter(|c| today.is_some() && c.date == today).collect();
     match (candidates.len(), exact.len(), placed) {
         (0, _, _) => finish("error", say.not_found(&named), Some(say.check_title())),
         (_, _, Some(item)) => action_call(act, change, &item.id),
@@ -318,6 +329,11 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
         (_, _, _) if todos.len() == 1 => action_call(act, change, &todos[0].id),
         // "已经遛过狗了": the same to-do on several days is done on the earliest.
         (_, _, _) if act == Act::Complete && same_title(&candidates) => action_call(act, change, &candidates[0].id),
+        // "push my 2pm back an hour", "下午的牙医改到…", "move standup to 10": a time of day with no
+        // day, or a repeating item moved to a time of day, is today's when one of them is today.
+        (_, _, _) if todays.len() == 1 && (target.timed && !states_a_day(target.when.as_deref()) || matches!(act, Act::Move | Act::Shift) && same_title(&candidates) && !change_states_a_day(change)) => {
+            action_call(act, change, &todays[0].id)
+        }
         (n, _, _) => {
             let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
             let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
@@ -327,56 +343,22 @@ fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: 
     }
 }
 
-/// "call mom half an hour after the standup": find the other item, then create at its end (or
-/// start) moved by the length.
-fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say) -> Step {
-    let Some(search) = history.first() else { return (SEARCH_ITEMS, target_search(&anchor.target)) };
-    if let Some(call) = history.get(1) {
-        return finish_after_change(&call.result, Done::Created, say);
-    }
-    let candidates = match &search.result {
-        Ok(result) => read_as::<Found>(result).items,
-        Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
-    };
-    let named = anchor.target.query();
-    let exact: Vec<&Candidate> = candidates.iter().filter(|c| c.title.trim().eq_ignore_ascii_case(named.trim())).collect();
-    let the_one = match (candidates.len(), exact.len()) {
-        (0, _) => return finish("error", say.not_found(&named), Some(say.check_title())),
-        (1, _) => &candidates[0],
-        (_, 1) => exact[0],
-        // "下课后": the next of an item that repeats under one title.
-        _ if same_title(&candidates) => &candidates[0],
-        (n, _) => {
-            let options: Vec<&str> = candidates.iter().map(|c| c.id.as_str()).collect();
-            let mut step = finish("need_clarification", say.several(n, &named), Some(say.be_precise()));
-            step.1["options"] = json!(options);
-            return step;
-        }
-    };
-    match anchored_time(the_one, anchor).map(|moment| at_clock(&moment, item.when.as_deref())) {
-        Some(when) => {
-            let mut arguments = json!(NewItem { anchor: None, segment: None, when: Some(when), ..item.clone() });
-            arguments.as_object_mut().map(|a| a.remove("record"));
-            (CREATE_ITEM, arguments)
-        }
-        None => finish("error", say.replies().no_time_to_hang_on(&the_one.title), Some(say.rephrase())),
-    }
+/// Whether a time as written names its day ("tomorrow 3pm", 周五); none names none.
+fn states_a_day(when: Option<&str>) -> bool {
+    let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
+    when.and_then(|w| quickact_time::resolve(w, &any_moment)).is_some_and(|r| r.day_stated)
 }
 
-/// The moment `anchor` names on `item`: its end (or start) after, its start before, moved by the
-/// length, as the tools read it exactly ("2026-02-09 10:30").
-fn anchored_time(item: &Candidate, anchor: &Anchor) -> Option<String> {
-    let date = NaiveDate::parse_from_str(item.date.as_deref()?, "%Y-%m-%d").ok()?;
-    let clock = |t: &Option<String>| t.as_deref().and_then(|t| chrono::NaiveTime::parse_from_str(t, "%H:%M").ok());
-    let start = date.and_time(clock(&item.start_time)?);
-    let end = clock(&item.end_time).map_or(start, |end| if end >= start.time() { date.and_time(end) } else { (date + chrono::Duration::days(1)).and_time(end) });
-    let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
-    let minutes = match &anchor.offset {
-        Some(text) => i64::from(quickact_time::resolve(text, &any_moment)?.duration_minutes?),
-        None => 0,
-    };
-    let moment = if anchor.after { end + chrono::Duration::minutes(minutes) } else { start - chrono::Duration::minutes(minutes) };
-    Some(moment.format("%Y-%m-%d %H:%M").to_string())
+/// Whether a change names a day ("to friday"), not only a clock time or a length under a day.
+fn change_states_a_day(change: Option<&Change>) -> bool {
+    match change {
+        Some(Change::To(when)) => states_a_day(Some(when)),
+        Some(Change::By(by)) => {
+            let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
+            quickact_time::resolve(by.trim_start_matches('-'), &any_moment).and_then(|r| r.duration_minutes).is_none_or(|m| m >= 24 * 60)
+        }
+        None => true,
+    }
 }
 
 /// One item that repeats: every candidate has one title, each on a day of its own (two of one
@@ -386,16 +368,6 @@ fn same_title(candidates: &[Candidate]) -> bool {
     days.sort_unstable();
     let distinct_days = days.windows(2).all(|w| w[0] != w[1]);
     distinct_days && candidates.windows(2).all(|w| w[0].title.trim().eq_ignore_ascii_case(w[1].title.trim()))
-}
-
-/// The anchored moment ("2026-02-11 08:00") at the time of day `clock` names ("体检前一天晚上8点":
-/// the day before, at 20:00), if it names one.
-fn at_clock(moment: &str, clock: Option<&str>) -> String {
-    let any_moment = quickact_time::TimeContext::new(chrono::DateTime::UNIX_EPOCH, chrono_tz::UTC);
-    match clock.and_then(|c| quickact_time::resolve(c, &any_moment)).and_then(|r| r.start_time) {
-        Some(time) => format!("{} {}", &moment[..10], time.format("%H:%M")),
-        None => moment.to_owned(),
-    }
 }
 
 /// The n-th of the candidates (1-based, negative from the end), in the search's order (by time).
