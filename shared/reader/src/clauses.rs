@@ -23,10 +23,14 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
             Tag::Punct(c) => splits_at(s, i, c),
             // "I'm sick 🤒 cancel everything tomorrow": an emoji between words ends a sentence.
             Tag::Symbol => i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_)),
+            // "called Lisa ✔️ add …": a word that is an emoji ends its clause like one.
+            Tag::Word { .. } if is_emoji_word(s, token) => {
+                i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_))
+            }
             _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i) || is_note_label(s, i),
         };
         if cut {
-            let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol);
+            let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol) || is_emoji_word(s, token);
             if start < i {
                 pieces.push(start..i);
             }
@@ -41,6 +45,11 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
         pieces.push(start..tokens.len());
     }
     merge_fragments(s, pieces)
+}
+
+/// A word of the lexicon written as an emoji ("✅", "✔️"), not an arrow that moves ("→").
+fn is_emoji_word(s: &Sentence, token: &Token) -> bool {
+    s.chars[token.start..token.end].iter().all(|c| !c.is_alphanumeric() && !c.is_ascii()) && s.entry(token).is_some_and(|e| !e.is(Category::Verb))
 }
 
 /// Punctuation that ends a clause: sentence ends, semicolons, commas (a comma inside a number or
@@ -72,7 +81,9 @@ fn is_connector(s: &Sentence, i: usize) -> bool {
 /// An English "and" followed by a verb that acts ("cancel yoga and move the dentist") or a note
 /// ("lunch with Sam friday and bring the book").
 fn is_and_before_action(s: &Sentence, i: usize) -> bool {
-    let is_and = s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::And) && e.form.is_ascii());
+    // "kids are sick so skip the playdate", "老板有事所以取消明天的会": "so" too.
+    let so = Glue::SoBeforeAction.has(&s.norm_of(&s.tokens[i]));
+    let is_and = so || s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::And) && e.form.is_ascii());
     let next = s.tokens.get(i + 1).and_then(|t| s.entry(t));
     is_and
         && i > 0
@@ -116,7 +127,7 @@ fn merge_fragments(s: &Sentence, pieces: Vec<Range<usize>>) -> Vec<Range<usize>>
 }
 
 /// A piece with no word of its own: only times, priorities, noise, punctuation and small words
-/// ("下午3点开始", "重要紧急", "p1", "hey", "ok").
+/// ("下午3点开始", "重要紧急", "p1", "hey", "ok", "due friday").
 fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
     tokens.iter().all(|t| match t.tag {
         Tag::Time(_) | Tag::Punct(_) | Tag::Symbol => true,
@@ -124,7 +135,9 @@ fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
             e.senses.iter().all(|sense| {
                 matches!(sense.category, Category::Priority | Category::Noise | Category::Prep | Category::Aspect | Category::De | Category::Connector)
             }) || Glue::Start.has(e.form)
-        }),
+        }) || Glue::DeadlineBefore.has(&s.norm_of(t)),
+        // "…, due end of the month": the deadline of the item before.
+        Tag::Latin | Tag::Han => Glue::DeadlineBefore.has(&s.norm_of(t)),
         _ => false,
     })
 }

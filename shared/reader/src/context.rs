@@ -80,6 +80,7 @@ pub fn carry(sentence: &Sentence, ctx: &TimeContext, frames: &mut Vec<Frame>) ->
         }
         if k > 0 {
             name_the_kind(frames, k);
+            remind_on(frames, k);
         }
         if frames[k].item.as_ref().and_then(|i| i.anchor.as_ref()).is_some_and(|a| a.target.previous) && !hang_on_the_item_before(frames, k, ctx) {
             problems.push(Unread { span: (0, sentence.chars.len()), text: sentence.text.clone(), reason: "it does not say which item the reminder is ahead of" });
@@ -201,6 +202,19 @@ fn adds_to_the_item_before(frames: &mut [Frame], k: usize) -> bool {
     }
     before.when = before.when.take().or(when);
     true
+}
+
+/// "remind me to call the bank at 10am and to email Sara at 2pm": "and to X" after a reminder is
+/// another reminder.
+fn remind_on(frames: &mut [Frame], k: usize) {
+    let reminds = frames[k - 1].item.as_ref().is_some_and(|item| item.kind == crate::lexicon::Kind::Reminder.as_str());
+    let mut words = frames[k].text.split_whitespace().map(str::to_lowercase);
+    let joined = words.next().is_some_and(|w| lexicon().find(&w).is_some_and(|e| e.is(Category::And))) && words.next().is_some_and(|w| crate::lexicon::Glue::To.has(&w));
+    let creates = frames[k].act == Act::Create;
+    if let Some(item) = frames[k].item.as_mut().filter(|_| reminds && joined && creates) {
+        item.kind = crate::lexicon::Kind::Reminder.as_str();
+        item.segment = None;
+    }
 }
 
 /// "called the plumber already, cancel the reminder": a target that names only its kind takes the

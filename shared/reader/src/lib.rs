@@ -26,6 +26,7 @@
 mod clauses;
 mod context;
 pub mod frame;
+mod joined;
 pub mod lexicon;
 mod reader;
 pub mod rules;
@@ -98,7 +99,7 @@ pub fn read(text: &str, ctx: &TimeContext) -> Reading {
         pieces.push(read_piece(reader));
     }
     let mut unread = settle_pieces(&mut pieces);
-    let mut frames: Vec<Frame> = pieces.iter().filter_map(|p| p.frame.clone()).collect();
+    let mut frames: Vec<Frame> = pieces.iter().filter_map(|p| p.frame.clone().map(|f| joined::split(&p.reader, f))).flatten().collect();
     unread.extend(context::carry(&sentence, ctx, &mut frames));
     let verdict = if pieces.is_empty() {
         Verdict::NoRequest
@@ -196,8 +197,8 @@ fn names_an_item(piece: &Reader<'_>) -> Option<Selector> {
 
 /// A remark beside a request, asking nothing ("老师说来不及", "we're going out of town", "好久没见了",
 /// "用冷水手洗"): no action, no time, no question, nothing pointing at an item, nothing adding to
-/// the request ("too", 也). After an item to create, a remark that is no statement of what happened
-/// (no 了 at its end) is the item's note; any other remark beside a request is left out.
+/// the request ("too", 也). After an item to create, a remark that states nothing ([`is_statement`])
+/// is the item's note; any other remark beside a request is left out.
 fn settle_commentary(pieces: &mut Vec<Piece<'_>>) {
     let acts = |p: &Piece<'_>| p.frame.is_some() && p.unread.is_empty() && !p.note;
     if !pieces.iter().any(acts) {
@@ -211,8 +212,7 @@ fn settle_commentary(pieces: &mut Vec<Piece<'_>>) {
             continue;
         }
         let r = &p.reader;
-        let last = (0..r.len()).rev().find(|&i| !r.is_noise(i));
-        let past = last.is_some_and(|l| r.is_glue(l, lexicon::Glue::Le));
+        let past = is_statement(r, 0..r.len());
         let remark = p.reader.sentence.slice(r.token(0).start, r.token(r.len() - 1).end).trim().trim_end_matches(['。', '.', '!', '！', '~', '～']).to_owned();
         let joiner = if r.sentence.is_chinese() { "；" } else { "; " };
         if !past
@@ -236,9 +236,11 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
     const REQUESTING: [Category; 17] = [Verb, Query, Question, Reference, Det, And, Position, Priority, Done, NotGoing, Have, Instead, Ba, Note, Prepare, Vague, Already];
     let mut words = 0;
     let mut only_items = true;
-    // "7点太晚了", "took all weekend": a time in a judgement or in what happened asks for nothing.
-    let first = range.clone().find(|&i| !r.is_punct(i) && !r.is_noise(i));
-    let remarks_on_a_time = range.clone().any(|i| r.is(i, SmallTalk)) || first.is_some_and(|f| r.is_with(f, Errand, lexicon::Flags::PAST));
+    // A statement: a judgement ("7点太晚了", "the kids are sick"), what happened ("took all
+    // weekend", 我刚跟房东聊完) or what is ("the client is sick"). In one, a time, "the", 和 or 已经
+    // ask for nothing.
+    let statement = is_statement(r, range.clone());
+    let said_in_a_statement = |i: usize| statement && (matches!(r.tag(i), tokens::Tag::Time(_)) || r.is(i, Det) || r.is(i, Already) || r.is(i, And) && !r.text(i).is_ascii());
     for i in range {
         if r.is_punct(i) || r.is_noise(i) && words == 0 {
             continue;
@@ -257,12 +259,27 @@ fn is_commentary(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
         }
         // 备注 inside a remark ("转账备注写房号") names the remark, it asks nothing.
         let label = r.sense(i, Note).is_some_and(|s| s.sub == Some("label"));
-        if matches!(r.tag(i), tokens::Tag::Time(_)) && !remarks_on_a_time || REQUESTING.iter().any(|&c| r.is(i, c)) && !label || tail || r.is_glue(i, lexicon::Glue::Also) {
+        if said_in_a_statement(i) {
+            words += 1;
+            continue;
+        }
+        if matches!(r.tag(i), tokens::Tag::Time(_)) || REQUESTING.iter().any(|&c| r.is(i, c)) && !label || tail || r.is_glue(i, lexicon::Glue::Also) {
             return false;
         }
         words += 1;
     }
     words > 0 && !only_items
+}
+
+/// Whether tokens `range` state something rather than ask: a judgement ("7点太晚了", "the kids are
+/// sick"), what happened ("took all weekend", "the dentist called", 我刚跟房东聊完) or what is ("the
+/// client is sick"). Beside an item to create, a remark that states is left out; one that does not
+/// ("用冷水手洗") is the item's note.
+fn is_statement(r: &Reader<'_>, range: std::ops::Range<usize>) -> bool {
+    use lexicon::Category::*;
+    let last = range.clone().rev().find(|&i| !r.is_punct(i) && !r.is_noise(i));
+    range.clone().any(|i| r.is(i, SmallTalk) || r.is(i, Aux) && r.text(i).is_ascii() || r.is_with(i, Errand, lexicon::Flags::PAST))
+        || last.is_some_and(|l| r.is_glue(l, lexicon::Glue::Le) || r.is(l, Result) || lexicon::Glue::Finished.words().iter().any(|w| r.norm(l).ends_with(w)))
 }
 
 /// Small talk alone: feelings, complaints, the weather ("I'm sick", "ugh", 好累), with nothing of a

@@ -106,8 +106,12 @@ pub fn new_item(r: &mut Reader, range: Range<usize>, shape: Shape) -> Option<New
     item.title = r.text_between(first, last, cut);
     // "把校服洗了", "月底前把社保转移办了": the work said in 把 order is put down as its verb
     // and object (洗校服, 办社保转移).
-    if first > 0 && last > first && r.is(first - 1, Category::Ba) && r.is(last, Category::Errand) && r.is_glue(last + 1, Glue::Le) && r.text(last).chars().count() == 1 {
-        item.title = format!("{}{}", r.text(last), r.text_between(first, last - 1, cut));
+    // So is the work said after its object and its day ("季度总结 下周一交" -> 交季度总结).
+    let verb_last = r.is(last, Category::Errand) && r.text(last).chars().count() == 1;
+    let ba_order = first > 0 && r.is(first - 1, Category::Ba) && r.is_glue(last + 1, Glue::Le);
+    let after_its_day = last > 0 && r.roles[last - 1] == Some(Role::When) && !r.text(first).is_ascii();
+    if last > first && verb_last && (ba_order || after_its_day) {
+        item.title = format!("{}{}", r.text(last), r.text_between(first, last - 1, cut).trim());
     }
     finish(r, &mut item, &when, &naming, shape);
     Some(item)
@@ -189,6 +193,10 @@ fn role_of(p: Piece) -> Role {
 }
 
 fn piece(r: &Reader, i: usize) -> Piece {
+    // "renew passport, due end of the month": the word of a deadline goes with its time.
+    if r.is_glue(i, Glue::DeadlineBefore) && matches!(r.tag(i + 1), Tag::Time(_)) && !r.is(i, Category::Item) {
+        return Piece::Noise;
+    }
     match r.tag(i) {
         Tag::Time(_) if times::is_meal(r, i) || times::names_the_item(r, i) => Piece::Naming,
         Tag::Time(_) if times::is_length(r, i) => {
@@ -297,7 +305,7 @@ fn doubt_in_title(r: &mut Reader, i: usize) {
     }
     let acts = entry.senses.iter().any(|s| {
         s.category == Category::Verb && !matches!(s.action, Some(Action::Create | Action::Remind))
-            || matches!(s.category, Category::Query | Category::NotGoing | Category::Done | Category::SmallTalk | Category::Question | Category::Instead)
+            || matches!(s.category, Category::Query | Category::NotGoing | Category::Done | Category::SmallTalk | Category::Question | Category::Instead | Category::Vague)
     });
     if acts {
         r.doubt(i, "an action or question word in the new item's title");

@@ -54,10 +54,20 @@ pub enum Glue {
     Also,
     Contraction,
     Start,
+    Finished,
+    SoBeforeAction,
+    InsteadOf,
+    ForItem,
+    RangeFrom,
 }
 
 impl Glue {
-    const NAMES: [(&'static str, Glue); 47] = [
+    const NAMES: [(&'static str, Glue); 52] = [
+        ("range_from", Glue::RangeFrom),
+        ("for_item", Glue::ForItem),
+        ("instead_of", Glue::InsteadOf),
+        ("finished", Glue::Finished),
+        ("so_before_action", Glue::SoBeforeAction),
         ("deadline_before", Glue::DeadlineBefore),
         ("deadline_after", Glue::DeadlineAfter),
         ("until", Glue::Until),

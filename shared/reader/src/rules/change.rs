@@ -138,17 +138,24 @@ fn shift_verb(r: &mut Reader) -> Option<Frame> {
 pub const MOVE_INSTEAD: Rule = Rule {
     name: "move.instead",
     reads: "a plan said instead: ('can we do', 'let's have') the item at a time 'instead'",
-    examples: &["can we do the retro on wednesday instead", "could we have the standup at 10 instead?", "let's have the sync at 4 instead", "dinner w sam at 8 instead"],
+    examples: &["can we do the retro on wednesday instead", "could we have the standup at 10 instead?", "let's have the sync at 4 instead", "dinner w sam at 8 instead", "lets do yoga saturday instead of friday"],
     read: instead,
 };
 
 fn instead(r: &mut Reader) -> Option<Frame> {
     let range = body(r);
-    let last = (range.start..range.end).rev().find(|&i| !r.is_punct(i))?;
-    if !r.is_glue(last, Glue::Instead) {
+    let end = (range.start..range.end).rev().find(|&i| !r.is_punct(i))?;
+    // "yoga saturday instead of friday": the time after "instead of" is the item's own.
+    let of_its_time = end > 0 && matches!(r.tag(end), Tag::Time(_)) && r.is_glue(end - 1, Glue::InsteadOf);
+    let last = if of_its_time { end - 1 } else { end };
+    if !(r.is_glue(last, Glue::Instead) || of_its_time) {
         return None;
     }
     r.set(last, Role::Noise);
+    let its_time = of_its_time.then(|| {
+        r.set(end, Role::TargetTime);
+        r.text(end)
+    });
     let mut i = range.start;
     while i < last && (r.is_glue(i, Glue::PlanLead) || [Category::Pronoun, Category::Modal, Category::Have, Category::Aux].iter().any(|&c| r.is(i, c))) {
         r.set(i, Role::Action);
@@ -156,7 +163,10 @@ fn instead(r: &mut Reader) -> Option<Frame> {
     }
     let t = (i..last).find(|&j| matches!(r.tag(j), Tag::Time(_)))?;
     let target_end = if t > i && r.is_glue(t - 1, Glue::TimePrep) { t - 1 } else { t };
-    let target = selector(r, i..target_end);
+    let mut target = selector(r, i..target_end);
+    if its_time.is_some() {
+        target.when = its_time;
+    }
     let to = new_time(r, target_end..last)?;
     (!target.is_empty()).then(|| frame(Act::Move, target, to))
 }
@@ -375,22 +385,29 @@ fn length(r: &mut Reader, range: Range<usize>, mut dir: Option<Dir>) -> Option<S
 fn range_as_move(r: &mut Reader, start: usize, end: usize) -> Option<Frame> {
     let t = (start..end).rev().find(|&i| matches!(r.tag(i), Tag::Time(_)))?;
     let res = times::piece(r, t)?;
-    let (Some(_), Some(until)) = (res.start_time, res.end_time) else { return None };
     let text = r.text(t);
     let lower = text.to_lowercase();
-    let cut = Glue::RangeCut.words().iter().find_map(|c| lower.find(c))?;
+    let (cut, word) = Glue::RangeCut.words().iter().find_map(|c| lower.find(c).map(|at| (at, c.len())))?;
     if (t + 1..end).any(|i| !r.is_noise(i)) {
         return None;
     }
+    let to = match (res.start_time, res.end_time, res.end_date) {
+        // "tomorrow's 3pm to 4": with no day in the range, the new time is on the item's day.
+        (Some(_), Some(until), _) if res.day_stated => times::exact_time(res.end_date.unwrap_or(res.date), until),
+        (Some(_), Some(until), _) => until.format("%H:%M").to_string(),
+        // "the first one on monday to tuesday": from one day to another, at the item's own time.
+        (None, None, Some(_)) => text[cut + word..].trim().to_owned(),
+        _ => return None,
+    };
     let mut target = selector(r, start..t);
     r.set(t, Role::NewTime);
-    let picked = text[..cut].trim().to_owned();
+    let picked = text[..cut].trim();
+    // "from monday to wednesday": the item is monday's.
+    let picked = Glue::RangeFrom.words().iter().find_map(|w| picked.strip_prefix(w)).unwrap_or(picked).trim().to_owned();
     target.when = Some(match target.when.take() {
         Some(when) => format!("{when} {picked}"),
         None => picked,
     });
-    target.timed = true;
-    // "tomorrow's 3pm to 4": with no day in the range, the new time is on the item's day.
-    let to = if res.day_stated { times::exact_time(res.end_date.unwrap_or(res.date), until) } else { until.format("%H:%M").to_string() };
+    target.timed = res.start_time.is_some();
     Some(frame(Act::Move, target, Change::To(to)))
 }

@@ -29,7 +29,7 @@ fn remind(r: &mut Reader) -> Option<Frame> {
     }
     // "把週五那個提醒刪掉", "喝水提醒改成10点半": a bare 提醒 (a noun too) after words that point or
     // name, with another action after it, is the reminder acted on.
-    let names_it = v > range.start && (r.is(v - 1, Category::Reference) || matches!(r.tag(v - 1), Tag::Han | Tag::Latin) || r.is(v - 1, Category::Item));
+    let names_it = v > range.start && !r.is_punct(v - 1) && !r.is(v - 1, Category::Pronoun);
     if r.is(v, Category::Item) && names_it && super::first_other_action(r, v + 1..range.end).is_some_and(|(_, a)| a != Some(Action::Remind)) {
         return None;
     }

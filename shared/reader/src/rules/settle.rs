@@ -447,11 +447,18 @@ fn past(r: &mut Reader) -> Option<Frame> {
         r.set(end - 1, Role::Noise);
         end -= 1;
     }
-    // A time said with it makes it a record or a plan, not a statement of done.
-    if (start..end).any(|i| matches!(r.tag(i), Tag::Time(_))) {
+    // A time said with it makes it a record or a plan, not a statement of done; but "the slides
+    // for thursday" names the item by the day in its title.
+    let for_a_day = |r: &Reader, i: usize| i > start && r.is_glue(i - 1, Glue::ForItem);
+    if (start..end).any(|i| matches!(r.tag(i), Tag::Time(_)) && !for_a_day(r, i)) {
         return None;
     }
+    let named_by_day: Vec<String> = (start..end).filter(|&i| matches!(r.tag(i), Tag::Time(_))).map(|i| r.text(i)).collect();
     let mut target = selector(r, start..end);
+    if !named_by_day.is_empty() {
+        target.words.extend(named_by_day);
+        (target.when, target.timed) = (None, false);
+    }
     target.hint = hint;
     (!target.is_empty() && !target.previous).then(|| frame(Act::Complete, target))
 }
