@@ -8,6 +8,8 @@
 //! is written by the same plan as any local run ([`super::plan`]), fed a search that found exactly
 //! the chosen item: a reply never searches again, so it acts on what the user saw.
 
+use std::sync::LazyLock;
+
 use chrono::{NaiveDate, NaiveTime};
 use quickact_shared::{
     domain::task::Question as QuestionKind,
@@ -17,7 +19,11 @@ use quickact_shared::{
 use quickact_time::{Segment, TimeContext, find_all, is_chinese, resolve};
 use serde_json::{Value, json};
 
-use quickact_reader::{Act, Change, Frame, NewItem, Selector, read};
+use quickact_reader::{
+    Act, Change, Frame, NewItem, Selector,
+    lexicon::{Category, lexicon},
+    read,
+};
 
 use super::plan::{Say, Step, next_step, next_step_of_all};
 use crate::{
@@ -26,27 +32,25 @@ use crate::{
     tools::names::{FINISH, SEARCH_ITEMS, UPDATE_ITEM},
 };
 
-/// Words that say to move to a new time rather than point at an option by its time.
-const MOVE_MARKERS: [&str; 22] = [
-    "改到", "改成", "改为", "改在", "挪到", "移到", "推迟到", "延期到", "延后到", "推到", "提前到", "调到", "换到", "延到", "放到", "换成", "instead",
-    "move", "change", "make it", "reschedule", "push",
-];
-/// Words that say to write the change despite the conflict.
-const FORCE_WORDS: [&str; 24] = [
-    "anyway", "regardless", "despite", "force", "still add", "add it", "keep it", "do it", "go ahead", "that's fine", "doesn't matter",
-    "也要", "照样", "仍然", "还是加", "还是要", "强制", "不管", "没关系", "无所谓", "就这样", "照加", "硬加", "也加",
-];
-/// Words that accept the suggestion (a passed time: the next occurrence; a conflict: as proposed).
-const YES_WORDS: [&str; 16] = ["yes", "ok", "okay", "sure", "yep", "fine", "please do", "是的", "好的", "好", "可以", "行", "嗯", "确定", "确认", "对"];
-/// Words that say no: a reply with one of them picks nothing ("都不是", "不是第二个", "neither"),
-/// except inside words that say to go ahead despite the conflict ("不管冲突", "没关系").
-const ZH_NEGATIONS: [&str; 4] = ["不", "别", "没", "非"];
-const EN_NEGATIONS: [&str; 8] = ["not", "none", "neither", "nor", "don't", "dont", "nope", "never"];
-/// Words that mean every option. A bare 都 does not: "都可以" / "都行" (either is fine) is no choice.
-const ALL_WORDS: [&str; 19] = [
-    "两个都", "三个都", "几个都", "全都", "全部", "所有", "都删", "都取消", "都完成", "都做完", "都标", "都去掉", "both", "all of them", "all three",
-    "every one", "each of them", "all", "everything",
-];
+/// The words of replies, from the lexicon (`lexicon/replies.tsv`), by what they say.
+struct ReplyWords {
+    /// Move to a new time rather than point at an option by its time (`sub=move`).
+    moves: Vec<&'static str>,
+    /// Write the change despite the conflict (`sub=force`).
+    force: Vec<&'static str>,
+    /// Accept the suggestion (a passed time: the next occurrence; a conflict: as proposed).
+    yes: Vec<&'static str>,
+    /// No: a reply with one picks nothing ("都不是", "不是第二个", "neither"), except inside words
+    /// that say to go ahead despite the conflict ("不管冲突", "没关系").
+    no: Vec<&'static str>,
+    /// Every option. A bare 都 is none: "都可以" / "都行" (either is fine) is no choice.
+    all: Vec<&'static str>,
+}
+
+static WORDS: LazyLock<ReplyWords> = LazyLock::new(|| {
+    let of = |sub: &str| lexicon().forms_of(Category::Reply, sub);
+    ReplyWords { moves: of("move"), force: of("force"), yes: of("yes"), no: of("no"), all: of("all") }
+});
 
 /// The next step of a reply's run.
 pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
@@ -87,7 +91,8 @@ impl Reply {
         let count = question.options.len();
         let mut reply = Reply::default();
         let times: Vec<_> = find_all(text, time).into_iter().filter(|m| !is_ordinal_word(&m.text)).collect();
-        let moves = MOVE_MARKERS.iter().any(|m| lower.contains(m));
+        let words = &*WORDS;
+        let moves = words.moves.iter().any(|m| lower.contains(m));
         // A time that answers a conflict or a passed time is the new time; among options, only
         // with a word that moves ("改到明天", "tomorrow instead"), else it points at an option.
         let time_is_new = question.kind != QuestionKind::WhichItem || moves;
@@ -97,10 +102,10 @@ impl Reply {
             reply.new_time = Some(chars[first.span.0..last.span.1].iter().collect::<String>().trim().to_owned());
         }
         // "不管冲突" and "没关系" say to go ahead: their negation is not the reply's.
-        let unforced = FORCE_WORDS.iter().fold(lower.clone(), |rest, w| rest.replace(w, " "));
-        let negated = ZH_NEGATIONS.iter().any(|w| unforced.contains(w))
-            || lower.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|word| EN_NEGATIONS.contains(&word));
-        reply.force = !negated && FORCE_WORDS.iter().any(|w| lower.contains(w));
+        let unforced = words.force.iter().fold(lower.clone(), |rest, w| rest.replace(w, " "));
+        let said_words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != '\'').collect();
+        let negated = words.no.iter().any(|w| if is_chinese(w) { unforced.contains(w) } else { said_words.contains(w) });
+        reply.force = !negated && words.force.iter().any(|w| lower.contains(w));
         if negated {
             // Nothing picked, nothing accepted: the run says how to answer, and changes nothing.
             reply.new_time = None;
@@ -122,7 +127,7 @@ impl Reply {
             reply.picked = vec![at];
             return reply;
         }
-        if ALL_WORDS.iter().any(|w| if w.contains(' ') || is_chinese(w) { lower.contains(w) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == *w) }) {
+        if words.all.iter().any(|w| if w.contains(' ') || is_chinese(w) { lower.contains(w) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == *w) }) {
             reply.picked = (0..count).collect();
             return reply;
         }
@@ -258,7 +263,7 @@ fn by_title(question: &Question, text: &str, times: &[quickact_time::TimeMatch])
 
 fn is_yes(lower: &str) -> bool {
     let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    YES_WORDS.iter().any(|w| core == *w || core.starts_with(&format!("{w} ")) || (is_chinese(w) && core.starts_with(w) && core.chars().count() <= 3))
+    WORDS.yes.iter().any(|w| core == *w || core.starts_with(&format!("{w} ")) || (is_chinese(w) && core.starts_with(w) && core.chars().count() <= 3))
 }
 
 /// A candidates question: the first sentence's action on the chosen option(s).
