@@ -55,10 +55,21 @@ pub enum Glue {
     Also,
     Contraction,
     Start,
+    OptionLead,
+    OptionTail,
+    OrdinalMark,
+    ZhNumber,
+    Ordinal,
+    OrdinalTime,
+    FromEnd,
+    ZhPointer,
+    BeforeLast,
+    Pointer,
+    TitleFiller,
 }
 
 impl Glue {
-    const NAMES: [(&'static str, Glue); 47] = [
+    const NAMES: [(&'static str, Glue); 58] = [
         ("deadline_before", Glue::DeadlineBefore),
         ("deadline_after", Glue::DeadlineAfter),
         ("until", Glue::Until),
@@ -106,6 +117,17 @@ impl Glue {
         ("also", Glue::Also),
         ("contraction", Glue::Contraction),
         ("start", Glue::Start),
+        ("option_lead", Glue::OptionLead),
+        ("option_tail", Glue::OptionTail),
+        ("ordinal_mark", Glue::OrdinalMark),
+        ("zh_number", Glue::ZhNumber),
+        ("ordinal", Glue::Ordinal),
+        ("ordinal_time", Glue::OrdinalTime),
+        ("from_end", Glue::FromEnd),
+        ("zh_pointer", Glue::ZhPointer),
+        ("before_last", Glue::BeforeLast),
+        ("pointer", Glue::Pointer),
+        ("title_filler", Glue::TitleFiller),
     ];
 
     /// The words of the set, in the order written (without their values).
@@ -177,6 +199,8 @@ mod tests {
         }
         assert!(Glue::DeadlineBefore.has("by") && Glue::DeadlineAfter.has("之前") && !Glue::DeadlineBefore.has("at"));
         assert_eq!(Glue::RangeCut.words()[0], " to ");
+        assert_eq!((Glue::Ordinal.value("2nd"), Glue::ZhNumber.value("两"), Glue::ZhPointer.value("后者")), (Some(2), Some(2), Some(-1)));
+        assert_eq!((Glue::Ordinal.value("2"), Glue::DeadlineBefore.value("by")), (None, None));
     }
 
     #[test]

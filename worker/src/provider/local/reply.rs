@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use quickact_reader::{
     Act, Change, Frame, NewItem, Selector,
-    lexicon::{Category, lexicon},
+    lexicon::{Category, Glue, lexicon},
     read,
 };
 
@@ -157,8 +157,8 @@ fn option_prefix(sentence: &str) -> (Option<usize>, &str) {
 /// A reply that is only a number ("2", "２", "2号", "option 2", "no. 2", "number 2").
 fn bare_number(text: &str) -> Option<usize> {
     let lower = text.to_lowercase();
-    let core = ["option", "number", "no.", "no", "选项", "选"].iter().fold(lower.trim(), |t, w| t.strip_prefix(w).unwrap_or(t).trim());
-    let core = ["号", "个", "项", "吧", "。"].iter().fold(core, |t, w| t.strip_suffix(w).unwrap_or(t).trim());
+    let core = Glue::OptionLead.words().iter().fold(lower.trim(), |t, w| t.strip_prefix(w).unwrap_or(t).trim());
+    let core = Glue::OptionTail.words().iter().fold(core, |t, w| t.strip_suffix(w).unwrap_or(t).trim());
     let digits: String = core.chars().map(|c| if ('０'..='９').contains(&c) { char::from(b'0' + (c as u32 - '０' as u32) as u8) } else { c }).collect();
     digits.parse().ok()
 }
@@ -166,51 +166,48 @@ fn bare_number(text: &str) -> Option<usize> {
 /// A word the resolver may read as a time but that counts options ("第二个", "the second one").
 fn is_ordinal_word(text: &str) -> bool {
     let lower = text.to_lowercase();
-    lower.contains('第') || ["first", "second", "third", "fourth", "fifth", "last"].iter().any(|w| lower.contains(w))
+    Glue::OrdinalMark.words().iter().chain(Glue::OrdinalTime.words()).any(|w| lower.contains(w))
 }
-
-const ZH_NUMBERS: [(&str, usize); 10] = [("一", 1), ("二", 2), ("两", 2), ("三", 3), ("四", 4), ("五", 5), ("六", 6), ("七", 7), ("八", 8), ("九", 9)];
-const EN_ORDINALS: [(&str, usize); 10] = [
-    ("first", 1), ("1st", 1), ("second", 2), ("2nd", 2), ("third", 3), ("3rd", 3), ("fourth", 4), ("4th", 4), ("fifth", 5), ("5th", 5),
-];
 
 /// An ordinal or a pointer to a place in the list: "第二个", "第2个", "倒数第二个", "最后一个",
 /// "后面那个", "前面那个", "the second one", "the 2nd", "the last one", "the former", "the latter".
 fn ordinal(lower: &str, count: usize) -> Option<usize> {
-    let from_end = lower.contains("倒数") || lower.contains("from the end") || lower.contains("to last");
+    let from_end = Glue::FromEnd.words().iter().any(|w| lower.contains(w));
     let place = |n: usize| -> Option<usize> {
         if !(1..=count).contains(&n) {
             return None;
         }
         Some(if from_end { count - n } else { n - 1 })
     };
-    if let Some(at) = lower.find('第') {
-        let rest = &lower[at + '第'.len_utf8()..];
+    // The count an ordinal word carries in its set (`zh_number`, `ordinal`), as a place.
+    let counted = |set: Glue, word: &str| set.value(word).and_then(|n| usize::try_from(n).ok()).and_then(place);
+    if let Some(rest) = Glue::OrdinalMark.words().iter().find_map(|mark| lower.find(mark).map(|at| &lower[at + mark.len()..])) {
         let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
         if let Ok(n) = digits.parse::<usize>() {
             return place(n);
         }
-        if let Some((_, n)) = ZH_NUMBERS.iter().find(|(word, _)| rest.starts_with(word)) {
-            return place(*n);
+        if let Some(number) = Glue::ZhNumber.words().iter().find(|w| rest.starts_with(*w)) {
+            return counted(Glue::ZhNumber, number);
         }
     }
-    if ["最后", "后面那", "后一个", "后者", "下面那", "后边那"].iter().any(|w| lower.contains(w)) {
-        return Some(count - 1);
-    }
-    if ["前面那", "前一个", "前者", "上面那", "前边那"].iter().any(|w| lower.contains(w)) {
-        return Some(0);
+    if let Some(pointer) = Glue::ZhPointer.words().iter().find(|w| lower.contains(*w)) {
+        return pointed(Glue::ZhPointer, pointer, count);
     }
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    if words.contains(&"second") && words.contains(&"last") {
+    if Glue::BeforeLast.words().iter().all(|w| words.contains(w)) {
         return (count >= 2).then(|| count - 2);
     }
-    if words.iter().any(|w| *w == "last" || *w == "latter" || *w == "final") {
-        return Some(count - 1);
+    if let Some(pointer) = Glue::Pointer.words().iter().find(|w| words.contains(w)) {
+        return pointed(Glue::Pointer, pointer, count);
     }
-    if words.contains(&"former") {
-        return Some(0);
-    }
-    EN_ORDINALS.iter().find(|(word, _)| words.contains(word)).and_then(|(_, n)| place(*n))
+    Glue::Ordinal.words().iter().find(|w| words.contains(w)).and_then(|w| counted(Glue::Ordinal, w))
+}
+
+/// The option a pointer points at among `count`: its value in `set`, 1 the first, -1 the last.
+fn pointed(set: Glue, pointer: &str, count: usize) -> Option<usize> {
+    let place = set.value(pointer)?;
+    let at = if place < 0 { count.checked_sub(place.unsigned_abs() as usize) } else { usize::try_from(place - 1).ok() };
+    at.filter(|at| *at < count)
 }
 
 /// The one option at the time (and day) the reply names: "the one at 3pm", "下午3点那个", "明天那个".
@@ -242,15 +239,14 @@ fn the_one_option(question: &Question, fits: impl Fn(&Value) -> bool) -> Option<
 fn by_title(question: &Question, text: &str, times: &[quickact_time::TimeMatch]) -> Option<usize> {
     let spans: Vec<(usize, usize)> = times.iter().map(|m| m.span).collect();
     let rest = remove_spans(text, &spans).to_lowercase();
-    const FILLERS: [&str; 16] = ["那个", "这个", "那条", "那项", "的", "是", "吧", "我说的", "就", "呢", "一个", "啊", "要", "选", "删", "完成"];
-    const EN_FILLERS: [&str; 14] = ["the", "one", "that", "this", "i", "mean", "meant", "is", "it's", "its", "please", "with", "about", "pick"];
     let words: Vec<String> = if is_chinese(&rest) {
         let squashed: String = rest.split_whitespace().collect();
-        let core = FILLERS.iter().fold(squashed, |t, w| t.replace(w, ""));
+        // The Chinese fillers only: "i" or "one" may stand inside a word of the title.
+        let core = Glue::TitleFiller.words().iter().filter(|w| is_chinese(w)).fold(squashed, |t, w| t.replace(w, ""));
         if core.chars().count() < 1 { return None }
         vec![core]
     } else {
-        rest.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty() && !EN_FILLERS.contains(w)).map(str::to_owned).collect()
+        rest.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty() && !Glue::TitleFiller.has(w)).map(str::to_owned).collect()
     };
     if words.is_empty() {
         return None;
