@@ -247,7 +247,7 @@ pub struct Sense {
     /// A priority (1-4) or a position (1-based, negative from the end).
     pub value: Option<i8>,
     /// A subcategory (`greeting`, `filler`, `polite`, `lead` for noise; `yes`, `no`, `force`,
-    /// `all` for replies).
+    /// `all`, `move` for replies).
     pub sub: Option<&'static str>,
     /// A meal's part of the day (`morning`, `noon`, `evening`, ...).
     pub part: Option<&'static str>,
@@ -356,6 +356,12 @@ impl Lexicon {
     /// ("meeting", 会).
     pub fn names_only_a_kind(&self, word: &str) -> bool {
         self.find(&word.to_lowercase()).is_some_and(|e| e.senses.iter().any(|s| s.category == Category::Item && (s.has(Flags::GENERIC) || s.has(Flags::KIND_WORD))))
+    }
+
+    /// The forms with a sense of `category` and subcategory `sub` (`reply` with `sub=yes`), in the
+    /// order the files first name them.
+    pub fn forms_of(&self, category: Category, sub: &str) -> Vec<&'static str> {
+        self.entries.iter().filter(|e| e.senses.iter().any(|s| s.category == category && s.sub == Some(sub))).map(|e| e.form).collect()
     }
 
     /// Whether `word` is a generic item noun ("appointment", "thing", 事): a search may do without it.

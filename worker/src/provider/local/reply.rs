@@ -6,47 +6,28 @@
 //! Then the run does what the first sentence asked, settled by the reply: the action on the chosen
 //! item(s), or the proposed change with the new time, or forced despite the conflict. The verdict
 //! is written by the same plan as any local run ([`super::plan`]), fed a search that found exactly
-//! the chosen item: a reply never searches again, so it acts on what the user saw.
+//! the chosen item: a reply never searches again, so it acts on what the user saw. What the reply
+//! says is read in `meaning`.
 
-use chrono::{NaiveDate, NaiveTime};
+mod meaning;
+
+use chrono::NaiveDate;
 use quickact_shared::{
     domain::task::Question as QuestionKind,
     phrases::{Language, replies::Replies},
-    planner::selector::TimeOfDay,
 };
-use quickact_time::{Segment, TimeContext, find_all, is_chinese, resolve};
+use quickact_time::{TimeContext, resolve};
 use serde_json::{Value, json};
 
 use quickact_reader::{Act, Change, Frame, NewItem, Selector, read};
 
+use self::meaning::{Reply, option_prefix};
 use super::plan::{Say, Step, next_step, next_step_of_all};
 use crate::{
     agent::question::Question,
     provider::{AnsweredCall, RunInput},
     tools::names::{FINISH, SEARCH_ITEMS, UPDATE_ITEM},
 };
-
-/// Words that say to move to a new time rather than point at an option by its time.
-const MOVE_MARKERS: [&str; 22] = [
-    "改到", "改成", "改为", "改在", "挪到", "移到", "推迟到", "延期到", "延后到", "推到", "提前到", "调到", "换到", "延到", "放到", "换成", "instead",
-    "move", "change", "make it", "reschedule", "push",
-];
-/// Words that say to write the change despite the conflict.
-const FORCE_WORDS: [&str; 24] = [
-    "anyway", "regardless", "despite", "force", "still add", "add it", "keep it", "do it", "go ahead", "that's fine", "doesn't matter",
-    "也要", "照样", "仍然", "还是加", "还是要", "强制", "不管", "没关系", "无所谓", "就这样", "照加", "硬加", "也加",
-];
-/// Words that accept the suggestion (a passed time: the next occurrence; a conflict: as proposed).
-const YES_WORDS: [&str; 16] = ["yes", "ok", "okay", "sure", "yep", "fine", "please do", "是的", "好的", "好", "可以", "行", "嗯", "确定", "确认", "对"];
-/// Words that say no: a reply with one of them picks nothing ("都不是", "不是第二个", "neither"),
-/// except inside words that say to go ahead despite the conflict ("不管冲突", "没关系").
-const ZH_NEGATIONS: [&str; 4] = ["不", "别", "没", "非"];
-const EN_NEGATIONS: [&str; 8] = ["not", "none", "neither", "nor", "don't", "dont", "nope", "never"];
-/// Words that mean every option. A bare 都 does not: "都可以" / "都行" (either is fine) is no choice.
-const ALL_WORDS: [&str; 19] = [
-    "两个都", "三个都", "几个都", "全都", "全部", "所有", "都删", "都取消", "都完成", "都做完", "都标", "都去掉", "both", "all of them", "all three",
-    "every one", "each of them", "all", "everything",
-];
 
 /// The next step of a reply's run.
 pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
@@ -65,200 +46,6 @@ pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
         QuestionKind::Details => None,
     };
     step.unwrap_or_else(|| not_understood(question, &say))
-}
-
-/// What a reply says.
-#[derive(Debug, Default, PartialEq)]
-struct Reply {
-    /// The options it chose (indexes), when it points at some.
-    picked: Vec<usize>,
-    /// A new time, as written.
-    new_time: Option<String>,
-    /// Write the change despite the conflict.
-    force: bool,
-    /// A plain yes: take the suggestion.
-    yes: bool,
-}
-
-impl Reply {
-    fn read(said: &str, number: Option<usize>, question: &Question, time: &TimeContext) -> Reply {
-        let text = said.trim().trim_matches(|c: char| "。.!！?？~～，,".contains(c)).trim();
-        let lower = text.to_lowercase();
-        let count = question.options.len();
-        let mut reply = Reply::default();
-        let times: Vec<_> = find_all(text, time).into_iter().filter(|m| !is_ordinal_word(&m.text)).collect();
-        let moves = MOVE_MARKERS.iter().any(|m| lower.contains(m));
-        // A time that answers a conflict or a passed time is the new time; among options, only
-        // with a word that moves ("改到明天", "tomorrow instead"), else it points at an option.
-        let time_is_new = question.kind != QuestionKind::WhichItem || moves;
-        if time_is_new && let Some(first) = times.first() {
-            let last = times.last().expect("one at least");
-            let chars: Vec<char> = text.chars().collect();
-            reply.new_time = Some(chars[first.span.0..last.span.1].iter().collect::<String>().trim().to_owned());
-        }
-        // "不管冲突" and "没关系" say to go ahead: their negation is not the reply's.
-        let unforced = FORCE_WORDS.iter().fold(lower.clone(), |rest, w| rest.replace(w, " "));
-        let negated = ZH_NEGATIONS.iter().any(|w| unforced.contains(w))
-            || lower.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|word| EN_NEGATIONS.contains(&word));
-        reply.force = !negated && FORCE_WORDS.iter().any(|w| lower.contains(w));
-        if negated {
-            // Nothing picked, nothing accepted: the run says how to answer, and changes nothing.
-            reply.new_time = None;
-            return reply;
-        }
-        reply.yes = is_yes(&lower);
-        if count == 0 {
-            return reply;
-        }
-        if let Some(number) = number.or_else(|| bare_number(text)).filter(|n| (1..=count).contains(n)) {
-            reply.picked = vec![number - 1];
-            return reply;
-        }
-        if let Some(at) = question.options.iter().position(|o| o["id"].as_str().is_some_and(|id| lower.contains(&id.to_lowercase()))) {
-            reply.picked = vec![at];
-            return reply;
-        }
-        if let Some(at) = ordinal(&lower, count) {
-            reply.picked = vec![at];
-            return reply;
-        }
-        if ALL_WORDS.iter().any(|w| if w.contains(' ') || is_chinese(w) { lower.contains(w) } else { lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == *w) }) {
-            reply.picked = (0..count).collect();
-            return reply;
-        }
-        if !time_is_new
-            && let Some(at) = by_time(question, &times) {
-                reply.picked = vec![at];
-                return reply;
-            }
-        if let Some(at) = by_title(question, text, &times) {
-            reply.picked = vec![at];
-        }
-        reply
-    }
-}
-
-/// `#2 ...` (how the API stores an option): its number and the rest.
-fn option_prefix(sentence: &str) -> (Option<usize>, &str) {
-    let trimmed = sentence.trim();
-    let Some(rest) = trimmed.strip_prefix('#') else { return (None, trimmed) };
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    match rest[..digits].parse() {
-        Ok(number) => (Some(number), rest[digits..].trim()),
-        Err(_) => (None, trimmed),
-    }
-}
-
-/// A reply that is only a number ("2", "２", "2号", "option 2", "no. 2", "number 2").
-fn bare_number(text: &str) -> Option<usize> {
-    let lower = text.to_lowercase();
-    let core = ["option", "number", "no.", "no", "选项", "选"].iter().fold(lower.trim(), |t, w| t.strip_prefix(w).unwrap_or(t).trim());
-    let core = ["号", "个", "项", "吧", "。"].iter().fold(core, |t, w| t.strip_suffix(w).unwrap_or(t).trim());
-    let digits: String = core.chars().map(|c| if ('０'..='９').contains(&c) { char::from(b'0' + (c as u32 - '０' as u32) as u8) } else { c }).collect();
-    digits.parse().ok()
-}
-
-/// A word the resolver may read as a time but that counts options ("第二个", "the second one").
-fn is_ordinal_word(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    lower.contains('第') || ["first", "second", "third", "fourth", "fifth", "last"].iter().any(|w| lower.contains(w))
-}
-
-const ZH_NUMBERS: [(&str, usize); 10] = [("一", 1), ("二", 2), ("两", 2), ("三", 3), ("四", 4), ("五", 5), ("六", 6), ("七", 7), ("八", 8), ("九", 9)];
-const EN_ORDINALS: [(&str, usize); 10] = [
-    ("first", 1), ("1st", 1), ("second", 2), ("2nd", 2), ("third", 3), ("3rd", 3), ("fourth", 4), ("4th", 4), ("fifth", 5), ("5th", 5),
-];
-
-/// An ordinal or a pointer to a place in the list: "第二个", "第2个", "倒数第二个", "最后一个",
-/// "后面那个", "前面那个", "the second one", "the 2nd", "the last one", "the former", "the latter".
-fn ordinal(lower: &str, count: usize) -> Option<usize> {
-    let from_end = lower.contains("倒数") || lower.contains("from the end") || lower.contains("to last");
-    let place = |n: usize| -> Option<usize> {
-        if !(1..=count).contains(&n) {
-            return None;
-        }
-        Some(if from_end { count - n } else { n - 1 })
-    };
-    if let Some(at) = lower.find('第') {
-        let rest = &lower[at + '第'.len_utf8()..];
-        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        if let Ok(n) = digits.parse::<usize>() {
-            return place(n);
-        }
-        if let Some((_, n)) = ZH_NUMBERS.iter().find(|(word, _)| rest.starts_with(word)) {
-            return place(*n);
-        }
-    }
-    if ["最后", "后面那", "后一个", "后者", "下面那", "后边那"].iter().any(|w| lower.contains(w)) {
-        return Some(count - 1);
-    }
-    if ["前面那", "前一个", "前者", "上面那", "前边那"].iter().any(|w| lower.contains(w)) {
-        return Some(0);
-    }
-    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    if words.contains(&"second") && words.contains(&"last") {
-        return (count >= 2).then(|| count - 2);
-    }
-    if words.iter().any(|w| *w == "last" || *w == "latter" || *w == "final") {
-        return Some(count - 1);
-    }
-    if words.contains(&"former") {
-        return Some(0);
-    }
-    EN_ORDINALS.iter().find(|(word, _)| words.contains(word)).and_then(|(_, n)| place(*n))
-}
-
-/// The one option at the time (and day) the reply names: "the one at 3pm", "下午3点那个", "明天那个".
-/// An option is at a time of day as a search by time picks items ([`TimeOfDay`]).
-fn by_time(question: &Question, times: &[quickact_time::TimeMatch]) -> Option<usize> {
-    let stated = times.first()?;
-    let resolution = &stated.resolution;
-    let date = resolution.day_stated.then(|| resolution.date.to_string());
-    let at = TimeOfDay::of(resolution);
-    if date.is_none() && at.is_none() {
-        return None;
-    }
-    the_one_option(question, |option| {
-        let field = |key: &str| option.get(key).and_then(Value::as_str);
-        let start = field("start_time").and_then(|s| NaiveTime::parse_from_str(s, "%H:%M").ok());
-        let segment = field("segment").and_then(|s| s.parse::<Segment>().ok());
-        date.as_deref().is_none_or(|d| field("date") == Some(d)) && at.is_none_or(|at| at.selects(start, segment))
-    })
-}
-
-/// The index of the one option `fits`, `None` when none or several do.
-fn the_one_option(question: &Question, fits: impl Fn(&Value) -> bool) -> Option<usize> {
-    let mut fitting = question.options.iter().enumerate().filter(|(_, option)| fits(option)).map(|(at, _)| at);
-    let first = fitting.next()?;
-    fitting.next().is_none().then_some(first)
-}
-
-/// The one option whose title holds the words of the reply ("the dentist one", "牙医那个").
-fn by_title(question: &Question, text: &str, times: &[quickact_time::TimeMatch]) -> Option<usize> {
-    let spans: Vec<(usize, usize)> = times.iter().map(|m| m.span).collect();
-    let rest = remove_spans(text, &spans).to_lowercase();
-    const FILLERS: [&str; 16] = ["那个", "这个", "那条", "那项", "的", "是", "吧", "我说的", "就", "呢", "一个", "啊", "要", "选", "删", "完成"];
-    const EN_FILLERS: [&str; 14] = ["the", "one", "that", "this", "i", "mean", "meant", "is", "it's", "its", "please", "with", "about", "pick"];
-    let words: Vec<String> = if is_chinese(&rest) {
-        let squashed: String = rest.split_whitespace().collect();
-        let core = FILLERS.iter().fold(squashed, |t, w| t.replace(w, ""));
-        if core.chars().count() < 1 { return None }
-        vec![core]
-    } else {
-        rest.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty() && !EN_FILLERS.contains(w)).map(str::to_owned).collect()
-    };
-    if words.is_empty() {
-        return None;
-    }
-    the_one_option(question, |option| {
-        let title = option.get("title").and_then(Value::as_str).unwrap_or("").to_lowercase();
-        words.iter().all(|w| title.contains(w.as_str()))
-    })
-}
-
-fn is_yes(lower: &str) -> bool {
-    let core = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    YES_WORDS.iter().any(|w| core == *w || core.starts_with(&format!("{w} ")) || (is_chinese(w) && core.starts_with(w) && core.chars().count() <= 3))
 }
 
 /// A candidates question: the first sentence's action on the chosen option(s).
@@ -406,11 +193,6 @@ fn settled(act: Act, target: Option<Selector>, item: Option<NewItem>) -> Frame {
     Frame { act, text: String::new(), span: (0, 0), rule: "reply", target, item, change: Some(Change::To(String::new())), listing: None, parts: Vec::new() }
 }
 
-/// `text` without the code-point ranges `spans` (sorted, apart), each replaced by a space.
-fn remove_spans(text: &str, spans: &[(usize, usize)]) -> String {
-    text.chars().enumerate().map(|(i, c)| if spans.iter().any(|(a, b)| (*a..*b).contains(&i)) { ' ' } else { c }).collect()
-}
-
 /// The reply was not read: say how to answer.
 fn not_understood(question: &Question, say: &Say) -> Step {
     let replies = Replies(say.language);
@@ -419,85 +201,4 @@ fn not_understood(question: &Question, say: &Say) -> Step {
         _ => replies.reply_names_no_change(),
     };
     (FINISH, json!({ "result_type": "error", "message": message, "suggestion": suggestion }))
-}
-
-#[cfg(test)]
-mod tests {
-    use chrono::{TimeZone, Utc};
-
-    use super::*;
-
-    fn time() -> TimeContext {
-        TimeContext::new(Utc.with_ymd_and_hms(2026, 2, 7, 1, 0, 0).unwrap(), chrono_tz::Asia::Shanghai)
-    }
-
-    fn which(options: &[(&str, &str, &str, Option<&str>)]) -> Question {
-        Question {
-            sentence: "删除会议".into(),
-            reference_time: time().now().with_timezone(&Utc),
-            asked_reference_time: time().now().with_timezone(&Utc),
-            time_zone: chrono_tz::Asia::Shanghai,
-            earlier_replies: vec![],
-            kind: QuestionKind::WhichItem,
-            message: String::new(),
-            suggestion: None,
-            options: options
-                .iter()
-                .map(|(id, title, date, start)| json!({ "id": id, "title": title, "date": date, "start_time": start }))
-                .collect(),
-            proposed: None,
-        }
-    }
-
-    fn picked(question: &Question, said: &str) -> Vec<usize> {
-        let (number, said) = option_prefix(said);
-        Reply::read(said, number, question, &time()).picked
-    }
-
-    #[test]
-    fn ordinals_numbers_and_pointers_pick_one_option() {
-        let q = which(&[
-            ("a1", "项目会议", "2026-02-07", Some("10:00")),
-            ("b2", "牙医 dentist", "2026-02-08", Some("15:00")),
-            ("c3", "周会", "2026-02-08", Some("20:00")),
-        ]);
-        for (said, want) in [
-            ("#2", 1), ("3", 2), ("２", 1), ("第二个", 1), ("第3个", 2), ("就第一个吧", 0), ("最后一个", 2), ("后面那个", 2), ("倒数第二个", 1),
-            ("the second one", 1), ("the 3rd", 2), ("the last one", 2), ("first", 0), ("option 2", 1), ("b2", 1),
-            ("the one at 3pm", 1), ("下午3点那个", 1), ("晚上8点的", 2), ("今天那个", 0), ("the dentist one", 1), ("周会那个", 2),
-            ("上午那个", 0), ("the morning one", 0), ("下午的", 1), ("the evening one", 2),
-        ] {
-            assert_eq!(picked(&q, said), vec![want], "{said}");
-        }
-    }
-
-    #[test]
-    fn a_reply_that_names_no_single_option_picks_none() {
-        let q = which(&[("a1", "项目会议", "2026-02-07", Some("10:00")), ("b2", "周会", "2026-02-08", Some("10:00"))]);
-        for said in ["10点那个", "上午的", "第五个", "the fourth one", "随便", "whatever", "7", "the one tonight"] {
-            assert!(picked(&q, said).is_empty(), "{said}");
-        }
-        for said in ["都不是", "不是第二个", "别删第一个", "neither", "not the first one", "none of them", "都可以", "都行"] {
-            assert!(picked(&q, said).is_empty(), "{said}");
-        }
-        assert_eq!(picked(&q, "都删了"), vec![0, 1]);
-        assert_eq!(picked(&q, "both"), vec![0, 1]);
-    }
-
-    #[test]
-    fn a_conflict_reply_reads_a_new_time_or_a_force() {
-        let mut q = which(&[]);
-        q.kind = QuestionKind::Conflict;
-        let read = |said: &str| Reply::read(said, None, &q, &time());
-        assert!(read("冲突也要添加").force);
-        assert!(read("add it anyway").force);
-        assert_eq!(read("改到明天").new_time.as_deref(), Some("明天"));
-        assert_eq!(read("tomorrow at 4 instead").new_time.as_deref(), Some("tomorrow at 4"));
-        assert_eq!(read("那就下午5点吧").new_time.as_deref(), Some("下午5点"));
-        assert!(read("yes").yes && read("好的").yes && !read("好的，改到明天").yes);
-        assert!(read("不管冲突，加上").force && read("没关系").force);
-        let no = read("不要加了");
-        assert!(!no.force && !no.yes && no.new_time.is_none());
-        assert!(!read("don't add it").force && !read("no, not anyway").force);
-    }
 }
