@@ -70,7 +70,8 @@ pub(crate) fn rrule(r: &Recur, d: &DateParts) -> String {
     {
         let _ = write!(s, ";BYMONTH={m}");
     }
-    if let Some(day) = d.day {
+    if let Some(day) = d.day.filter(|_| matches!(r.freq, Freq::Monthly | Freq::Yearly)) {
+        // (a weekly series' day of the month is where it starts: "从5月1号开始每两周")
         let _ = write!(s, ";BYMONTHDAY={day}");
     } else if r.last_day {
         s.push_str(";BYMONTHDAY=-1");

@@ -275,6 +275,8 @@ impl DateParts {
             return match r.freq {
                 super::types::Freq::Monthly => self.month.is_none() && self.year.is_none(),
                 super::types::Freq::Yearly => self.year.is_none(),
+                // "从5月1号开始每两周", "every 2 weeks from may 1": the date is where it starts.
+                super::types::Freq::Weekly => !ymd || self.month.is_some() && self.day.is_some() && self.weekday.is_none() && r.byday == 0,
                 _ => !ymd,
             };
         }

@@ -220,7 +220,12 @@ pub(super) fn resolve_date(d: &DateParts, ctx: &TimeContext, anchor: Option<Naiv
     let today = ctx.today();
     let from = anchor.unwrap_or(today);
     if let Some(r) = d.recur {
-        let date = recurrence::first_occurrence(&r, d, today)?;
+        // A daily or weekly series with a day of the month starts that day.
+        let start = match (d.month, d.day) {
+            (Some(_), Some(_)) => resolve_date(&DateParts { recur: None, ..*d }, ctx, anchor)?.date.max(today),
+            _ => today,
+        };
+        let date = recurrence::first_occurrence(&r, d, start)?;
         return Some(DRes {
             date,
             end: None,
