@@ -27,7 +27,7 @@ pub fn split(s: &Sentence) -> Vec<Range<usize>> {
             Tag::Word { .. } if is_emoji_word(s, token) => {
                 i + 1 < tokens.len() && !matches!(tokens[i + 1].tag, Tag::Symbol | Tag::Punct(_))
             }
-            _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i) || is_note_label(s, i),
+            _ => is_connector(s, i) || is_and_before_action(s, i) || is_and_between_timed_items(s, start, i) || is_and_between_errands(s, start, i) || is_note_label(s, i),
         };
         if cut {
             let ends = matches!(token.tag, Tag::Punct(_) | Tag::Symbol) || is_emoji_word(s, token);
@@ -80,6 +80,13 @@ fn is_connector(s: &Sentence, i: usize) -> bool {
 
 /// An English "and" followed by a verb that acts ("cancel yoga and move the dentist") or a note
 /// ("lunch with Sam friday and bring the book").
+/// "add buy milk and pick up dry cleaning": "and" between two errands starts the second.
+fn is_and_between_errands(s: &Sentence, start: usize, i: usize) -> bool {
+    let is_and = s.entry(&s.tokens[i]).is_some_and(|e| e.is(Category::And) && e.form.is_ascii());
+    let errand = |t: &Token| s.entry(t).is_some_and(|e| e.is(Category::Errand) && !e.is(Category::Item));
+    is_and && i > start && s.tokens.get(i + 1).is_some_and(errand) && s.tokens[start..i].iter().any(errand)
+}
+
 fn is_and_before_action(s: &Sentence, i: usize) -> bool {
     // "kids are sick so skip the playdate", "老板有事所以取消明天的会": "so" too.
     let so = Glue::SoBeforeAction.has(&s.norm_of(&s.tokens[i]));
@@ -103,7 +110,7 @@ fn merge_fragments(s: &Sentence, pieces: Vec<Range<usize>>) -> Vec<Range<usize>>
         let piece = carry.take().map_or(piece.clone(), |start| start..piece.end);
         // "帮我记一下，…", "hey, …": a lead-in goes with the piece after it; at the end ("…，帮我记
         // 一下"), with the piece before.
-        let lead_in = is_lead_in(s, &s.tokens[piece.clone()]);
+        let lead_in = is_lead_in(s, &s.tokens[piece.clone()]) || is_anchor_lead(s, &s.tokens[piece.clone()]);
         if n + 1 < count && lead_in {
             carry = Some(piece.start);
             continue;
@@ -140,6 +147,20 @@ fn is_fragment(s: &Sentence, tokens: &[Token]) -> bool {
         Tag::Latin | Tag::Han => Glue::DeadlineBefore.has(&s.norm_of(t)),
         _ => false,
     })
+}
+
+/// "30 min before the Q3 review, remind me to print the deck": a length and another item, with no
+/// verb, say when the request after them is.
+fn is_anchor_lead(s: &Sentence, tokens: &[Token]) -> bool {
+    let relation = tokens.iter().any(|t| s.entry(t).is_some_and(|e| e.senses.iter().any(|p| p.category == Category::Prep && matches!(p.sub, Some("before" | "after")))));
+    // A length ("30 min", 15分钟), not a day ("周五前交房租" is a deadline).
+    let length = tokens.iter().enumerate().any(|(k, t)| match t.tag {
+        Tag::Time(m) => s.times.get(m).is_some_and(|m| m.resolution.duration_minutes.is_some() && !m.resolution.day_stated && m.resolution.start_time.is_none()),
+        Tag::Number(_) => tokens.get(k + 1).is_some_and(|u| Glue::LengthWord.has(&s.norm_of(u))),
+        _ => false,
+    });
+    let verb = tokens.iter().any(|t| s.entry(t).is_some_and(|e| e.is(Category::Verb)));
+    relation && length && !verb
 }
 
 /// A piece that only says a request follows: noise, create verbs, "那个" as a filler ("帮我记一下",

@@ -81,6 +81,7 @@ pub fn carry(sentence: &Sentence, ctx: &TimeContext, frames: &mut Vec<Frame>) ->
         if k > 0 {
             name_the_kind(frames, k);
             remind_on(frames, k);
+            lend_day_back(frames, k, ctx);
         }
         if frames[k].item.as_ref().and_then(|i| i.anchor.as_ref()).is_some_and(|a| a.target.previous) && !hang_on_the_item_before(frames, k, ctx) {
             problems.push(Unread { span: (0, sentence.chars.len()), text: sentence.text.clone(), reason: "it does not say which item the reminder is ahead of" });
@@ -209,11 +210,24 @@ fn adds_to_the_item_before(frames: &mut [Frame], k: usize) -> bool {
 fn remind_on(frames: &mut [Frame], k: usize) {
     let reminds = frames[k - 1].item.as_ref().is_some_and(|item| item.kind == crate::lexicon::Kind::Reminder.as_str());
     let mut words = frames[k].text.split_whitespace().map(str::to_lowercase);
-    let joined = words.next().is_some_and(|w| lexicon().find(&w).is_some_and(|e| e.is(Category::And))) && words.next().is_some_and(|w| crate::lexicon::Glue::To.has(&w));
+    // "…and to email Sara at 2pm", "…and at 8 to water the plants": no verb of its own.
+    let own_verb = frames[k].parts.iter().any(|p| p.role == crate::frame::Role::Action);
+    let joined = words.next().is_some_and(|w| lexicon().find(&w).is_some_and(|e| e.is(Category::And))) && !own_verb;
     let creates = frames[k].act == Act::Create;
     if let Some(item) = frames[k].item.as_mut().filter(|_| reminds && joined && creates) {
         item.kind = crate::lexicon::Kind::Reminder.as_str();
         item.segment = None;
+    }
+}
+
+/// "add buy milk and pick up dry cleaning for tomorrow": the day at the end is both items'.
+fn lend_day_back(frames: &mut [Frame], k: usize, ctx: &TimeContext) {
+    let joined = frames[k].text.split_whitespace().next().is_some_and(|w| lexicon().find(&w.to_lowercase()).is_some_and(|e| e.is(Category::And)));
+    let both_create = frames[k - 1].act == Act::Create && frames[k].act == Act::Create;
+    let Some(day) = frames[k].item.as_ref().and_then(|i| i.when.as_deref()).filter(|_| joined && both_create).and_then(|w| day_of(w, ctx)) else { return };
+    if let Some(item) = frames[k - 1].item.as_mut().filter(|i| i.when.is_none() && i.anchor.is_none()) {
+        item.when = Some(day);
+        item.segment = item.segment.filter(|s| *s != "all_day");
     }
 }
 

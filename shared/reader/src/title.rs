@@ -197,6 +197,15 @@ fn piece(r: &Reader, i: usize) -> Piece {
     if r.is_glue(i, Glue::DeadlineBefore) && matches!(r.tag(i + 1), Tag::Time(_)) && !r.is(i, Category::Item) {
         return Piece::Noise;
     }
+    // "每两周交一次水电费": how often is the series', not the title's.
+    if r.is(i, Category::One) && r.is_glue(i, Glue::Once) && (0..r.len()).any(|j| times::piece(r, j).is_some_and(|res| res.rrule.is_some())) {
+        return Piece::Noise;
+    }
+    // "实验报告周五截止", "standup every weekday starting today": words that only place the time.
+    let next_to_time = i > 0 && matches!(r.tag(i - 1), Tag::Time(_)) || matches!(r.tag(i + 1), Tag::Time(_));
+    if next_to_time && (r.is_glue(i, Glue::DeadlineAfter) && i > 0 && matches!(r.tag(i - 1), Tag::Time(_)) || r.is_glue(i, Glue::Start) && r.text(i).is_ascii()) {
+        return Piece::Noise;
+    }
     match r.tag(i) {
         Tag::Time(_) if times::is_meal(r, i) || times::names_the_item(r, i) => Piece::Naming,
         Tag::Time(_) if times::is_length(r, i) => {
@@ -275,13 +284,17 @@ pub fn is_edge_word(r: &Reader, i: usize) -> bool {
 /// may end in a character that alone is a small word (会议纪要, 签合同).
 fn is_tail_word(r: &Reader, i: usize) -> bool {
     use Category::*;
+    // "remind me to call Kate instead": the plan changed, Kate is who to call.
+    if r.is_glue(i, Glue::Instead) {
+        return true;
+    }
     // "the library books": an English verb of putting down ends no title ("books" is the books);
     // "…，帮我记一下" does.
     if !is_edge_word(r, i) || r.is(i, Verb) && r.text(i).is_ascii() {
         return false;
     }
     let chinese_single = !r.text(i).is_ascii() && r.text(i).chars().count() == 1;
-    !chinese_single || [De, Aspect, Noise].iter().any(|&c| r.is(i, c))
+    !chinese_single || [De, Aspect, Noise, Prep].iter().any(|&c| r.is(i, c))
 }
 
 /// The 的 after a length ("开2小时**的**会") goes with it.
@@ -293,6 +306,10 @@ fn after_length(r: &Reader, i: usize) -> bool {
 fn doubt_in_title(r: &mut Reader, i: usize) {
     if matches!(r.tag(i), Tag::Latin) && crate::lexicon::lexicon().near_action(&r.norm(i)) {
         r.doubt(i, "a word like an action verb, misspelt");
+    }
+    // "my sister's wedding was lovely": what was is no item to put down.
+    if r.is_glue(i, Glue::PastAux) {
+        r.doubt(i, "said in the past");
     }
     let Some(entry) = r.entry(i) else { return };
     // "took all weekend": what was done, said in the past, is no item to put down.

@@ -339,7 +339,8 @@ fn stretched(word: &str) -> Option<usize> {
 /// The text with its English filler words ("um", "like"), interjections (嗯) and symbols (emoji)
 /// as spaces.
 fn without_fillers(chars: &[char], norm: &[char]) -> String {
-    let mut out: Vec<char> = chars.to_vec();
+    // "10am–12pm": a dash of any width joins a range as '-' does.
+    let mut out: Vec<char> = chars.iter().map(|&c| if matches!(c, '–' | '—' | '−') { '-' } else { c }).collect();
     let text: String = norm.iter().collect();
     let byte_to_char: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
     let char_at = |byte: usize| byte_to_char.partition_point(|&b| b < byte);

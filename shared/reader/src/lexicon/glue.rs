@@ -60,6 +60,8 @@ pub enum Glue {
     InsteadOf,
     ForItem,
     RangeFrom,
+    PastAux,
+    Once,
     OptionLead,
     OptionTail,
     OrdinalMark,
@@ -74,7 +76,9 @@ pub enum Glue {
 }
 
 impl Glue {
-    const NAMES: [(&'static str, Glue); 63] = [
+    const NAMES: [(&'static str, Glue); 65] = [
+        ("once", Glue::Once),
+        ("past_aux", Glue::PastAux),
         ("range_from", Glue::RangeFrom),
         ("for_item", Glue::ForItem),
         ("instead_of", Glue::InsteadOf),
