@@ -1,4 +1,4 @@
-//! The reader corpus: sentence cases as data (`/work/blind/CORPUS-FORMAT.md`, e.g.
+//! The reader corpus: sentence cases as data (`docs/corpus-format.md`, e.g.
 //! `shared/reader/corpus.tsv`), run against a real [`TestApp`] and classified, for the e2e tests
 //! (`worker/tests/e2e/reader_corpus.rs`) and for scoring (`quickact-corpus`).
 //!

@@ -1,4 +1,4 @@
-//! Scores reader corpus files (`/work/blind/CORPUS-FORMAT.md`) against the local provider:
+//! Scores reader corpus files (`docs/corpus-format.md`) against the local provider:
 //!
 //! ```sh
 //! quickact-corpus FILE [FILE...] [--out PATH] [--concurrency N]

@@ -1,4 +1,4 @@
-//! The corpus format (`/work/blind/CORPUS-FORMAT.md`) read into [`Case`]s: every malformed row is
+//! The corpus format (`docs/corpus-format.md`) read into [`Case`]s: every malformed row is
 //! reported with its line and what is wrong with it, all of them at once.
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, TimeZone};

@@ -1,6 +1,6 @@
 //! The local provider (no network, deterministic) on the reader corpus, `shared/reader/corpus.tsv`:
 //! one-sentence requests in Chinese and English, each with the items it starts with and what it
-//! must do (the format: `/work/blind/CORPUS-FORMAT.md`; the runner and its checks:
+//! must do (the format: `docs/corpus-format.md`; the runner and its checks:
 //! `quickact_testkit::corpus`).
 //!
 //! Every case runs for a fresh user on its setup items, through the real API, worker and database;
