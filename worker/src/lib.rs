@@ -17,6 +17,7 @@
 //! process; `main` wires it to SIGINT/SIGTERM.
 
 pub mod agent;
+pub mod claim;
 pub mod groups;
 pub mod mcp;
 pub mod metrics;

@@ -40,9 +40,12 @@ use crate::{
     agent::{spans, Endings, RunClock, RunContext, RunEnd, RunError, RunPlan, RunShared, question::load_question, run_agent},
     groups::{self, GroupOutcome, GroupedRun, Groups},
     provider::{choice::ProviderChoice, gate::ProviderGate},
-    queue::{Claimed, DueTasks},
+    claim::{Claimed, DueTasks},
     tools::ToolRegistry,
 };
+
+mod endings;
+use endings::ending_batches;
 
 /// Most times a task is started before it is given up (each crash, panic or lost database counts
 /// one): the task row's one attempt counter, counted by each fetch. Bounds a task that keeps
@@ -101,6 +104,13 @@ struct RunOfTask {
     stop: CancellationToken,
     /// Not in a group (see [`Claimed::alone`]).
     alone: bool,
+}
+
+/// What a run reads before it starts (see [`Runner::reads`]).
+struct Reads {
+    journal: Vec<quickact_shared::store::steps::Step>,
+    user_model: Option<String>,
+    question: Option<crate::agent::question::Question>,
 }
 
 /// Why an attempt at a task failed; the task is handed back and tried again after a pause.
@@ -274,54 +284,13 @@ impl Runner {
         let RunOfTask { task, clock, holder, stop: abort, alone } = run;
         let task_id = task.id;
         tracing::info!(task_id = %task_id, attempt = task.attempts, "task claimed");
-        let pool = &self.pool;
-
-        // Claims that ended waiting for a model are not failed attempts: only when the claims pass
-        // the cap are those read, to tell.
-        let failed = if task.attempts > MAX_TASK_ATTEMPTS {
-            match retry_unavailable(DATABASE_PATIENCE, || failed_attempts(pool, task_id)).await {
-                Ok(failed) => failed,
-                Err(err) => return Attempt::Failed(err.into()),
-            }
-        } else {
-            task.attempts
-        };
-        if failed > MAX_TASK_ATTEMPTS {
-            let last_failure = match last_failure(pool, task_id).await {
-                Ok(failure) => failure.unwrap_or_else(|| "its worker stopped unexpectedly".to_owned()),
-                Err(err) => return Attempt::Failed(err.into()),
-            };
-            return self.finish(&task, &holder, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await;
-        }
-        // The deadline is on the database's clock, as the claim read it: this machine's may be
-        // minutes off, and would end every task at once, or give each minutes more.
-        if clock.now() >= task.deadline() {
-            return self.finish(&task, &holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await;
+        if let Some(ended) = self.past_its_limits(&task, &holder, &clock).await {
+            return ended;
         }
         let deadline = clock.instant_at(task.deadline());
-
-        // Steps are written only by a run that claimed the task, so a first claim has none to read.
-        let journal = if task.attempts <= 1 {
-            Vec::new()
-        } else {
-            match retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task_id)).await {
-                Ok(journal) => journal,
-                Err(err) => return Attempt::Failed(err.into()),
-            }
-        };
-        let user_model = match self.user_model(task.user_id).await {
-            Ok(model) => model,
-            Err(err) => return Attempt::Failed(err.into()),
-        };
-        // A reply is read against the question it answers: a model reads it when one is
-        // configured (the local reading of replies covers the common answers only).
-        let question = if task.reply_to.is_some() {
-            match retry_unavailable(DATABASE_PATIENCE, || load_question(pool, &task)).await {
-                Ok(question) => question,
-                Err(err) => return Attempt::Failed(err.into()),
-            }
-        } else {
-            None
+        let Reads { journal, user_model, question } = match self.reads(&task).await {
+            Ok(reads) => reads,
+            Err(err) => return Attempt::Failed(err),
         };
         let routed_text = if question.is_some() { "" } else { task.input_text.as_str() };
         let (provider, model) = self.providers.choose(user_model.as_deref(), routed_text);
@@ -359,30 +328,47 @@ impl Runner {
         };
         guard_stop.cancel();
         let _ = guard.await;
+        self.settle(outcome, &plan, &holder).await
+    }
 
-        match outcome {
-            Ok(Ok(RunEnd::Finished(task))) => {
-                quickact_shared::metrics::task_finished(&task);
-                tracing::info!(task_id = %task_id, status = %task.status, "task finished");
-                Attempt::Settled
+    /// A task past its limits is ended, not run: tried more than [`MAX_TASK_ATTEMPTS`] times (claims
+    /// that ended waiting for a model do not count), or past its deadline (on the database's clock,
+    /// as the claim read it: this machine's may be minutes off).
+    async fn past_its_limits(&self, task: &TaskRecord, holder: &str, clock: &RunClock) -> Option<Attempt> {
+        let pool = &self.pool;
+        // Only when the claims pass the cap are the failed attempts read, to tell.
+        let failed = if task.attempts > MAX_TASK_ATTEMPTS {
+            match retry_unavailable(DATABASE_PATIENCE, || failed_attempts(pool, task.id)).await {
+                Ok(failed) => failed,
+                Err(err) => return Some(Attempt::Failed(err.into())),
             }
-            Ok(Ok(RunEnd::Stopped(check))) => {
-                tracing::info!(task_id = %task_id, ?check, "task stopped: no longer ours");
-                Attempt::Settled
-            }
-            Ok(Ok(RunEnd::Aborted)) if self.hand_back.is_cancelled() => {
-                self.give_back(task_id, &holder, None, None).await;
-                Attempt::HandedBack
-            }
-            // Aborted by the guard: cancelled or taken over.
-            Ok(Ok(RunEnd::Aborted)) => Attempt::Settled,
-            Ok(Ok(RunEnd::WaitForModel { model, wait })) => {
-                self.wait_for_model(task_id, &holder, &model, wait).await;
-                Attempt::Settled
-            }
-            Ok(Err(err)) => Attempt::Failed(err.into()),
-            Err(_elapsed) => self.finish(&plan.task, &holder, Ending::Timeout { timeout_seconds: plan.task.timeout_seconds }).await,
+        } else {
+            task.attempts
+        };
+        if failed > MAX_TASK_ATTEMPTS {
+            let last_failure = match last_failure(pool, task.id).await {
+                Ok(failure) => failure.unwrap_or_else(|| "its worker stopped unexpectedly".to_owned()),
+                Err(err) => return Some(Attempt::Failed(err.into())),
+            };
+            return Some(self.finish(task, holder, Ending::GaveUp { attempts: MAX_TASK_ATTEMPTS, last_failure }).await);
         }
+        if clock.now() >= task.deadline() {
+            return Some(self.finish(task, holder, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await);
+        }
+        None
+    }
+
+    /// What a run reads before it starts: its journal so far, the user's model, and the question a
+    /// reply answers.
+    async fn reads(&self, task: &TaskRecord) -> Result<Reads, AttemptFailure> {
+        let pool = &self.pool;
+        // Steps are written only by a run that claimed the task, so a first claim has none to read.
+        let journal = if task.attempts <= 1 { Vec::new() } else { retry_unavailable(DATABASE_PATIENCE, || list_steps(pool, task.id)).await? };
+        let user_model = self.user_model(task.user_id).await?;
+        // A reply is read against the question it answers: a model reads it when one is
+        // configured (the local reading of replies covers the common answers only).
+        let question = if task.reply_to.is_some() { retry_unavailable(DATABASE_PATIENCE, || load_question(pool, task)).await? } else { None };
+        Ok(Reads { journal, user_model, question })
     }
 
     /// Runs a local run in a group; one that stopped at a checkpoint (a hand-over to the model)
@@ -414,109 +400,4 @@ impl Runner {
         Ok(model)
     }
 
-    /// Ends a task this process holds without a run (given up, or out of time).
-    async fn finish(&self, task: &TaskRecord, holder: &str, ending: Ending) -> Attempt {
-        let ending = &ending;
-        let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(holder), ending.clone())).await;
-        match ended {
-            Ok(Some(task)) => {
-                quickact_shared::metrics::task_finished(&task);
-                tracing::info!(task_id = %task.id, status = %task.status, "task finished");
-                Attempt::Settled
-            }
-            Ok(None) => {
-                tracing::info!(task_id = %task.id, "task ended elsewhere first");
-                Attempt::Settled
-            }
-            Err(err) => Attempt::Failed(err.into()),
-        }
-    }
-
-    /// Gives an unfinished task back to the queue (see [`hand_back`]): at once on shutdown, after
-    /// `pause` when the attempt failed (`failure` says why). When even that fails, the lease lapses
-    /// and the next fetch takes the task.
-    async fn give_back(&self, task_id: Uuid, holder: &str, pause: Option<Duration>, failure: Option<&str>) {
-        let (pool, owner) = (&self.bookkeeping, holder);
-        match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, owner, pause, failure)).await {
-            Ok(released) => {
-                if let Some(pause) = pause.filter(|_| released) {
-                    self.due_tasks.add(Instant::now() + pause);
-                }
-                tracing::info!(task_id = %task_id, "task handed back to the queue")
-            }
-            Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
-        }
-    }
-
-    /// Gives the task back to the queue until its model can be asked again (`wait`, already cut
-    /// at the task's deadline): meanwhile it holds no run slot here, and any worker resumes it from
-    /// its journal once the wait is over. Not a failed attempt (see [`hand_back_to_wait`]).
-    async fn wait_for_model(&self, task_id: Uuid, holder: &str, model: &str, wait: Duration) {
-        quickact_shared::metrics::provider_hand_back(model);
-        let (pool, owner) = (&self.bookkeeping, holder);
-        match retry_unavailable(Duration::from_secs(5), || hand_back_to_wait(pool, task_id, owner, wait)).await {
-            Ok(released) => {
-                if released {
-                    self.due_tasks.add(Instant::now() + wait);
-                }
-                tracing::info!(task_id = %task_id, %model, wait_ms = wait.as_millis() as u64, "task handed back to wait for its model")
-            }
-            Err(err) => tracing::error!(task_id = %task_id, error = %err, "could not hand the task back; its lease will lapse"),
-        }
-    }
-
-    /// Renews the lease every third of its length and watches the task's notifications; fires
-    /// `abort` when the task is no longer ours to run.
-    async fn guard(self: Arc<Self>, task_id: Uuid, holder: String, abort: CancellationToken, stop: CancellationToken) {
-        let lease_secs = self.worker.lease().as_secs_f64();
-        let every = self.worker.lease() / 3;
-        let mut changes = self.notifications.subscribe_task(task_id);
-        let mut next_renewal = Instant::now() + every;
-        loop {
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = abort.cancelled() => return,
-                _ = changes.changed() => {
-                    if let Ok(Some(task)) = find_task(&self.pool, task_id).await
-                        && task.status != TaskStatus::Processing {
-                            tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
-                            abort.cancel();
-                            return;
-                        }
-                }
-                _ = tokio::time::sleep_until(next_renewal) => {
-                    next_renewal = Instant::now() + every;
-                    match renew_lease(&self.bookkeeping, task_id, &holder, lease_secs).await {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            // A renewal waits on the row lock of the run's own writes, so it often
-                            // finds the run's verdict just committed: an ended task, not a lost lease.
-                            match find_task(&self.pool, task_id).await {
-                                Ok(Some(task)) if task.status.is_final() => {
-                                    tracing::debug!(task_id = %task_id, status = %task.status, "task ended; its lease is not renewed");
-                                }
-                                _ => tracing::warn!(task_id = %task_id, "lease lost, stopping the run"),
-                            }
-                            abort.cancel();
-                            return;
-                        }
-                        // The database is away; the run's own writes wait for it. Keep trying.
-                        Err(err) => tracing::warn!(task_id = %task_id, error = %err, "lease renewal failed"),
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The loop that writes the endings waiting together in one statement (see [`Endings`]): each
-/// run's answer is its task as it ended, `None` when it was no longer the run's.
-fn ending_batches(journal: PgPool) -> Endings {
-    Batcher::start(MAX_ENDINGS, "endings", move |ends: Vec<(String, FinalState)>| {
-        let journal = journal.clone();
-        async move {
-            let mut ended: HashMap<Uuid, TaskRecord> = end_tasks(&journal, &ends).await?.into_iter().map(|task| (task.id, task)).collect();
-            Ok(ends.iter().map(|(_, end)| ended.remove(&end.id)).collect())
-        }
-    })
 }

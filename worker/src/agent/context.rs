@@ -90,7 +90,7 @@ impl RunClock {
 /// One run, as its worker plans it: owned, so it can be handed to a group loop.
 pub struct RunPlan {
     pub task: TaskRecord,
-    /// Who holds the task's lease: this worker's claim (see `crate::queue::Claimed::holder`).
+    /// Who holds the task's lease: this worker's claim (see `crate::claim::Claimed::holder`).
     pub holder: String,
     pub model: String,
     pub provider: Arc<dyn ModelProvider>,
