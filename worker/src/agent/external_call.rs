@@ -26,7 +26,8 @@ use tokio::time::Instant;
 
 use super::{
     ledger::Recorded,
-    run::{Run, RunEnd, RunError, elapsed_ms},
+    outcome::{RunEnd, RunError, elapsed_ms},
+    state::Run,
 };
 use crate::{
     mcp::{ExternalTool, IDEMPOTENCY_KEY, IN_FLIGHT, McpServers, RESULT_SERVER, idempotency_key},

@@ -40,7 +40,7 @@ use sqlx::{PgConnection, PgExecutor, Postgres, Transaction};
 
 use super::{
     context::RunContext,
-    run::{RunEnd, RunError},
+    outcome::{RunEnd, RunError},
 };
 
 /// A transaction a run writes in.

@@ -19,12 +19,14 @@ pub mod context;
 mod external_call;
 pub mod journal;
 pub mod ledger;
+mod outcome;
 pub mod prompt;
 pub mod question;
 pub mod run;
 mod tool_call;
 mod turn;
 pub mod spans;
+mod state;
 
 pub use context::{Endings, RunClock, RunContext, RunPlan, RunShared};
 pub use run::{Grouped, MAX_MODEL_TURNS, RunEnd, RunError, run_agent, run_agent_grouped};

@@ -26,8 +26,6 @@ use std::time::Duration;
 use chrono::Utc;
 use quickact_shared::{
     db::{is_unavailable, retry_unavailable},
-    domain::task::TaskRecord,
-    phrases::{Language, replies::Replies},
     store::{
         ending::Ending,
         steps::{Step, StepKind, list_steps},
@@ -37,6 +35,8 @@ use quickact_shared::{
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+pub use super::outcome::{RunEnd, RunError};
+pub(super) use super::state::Run;
 use super::{
     context::RunContext,
     journal::{HANDED_OVER_TO, Replay},
@@ -45,7 +45,7 @@ use super::{
     turn::Asked,
 };
 use crate::{
-    provider::{ModelProvider, ProviderError, ToolCall},
+    provider::{ProviderError, ToolCall},
     tools::{FINISH, SEARCH_ITEMS, parse_arguments_text},
 };
 
@@ -57,37 +57,6 @@ pub const MAX_TOOL_CALLS_PER_TURN: usize = 8;
 /// Most tool calls (other than `finish`) one run makes; later ones are refused and the model is
 /// told to finish.
 pub const MAX_TOOL_CALLS_PER_RUN: usize = 30;
-
-/// How a run ended.
-#[derive(Debug)]
-pub enum RunEnd {
-    /// A verdict was reached and written with the task's final state: the task as it ended.
-    Finished(Box<TaskRecord>),
-    /// The task stopped being ours (cancelled, finished or taken over by another worker).
-    Stopped(OwnerCheck),
-    /// `abort` fired.
-    Aborted,
-    /// The run's model cannot be asked before `wait` is over (see `super::turn::Asked::Wait`),
-    /// and the task is to be handed back until then, as far as its deadline.
-    WaitForModel { model: String, wait: Duration },
-}
-
-/// Why a run could not go on.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
-    /// A grouped run reached a checkpoint (see [`run_agent_grouped`]).
-    #[error("the run must commit before it goes on")]
-    Checkpoint,
-    /// The group a run was part of failed to commit (see [`crate::groups`]).
-    #[error("{0}")]
-    Group(String),
-    /// The database went away since the run last wrote, and took back some of what the run wrote
-    /// without waiting for the disk (see [`super::ledger`]): the run goes on from the journal.
-    #[error("the database lost some of the run's latest steps")]
-    JournalLost,
-}
 
 /// Runs (or resumes, from `journal`) the agent for one task.
 pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, RunError> {
@@ -128,21 +97,6 @@ pub async fn run_agent_grouped(cx: &RunContext<'_>, journal: &[Step], mut tx: Ru
         other => other.map(Grouped::Ended),
     };
     (result, run.ledger.into_group_transaction())
-}
-
-/// One run: who answers its turns, what its journal says so far, and its ledger.
-pub(super) struct Run<'a> {
-    pub(super) cx: &'a RunContext<'a>,
-    /// Who answers the turns now: the context's provider, or the model after a hand-over.
-    pub(super) provider: &'a dyn ModelProvider,
-    pub(super) model: &'a str,
-    /// The conversation and tool observations so far, rebuilt from the journal and kept current.
-    pub(super) replay: Replay,
-    pub(super) ledger: Ledger<'a>,
-    /// The tools a model's turn is offered: the registry's and, listed before the run's first
-    /// model turn, the external tools the task's user may call (see [`crate::mcp`]). `None`:
-    /// not listed yet, or no MCP server is registered.
-    pub(super) model_tools: Option<std::sync::Arc<Vec<Value>>>,
 }
 
 impl<'a> Run<'a> {
@@ -369,16 +323,7 @@ fn resumable(err: &RunError) -> bool {
     }
 }
 
-pub(super) fn elapsed_ms(started: Instant) -> i32 {
-    started.elapsed().as_millis().min(i32::MAX as u128) as i32
-}
 
-impl Run<'_> {
-    /// The engine's sentences in the language of the task's sentence.
-    pub(super) fn replies(&self) -> Replies {
-        Replies(Language::of(&self.cx.task.input_text))
-    }
-}
 
 fn clip(text: &str, chars: usize) -> String {
     let mut out: String = text.chars().take(chars).collect();

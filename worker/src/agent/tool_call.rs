@@ -18,7 +18,8 @@ use tracing::{Instrument, Span};
 use super::{
     context::RunContext,
     ledger::Recorded,
-    run::{Run, RunEnd, RunError, elapsed_ms},
+    outcome::{RunEnd, RunError, elapsed_ms},
+    state::Run,
     spans,
 };
 use crate::{

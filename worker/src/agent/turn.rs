@@ -17,7 +17,8 @@ use super::{
     journal::tool_calls_of,
     ledger::Recorded,
     prompt::{SYSTEM_MESSAGE, reply_message, user_message},
-    run::{Run, RunError, elapsed_ms},
+    outcome::{RunError, elapsed_ms},
+    state::Run,
     spans,
     tool_call::may_write,
 };

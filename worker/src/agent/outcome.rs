@@ -1,0 +1,43 @@
+//! How a run ends, and why it could not go on: the types the loop ([`super::run`]), its tool
+//! calls and turns, and the ledger that writes its ending all speak. A leaf of the agent.
+
+use std::time::Duration;
+
+use quickact_shared::{domain::task::TaskRecord, store::tasks::OwnerCheck};
+use tokio::time::Instant;
+
+/// How a run ended.
+#[derive(Debug)]
+pub enum RunEnd {
+    /// A verdict was reached and written with the task's final state: the task as it ended.
+    Finished(Box<TaskRecord>),
+    /// The task stopped being ours (cancelled, finished or taken over by another worker).
+    Stopped(OwnerCheck),
+    /// `abort` fired.
+    Aborted,
+    /// The run's model cannot be asked before `wait` is over (see `super::turn::Asked::Wait`),
+    /// and the task is to be handed back until then, as far as its deadline.
+    WaitForModel { model: String, wait: Duration },
+}
+
+/// Why a run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A grouped run reached a checkpoint (see [`super::run::run_agent_grouped`]).
+    #[error("the run must commit before it goes on")]
+    Checkpoint,
+    /// The group a run was part of failed to commit (see [`crate::groups`]).
+    #[error("{0}")]
+    Group(String),
+    /// The database went away since the run last wrote, and took back some of what the run wrote
+    /// without waiting for the disk (see [`super::ledger`]): the run goes on from the journal.
+    #[error("the database lost some of the run's latest steps")]
+    JournalLost,
+}
+
+/// Milliseconds since `started`, as the journal stores them.
+pub(super) fn elapsed_ms(started: Instant) -> i32 {
+    started.elapsed().as_millis().min(i32::MAX as u128) as i32
+}
