@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use quickact_shared::store::{
+    providers::Ticket,
     steps::{FALLBACK_TO, Step, StepKind},
     tasks::Usage,
 };
@@ -39,6 +40,13 @@ pub(super) struct Turn {
     latency_ms: i32,
 }
 
+/// What one pass of a turn's loop leaves: go on with `T`, try again, or the turn's end.
+enum Next<T> {
+    Go(T),
+    Again,
+    Done(Recorded<Asked>),
+}
+
 /// How asking for a turn went.
 pub(super) enum Asked {
     Answered(Turn),
@@ -68,32 +76,10 @@ impl<'a> Run<'a> {
             let ticket = if self.provider.is_local() {
                 None
             } else {
-                let passage = tokio::select! {
-                    passage = self.cx.gate.pass(self.model, self.cx.deadline) => passage?,
-                    _ = self.cx.abort.cancelled() => {
-                        return Ok(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() })));
-                    }
-                };
-                match passage {
-                    Passage::Go(ticket) => ticket,
-                    Passage::Wait { wait, paused } => {
-                        // A wait that outlasts the task would end it as a timeout: a fallback model
-                        // takes over instead, if the chain has one.
-                        let next = self.cx.gate.next_model(self.model, &self.replay.left_models);
-                        let Some(next) = next.filter(|_| Instant::now() + wait >= self.cx.deadline) else {
-                            return Ok(Recorded::Done(Asked::Wait(wait)));
-                        };
-                        let mut step = self.new_step(StepKind::ModelTurn, self.model, self.cx.clock.now(), 0, false);
-                        let why = if paused { "is paused" } else { "has no budget left" };
-                        step.error = Some(format!("not asked: the model {why} for {:.1} s, past the task's deadline", wait.as_secs_f64()));
-                        step.result = Some(json!({ FALLBACK_TO: next }));
-                        self.replay.apply(&step);
-                        if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
-                            return Ok(Recorded::NotOurs(check));
-                        }
-                        self.fall_back_to(next).await;
-                        continue;
-                    }
+                match self.pass_the_gate().await? {
+                    Next::Go(ticket) => ticket,
+                    Next::Again => continue,
+                    Next::Done(done) => return Ok(done),
                 }
             };
             let started_at = self.cx.clock.now();
@@ -131,58 +117,100 @@ impl<'a> Run<'a> {
             };
             spans::record_turn_failure(&span, &err);
             drop(span);
-            tracing::warn!(task_id = %self.cx.task.id, error = %err, "model request failed");
-            let asked_to_wait = match &err {
-                ProviderError::Transient { retry_after, .. } => *retry_after,
-                ProviderError::Fatal { .. } => None,
-            };
-            if let Some(wait) = asked_to_wait
-                && !self.provider.is_local()
-                && let Err(db) = self.cx.gate.pause(self.model, wait).await
-            {
-                tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not pause the model for the fleet");
+            match self.after_a_failed_attempt(err, started_at, latency_ms).await? {
+                Next::Go(()) | Next::Again => continue,
+                Next::Done(done) => return Ok(done),
             }
+        }
+    }
 
-            let failed = self.replay.failed_in_a_row + 1;
-            let backoff = Duration::from_millis(500).saturating_mul(1 << (failed - 1).min(5) as u32).min(Duration::from_secs(8));
-            let wait = asked_to_wait.map_or(backoff, |asked| asked.max(backoff));
-            let next_model = if err.is_transient() && !self.provider.is_local() {
-                self.cx.gate.next_model(self.model, &self.replay.left_models)
-            } else {
-                None
-            };
-            let spent = match &err {
-                ProviderError::Fatal { .. } => true,
-                // A rate limit that named its wait slows the run; it gives up on the model only
-                // for another one.
-                ProviderError::Transient { .. } => failed >= MAX_MODEL_ATTEMPTS && (asked_to_wait.is_none() || next_model.is_some()),
-            };
-            let too_late = Instant::now() + wait >= self.cx.deadline;
+    /// The fleet's gate of the run's model: go (with the ticket the request is debited on), wait
+    /// (the run hands its task back), or, when the wait outlasts the task, go on with the next
+    /// model of the fallback chain (journaled) and try again.
+    async fn pass_the_gate(&mut self) -> Result<Next<Option<Ticket>>, RunError> {
+        let passage = tokio::select! {
+            passage = self.cx.gate.pass(self.model, self.cx.deadline) => passage?,
+            _ = self.cx.abort.cancelled() => {
+                return Ok(Next::Done(Recorded::Done(Asked::Failed(ProviderError::Fatal { message: "the run was stopped".into() }))));
+            }
+        };
+        let (wait, paused) = match passage {
+            Passage::Go(ticket) => return Ok(Next::Go(ticket)),
+            Passage::Wait { wait, paused } => (wait, paused),
+        };
+        // A wait that outlasts the task would end it as a timeout: a fallback model takes over
+        // instead, if the chain has one.
+        let next = self.cx.gate.next_model(self.model, &self.replay.left_models);
+        let Some(next) = next.filter(|_| Instant::now() + wait >= self.cx.deadline) else {
+            return Ok(Next::Done(Recorded::Done(Asked::Wait(wait))));
+        };
+        let mut step = self.new_step(StepKind::ModelTurn, self.model, self.cx.clock.now(), 0, false);
+        let why = if paused { "is paused" } else { "has no budget left" };
+        step.error = Some(format!("not asked: the model {why} for {:.1} s, past the task's deadline", wait.as_secs_f64()));
+        step.result = Some(json!({ FALLBACK_TO: next }));
+        self.replay.apply(&step);
+        if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
+            return Ok(Next::Done(Recorded::NotOurs(check)));
+        }
+        self.fall_back_to(next).await;
+        Ok(Next::Again)
+    }
 
-            let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
-            step.error = Some(err.to_string());
-            let fall_back_to = next_model.filter(|_| spent || too_late);
-            if let Some(next) = fall_back_to {
-                step.result = Some(json!({ FALLBACK_TO: next }));
-            }
-            self.replay.apply(&step);
-            if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
-                return Ok(Recorded::NotOurs(check));
-            }
-            if let Some(next) = fall_back_to {
-                self.fall_back_to(next).await;
-                continue;
-            }
-            if spent || too_late {
-                return Ok(Recorded::Done(Asked::Failed(err)));
-            }
-            if wait > SHORT_WAIT && !self.provider.is_local() {
-                return Ok(Recorded::Done(Asked::Wait(wait)));
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
-                _ = self.cx.abort.cancelled() => return Ok(Recorded::Done(Asked::Failed(err))),
-            }
+    /// A failed attempt, journaled: the fleet paused when the provider named a wait, then the next
+    /// model of the fallback chain, a retry after a backoff, a hand-back for a long wait, or the
+    /// end of the turn when the retries are spent or the deadline is too near.
+    async fn after_a_failed_attempt(&mut self, err: ProviderError, started_at: chrono::DateTime<Utc>, latency_ms: i32) -> Result<Next<()>, RunError> {
+        tracing::warn!(task_id = %self.cx.task.id, error = %err, "model request failed");
+        let asked_to_wait = match &err {
+            ProviderError::Transient { retry_after, .. } => *retry_after,
+            ProviderError::Fatal { .. } => None,
+        };
+        if let Some(wait) = asked_to_wait
+            && !self.provider.is_local()
+            && let Err(db) = self.cx.gate.pause(self.model, wait).await
+        {
+            tracing::warn!(task_id = %self.cx.task.id, error = %db, "could not pause the model for the fleet");
+        }
+
+        let failed = self.replay.failed_in_a_row + 1;
+        let backoff = Duration::from_millis(500).saturating_mul(1 << (failed - 1).min(5) as u32).min(Duration::from_secs(8));
+        let wait = asked_to_wait.map_or(backoff, |asked| asked.max(backoff));
+        let next_model = if err.is_transient() && !self.provider.is_local() {
+            self.cx.gate.next_model(self.model, &self.replay.left_models)
+        } else {
+            None
+        };
+        let spent = match &err {
+            ProviderError::Fatal { .. } => true,
+            // A rate limit that named its wait slows the run; it gives up on the model only
+            // for another one.
+            ProviderError::Transient { .. } => failed >= MAX_MODEL_ATTEMPTS && (asked_to_wait.is_none() || next_model.is_some()),
+        };
+        let too_late = Instant::now() + wait >= self.cx.deadline;
+
+        let mut step = self.new_step(StepKind::ModelTurn, self.model, started_at, latency_ms, false);
+        step.error = Some(err.to_string());
+        let fall_back_to = next_model.filter(|_| spent || too_late);
+        if let Some(next) = fall_back_to {
+            step.result = Some(json!({ FALLBACK_TO: next }));
+        }
+        self.replay.apply(&step);
+        if let Recorded::NotOurs(check) = self.ledger.write_now(step, None).await? {
+            return Ok(Next::Done(Recorded::NotOurs(check)));
+        }
+        if let Some(next) = fall_back_to {
+            self.fall_back_to(next).await;
+            return Ok(Next::Again);
+        }
+        if spent || too_late {
+            return Ok(Next::Done(Recorded::Done(Asked::Failed(err))));
+        }
+        if wait > SHORT_WAIT && !self.provider.is_local() {
+            return Ok(Next::Done(Recorded::Done(Asked::Wait(wait))));
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => Ok(Next::Again),
+            _ = self.cx.abort.cancelled() => Ok(Next::Done(Recorded::Done(Asked::Failed(err)))),
         }
     }
 
