@@ -3,7 +3,7 @@
 # Run it after changing a query or a migration, and commit the result.
 #
 # It starts a throwaway Postgres cluster (or uses PREPARE_DATABASE_URL, a server it may create a
-# database on), loads our migrations, and rebuilds our crates with the sqlx macros
+# database on), loads our migrations and functions, and rebuilds our crates with the sqlx macros
 # online, writing what they learn into .sqlx/ (the macros do that when SQLX_OFFLINE_DIR is set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,8 @@ db=quickact_sqlx_prepare
 psql "$server" -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 url="${server%/*}/$db"
 
-for f in migrations/*.sql; do
+# The migrations, then the functions and triggers (shared/src/schema.rs applies them so).
+for f in migrations/*.sql migrations/functions/*.sql; do
   psql "$url" -q -v ON_ERROR_STOP=1 -f "$f" >/dev/null
 done
 

@@ -50,7 +50,7 @@ use axum::{
     middleware,
     routing::get,
 };
-use quickact_shared::{config::Config, db, notify::Notifications, store::users, sweeper};
+use quickact_shared::{config::Config, db, notify::Notifications, schema, store::users, sweeper};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -181,7 +181,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     let pools = db::ApiPools::within(config.http.database_connections);
     let pool = db::connect(&url, pools.main, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
-        db::migrate(&pool).await?;
+        schema::migrate(&pool).await?;
     }
     if let Some(key) = &config.admin_key {
         let admin = users::ensure_admin_key(&pool, key.expose_secret(), config.default_tz.name()).await?;

@@ -5,7 +5,7 @@
 //! commits notifying transactions one at a time, each with its own WAL flush: one
 //! transaction per submission capped the API at about one submission per flush. So submissions
 //! arriving together are written together, one batch at a time (see [`quickact_shared::batch`] and
-//! [`MAX_BATCH`]): one call of the SQL function `quickact_submit`, sent as a statement of its own
+//! [`MAX_BATCH`]): one call of the SQL function `quickact_submit_tasks`, sent as a statement of its own
 //! and so one transaction and one round trip, takes each one's room (in user order), inserts all
 //! their tasks in one statement, and commits once (on a connection
 //! the loop keeps, [`KeptConnection`]); each request answers when that commit is done, so an
@@ -18,11 +18,10 @@ use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
     db::KeptConnection,
-    domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus},
+    domain::task::{TaskPriority, TaskRecord},
     store::column,
 };
-use serde_json::Value;
-use sqlx::{PgExecutor, PgPool};
+use sqlx::{FromRow, PgExecutor, PgPool, Row, postgres::PgRow};
 use tokio::sync::Mutex;
 use uuid::Uuid;
 
@@ -89,102 +88,41 @@ pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submis
         .await
 }
 
-/// A submission's row from `quickact_submit`: the stored task's columns when it was stored.
-struct SubmitRow {
-    room: bool,
-    id: Option<Uuid>,
-    user_id: Option<Uuid>,
-    input_text: Option<String>,
-    status: Option<TaskStatus>,
-    result_type: Option<ResultType>,
-    result: Option<Value>,
-    created_at: Option<DateTime<Utc>>,
-    started_at: Option<DateTime<Utc>>,
-    completed_at: Option<DateTime<Utc>>,
-    input_tokens: Option<i64>,
-    output_tokens: Option<i64>,
-    cached_tokens: Option<i64>,
-    cost_nanos: Option<i64>,
-    currency: Option<String>,
-    model_used: Option<String>,
-    timeout_seconds: Option<i32>,
-    idempotency_key: Option<String>,
-    reference_time: Option<DateTime<Utc>>,
-    time_zone: Option<String>,
-    attempts: Option<i32>,
-    undoes: Option<Uuid>,
-    priority: Option<TaskPriority>,
-    trace_parent: Option<String>,
-    reply_to: Option<Uuid>,
-}
-
-impl SubmitRow {
-    fn answer(self) -> Submitted {
-        if !self.room {
-            return Submitted::AtCap;
-        }
-        let stored = || {
-            Some(TaskRecord {
-                id: self.id?,
-                user_id: self.user_id?,
-                input_text: self.input_text?,
-                status: self.status?,
-                result_type: self.result_type,
-                result: self.result,
-                created_at: self.created_at?,
-                started_at: self.started_at,
-                completed_at: self.completed_at,
-                input_tokens: self.input_tokens?,
-                output_tokens: self.output_tokens?,
-                cached_tokens: self.cached_tokens?,
-                cost_nanos: self.cost_nanos?,
-                currency: self.currency?,
-                model_used: self.model_used,
-                timeout_seconds: self.timeout_seconds?,
-                idempotency_key: self.idempotency_key,
-                reference_time: self.reference_time?,
-                time_zone: self.time_zone?,
-                attempts: self.attempts?,
-                undoes: self.undoes,
-                priority: self.priority?,
-                trace_parent: self.trace_parent,
-                reply_to: self.reply_to,
-            })
-        };
-        match stored() {
-            Some(task) => Submitted::Created(Box::new(task)),
-            None => Submitted::KeyTaken,
-        }
-    }
-}
-
-/// Writes `batch` in one call of `quickact_submit` (migration `20261125000001_submit_in_one_call`,
-/// last replaced by `20261129000010_task_replies`), one statement and so one transaction:
-/// room under the cap and the tasks; one answer per submission, in order.
+/// Writes `batch` in one call of `quickact_submit_tasks` (`migrations/functions/submit.sql`), one
+/// statement and so one transaction: room under the cap and the tasks; one answer per submission,
+/// in order. The function answers each stored task as a row of the table's own type, read here by
+/// name (see `quickact_shared::schema`).
 async fn write(db: impl PgExecutor<'_>, batch: &[Submission]) -> Result<Vec<Submitted>, sqlx::Error> {
-    let rows = sqlx::query_as!(
-        SubmitRow,
-        r#"SELECT room AS "room!", id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType",
-                  result, created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
-                  currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
-                  priority AS "priority: TaskPriority", trace_parent, reply_to
-           FROM quickact_submit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-           ORDER BY ord"#,
-        &column(batch, |s| s.id) as &[Uuid],
-        &column(batch, |s| s.user_id) as &[Uuid],
-        &column(batch, |s| s.input_text.as_str()) as &[&str],
-        &column(batch, |s| s.timeout_seconds) as &[i32],
-        &column(batch, |s| s.idempotency_key.as_deref()) as &[Option<&str>],
-        &column(batch, |s| s.reference_time) as &[DateTime<Utc>],
-        &column(batch, |s| s.time_zone.as_str()) as &[&str],
-        &column(batch, |s| s.currency.as_str()) as &[&str],
-        &column(batch, |s| s.cap) as &[i64],
-        &column(batch, |s| s.priority.as_str()) as &[&str],
-        &column(batch, |s| s.trace_parent.as_deref()) as &[Option<&str>],
-        &column(batch, |s| s.reply_to) as &[Option<Uuid>],
+    let rows = sqlx::query(
+        "SELECT s.room, (s.task).* FROM quickact_submit_tasks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS s
+         ORDER BY s.ord",
     )
+    .bind(column(batch, |s| s.id))
+    .bind(column(batch, |s| s.user_id))
+    .bind(column(batch, |s| s.input_text.as_str()))
+    .bind(column(batch, |s| s.timeout_seconds))
+    .bind(column(batch, |s| s.idempotency_key.as_deref()))
+    .bind(column(batch, |s| s.reference_time))
+    .bind(column(batch, |s| s.time_zone.as_str()))
+    .bind(column(batch, |s| s.currency.as_str()))
+    .bind(column(batch, |s| s.cap))
+    .bind(column(batch, |s| s.priority.as_str()))
+    .bind(column(batch, |s| s.trace_parent.as_deref()))
+    .bind(column(batch, |s| s.reply_to))
     .fetch_all(db)
     .await?;
-    assert_eq!(rows.len(), batch.len(), "quickact_submit answers each submission");
-    Ok(rows.into_iter().map(SubmitRow::answer).collect())
+    assert_eq!(rows.len(), batch.len(), "quickact_submit_tasks answers each submission");
+    rows.iter().map(answer).collect()
+}
+
+/// What one row of `quickact_submit_tasks` says of its submission.
+fn answer(row: &PgRow) -> Result<Submitted, sqlx::Error> {
+    if !row.try_get::<bool, _>("room")? {
+        return Ok(Submitted::AtCap);
+    }
+    // No task: its idempotency key was taken by a submission that committed first.
+    if row.try_get::<Option<Uuid>, _>("id")?.is_none() {
+        return Ok(Submitted::KeyTaken);
+    }
+    Ok(Submitted::Created(Box::new(TaskRecord::from_row(row)?)))
 }

@@ -1,8 +1,8 @@
 //! The API keys a process has seen lately, so a request is authenticated without a query.
 //!
 //! Correctness rests on three rules:
-//! - **Every change is heard.** A trigger on `api_keys` and `users` (migration
-//!   `20261123100000_credential_events`) notifies [`CREDENTIAL_EVENTS_CHANNEL`] with the user's id
+//! - **Every change is heard.** A trigger on `api_keys` and `users`
+//!   (`migrations/functions/credentials.sql`) notifies [`CREDENTIAL_EVENTS_CHANNEL`] with the user's id
 //!   on every update or delete, whoever writes it; the process's listener ([`crate::notify`]) drops
 //!   that user's entries. A process that makes a change drops them itself too, before it answers.
 //! - **Nothing is served while changes could be missed.** Entries are used only while the

@@ -1,4 +1,4 @@
-//! The connection pool, migrations and the classification of database failures.
+//! The connection pool and the classification of database failures.
 
 use std::{
     sync::{
@@ -16,10 +16,6 @@ use sqlx::{
 };
 
 pub use crate::unavailable::is_unavailable;
-
-/// Our own schema (`migrations/` at the workspace root), the queue's included: the queue is the
-/// task table (see [`crate::queue`]).
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
 /// How long a session of ours may sit idle inside a transaction before the server ends it (every
 /// pool of ours, and the listeners, connect with it).
@@ -332,19 +328,6 @@ impl KeptConnection {
         }
         result
     }
-}
-
-/// Applies our migrations. Safe to run from several processes at once: the migrator takes an
-/// advisory lock.
-pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
-    MIGRATOR.run(pool).await?;
-    Ok(())
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum MigrateError {
-    #[error("applying quickact migrations: {0}")]
-    Schema(#[from] sqlx::migrate::MigrateError),
 }
 
 /// Runs `op` until it succeeds, fails for a reason other than an unreachable database, or

@@ -2,7 +2,8 @@
 //!
 //! # Layout
 //! - [`config`]: typed configuration from environment variables.
-//! - [`db`]: the connection pools, migrations, outages seen, durable flushes.
+//! - [`db`]: the connection pools, outages seen, durable flushes.
+//! - [`schema`]: migrations, and the SQL functions and triggers, each written once.
 //! - [`unavailable`]: telling "database down" from other failures.
 //! - [`domain`]: tasks, verdicts and users as the service speaks of them.
 //! - [`store`]: the SQL behind them (plain functions over `impl PgExecutor`, so they work on a pool
@@ -36,6 +37,7 @@ pub mod phrases;
 pub mod pricing;
 pub mod provider_pauses;
 pub mod queue;
+pub mod schema;
 pub mod store;
 pub mod sweeper;
 pub mod telemetry;

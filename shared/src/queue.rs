@@ -1,6 +1,6 @@
 //! The queue: `quick_action_tasks` itself. A task row is its own job.
 //!
-//! - **Enqueue**: the API inserts the row (`quickact_submit`); a statement-level trigger notifies
+//! - **Enqueue**: the API inserts the row (`quickact_submit_tasks`); a statement-level trigger notifies
 //!   [`TASKS_WAITING_CHANNEL`] once per inserting statement, and every worker listening fetches.
 //! - **Fetch and claim** are one statement ([`fetch_tasks`]): unfinished tasks nobody holds, users
 //!   served in turn (priority first, then round robin, each user under a cap on held tasks),
@@ -29,7 +29,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::domain::task::{ResultType, TaskPriority, TaskRecord, TaskStatus};
+use crate::domain::task::TaskRecord;
 
 /// Channel that announces waiting tasks (no payload): new submissions and tasks handed back.
 pub const TASKS_WAITING_CHANNEL: &str = "quickact_tasks_waiting";
@@ -51,67 +51,13 @@ pub struct ClaimedTask {
     pub alone: bool,
 }
 
-/// A row of the fetch: the task's columns and the database's clock. The
-/// query macros fill flat records only, hence the task's fields again.
+/// A row of the fetch: the claimed task, the database's clock and whether it is alone.
+#[derive(sqlx::FromRow)]
 struct ClaimRow {
-    id: Uuid,
-    user_id: Uuid,
-    input_text: String,
-    status: TaskStatus,
-    result_type: Option<ResultType>,
-    result: Option<serde_json::Value>,
-    created_at: DateTime<Utc>,
-    started_at: Option<DateTime<Utc>>,
-    completed_at: Option<DateTime<Utc>>,
-    input_tokens: i64,
-    output_tokens: i64,
-    cached_tokens: i64,
-    cost_nanos: i64,
-    currency: String,
-    model_used: Option<String>,
-    timeout_seconds: i32,
-    idempotency_key: Option<String>,
-    reference_time: DateTime<Utc>,
-    time_zone: String,
-    attempts: i32,
-    undoes: Option<Uuid>,
-    priority: TaskPriority,
-    trace_parent: Option<String>,
-    reply_to: Option<Uuid>,
+    #[sqlx(flatten)]
+    task: TaskRecord,
     database_now: DateTime<Utc>,
     alone: bool,
-}
-
-impl From<ClaimRow> for ClaimedTask {
-    fn from(row: ClaimRow) -> Self {
-        let task = TaskRecord {
-            id: row.id,
-            user_id: row.user_id,
-            input_text: row.input_text,
-            status: row.status,
-            result_type: row.result_type,
-            result: row.result,
-            created_at: row.created_at,
-            started_at: row.started_at,
-            completed_at: row.completed_at,
-            input_tokens: row.input_tokens,
-            output_tokens: row.output_tokens,
-            cached_tokens: row.cached_tokens,
-            cost_nanos: row.cost_nanos,
-            currency: row.currency,
-            model_used: row.model_used,
-            timeout_seconds: row.timeout_seconds,
-            idempotency_key: row.idempotency_key,
-            reference_time: row.reference_time,
-            time_zone: row.time_zone,
-            attempts: row.attempts,
-            undoes: row.undoes,
-            priority: row.priority,
-            trace_parent: row.trace_parent,
-            reply_to: row.reply_to,
-        };
-        ClaimedTask { task, database_now: row.database_now, alone: row.alone }
-    }
 }
 
 /// How a fetch chooses between users and priorities (the worker's settings).
@@ -123,10 +69,10 @@ pub struct Turns {
     pub batch_aging: Duration,
 }
 
-/// Takes up to `limit` waiting tasks for `owner`, each leased for `lease_secs` to
-/// [`lease_holder`]`(owner, claim)`: unfinished tasks nobody holds (new, handed back, or whose
+/// Takes up to `limit` waiting tasks for `worker`, each leased for `lease_secs` to
+/// [`lease_holder`]`(worker, claim)`: unfinished tasks nobody holds (new, handed back, or whose
 /// holder's lease lapsed), skipping rows another transaction has locked, served in turn (the SQL
-/// function `quickact_fetch_tasks`, migration `20261127000002_fair_turns`, last replaced by `20261129000010_task_replies`):
+/// function `quickact_claim_tasks`, `migrations/functions/claim.sql`):
 /// 1. interactive tasks, and batch tasks older than [`Turns::batch_aging`], before batch ones;
 /// 2. every user's first task in this fetch before anyone's second (round robin);
 /// 3. a user's last waiting task before tasks with more of their user's behind them (a user with
@@ -148,40 +94,33 @@ pub struct Turns {
 /// is fenced out of every write (they all check the holder), and cannot act twice beside the new one.
 pub async fn fetch_tasks(
     db: impl PgExecutor<'_>,
-    owner: &str,
+    worker: &str,
     claim: u32,
     limit: usize,
     lease_secs: f64,
     running: &[Uuid],
     turns: Turns,
 ) -> Result<Vec<ClaimedTask>, sqlx::Error> {
-    // The function returns rows of the table, which sqlx cannot tell are never NULL: hence the
-    // columns spelled out with their overrides, not `query_tasks!`.
-    let rows = sqlx::query_as!(
-        ClaimRow,
-        r#"SELECT id AS "id!", user_id AS "user_id!", input_text AS "input_text!", status AS "status!: TaskStatus",
-                  result_type AS "result_type: ResultType", result, created_at AS "created_at!", started_at, completed_at,
-                  input_tokens AS "input_tokens!", output_tokens AS "output_tokens!", cached_tokens AS "cached_tokens!",
-                  cost_nanos AS "cost_nanos!", currency AS "currency!", model_used, timeout_seconds AS "timeout_seconds!",
-                  idempotency_key, reference_time AS "reference_time!", time_zone AS "time_zone!", attempts AS "attempts!",
-                  undoes, priority AS "priority!: TaskPriority", trace_parent, reply_to, now() AS "database_now!", alone AS "alone!"
-           FROM quickact_fetch_tasks($1, $2, $3, $4, $5, $6)
-           ORDER BY created_at"#,
-        lease_holder(owner, claim),
-        limit.min(i32::MAX as usize) as i32,
-        lease_secs,
-        running,
-        turns.max_running_per_user.min(i32::MAX as u32) as i32,
-        turns.batch_aging.as_secs_f64(),
+    // The function answers rows of the table's own type; the columns are read by name (see
+    // `quickact_shared::schema`), so a column added later leaves this query as it is.
+    let rows: Vec<ClaimRow> = sqlx::query_as(
+        "SELECT (c.task).*, c.alone, now() AS database_now FROM quickact_claim_tasks($1, $2, $3, $4, $5, $6) AS c
+         ORDER BY (c.task).created_at",
     )
+    .bind(lease_holder(worker, claim))
+    .bind(limit.min(i32::MAX as usize) as i32)
+    .bind(lease_secs)
+    .bind(running)
+    .bind(turns.max_running_per_user.min(i32::MAX as u32) as i32)
+    .bind(turns.batch_aging.as_secs_f64())
     .fetch_all(db)
     .await?;
-    Ok(rows.into_iter().map(ClaimedTask::from).collect())
+    Ok(rows.into_iter().map(|row| ClaimedTask { task: row.task, database_now: row.database_now, alone: row.alone }).collect())
 }
 
-/// Who holds the leases of worker `owner`'s fetch `claim`: the worker's name and the claim's number.
-pub fn lease_holder(owner: &str, claim: u32) -> String {
-    format!("{owner}.{claim:08x}")
+/// Who holds the leases of worker `worker`'s fetch `claim`: the worker's name and the claim's number.
+pub fn lease_holder(worker: &str, claim: u32) -> String {
+    format!("{worker}.{claim:08x}")
 }
 
 /// The worker a lease holder ([`lease_holder`]) belongs to.
@@ -189,15 +128,15 @@ pub fn holder_worker(holder: &str) -> &str {
     holder.rsplit_once('.').map_or(holder, |(worker, _)| worker)
 }
 
-/// Gives an unfinished task back to the queue: `owner`'s lease ends and the workers are told, so
+/// Gives an unfinished task back to the queue: `holder`'s lease ends and the workers are told, so
 /// one of them takes the task and resumes it from its journal: at once, or, after a failed
 /// attempt, once `retry_after` has passed (the row keeps the time in its lease, held by nobody).
 /// `failure` says why the attempt failed, for the attempt that gives the task up. False when
-/// `owner` no longer held it.
+/// `holder` no longer held it.
 pub async fn hand_back(
     db: impl PgExecutor<'_>,
     id: Uuid,
-    owner: &str,
+    holder: &str,
     retry_after: Option<Duration>,
     failure: Option<&str>,
 ) -> Result<bool, sqlx::Error> {
@@ -211,7 +150,7 @@ pub async fn hand_back(
            )
            SELECT count(pg_notify($5, '')) AS "n!" FROM released"#,
         id,
-        owner,
+        holder,
         retry_after.unwrap_or_default().as_secs_f64(),
         failure,
         TASKS_WAITING_CHANNEL,
@@ -222,20 +161,20 @@ pub async fn hand_back(
 }
 
 /// Gives an unfinished task back to the queue because its model cannot be asked for `wait` (a
-/// pause it asked for, the fleet's budget of it spent): `owner`'s lease ends with the task held by
+/// pause it asked for, the fleet's budget of it spent): `holder`'s lease ends with the task held by
 /// nobody until then, so it holds no worker's run slot meanwhile, and the next fetch after it
 /// resumes it from its journal. The wait is not a failed attempt: it records no failure, and it is
 /// counted in `provider_waits`, which the cap on attempts leaves out (see
 /// [`failed_attempts`]). No notification: nobody may take the task before the wait is over; the
 /// worker that hands it back fetches when it is (and every worker every [`RESCUE_POLL`]). False
-/// when `owner` no longer held it.
-pub async fn hand_back_to_wait(db: impl PgExecutor<'_>, id: Uuid, owner: &str, wait: Duration) -> Result<bool, sqlx::Error> {
+/// when `holder` no longer held it.
+pub async fn hand_back_to_wait(db: impl PgExecutor<'_>, id: Uuid, holder: &str, wait: Duration) -> Result<bool, sqlx::Error> {
     let released = sqlx::query!(
         "UPDATE quick_action_tasks
          SET lease_owner = NULL, lease_expires_at = now() + make_interval(secs => $3), provider_waits = provider_waits + 1
          WHERE id = $1 AND lease_owner = $2 AND completed_at IS NULL",
         id,
-        owner,
+        holder,
         wait.as_secs_f64(),
     )
     .execute(db)

@@ -1,7 +1,7 @@
 //! Webhooks when a task ends (docs/webhooks.md): what the API (registration) and the worker
 //! (delivery) share: the configuration, secrets, which destinations are allowed, and the retry
 //! schedule. The outbox is written by a trigger in the ending's own statement
-//! (migrations/20261128000010_webhooks.sql); the rows' SQL is in [`crate::store::webhooks`].
+//! (the schema in `migrations/`, the outbox trigger in `migrations/functions/webhooks.sql`); the rows' SQL is in [`crate::store::webhooks`].
 
 use std::{
     net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},

@@ -85,7 +85,7 @@ async fn ensure_template(server: &str) {
                 sqlx::query(AssertSqlSafe(format!("DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)"))).execute(&mut admin).await.unwrap();
                 sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {TEMPLATE}"))).execute(&mut admin).await.unwrap();
                 let pool = PgPool::connect(&with_database(server, TEMPLATE)).await.unwrap();
-                quickact_shared::db::migrate(&pool).await.expect("migrate the test template");
+                quickact_shared::schema::migrate(&pool).await.expect("migrate the test template");
                 pool.close().await;
                 sqlx::query(AssertSqlSafe(format!("COMMENT ON DATABASE {TEMPLATE} IS '{fingerprint}'"))).execute(&mut admin).await.unwrap();
             }
@@ -94,10 +94,10 @@ async fn ensure_template(server: &str) {
         .await;
 }
 
-/// Changes whenever our migrations change, so a stale template is rebuilt.
+/// Changes whenever our migrations or functions change, so a stale template is rebuilt.
 fn migrations_fingerprint() -> String {
-    let mut text = String::new();
-    for migration in quickact_shared::db::MIGRATOR.iter() {
+    let mut text = quickact_shared::schema::fingerprint();
+    for migration in quickact_shared::schema::MIGRATOR.iter() {
         text.push_str(&format!("{}:{:?};", migration.version, migration.checksum));
     }
     let hash = text.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100000001b3));

@@ -29,7 +29,7 @@ pub mod webhooks;
 
 use std::{sync::Arc, time::Duration};
 
-use quickact_shared::{config::Config, db, notify::Notifications};
+use quickact_shared::{config::Config, db, notify::Notifications, schema};
 use rand::Rng;
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
@@ -44,8 +44,8 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// A name unique to this process, used as the owner of task leases and as its apalis worker's
-/// name: the configured prefix, the process id and a random suffix (process ids repeat across
+/// A name unique to this process, which begins the holder of each lease it takes (tasks, webhook
+/// deliveries): the configured prefix, the process id and a random suffix (process ids repeat across
 /// containers).
 pub fn process_name(prefix: &str) -> String {
     let suffix: u32 = rand::rng().random();
@@ -64,7 +64,7 @@ pub async fn prepare(config: &Config, stop: CancellationToken) -> Result<Arc<Run
     let connections = (config.worker.concurrency as u32 * 2 + 4).min(pools.main);
     let pool = db::connect(&url, connections, Duration::from_secs(60)).await?;
     if !config.skip_migrations {
-        db::migrate(&pool).await?;
+        schema::migrate(&pool).await?;
     }
     db::warn_if_the_fleet_may_not_fit(&pool, config.worker.database_connections).await;
     build_runner(config, pool, stop)
@@ -77,12 +77,12 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
     tokio::spawn(quickact_shared::sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start(pool.clone(), stop.clone());
     let providers = ConfiguredProviders::from_config(&config.model)?;
-    let owner = process_name(&config.worker.name_prefix);
-    webhooks::start(pool.clone(), notifications.clone(), config.webhooks.clone(), owner.clone(), stop);
+    let name = process_name(&config.worker.name_prefix);
+    webhooks::start(pool.clone(), notifications.clone(), config.webhooks.clone(), name.clone(), stop);
     Ok(Runner::new(
         pool,
         notifications,
-        owner,
+        name,
         config.worker.clone(),
         config.model.clone(),
         Arc::new(providers),

@@ -10,7 +10,7 @@ async fn main() -> Result<(), quickact_worker::StartupError> {
     let config = Config::from_env()?;
     let stop = CancellationToken::new();
     let runner = quickact_worker::prepare(&config, stop.clone()).await?;
-    tracing::info!(name = %runner.owner, concurrency = config.worker.concurrency, "quickact-worker started");
+    tracing::info!(name = %runner.name, concurrency = config.worker.concurrency, "quickact-worker started");
     if let Some(bind) = config.worker.metrics_bind {
         let listener = tokio::net::TcpListener::bind(bind).await?;
         tracing::info!(address = %listener.local_addr()?, "worker metrics listening");

@@ -161,10 +161,10 @@ impl Fetcher {
             let room = permits.num_permits();
             let runner = &self.runner;
             self.claims = self.claims.wrapping_add(1);
-            let holder = lease_holder(&runner.owner, self.claims);
+            let holder = lease_holder(&runner.name, self.claims);
             let running = runner.running_tasks();
             let lease = runner.worker.lease().as_secs_f64();
-            match fetch_tasks(&runner.bookkeeping, &runner.owner, self.claims, room, lease, &running, runner.worker.turns).await {
+            match fetch_tasks(&runner.bookkeeping, &runner.name, self.claims, room, lease, &running, runner.worker.turns).await {
                 Ok(tasks) => {
                     let arrived = Instant::now();
                     backoff = Duration::from_millis(100);
@@ -213,13 +213,13 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
     let concurrency = runner.worker.concurrency;
     let room = Arc::new(Semaphore::new(concurrency));
     let heartbeat = tokio::spawn(beat_until(runner.clone(), draining.clone()));
-    let context = WorkerContext::new(&runner.owner);
+    let context = WorkerContext::new(&runner.name);
     let worker = WorkerBuilder::new(&context)
         .backend(TaskQueue::new(runner.clone(), room))
         .concurrency(concurrency)
         .data(runner.clone())
         .build(run_claimed);
-    tracing::info!(worker = %runner.owner, concurrency, "queue consumer started");
+    tracing::info!(worker = %runner.name, concurrency, "queue consumer started");
     let mut events = worker.stream();
     let mut stopping = false;
     loop {
@@ -232,7 +232,7 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
             },
             _ = draining.cancelled(), if !stopping => {
                 stopping = true;
-                tracing::info!(worker = %runner.owner, "no longer taking tasks");
+                tracing::info!(worker = %runner.name, "no longer taking tasks");
                 let _ = context.stop();
             }
         }
@@ -243,7 +243,7 @@ pub async fn consume_until_drained(runner: Arc<Runner>, draining: CancellationTo
 /// Says this worker is alive every heartbeat until `stop` fires (the admin page's list).
 async fn beat_until(runner: Arc<Runner>, stop: CancellationToken) {
     loop {
-        if let Err(err) = worker_alive(&runner.bookkeeping, &runner.owner, runner.worker.concurrency).await {
+        if let Err(err) = worker_alive(&runner.bookkeeping, &runner.name, runner.worker.concurrency).await {
             tracing::debug!(error = %err, "heartbeat failed");
         }
         tokio::select! {

@@ -67,8 +67,9 @@ pub struct Runner {
     /// What every run of this process shares: pools, step notifications, endings, tools, prices.
     shared: Arc<RunShared>,
     pub notifications: Notifications,
-    /// This process's name as a lease owner: unique per process.
-    pub owner: String,
+    /// This process's name, unique per process: its leases' holders begin with it
+    /// (`quickact_shared::queue::lease_holder`).
+    pub name: String,
     pub worker: WorkerConfig,
     pub model: ModelConfig,
     pub providers: Arc<dyn ProviderChoice>,
@@ -141,7 +142,7 @@ impl Runner {
     pub fn new(
         pool: PgPool,
         notifications: Notifications,
-        owner: String,
+        name: String,
         worker: WorkerConfig,
         model: ModelConfig,
         providers: Arc<dyn ProviderChoice>,
@@ -170,7 +171,7 @@ impl Runner {
             bookkeeping,
             shared,
             notifications,
-            owner,
+            name,
             worker,
             model,
             providers,
@@ -230,7 +231,7 @@ impl Runner {
         // Every line a run logs carries the task, its user and this worker (as fields of this
         // span; top-level keys of `span` in JSON logs).
         // The same span continues the task's trace when traces are exported (see `agent::spans`).
-        let span = spans::run_span(&task, &self.owner);
+        let span = spans::run_span(&task, &self.name);
         let run = RunOfTask { task, clock, holder: holder.clone(), stop: stop.clone(), alone };
         // Spawned and recorded under one lock: a run that ends at once removes its entry only
         // after it was recorded, so no entry of a finished run is left behind.

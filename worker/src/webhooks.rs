@@ -51,13 +51,13 @@ pub struct Deliverer {
     pool: PgPool,
     client: reqwest::Client,
     config: WebhookConfig,
-    /// The lease owner: this process's name.
-    owner: String,
+    /// This process's name, which holds the leases of its deliveries.
+    worker: String,
 }
 
 /// Starts the process's delivery loop (and makes the configured deployment endpoints the stored
 /// ones first); it runs until `stop` is cancelled.
-pub fn start(pool: PgPool, notifications: Notifications, config: WebhookConfig, owner: String, stop: CancellationToken) {
+pub fn start(pool: PgPool, notifications: Notifications, config: WebhookConfig, worker: String, stop: CancellationToken) {
     let client = match http_client(&config) {
         Ok(client) => client,
         Err(err) => {
@@ -65,7 +65,7 @@ pub fn start(pool: PgPool, notifications: Notifications, config: WebhookConfig, 
             return;
         }
     };
-    let deliverer = Arc::new(Deliverer { pool, client, config, owner });
+    let deliverer = Arc::new(Deliverer { pool, client, config, worker });
     tokio::spawn(async move {
         if let Err(err) = store::sync_deployment_endpoints(&deliverer.pool, &deliverer.config.deployment).await {
             tracing::warn!(error = %err, "webhooks: could not store the configured endpoints");
@@ -122,7 +122,7 @@ async fn deliver_until_stopped(deliverer: Arc<Deliverer>, notifications: Notific
             }
             continue;
         }
-        let claimed = match store::claim_due_deliveries(&deliverer.pool, &deliverer.owner, lease_secs, room as i64).await {
+        let claimed = match store::claim_due_deliveries(&deliverer.pool, &deliverer.worker, lease_secs, room as i64).await {
             Ok(claimed) => claimed,
             Err(err) => {
                 tracing::warn!(error = %err, "webhooks: could not claim deliveries");
@@ -230,7 +230,7 @@ async fn attempt_delivery_in(deliverer: &Deliverer, claimed: ClaimedDelivery) ->
         _ if claimed.attempt >= MAX_ATTEMPTS => AttemptOutcome::GaveUp,
         _ => AttemptOutcome::Retry { retry_in_secs: retry_delay(deliverer.config.retry_base, claimed.attempt).as_secs_f64() },
     };
-    let attempt = Attempt { started_at, status_code, latency_ms, error, worker: &deliverer.owner };
+    let attempt = Attempt { started_at, status_code, latency_ms, error, worker: &deliverer.worker };
     let recorded = store::record_attempt(&deliverer.pool, &claimed, &body, &attempt, &outcome).await?;
     if recorded {
         shared_metrics::webhook_attempt(&outcome);

@@ -246,8 +246,9 @@ impl Verdict {
     }
 }
 
-/// A task row as stored (the lease columns aside: only the lease queries read them).
-#[derive(Debug, Clone)]
+/// A task row as stored (the lease columns aside: only the lease queries read them). Read by the
+/// store's `query_tasks!`, and by name from the rows the SQL functions answer.
+#[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TaskRecord {
     pub id: Uuid,
     pub user_id: Uuid,

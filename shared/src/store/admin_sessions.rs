@@ -1,6 +1,5 @@
 //! Sessions of the admin web page: a browser that logged in with an admin's API key holds a random
-//! token; the table keeps the token's SHA-256 and the key it was opened with (migration
-//! `20261123133000_admin_sessions`).
+//! token; the table keeps the token's SHA-256 and the key it was opened with (`admin_sessions`).
 
 use sqlx::PgExecutor;
 use uuid::Uuid;

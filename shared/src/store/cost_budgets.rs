@@ -1,5 +1,5 @@
 //! Cost budgets in the database: users' own limits (columns of `users`) and what they spent
-//! (`user_spend`, one row per user and UTC day; migration `20261127000020_budgets`).
+//! (`user_spend`, one row per user and UTC day; `migrations/20261130000001_schema.sql`).
 //!
 //! The spend is written by the statements that add a paid turn's cost to its task (the ledger's
 //! writes and the endings, in [`super::tasks`] and [`super::ending`]), in the same transaction, so

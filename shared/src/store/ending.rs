@@ -12,12 +12,12 @@ use uuid::Uuid;
 
 use super::{
     steps::{Step, StepKind, list_steps, rows_json},
-    tasks::{Added, Usage, find_task, query_tasks},
+    tasks::{Added, Usage, find_task},
 };
 use crate::{
     domain::{
         cost_budget::{BUDGET_EXHAUSTED, BudgetRefusal},
-        task::{Question, ResultType, TaskPriority, TaskRecord, TaskStatus, Verdict},
+        task::{Question, ResultType, TaskRecord, TaskStatus, Verdict},
     },
     phrases::{Language, replies::Replies},
 };
@@ -157,16 +157,16 @@ pub fn remember_changed_item(items: &mut Vec<Value>, item: &Value) {
 }
 
 /// Ends task `id`: builds the verdict of `ending` from the journal and writes the final state, if
-/// `owner` still holds the task (or, with `owner = None`, if the task is unfinished at all). Returns
+/// `holder` still holds the task (or, with `holder = None`, if the task is unfinished at all). Returns
 /// the finished task, or `None` when someone else decided first.
 ///
 /// It runs in a transaction of its own, or a savepoint of the caller's (the transaction of the step
 /// that ends the run, which then commits with it). It locks the task row first, as every journal
-/// write does (`lock_for_owner`), so the journal it reads is whole and the verdict lists every step.
+/// write does (`lock_for_holder`), so the journal it reads is whole and the verdict lists every step.
 pub async fn end_task(
     db: impl Acquire<'_, Database = Postgres>,
     id: Uuid,
-    owner: Option<&str>,
+    holder: Option<&str>,
     ending: Ending,
 ) -> Result<Option<TaskRecord>, sqlx::Error> {
     let mut tx = db.begin().await?;
@@ -175,7 +175,7 @@ pub async fn end_task(
         .await?;
     let language = Language::of(sentence.as_deref().unwrap_or_default());
     let journal = list_steps(&mut *tx, id).await?;
-    let ended = end_one(&mut *tx, owner, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
+    let ended = end_one(&mut *tx, holder, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
     tx.commit().await?;
     Ok(ended)
 }
@@ -206,165 +206,43 @@ impl FinalState {
     }
 }
 
-/// [`query_tasks!`] of an ending: `$finished`, the statement's CTEs up to `finished` (the rows it
-/// ended), then what every ending does with them: notifies each (as the queue's fetch does, on the same
-/// statement as the change), appends the last steps (`$11`, the steps as
-/// [`super::steps::rows_json`]) to the journal `WHERE $journal_if`, and answers the ended rows.
-macro_rules! query_ending {
-    ($finished:literal, $journal_if:literal $(, $arg:expr)* $(,)?) => {
-        query_tasks!(
-            $finished
-                + ", notified AS (
-                   SELECT count(pg_notify('quickact_task_events', id::text || ' final')) AS n FROM finished
-                 ), journal AS (
-                   INSERT INTO quick_action_steps
-                     (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-                      input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
-                   SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-                          input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-                   FROM jsonb_populate_recordset(NULL::quick_action_steps, $11)
-                   WHERE "
-                + $journal_if
-                + ")
-                 SELECT ",
-            " FROM finished CROSS JOIN notified"
-            $(, $arg)*
-        )
-    };
-}
-
-/// Ends every task of `ends` that its owner (the run's lease, paired with each) still holds, in
-/// one statement: each its final state, its last steps and its usage, together or
-/// not at all, and notifies each verdict at commit. Returns the tasks it ended; a task missing from
-/// them was decided by someone else first. A batch of many runs' endings pays one commit. Rows are
-/// locked, and so their users' slot rows released (a trigger), in (user, id) order: the order in
-/// which a group of local runs (`worker/src/groups.rs`) ends its runs, so neither another batch
-/// nor a group can hold one of these rows while waiting on another that this statement holds.
+/// Ends every task of `ends` that its holder (the run's lease, paired with each) still holds, in
+/// one statement: each its final state, its last steps and its usage, together or not at all, and
+/// notifies each verdict at commit. Returns the tasks it ended; a task missing from them was
+/// decided by someone else first. A batch of many runs' endings pays one commit. (The locking
+/// order and the rest: `migrations/functions/ending.sql`.)
 pub async fn end_tasks(db: impl PgExecutor<'_>, owned_ends: &[(String, FinalState)]) -> Result<Vec<TaskRecord>, sqlx::Error> {
-    if let [(owner, end)] = owned_ends {
-        return Ok(end_one(db, Some(owner), end).await?.into_iter().collect());
-    }
-    let owners: Vec<&str> = owned_ends.iter().map(|(owner, _)| owner.as_str()).collect();
-    let ends: Vec<&FinalState> = owned_ends.iter().map(|(_, end)| end).collect();
-    let ids: Vec<Uuid> = ends.iter().map(|end| end.id).collect();
-    let statuses: Vec<&str> = ends.iter().map(|end| end.status.as_str()).collect();
-    let result_types: Vec<&str> = ends.iter().map(|end| end.result_type.as_str()).collect();
-    let results: Vec<&Value> = ends.iter().map(|end| &end.result).collect();
-    let added: Vec<Added> = ends.iter().map(|end| Added::of(end.usage.as_ref())).collect();
-    let column = |f: fn(&Added) -> i64| added.iter().map(f).collect::<Vec<i64>>();
-    let models: Vec<Option<&str>> = added.iter().map(|a| a.model).collect();
-    let steps: Vec<&Value> = ends.iter().flat_map(|end| end.steps.as_array().into_iter().flatten()).collect();
-    let refusals: Vec<i32> = ends.iter().map(|end| end.refusals).collect();
-    // The users' spend is added to in user order, the order the task rows were locked in: two
-    // batches that end tasks of the same users never wait on each other's spend rows in a cycle.
-    query_ending!(
-        "WITH ending AS (
-           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::text[], $12::int4[])
-             AS e(id, owner, status, result_type, result, input, output, cached, cost_nanos, model, refusals)
-         ), locked AS (
-           SELECT id FROM quick_action_tasks WHERE id = ANY($1) ORDER BY user_id, id FOR UPDATE
-         ), finished AS (
-           UPDATE quick_action_tasks t
-           SET status = e.status, result_type = e.result_type, result = e.result, completed_at = now(),
-               lease_owner = NULL, lease_expires_at = NULL,
-               input_tokens = t.input_tokens + e.input, output_tokens = t.output_tokens + e.output,
-               cached_tokens = t.cached_tokens + e.cached, cost_nanos = t.cost_nanos + e.cost_nanos,
-               model_used = coalesce(e.model, t.model_used)
-           FROM locked JOIN ending e ON e.id = locked.id
-           WHERE t.id = e.id AND t.status IN ('pending', 'processing') AND t.lease_owner = e.owner
-           RETURNING t.*
-         ), spend AS (
-           INSERT INTO user_spend AS s (user_id, day, cost_nanos, refusals)
-           SELECT f.user_id, (now() AT TIME ZONE 'UTC')::date, sum(e.cost_nanos), sum(e.refusals)
-           FROM finished f JOIN ending e ON e.id = f.id
-           GROUP BY f.user_id HAVING sum(e.cost_nanos) > 0 OR sum(e.refusals) > 0
-           ORDER BY f.user_id
-           ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos, refusals = s.refusals + excluded.refusals
-         )",
-        "task_id IN (SELECT id FROM finished)",
-        &ids,
-        &owners as &[&str],
-        &statuses as &[&str],
-        &result_types as &[&str],
-        &results as &[&Value],
-        &column(|a| a.input),
-        &column(|a| a.output),
-        &column(|a| a.cached),
-        &column(|a| a.cost_nanos),
-        &models as &[Option<&str>],
-        sqlx::types::Json(&steps) as _,
-        &refusals,
-    )
-    .fetch_all(db)
-    .await
+    let ends: Vec<(Option<&str>, &FinalState)> = owned_ends.iter().map(|(holder, end)| (Some(holder.as_str()), end)).collect();
+    end(db, &ends).await
 }
 
-/// [`end_tasks`] of one task: the same changes, in a statement that finds its one row by key. A
-/// local run ends in its group's transaction on a pool whose statements are planned at each
-/// execution, and planning the batch statement (arrays, a join, a locking step) cost more than
-/// running it (docs/performance.md has the burst it slowed).
-///
-/// An ending that adds nothing to its user's spend (a local run's: the common case) is the same
-/// statement without the spend's part, which it would have to plan at every execution for nothing.
-pub async fn end_one(db: impl PgExecutor<'_>, owner: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
-    let added = Added::of(end.usage.as_ref());
-    if added.cost_nanos == 0 && end.refusals == 0 {
-        return query_ending!(
-            "WITH finished AS (
-               UPDATE quick_action_tasks
-               SET status = $3, result_type = $4, result = $5, completed_at = now(),
-                   lease_owner = NULL, lease_expires_at = NULL,
-                   input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
-                   cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
-               WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-               RETURNING *
-             )",
-            "EXISTS (SELECT FROM finished)",
-            end.id,
-            owner,
-            end.status as TaskStatus,
-            end.result_type as ResultType,
-            &end.result,
-            added.input,
-            added.output,
-            added.cached,
-            added.cost_nanos,
-            added.model,
-            &end.steps,
-        )
-        .fetch_optional(db)
-        .await;
-    }
-    query_ending!(
-        "WITH finished AS (
-           UPDATE quick_action_tasks
-           SET status = $3, result_type = $4, result = $5, completed_at = now(),
-               lease_owner = NULL, lease_expires_at = NULL,
-               input_tokens = input_tokens + $6, output_tokens = output_tokens + $7,
-               cached_tokens = cached_tokens + $8, cost_nanos = cost_nanos + $9, model_used = coalesce($10, model_used)
-           WHERE id = $1 AND status IN ('pending', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-           RETURNING *
-         ), spend AS (
-           INSERT INTO user_spend AS s (user_id, day, cost_nanos, refusals)
-           SELECT user_id, (now() AT TIME ZONE 'UTC')::date, $9, $12 FROM finished WHERE $9 > 0 OR $12 > 0
-           ON CONFLICT (user_id, day) DO UPDATE SET cost_nanos = s.cost_nanos + excluded.cost_nanos, refusals = s.refusals + excluded.refusals
-         )",
-        "EXISTS (SELECT FROM finished)",
-        end.id,
-        owner,
-        end.status as TaskStatus,
-        end.result_type as ResultType,
-        &end.result,
-        added.input,
-        added.output,
-        added.cached,
-        added.cost_nanos,
-        added.model,
-        &end.steps,
-        end.refusals,
-    )
-    .fetch_optional(db)
-    .await
+/// [`end_tasks`] of one task, whose holder is `holder` (`None`: whoever holds it, if it is
+/// unfinished at all).
+pub async fn end_one(db: impl PgExecutor<'_>, holder: Option<&str>, end: &FinalState) -> Result<Option<TaskRecord>, sqlx::Error> {
+    Ok(self::end(db, &[(holder, end)]).await?.pop())
+}
+
+/// One call of `quickact_end_tasks` (`migrations/functions/ending.sql`), which answers the ended
+/// rows in the table's own type, read here by name.
+async fn end(db: impl PgExecutor<'_>, ends: &[(Option<&str>, &FinalState)]) -> Result<Vec<TaskRecord>, sqlx::Error> {
+    let added: Vec<Added> = ends.iter().map(|(_, end)| Added::of(end.usage.as_ref())).collect();
+    let column = |f: fn(&Added) -> i64| added.iter().map(f).collect::<Vec<i64>>();
+    let steps: Vec<&Value> = ends.iter().flat_map(|(_, end)| end.steps.as_array().into_iter().flatten()).collect();
+    sqlx::query_as("SELECT * FROM quickact_end_tasks($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
+        .bind(ends.iter().map(|(_, end)| end.id).collect::<Vec<Uuid>>())
+        .bind(ends.iter().map(|(holder, _)| *holder).collect::<Vec<Option<&str>>>())
+        .bind(ends.iter().map(|(_, end)| end.status.as_str()).collect::<Vec<&str>>())
+        .bind(ends.iter().map(|(_, end)| end.result_type.as_str()).collect::<Vec<&str>>())
+        .bind(ends.iter().map(|(_, end)| &end.result).collect::<Vec<&Value>>())
+        .bind(column(|a| a.input))
+        .bind(column(|a| a.output))
+        .bind(column(|a| a.cached))
+        .bind(column(|a| a.cost_nanos))
+        .bind(added.iter().map(|a| a.model).collect::<Vec<Option<&str>>>())
+        .bind(sqlx::types::Json(&steps))
+        .bind(ends.iter().map(|(_, end)| end.refusals).collect::<Vec<i32>>())
+        .fetch_all(db)
+        .await
 }
 
 /// What a cancel request found.

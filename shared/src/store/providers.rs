@@ -1,6 +1,6 @@
 //! The fleet's budgets and pauses of each model (`provider_budgets`), shared by every worker
 //! process: what `QUICKACT_MODEL_LIMITS` allows a model each minute, and the pause a model asked
-//! for with a `429`'s `Retry-After`. See migrations/20261127000010_provider_budgets.sql.
+//! for with a `429`'s `Retry-After`. See `migrations/functions/provider_requests.sql`.
 //!
 //! - [`take_provider_request`]: before each request, one call takes it from the budget or says how
 //!   long to wait (a pause, a token debt, the request rate).

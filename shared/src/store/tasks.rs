@@ -17,24 +17,18 @@ use crate::{
 /// `query_as!` into [`TaskRecord`] with the record's one column list between `$before` (a literal,
 /// or several joined by `+`) and `$after`. The query macros take a concatenation of literals
 /// (`"a" + "b"`), not `concat!`, so the list lives here once, with its type overrides, instead of
-/// being copied into every query (the SQL function `quickact_submit`, which stores new tasks,
-/// returns the same columns: `api/src/submit.rs`).
-///
-/// `query_tasks!(Row: ...)` fills `Row` instead: a record with the task's columns and the ones
-/// `$after` adds (the queue's fetch adds the database's clock).
+/// being copied into every query. (The SQL functions answer the table's row type, read by name
+/// through `TaskRecord`'s `FromRow`: `quickact_shared::schema`.)
 macro_rules! query_tasks {
-    ($record:ident: $before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
+    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
-            $record,
+            TaskRecord,
             $before $(+ $more)* + r#"id, user_id, input_text, status AS "status: TaskStatus", result_type AS "result_type: ResultType", result,
                   created_at, started_at, completed_at, input_tokens, output_tokens, cached_tokens, cost_nanos,
                   currency, model_used, timeout_seconds, idempotency_key, reference_time, time_zone, attempts, undoes,
                   priority AS "priority: TaskPriority", trace_parent, reply_to"# + $after
             $(, $arg)*
         )
-    };
-    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
-        query_tasks!(TaskRecord: $before $(+ $more)*, $after $(, $arg)*)
     };
 }
 pub(crate) use query_tasks;
@@ -205,14 +199,14 @@ pub async fn count_tasks(db: impl PgExecutor<'_>, filter: &TaskFilter) -> Result
 }
 
 
-/// Extends `owner`'s lease; false when the task is no longer ours to run (finished, cancelled, or
+/// Extends `holder`'s lease; false when the task is no longer ours to run (finished, cancelled, or
 /// taken over after our lease lapsed).
-pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_secs: f64) -> Result<bool, sqlx::Error> {
+pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, holder: &str, lease_secs: f64) -> Result<bool, sqlx::Error> {
     let done = sqlx::query!(
         "UPDATE quick_action_tasks SET lease_expires_at = now() + make_interval(secs => $3)
          WHERE id = $1 AND lease_owner = $2 AND status = 'processing'",
         id,
-        owner,
+        holder,
         lease_secs,
     )
     .execute(db)
@@ -220,24 +214,24 @@ pub async fn renew_lease(db: impl PgExecutor<'_>, id: Uuid, owner: &str, lease_s
     Ok(done.rows_affected() == 1)
 }
 
-/// Locks the task row for a change made on its behalf and says whether `owner` may still act for
+/// Locks the task row for a change made on its behalf and says whether `holder` may still act for
 /// it. Called first in every transaction that writes a journal step or a tool's change, so a cancel
 /// or a takeover that commits first wins and nothing is written after it.
-pub async fn lock_for_owner(db: impl PgExecutor<'_>, id: Uuid, owner: &str) -> Result<OwnerCheck, sqlx::Error> {
+pub async fn lock_for_holder(db: impl PgExecutor<'_>, id: Uuid, holder: &str) -> Result<HolderCheck, sqlx::Error> {
     let row = sqlx::query!(
         r#"SELECT status AS "status: TaskStatus", lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE"#,
         id
     )
     .fetch_optional(db)
     .await?;
-    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
+    Ok(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder))
 }
 
-/// [`lock_for_owner`] without waiting: `None` when another transaction holds the task's row (an
+/// [`lock_for_holder`] without waiting: `None` when another transaction holds the task's row (an
 /// ending, a cancel, a lease renewal), and then the caller's transaction (or savepoint) has failed
 /// and must be rolled back. For a transaction that already holds locks others may wait on while
 /// holding this row (see `worker/src/groups.rs`), so it never waits in a cycle.
-pub async fn try_lock_for_owner(conn: &mut PgConnection, id: Uuid, owner: &str) -> Result<Option<OwnerCheck>, sqlx::Error> {
+pub async fn try_lock_for_holder(conn: &mut PgConnection, id: Uuid, holder: &str) -> Result<Option<HolderCheck>, sqlx::Error> {
     let row = sqlx::query!(
         r#"SELECT status AS "status: TaskStatus", lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE NOWAIT"#,
         id
@@ -250,22 +244,22 @@ pub async fn try_lock_for_owner(conn: &mut PgConnection, id: Uuid, owner: &str) 
         Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("55P03") => return Ok(None),
         Err(err) => return Err(err),
     };
-    Ok(Some(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner)))
+    Ok(Some(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder)))
 }
 
-/// Appends `steps` to task `id`'s journal and adds `usage` to its totals if `owner` still runs the
+/// Appends `steps` to task `id`'s journal and adds `usage` to its totals if `holder` still runs the
 /// task, in one statement: on a connection of its own, one round trip and one commit where a
-/// transaction that locks the row first ([`lock_for_owner`]), then writes, takes five. Says who
-/// runs the task; when that is not `owner`, nothing is written.
-pub async fn record_if_owner(
+/// transaction that locks the row first ([`lock_for_holder`]), then writes, takes five. Says who
+/// runs the task; when that is not `holder`, nothing is written.
+pub async fn record_if_holder(
     db: impl PgExecutor<'_>,
     id: Uuid,
-    owner: &str,
+    holder: &str,
     steps: &[Step],
     usage: Option<&Usage>,
-) -> Result<OwnerCheck, sqlx::Error> {
+) -> Result<HolderCheck, sqlx::Error> {
     let added = Added::of(usage);
-    // The main query reads `task`, which locks the row (as `lock_for_owner` does); the writes,
+    // The main query reads `task`, which locks the row (as `lock_for_holder` does); the writes,
     // which nothing reads, run after it, each only when `owned` holds a row. A paid turn's cost
     // goes to its user's spend of the day too (see `super::cost_budgets`).
     let row = steps_insert!(
@@ -288,7 +282,7 @@ pub async fn record_if_owner(
            SELECT status AS "status: TaskStatus", lease_owner FROM task"#,
         steps,
         id,
-        owner,
+        holder,
         added.input,
         added.output,
         added.cached,
@@ -297,14 +291,14 @@ pub async fn record_if_owner(
     )
     .fetch_optional(db)
     .await?;
-    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
+    Ok(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder))
 }
 
 /// Records the outcome of a journal step written earlier without one (an external tool's call,
-/// whose step is written before the call is made, see `worker/src/mcp`), in place, if `owner`
+/// whose step is written before the call is made, see `worker/src/mcp`), in place, if `holder`
 /// still runs the task, in one statement; says who runs it. A run that was paused or replaced
 /// meanwhile records nothing: the new holder makes the call again, with the same key.
-pub async fn complete_step_if_owner(db: impl PgExecutor<'_>, owner: &str, step: &Step) -> Result<OwnerCheck, sqlx::Error> {
+pub async fn complete_step_if_holder(db: impl PgExecutor<'_>, holder: &str, step: &Step) -> Result<HolderCheck, sqlx::Error> {
     let row = sqlx::query!(
         r#"WITH task AS (
              SELECT status, lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE
@@ -323,16 +317,16 @@ pub async fn complete_step_if_owner(db: impl PgExecutor<'_>, owner: &str, step: 
         step.latency_ms,
         step.finished_at,
         step.attempt,
-        owner,
+        holder,
     )
     .fetch_optional(db)
     .await?;
-    Ok(OwnerCheck::of(row.map(|row| (row.status, row.lease_owner)), owner))
+    Ok(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder))
 }
 
 /// Whether a worker may still act for a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OwnerCheck {
+pub enum HolderCheck {
     Owned,
     /// Cancelled by the user or finished; carries the status.
     Finished(TaskStatus),
@@ -341,14 +335,14 @@ pub enum OwnerCheck {
     Gone,
 }
 
-impl OwnerCheck {
-    /// What a locked task row (its status and lease owner; `None`: no such task) says `owner` may do.
-    fn of(row: Option<(TaskStatus, Option<String>)>, owner: &str) -> OwnerCheck {
+impl HolderCheck {
+    /// What a locked task row (its status and lease holder; `None`: no such task) says `holder` may do.
+    fn of(row: Option<(TaskStatus, Option<String>)>, holder: &str) -> HolderCheck {
         match row {
-            None => OwnerCheck::Gone,
-            Some((status, _)) if status != TaskStatus::Processing => OwnerCheck::Finished(status),
-            Some((_, lease_owner)) if lease_owner.as_deref() != Some(owner) => OwnerCheck::TakenOver,
-            Some(_) => OwnerCheck::Owned,
+            None => HolderCheck::Gone,
+            Some((status, _)) if status != TaskStatus::Processing => HolderCheck::Finished(status),
+            Some((_, lease_owner)) if lease_owner.as_deref() != Some(holder) => HolderCheck::TakenOver,
+            Some(_) => HolderCheck::Owned,
         }
     }
 }

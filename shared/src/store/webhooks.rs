@@ -220,10 +220,10 @@ pub struct ClaimedDelivery {
     pub trace_parent: Option<String>,
 }
 
-/// Claims up to `limit` due deliveries of enabled endpoints for `owner` until `lease_secs` from
+/// Claims up to `limit` due deliveries of enabled endpoints for `worker` until `lease_secs` from
 /// now: pending ones whose time has come and that nobody holds (or whose holder's claim ran out:
 /// a worker that died mid-attempt). `SKIP LOCKED`, so workers claiming at once share them out.
-pub async fn claim_due_deliveries(db: impl PgExecutor<'_>, owner: &str, lease_secs: f64, limit: i64) -> Result<Vec<ClaimedDelivery>, sqlx::Error> {
+pub async fn claim_due_deliveries(db: impl PgExecutor<'_>, worker: &str, lease_secs: f64, limit: i64) -> Result<Vec<ClaimedDelivery>, sqlx::Error> {
     sqlx::query_as!(
         ClaimedDelivery,
         r#"WITH due AS (
@@ -238,7 +238,7 @@ pub async fn claim_due_deliveries(db: impl PgExecutor<'_>, owner: &str, lease_se
            WHERE d.id = due.id AND e.id = d.endpoint_id
            RETURNING d.id, d.endpoint_id, d.task_id, d.attempts AS attempt, e.url, e.secret, d.body, d.ended_at,
              (SELECT t.trace_parent FROM quick_action_tasks t WHERE t.id = d.task_id) AS trace_parent"#,
-        owner,
+        worker,
         lease_secs,
         limit,
     )
@@ -280,7 +280,7 @@ pub struct Attempt<'a> {
     pub worker: &'a str,
 }
 
-/// Records attempt `claimed.attempt` and its outcome, if `owner` still holds the delivery (a claim
+/// Records attempt `claimed.attempt` and its outcome, if `worker` still holds the delivery (a claim
 /// that ran out and was taken by another worker records nothing: the other's attempt counts).
 /// Keeps the body sent, so later attempts send the same bytes. Returns whether it recorded.
 pub async fn record_attempt(

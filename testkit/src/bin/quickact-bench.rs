@@ -1025,7 +1025,7 @@ async fn heavy_drain(flags: &FairnessFlags, api_binary: &str, worker_binary: &st
     let fetches: Option<(i64, f64)> = sqlx::query_as(
         "SELECT sum(calls)::bigint, (sum(total_exec_time) / greatest(sum(calls), 1))::float8 FROM pg_stat_statements
          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-           AND (query LIKE '%quickact_fetch_tasks(%' OR query LIKE '%WITH claimed AS (%ORDER BY w.created_at%') HAVING sum(calls) > 0",
+           AND (query LIKE '%quickact_claim_tasks(%' OR query LIKE '%WITH claimed AS (%ORDER BY w.created_at%') HAVING sum(calls) > 0",
     )
     .fetch_optional(&mut db)
     .await

@@ -122,7 +122,7 @@ pub struct RunContext<'a> {
     pub endings: Option<&'a Endings>,
     pub task: &'a TaskRecord,
     /// Who holds the task's lease: every write checks it still does.
-    pub owner: &'a str,
+    pub holder: &'a str,
     /// Which attempt at the task this is (journal rows record it).
     pub attempt: i32,
     pub model: &'a str,
@@ -153,7 +153,7 @@ impl<'a> RunContext<'a> {
             step_events: &shared.step_events,
             endings: (!grouped).then_some(&shared.endings),
             task: &plan.task,
-            owner: &plan.holder,
+            holder: &plan.holder,
             attempt: plan.task.attempts,
             model: &plan.model,
             provider: plan.provider.as_ref(),

@@ -1,7 +1,7 @@
 //! The ledger of a run: the one writer of its journal, its usage and its ending.
 //!
-//! Every write checks, in the statement or transaction that makes it, that the run's holder still
-//! holds the task (see `quickact_shared::queue::fetch_tasks`): a cancel or a takeover that
+//! Every write checks, in the statement or transaction that makes it, that the run's lease holder
+//! still holds the task (see `quickact_shared::queue::fetch_tasks`): a cancel or a takeover that
 //! committed first wins, and nothing is written after it. Where a write goes depends on the
 //! ledger's [`Mode`], in one `match` per operation:
 //! - [`Mode::Alone`]: nothing is open. A write is one statement with the steps held so far; an
@@ -12,7 +12,7 @@
 //!   committed here: a checkpoint stops the run, and the group commits.
 //!
 //! A step is first *held* (in memory, written with the next write), *kept* (in the open
-//! transaction) or *written now*. What was held or kept and not committed is lost with a crash,
+//! transaction) or *written now*: the caller says which ([`StepWrite`]), [`Ledger::record`] does it. What was held or kept and not committed is lost with a crash,
 //! together with its effects, and the resumed run asks again.
 //!
 //! Durability: only the task's verdict waits for the disk (an ending, or a group's commit, which
@@ -33,7 +33,7 @@ use quickact_shared::{
     store::{
         ending::{Ending, FinalState, end_one},
         steps::{Step, insert_steps, list_steps},
-        tasks::{OwnerCheck, Usage, add_usage, complete_step_if_owner, lock_for_owner, record_if_owner},
+        tasks::{HolderCheck, Usage, add_usage, complete_step_if_holder, lock_for_holder, record_if_holder},
     },
 };
 use sqlx::{PgConnection, PgExecutor, Postgres, Transaction};
@@ -55,10 +55,22 @@ pub enum Mode {
     GroupLost,
 }
 
+/// How a step is written: the one choice a caller makes (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepWrite {
+    /// In memory, written with the next write (the next step's, or the ending's); opens nothing.
+    Hold,
+    /// In the run's transaction, opened if need be: it commits with what the run does next there.
+    Keep,
+    /// Now, with every step held: with nothing open one statement; otherwise the open transaction
+    /// takes it and commits.
+    Now,
+}
+
 /// The outcome of writing something on behalf of the task.
 pub enum Recorded<T> {
     Done(T),
-    NotOurs(OwnerCheck),
+    NotOurs(HolderCheck),
 }
 
 pub struct Ledger<'a> {
@@ -131,6 +143,18 @@ impl<'a> Ledger<'a> {
         }
     }
 
+    /// Writes `step` (and a turn's usage) as `how` says.
+    pub async fn record(&mut self, step: Step, usage: Option<Usage>, how: StepWrite) -> Result<Recorded<()>, RunError> {
+        match how {
+            StepWrite::Hold => {
+                self.hold(step, usage);
+                Ok(Recorded::Done(()))
+            }
+            StepWrite::Keep => self.keep(step, usage).await,
+            StepWrite::Now => self.write_now(step, usage).await,
+        }
+    }
+
     /// Holds `step` (and a turn's usage) to be written with the next write; opens nothing.
     pub fn hold(&mut self, step: Step, usage: Option<Usage>) {
         self.count_usage(usage);
@@ -146,8 +170,8 @@ impl<'a> Ledger<'a> {
             Mode::Alone => {
                 self.check_journal().await?;
                 let mut tx = self.cx.pool.begin().await?;
-                let check = lock_for_owner(&mut *tx, self.cx.task.id, self.cx.owner).await?;
-                if check != OwnerCheck::Owned {
+                let check = lock_for_holder(&mut *tx, self.cx.task.id, self.cx.holder).await?;
+                if check != HolderCheck::Owned {
                     return Ok(Recorded::NotOurs(check));
                 }
                 self.mode = Mode::Open(tx);
@@ -167,7 +191,7 @@ impl<'a> Ledger<'a> {
     }
 
     /// Writes `step` (and a turn's usage) now, with every step held: with nothing open, one
-    /// statement (see [`record_if_owner`]); otherwise the open transaction takes it and commits.
+    /// statement (see [`record_if_holder`]); otherwise the open transaction takes it and commits.
     pub async fn write_now(&mut self, step: Step, usage: Option<Usage>) -> Result<Recorded<()>, RunError> {
         if self.is_open() {
             let kept = self.keep(step, usage).await?;
@@ -181,9 +205,9 @@ impl<'a> Ledger<'a> {
         self.count_usage(usage);
         let mut unwritten = self.journal[self.written..].to_vec();
         unwritten.push(step.clone());
-        let check = record_if_owner(self.cx.lazy_journal, self.cx.task.id, self.cx.owner, &unwritten, self.usage.as_ref()).await;
+        let check = record_if_holder(self.cx.lazy_journal, self.cx.task.id, self.cx.holder, &unwritten, self.usage.as_ref()).await;
         match check {
-            Ok(OwnerCheck::Owned) => {
+            Ok(HolderCheck::Owned) => {
                 self.cx.step_events.stepped(self.cx.task.id);
                 self.usage = None;
                 self.journal.push(step);
@@ -211,8 +235,8 @@ impl<'a> Ledger<'a> {
             }
         }
         self.check_journal().await?;
-        let check = complete_step_if_owner(self.cx.lazy_journal, self.cx.owner, &step).await?;
-        if check != OwnerCheck::Owned {
+        let check = complete_step_if_holder(self.cx.lazy_journal, self.cx.holder, &step).await?;
+        if check != HolderCheck::Owned {
             return Ok(Recorded::NotOurs(check));
         }
         self.cx.step_events.stepped(self.cx.task.id);
@@ -258,15 +282,15 @@ impl<'a> Ledger<'a> {
             Mode::Alone => {
                 self.check_journal().await?;
                 let journal = self.cx.journal;
-                let alone = async |(owner, end): (String, FinalState)| end_one(journal, Some(&owner), &end).await;
+                let alone = async |(holder, end): (String, FinalState)| end_one(journal, Some(&holder), &end).await;
                 let ended = match self.cx.endings {
-                    Some(endings) => endings.call_or_alone((self.cx.owner.to_owned(), end), alone).await?,
-                    None => alone((self.cx.owner.to_owned(), end)).await?,
+                    Some(endings) => endings.call_or_alone((self.cx.holder.to_owned(), end), alone).await?,
+                    None => alone((self.cx.holder.to_owned(), end)).await?,
                 };
                 Ok(self.ended(ended, journal).await?)
             }
             Mode::Open(mut tx) => {
-                let ended = end_one(&mut *tx, Some(self.cx.owner), &end).await?;
+                let ended = end_one(&mut *tx, Some(self.cx.holder), &end).await?;
                 let run_end = self.ended(ended, &mut *tx).await?;
                 self.write_held(&mut tx).await?;
                 tx.commit().await?;
@@ -274,7 +298,7 @@ impl<'a> Ledger<'a> {
             }
             Mode::Group(mut tx) => {
                 self.mode = Mode::GroupLost;
-                let ended = end_one(&mut *tx, Some(self.cx.owner), &end).await?;
+                let ended = end_one(&mut *tx, Some(self.cx.holder), &end).await?;
                 let run_end = self.ended(ended, &mut *tx).await?;
                 self.mode = Mode::Group(tx);
                 Ok(run_end)
@@ -295,7 +319,7 @@ impl<'a> Ledger<'a> {
                 self.written = self.journal.len();
                 RunEnd::Finished(Box::new(task))
             }
-            None => RunEnd::Stopped(lock_for_owner(db, self.cx.task.id, self.cx.owner).await?),
+            None => RunEnd::Stopped(lock_for_holder(db, self.cx.task.id, self.cx.holder).await?),
         })
     }
 

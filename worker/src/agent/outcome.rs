@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use quickact_shared::{domain::task::TaskRecord, store::tasks::OwnerCheck};
+use quickact_shared::{domain::task::TaskRecord, store::tasks::HolderCheck};
 use tokio::time::Instant;
 
 /// How a run ended.
@@ -12,7 +12,7 @@ pub enum RunEnd {
     /// A verdict was reached and written with the task's final state: the task as it ended.
     Finished(Box<TaskRecord>),
     /// The task stopped being ours (cancelled, finished or taken over by another worker).
-    Stopped(OwnerCheck),
+    Stopped(HolderCheck),
     /// `abort` fired.
     Aborted,
     /// The run's model cannot be asked before `wait` is over (see `super::turn::Asked::Wait`),

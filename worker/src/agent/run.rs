@@ -29,7 +29,7 @@ use quickact_shared::{
     store::{
         ending::Ending,
         steps::{Step, StepKind, list_steps},
-        tasks::OwnerCheck,
+        tasks::HolderCheck,
     },
 };
 use serde_json::{Value, json};
@@ -84,9 +84,9 @@ pub enum Grouped {
 /// unless a failure on the database lost it; the caller rolls back to its savepoint whatever
 /// did not end in `Finished` or a checkpoint.
 pub async fn run_agent_grouped(cx: &RunContext<'_>, journal: &[Step], mut tx: RunTransaction) -> (Result<Grouped, RunError>, Option<RunTransaction>) {
-    use quickact_shared::store::tasks::try_lock_for_owner;
-    match try_lock_for_owner(&mut tx, cx.task.id, cx.owner).await {
-        Ok(Some(OwnerCheck::Owned)) => {}
+    use quickact_shared::store::tasks::try_lock_for_holder;
+    match try_lock_for_holder(&mut tx, cx.task.id, cx.holder).await {
+        Ok(Some(HolderCheck::Owned)) => {}
         Ok(Some(check)) => return (Ok(Grouped::Ended(RunEnd::Stopped(check))), Some(tx)),
         Ok(None) => return (Ok(Grouped::Busy), Some(tx)),
         Err(err) => return (Err(err.into()), Some(tx)),

@@ -17,17 +17,17 @@ use tracing::{Span, field::Empty};
 
 use crate::provider::{ModelReply, ProviderError};
 
-/// The span of one claim's run of `task` in worker `owner`: a child of the span that submitted
+/// The span of one claim's run of `task` in worker `worker`: a child of the span that submitted
 /// the task, when its trace crossed the queue (`task.trace_parent`).
-pub fn run_span(task: &TaskRecord, owner: &str) -> Span {
+pub fn run_span(task: &TaskRecord, worker: &str) -> Span {
     if !exporting() {
-        return tracing::info_span!("run", task_id = %task.id, user_id = %task.user_id, worker = %owner);
+        return tracing::info_span!("run", task_id = %task.id, user_id = %task.user_id, worker = %worker);
     }
     let span = tracing::info_span!(
         "run",
         task_id = %task.id,
         user_id = %task.user_id,
-        worker = %owner,
+        worker = %worker,
         otel.name = "task.run",
         otel.kind = "consumer",
         messaging.system = "postgresql",

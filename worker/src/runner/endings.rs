@@ -56,8 +56,8 @@ impl Runner {
     /// `pause` when the attempt failed (`failure` says why). When even that fails, the lease lapses
     /// and the next fetch takes the task.
     pub(super) async fn give_back(&self, task_id: Uuid, holder: &str, pause: Option<Duration>, failure: Option<&str>) {
-        let (pool, owner) = (&self.bookkeeping, holder);
-        match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, owner, pause, failure)).await {
+        let (pool, holder) = (&self.bookkeeping, holder);
+        match retry_unavailable(Duration::from_secs(5), || hand_back(pool, task_id, holder, pause, failure)).await {
             Ok(released) => {
                 if let Some(pause) = pause.filter(|_| released) {
                     self.due_tasks.add(Instant::now() + pause);
@@ -73,8 +73,8 @@ impl Runner {
     /// its journal once the wait is over. Not a failed attempt (see [`hand_back_to_wait`]).
     pub(super) async fn wait_for_model(&self, task_id: Uuid, holder: &str, model: &str, wait: Duration) {
         quickact_shared::metrics::provider_hand_back(model);
-        let (pool, owner) = (&self.bookkeeping, holder);
-        match retry_unavailable(Duration::from_secs(5), || hand_back_to_wait(pool, task_id, owner, wait)).await {
+        let (pool, holder) = (&self.bookkeeping, holder);
+        match retry_unavailable(Duration::from_secs(5), || hand_back_to_wait(pool, task_id, holder, wait)).await {
             Ok(released) => {
                 if released {
                     self.due_tasks.add(Instant::now() + wait);

@@ -503,12 +503,12 @@ async fn kept_plans_use_the_index_even_when_made_on_an_empty_table() {
 
 /// A running task's row is updated in place: its claim and each model turn's usage change no
 /// indexed column and find room on the row's page, so Postgres writes them as heap-only updates,
-/// with no new index entries (migration `20261125000002_task_updates_in_place`).
+/// with no new index entries (the fillfactor of `quick_action_tasks` in `migrations/20261130000001_schema.sql`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     use quickact_shared::{
         queue::fetch_tasks,
-        store::tasks::{OwnerCheck, Usage, record_if_owner},
+        store::tasks::{HolderCheck, Usage, record_if_holder},
     };
 
     let (app, key) = TestApp::start_with_options_and_user(quickact_testkit::TestAppOptions::default().workers(0), "hana").await;
@@ -520,8 +520,8 @@ async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0, &[], crate::turns::TURNS).await.unwrap().len(), 1);
     let holder = quickact_shared::queue::lease_holder("in-place", 1);
     let usage = Usage { model: "gpt-test".into(), input: 120, output: 30, cached: 0, cost_nanos: 4_500 };
-    assert_eq!(record_if_owner(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
-    assert_eq!(record_if_owner(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), OwnerCheck::Owned);
+    assert_eq!(record_if_holder(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), HolderCheck::Owned);
+    assert_eq!(record_if_holder(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), HolderCheck::Owned);
     let (updated, in_place): (i64, i64) = sqlx::query_as(
         "SELECT pg_stat_get_xact_tuples_updated('quick_action_tasks'::regclass),
                 pg_stat_get_xact_tuples_hot_updated('quick_action_tasks'::regclass)",

@@ -29,6 +29,8 @@
 //!   or a pointer acts on that item; a passed time or a conflict answered; a model told the question.
 //! - `robustness`: concurrent workers, crashes, panics, a database restart, steps a crash took
 //!   back, graceful shutdown.
+//! - `schema`: migrations and SQL functions: a database from before the squash taken as squashed
+//!   (or refused), functions applied by a newer build only.
 //! - `traces`: one trace per task over OTLP, from the caller's `traceparent` to the run's turns
 //!   and calls (API and worker processes, a real OTLP receiver).
 //! - `turns`: many users on one queue: turns between users, the per-user cap on running tasks,
@@ -54,6 +56,7 @@ mod provider_limits;
 mod reader_corpus;
 mod replies;
 mod robustness;
+mod schema;
 mod traces;
 mod turns;
 mod webhooks;

@@ -305,7 +305,7 @@ async fn only_the_lease_holder_answers_an_in_flight_call() {
         queue::{fetch_tasks, lease_holder},
         store::{
             steps::{Step, StepKind, insert_step, list_steps},
-            tasks::{OwnerCheck, complete_step_if_owner},
+            tasks::{HolderCheck, complete_step_if_holder},
         },
     };
 
@@ -337,11 +337,11 @@ async fn only_the_lease_holder_answers_an_in_flight_call() {
     insert_step(&app.pool, &in_flight).await.unwrap();
     let answered = Step { result: Some(json!({ "mcp_server": "rooms", "content": "booked F" })), ok: true, error: None, latency_ms: 12, ..in_flight.clone() };
 
-    let replaced = complete_step_if_owner(&app.pool, "another-worker.00000001", &answered).await.unwrap();
-    assert_eq!(replaced, OwnerCheck::TakenOver);
+    let replaced = complete_step_if_holder(&app.pool, "another-worker.00000001", &answered).await.unwrap();
+    assert_eq!(replaced, HolderCheck::TakenOver);
     assert_eq!(list_steps(&app.pool, id).await.unwrap(), vec![in_flight.clone()], "a run that lost the task wrote nothing");
 
-    assert_eq!(complete_step_if_owner(&app.pool, &holder, &answered).await.unwrap(), OwnerCheck::Owned);
+    assert_eq!(complete_step_if_holder(&app.pool, &holder, &answered).await.unwrap(), HolderCheck::Owned);
     let steps = list_steps(&app.pool, id).await.unwrap();
     assert_eq!((steps.len(), steps[0].ok, steps[0].result.clone()), (1, true, answered.result.clone()));
     app.shutdown().await;

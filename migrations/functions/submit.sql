@@ -1,55 +1,22 @@
--- The task row is the job: the queue is `quick_action_tasks` itself, and apalis-postgres's schema
--- goes.
+-- A batch of submissions written in one call (api/src/submit.rs): room under each user's cap (see
+-- task_slots.sql) and the task rows. Sent as one statement outside a transaction block, it is one
+-- round trip and one commit.
 --
--- A task lived twice, as its row (status, lease, attempts) and as an `apalis.jobs` row (status,
--- attempts, `lock_by`), and most of the worker kept the two in step: a fetch and an
--- acknowledgement per task (two commits, and WAL for a second row in three indexes), a sweeper
--- that gave jobs back to tasks that had lost theirs, two attempt counters. Now a worker takes
--- tasks straight from this table (shared/src/queue.rs: pick, lease and count the attempt in one
--- statement), a task's ending is its acknowledgement, and a worker that dies leaves leases that
--- lapse, after which any worker's fetch takes the task again and resumes it from its journal.
+-- The arrays are the batch's submissions, one element each, in order. One row comes back per
+-- submission, in order: `room` false when its user was at the cap (nothing stored), else `task`,
+-- the stored row, NULL when its idempotency key was taken by a submission that committed first
+-- (nothing stored, its room given back). The row is the table's own type: the caller selects the
+-- columns it reads, so a new column changes nothing here.
 --
--- Upgrading with work in flight: pending tasks need nothing (their rows are the queue now);
--- processing tasks are taken again once their lease lapses. Their apalis jobs are dropped with
--- the schema. Stop the old workers first (they fetch from `apalis.jobs`, which is gone).
+-- Two fast paths for the usual batch: a user's room is taken in one statement when one slot has
+-- room for all of the user's submissions; a batch without idempotency keys is a plain insert
+-- (ON CONFLICT makes Postgres write every row by speculative insertion, a second WAL record).
 
--- Why the task's last attempt failed (a crash is not recorded: its worker is gone), so the attempt
--- that gives the task up can say so, on whichever worker it runs.
-ALTER TABLE quick_action_tasks ADD COLUMN last_error text;
-
--- A new task wakes the workers: one notification per inserting statement (a batch of submissions
--- is one statement), with no payload: a worker that hears it fetches what is waiting.
-CREATE FUNCTION quickact_announce_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('quickact_tasks_waiting', '');
-    RETURN NULL;
-END
-$$;
-CREATE TRIGGER quick_action_tasks_announce AFTER INSERT ON quick_action_tasks
-    FOR EACH STATEMENT EXECUTE FUNCTION quickact_announce_tasks();
-
--- Workers say they are alive (the admin page's list of workers), one row each, updated in place.
-CREATE TABLE quickact_workers (
-    name        text PRIMARY KEY,
-    started_at  timestamptz NOT NULL DEFAULT now(),
-    last_seen   timestamptz NOT NULL DEFAULT now(),
-    concurrency integer NOT NULL
-) WITH (fillfactor = 50);
-
--- Submissions no longer push jobs: quickact_submit as in 20261126000001_submit_fast_paths, less
--- the job arrays and the insert into apalis.jobs.
-DROP FUNCTION quickact_submit(uuid[], uuid[], text[], int4[], text[], timestamptz[], text[], text[], int8[], text[], bytea[], text, int4);
-CREATE FUNCTION quickact_submit(
+CREATE OR REPLACE FUNCTION quickact_submit_tasks(
     p_ids uuid[], p_user_ids uuid[], p_texts text[], p_timeouts int4[], p_keys text[],
-    p_reference_times timestamptz[], p_time_zones text[], p_currencies text[], p_caps int8[]
-) RETURNS TABLE (
-    ord int, room boolean,
-    id uuid, user_id uuid, input_text text, status text, result_type text, result jsonb,
-    created_at timestamptz, started_at timestamptz, completed_at timestamptz,
-    input_tokens bigint, output_tokens bigint, cached_tokens bigint, cost_nanos bigint,
-    currency text, model_used text, timeout_seconds integer, idempotency_key text,
-    reference_time timestamptz, time_zone text, attempts integer, undoes uuid
-) LANGUAGE plpgsql AS $$
+    p_reference_times timestamptz[], p_time_zones text[], p_currencies text[], p_caps int8[],
+    p_priorities text[], p_trace_parents text[], p_reply_tos uuid[]
+) RETURNS TABLE (ord int, room boolean, task quick_action_tasks) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     slots int2[] := array_fill(NULL::int2, ARRAY[cardinality(p_ids)]);
@@ -121,9 +88,9 @@ BEGIN
         -- the speculative insertion (and its extra WAL record per row) that ON CONFLICT makes.
         WITH inserted AS (
             INSERT INTO quick_action_tasks
-                (id, user_id, input_text, timeout_seconds, reference_time, time_zone, currency, slot)
+                (id, user_id, input_text, timeout_seconds, reference_time, time_zone, currency, slot, priority, trace_parent, reply_to)
             SELECT p_ids[i], p_user_ids[i], p_texts[i], p_timeouts[i], p_reference_times[i],
-                   p_time_zones[i], p_currencies[i], slots[i]
+                   p_time_zones[i], p_currencies[i], slots[i], p_priorities[i], p_trace_parents[i], p_reply_tos[i]
             FROM generate_subscripts(p_ids, 1) AS i
             WHERE slots[i] IS NOT NULL
             RETURNING quick_action_tasks AS task
@@ -134,9 +101,9 @@ BEGIN
         -- that share keys wait on each other's inserts in one order, never in a cycle.
         WITH inserted AS (
             INSERT INTO quick_action_tasks
-                (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot)
+                (id, user_id, input_text, timeout_seconds, idempotency_key, reference_time, time_zone, currency, slot, priority, trace_parent, reply_to)
             SELECT p_ids[i], p_user_ids[i], p_texts[i], p_timeouts[i], p_keys[i], p_reference_times[i],
-                   p_time_zones[i], p_currencies[i], slots[i]
+                   p_time_zones[i], p_currencies[i], slots[i], p_priorities[i], p_trace_parents[i], p_reply_tos[i]
             FROM generate_subscripts(p_ids, 1) AS i
             WHERE slots[i] IS NOT NULL
             ORDER BY p_user_ids[i], p_keys[i]
@@ -158,19 +125,21 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    SELECT i, slots[i] IS NOT NULL,
-           t.id, t.user_id, t.input_text, t.status, t.result_type, t.result,
-           t.created_at, t.started_at, t.completed_at,
-           t.input_tokens, t.output_tokens, t.cached_tokens, t.cost_nanos,
-           t.currency, t.model_used, t.timeout_seconds, t.idempotency_key,
-           t.reference_time, t.time_zone, t.attempts, t.undoes
+    SELECT i, slots[i] IS NOT NULL, t
     FROM generate_subscripts(p_ids, 1) AS i
     LEFT JOIN unnest(created) AS t ON t.id = p_ids[i]
     ORDER BY i;
 END
 $$;
 
--- apalis-postgres's schema and what quickact added to it.
-DROP SCHEMA IF EXISTS apalis CASCADE;
-DROP FUNCTION IF EXISTS quickact_release_job_lock();
-DROP FUNCTION IF EXISTS quickact_notify_new_jobs();
+-- A new task wakes the workers: one notification per inserting statement (a batch of submissions
+-- is one statement), with no payload: a worker that hears it fetches what is waiting.
+CREATE OR REPLACE FUNCTION quickact_announce_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('quickact_tasks_waiting', '');
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER quick_action_tasks_announce AFTER INSERT ON quick_action_tasks
+    FOR EACH STATEMENT EXECUTE FUNCTION quickact_announce_tasks();
