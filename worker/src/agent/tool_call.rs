@@ -17,7 +17,7 @@ use tracing::{Instrument, Span};
 
 use super::{
     context::RunContext,
-    ledger::Recorded,
+    ledger::{Recorded, StepWrite},
     outcome::{RunEnd, RunError, elapsed_ms},
     state::Run,
     spans,
@@ -30,6 +30,19 @@ use crate::{
 /// Whether the call's tool may change the user's items (unknown tools change nothing).
 pub(super) fn may_write(cx: &RunContext<'_>, call: &ToolCall) -> bool {
     cx.tools.get(&call.name).is_some_and(|tool| tool.database_use() == DatabaseUse::Writes)
+}
+
+/// How a tool call's step is written, and so where the call runs: a call that may change items
+/// (`writes`), or any call once the run's transaction is open, runs in that transaction and its
+/// step is kept there ([`StepWrite::Keep`]). A call that changes nothing runs on a connection of
+/// its own when it is the last of its turn (written now, with the steps held) or when the whole
+/// turn changes nothing (held for the turn's last).
+fn step_write(writes: bool, last: bool, turn_changes_nothing: bool, open: bool) -> StepWrite {
+    match (writes || open, last, turn_changes_nothing) {
+        (true, _, _) | (false, false, false) => StepWrite::Keep,
+        (false, true, _) => StepWrite::Now,
+        (false, false, true) => StepWrite::Hold,
+    }
 }
 
 impl Run<'_> {
@@ -80,11 +93,10 @@ impl Run<'_> {
         let arguments = parse_arguments_text(&call.arguments);
         let started_at = self.cx.clock.now();
         let started = Instant::now();
-        let writes = refusal.is_none() && may_write(self.cx, call);
-        let alone = (last || turn_changes_nothing) && !writes && !self.ledger.is_open();
+        let write = step_write(refusal.is_none() && may_write(self.cx, call), last, turn_changes_nothing, self.ledger.is_open());
         let output = match refusal {
             Some(reason) => Err(ToolError::Refused(reason)),
-            None if alone => {
+            None if write != StepWrite::Keep => {
                 // The tool's connection goes back to its pool: a run holds one connection at a time.
                 let mut conn = self.cx.pool.acquire().await?;
                 execute_tool(self.cx, &self.replay.state, &mut conn, call, &arguments, false).await?
@@ -105,18 +117,7 @@ impl Run<'_> {
             self.ledger.hold(step, None);
             return Ok(Recorded::Done(Some(self.ledger.end(Ending::Finished(verdict)).await?)));
         }
-        if !alone {
-            // The ledger is open (the call may write, or the turn's first writes opened it).
-            return Ok(match self.ledger.keep(step, None).await? {
-                Recorded::Done(()) => Recorded::Done(None),
-                Recorded::NotOurs(check) => Recorded::NotOurs(check),
-            });
-        }
-        if !last {
-            self.ledger.hold(step, None);
-            return Ok(Recorded::Done(None));
-        }
-        Ok(match self.ledger.write_now(step, None).await? {
+        Ok(match self.ledger.record(step, None, write).await? {
             Recorded::Done(()) => Recorded::Done(None),
             Recorded::NotOurs(check) => Recorded::NotOurs(check),
         })

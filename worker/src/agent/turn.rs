@@ -16,7 +16,7 @@ use tracing::{Instrument, Span};
 
 use super::{
     journal::tool_calls_of,
-    ledger::Recorded,
+    ledger::{Recorded, StepWrite},
     prompt::{SYSTEM_MESSAGE, reply_message, user_message},
     outcome::{RunError, elapsed_ms},
     state::Run,
@@ -234,16 +234,14 @@ impl<'a> Run<'a> {
     pub(super) async fn record_turn(&mut self, turn: Turn) -> Result<Recorded<()>, RunError> {
         let (step, usage) = self.turn_step(turn);
         self.replay.apply(&step);
-        if self.provider.is_local() {
-            return self.ledger.keep(step, usage).await;
-        }
-        let calls = step.result.as_ref().map(tool_calls_of).unwrap_or_default();
-        let only_reads = !calls.is_empty() && !calls.iter().any(|call| may_write(self.cx, call));
-        if self.ledger.is_open() || !only_reads {
-            return self.ledger.write_now(step, usage).await;
-        }
-        self.ledger.hold(step, usage);
-        Ok(Recorded::Done(()))
+        let how = if self.provider.is_local() {
+            StepWrite::Keep
+        } else {
+            let calls = step.result.as_ref().map(tool_calls_of).unwrap_or_default();
+            let only_reads = !calls.is_empty() && !calls.iter().any(|call| may_write(self.cx, call));
+            if self.ledger.is_open() || !only_reads { StepWrite::Now } else { StepWrite::Hold }
+        };
+        self.ledger.record(step, usage, how).await
     }
 
     /// The journal step of a successful turn, with its usage and cost (to add to the task's totals).

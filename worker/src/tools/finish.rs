@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::{DatabaseUse, FINISH, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema, state::MAX_OPTIONS};
+use super::{DatabaseUse, FINISH, RunState, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, object_schema, state::MAX_OPTIONS};
 
 pub struct FinishTool;
 
@@ -103,7 +103,6 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         return Err(ToolError::InvalidArguments("message must not be empty".into()));
     }
     let suggestion = args.suggestion.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(clip);
-    let state = context.state;
     let mut verdict = Verdict {
         result_type: args.result_type,
         message,
@@ -118,99 +117,103 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         model_turns: Vec::new(),
     };
     match args.result_type {
-        ResultType::NeedClarification => {
-            let candidates = state.last_search.as_deref().unwrap_or_default();
-            if let Some(decision) = &state.decision {
-                // A passed time or a conflict: the user decides. Conflicting items are the options.
-                let conflicts = decision.get("conflicts").and_then(Value::as_array).cloned().unwrap_or_default();
-                if !conflicts.is_empty() {
-                    verdict.options = Some(conflicts.into_iter().take(MAX_OPTIONS).collect());
-                }
-                if verdict.suggestion.is_none() {
-                    verdict.suggestion = decision.get("suggestion").and_then(Value::as_str).map(str::to_owned);
-                }
-                return Ok(verdict);
-            }
-            // A request too vague to start on ("帮我安排一下", "schedule something"): before any tool
-            // was called there is nothing to choose from, only what to add, which the suggestion says.
-            let nothing_done = state.last_search.is_none() && state.changed_items.is_empty() && !state.looked_up;
-            if nothing_done && args.options.as_ref().is_none_or(|o| o.is_empty()) && verdict.suggestion.is_some() {
-                return Ok(verdict);
-            }
-            if candidates.len() < 2 {
-                return Err(ToolError::Refused(match candidates.len() {
-                    0 if state.last_search.is_none() => "need_clarification is refused: no search was made. Search first; \
-                        act on a single match, or report an error when nothing matches. (A request that does not say \
-                        what to do at all may ask before any tool call, with a suggestion saying what to add.)"
-                        .into(),
-                    0 => "need_clarification is refused: the last search found nothing. Finish with result_type \
-                        error and a suggestion instead."
-                        .into(),
-                    _ => "need_clarification is refused: the last search found exactly one match. Act on it.".into(),
-                }));
-            }
-            let ids = state.last_search_ids();
-            let chosen: Vec<Uuid> = match &args.options {
-                Some(options) if !options.is_empty() => {
-                    let mut chosen = Vec::new();
-                    for option in options {
-                        let id = option.trim().parse::<Uuid>().ok().filter(|id| ids.contains(id)).ok_or_else(|| {
-                            ToolError::InvalidArguments(format!(
-                                "option {option:?} is not an id returned by the last search; use ids from it"
-                            ))
-                        })?;
-                        if !chosen.contains(&id) {
-                            chosen.push(id);
-                        }
-                    }
-                    chosen
-                }
-                _ => ids.clone(),
-            };
-            if chosen.len() < 2 {
-                return Err(ToolError::Refused(
-                    "need_clarification needs at least two candidates; with one, act on it".into(),
-                ));
-            }
-            let options = candidates
-                .iter()
-                .filter(|item| {
-                    item.get("id").and_then(Value::as_str).and_then(|id| id.parse::<Uuid>().ok()).is_some_and(|id| chosen.contains(&id))
-                })
-                .take(MAX_OPTIONS)
-                .cloned()
-                .collect();
-            verdict.options = Some(options);
-            if verdict.suggestion.is_none() {
-                verdict.suggestion = Some(replies(context).name_it_precisely());
-            }
-        }
-        ResultType::ActionCompleted => {
-            if args.options.as_ref().is_some_and(|o| !o.is_empty()) {
-                return Err(ToolError::InvalidArguments("options are only for need_clarification".into()));
-            }
-            if state.changed_items.is_empty() && !state.looked_up {
-                return Err(ToolError::Refused(
-                    "action_completed is refused: nothing was changed or looked up in this run. Do the action with \
-                     the tools first; if it cannot be done, finish with result_type error and a suggestion."
-                        .into(),
-                ));
-            }
-            verdict.items = Some(if state.changed_items.is_empty() {
-                state.last_search.clone().unwrap_or_default()
-            } else {
-                state.changed_items.clone()
-            });
-        }
+        ResultType::NeedClarification => clarification(context, &args, verdict),
+        ResultType::ActionCompleted => completed(context.state, &args, verdict),
         ResultType::Error => {
             if verdict.suggestion.is_none() {
                 verdict.suggestion = Some(replies(context).rephrase_with_details());
             }
-            if !state.changed_items.is_empty() {
-                verdict.items = Some(state.changed_items.clone());
+            if !context.state.changed_items.is_empty() {
+                verdict.items = Some(context.state.changed_items.clone());
             }
+            Ok(verdict)
         }
     }
+}
+
+/// A `need_clarification` verdict: a decision the run met (a passed time, a conflict), a request
+/// too vague to start on, or two candidates or more of the last search to choose from.
+fn clarification(context: &ToolContext<'_>, args: &FinishArguments, mut verdict: Verdict) -> Result<Verdict, ToolError> {
+    let state = context.state;
+    let candidates = state.last_search.as_deref().unwrap_or_default();
+    if let Some(decision) = &state.decision {
+        // A passed time or a conflict: the user decides. Conflicting items are the options.
+        let conflicts = decision.get("conflicts").and_then(Value::as_array).cloned().unwrap_or_default();
+        if !conflicts.is_empty() {
+            verdict.options = Some(conflicts.into_iter().take(MAX_OPTIONS).collect());
+        }
+        if verdict.suggestion.is_none() {
+            verdict.suggestion = decision.get("suggestion").and_then(Value::as_str).map(str::to_owned);
+        }
+        return Ok(verdict);
+    }
+    // A request too vague to start on ("帮我安排一下", "schedule something"): before any tool
+    // was called there is nothing to choose from, only what to add, which the suggestion says.
+    let nothing_done = state.last_search.is_none() && state.changed_items.is_empty() && !state.looked_up;
+    if nothing_done && args.options.as_ref().is_none_or(|o| o.is_empty()) && verdict.suggestion.is_some() {
+        return Ok(verdict);
+    }
+    if candidates.len() < 2 {
+        return Err(ToolError::Refused(match candidates.len() {
+            0 if state.last_search.is_none() => "need_clarification is refused: no search was made. Search first; \
+                act on a single match, or report an error when nothing matches. (A request that does not say \
+                what to do at all may ask before any tool call, with a suggestion saying what to add.)"
+                .into(),
+            0 => "need_clarification is refused: the last search found nothing. Finish with result_type \
+                error and a suggestion instead."
+                .into(),
+            _ => "need_clarification is refused: the last search found exactly one match. Act on it.".into(),
+        }));
+    }
+    let chosen = chosen_options(args.options.as_deref(), state.last_search_ids())?;
+    if chosen.len() < 2 {
+        return Err(ToolError::Refused("need_clarification needs at least two candidates; with one, act on it".into()));
+    }
+    let options = candidates
+        .iter()
+        .filter(|item| item.get("id").and_then(Value::as_str).and_then(|id| id.parse::<Uuid>().ok()).is_some_and(|id| chosen.contains(&id)))
+        .take(MAX_OPTIONS)
+        .cloned()
+        .collect();
+    verdict.options = Some(options);
+    if verdict.suggestion.is_none() {
+        verdict.suggestion = Some(replies(context).name_it_precisely());
+    }
+    Ok(verdict)
+}
+
+/// The candidates a clarification offers: the model's `options` (ids of the last search, each
+/// once), or, without any, every match of the last search (`ids`).
+fn chosen_options(options: Option<&[String]>, ids: Vec<Uuid>) -> Result<Vec<Uuid>, ToolError> {
+    let Some(options) = options.filter(|options| !options.is_empty()) else {
+        return Ok(ids);
+    };
+    let mut chosen = Vec::new();
+    for option in options {
+        let id = option.trim().parse::<Uuid>().ok().filter(|id| ids.contains(id)).ok_or_else(|| {
+            ToolError::InvalidArguments(format!("option {option:?} is not an id returned by the last search; use ids from it"))
+        })?;
+        if !chosen.contains(&id) {
+            chosen.push(id);
+        }
+    }
+    Ok(chosen)
+}
+
+/// An `action_completed` verdict: something was changed or looked up, and its items are what
+/// changed (or, for a lookup, what the last search found).
+fn completed(state: &RunState, args: &FinishArguments, mut verdict: Verdict) -> Result<Verdict, ToolError> {
+    if args.options.as_ref().is_some_and(|o| !o.is_empty()) {
+        return Err(ToolError::InvalidArguments("options are only for need_clarification".into()));
+    }
+    if state.changed_items.is_empty() && !state.looked_up {
+        return Err(ToolError::Refused(
+            "action_completed is refused: nothing was changed or looked up in this run. Do the action with \
+             the tools first; if it cannot be done, finish with result_type error and a suggestion."
+                .into(),
+        ));
+    }
+    verdict.items = Some(if state.changed_items.is_empty() { state.last_search.clone().unwrap_or_default() } else { state.changed_items.clone() });
     Ok(verdict)
 }
 
