@@ -246,15 +246,18 @@ pub async fn claim_due_deliveries(db: impl PgExecutor<'_>, worker: &str, lease_s
     .await
 }
 
-/// How long until the next delivery is due (`None`: none is pending), so the loop sleeps just that long.
+/// How long until the next delivery is due (`None`: none is pending), so the loop sleeps just that
+/// long; 0 for one due already. (Not `greatest(.., 0)` in SQL: it skips a NULL, and "none pending"
+/// would read as "due now", a loop that never sleeps.)
 pub async fn next_due_in_secs(db: impl PgExecutor<'_>) -> Result<Option<f64>, sqlx::Error> {
-    sqlx::query_scalar!(
-        r#"SELECT greatest(extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now()), 0)::float8
+    let secs = sqlx::query_scalar!(
+        r#"SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now())::float8
            FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
            WHERE d.status = 'pending'"#
     )
     .fetch_one(db)
-    .await
+    .await?;
+    Ok(secs.map(|secs| secs.max(0.0)))
 }
 
 /// What came of one attempt.

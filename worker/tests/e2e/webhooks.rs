@@ -235,3 +235,30 @@ async fn a_deployment_endpoint_from_the_configuration_hears_every_users_endings(
     let deliveries: i64 = sqlx::query_scalar("SELECT count(*) FROM webhook_deliveries").fetch_one(&app.pool).await.unwrap();
     assert_eq!(deliveries, 2);
 }
+
+/// The deliverer sleeps until the next delivery is due: with none pending it is told so (`None`,
+/// it sleeps its poll interval), not "due now", which had it claim twice a statement every 10 ms
+/// in every idle worker.
+#[tokio::test]
+async fn with_no_delivery_pending_nothing_is_due() {
+    use quickact_shared::store::webhooks::next_due_in_secs;
+    let (app, key) = TestApp::start_with_options_and_user(options().workers(0), "idle").await;
+    assert_eq!(next_due_in_secs(&app.pool).await.unwrap(), None, "no endpoint, no delivery: nothing is due");
+
+    let receiver = WebhookReceiver::start().await;
+    let endpoint = register(&app, &key, &receiver, json!({})).await;
+    let endpoint_id: uuid::Uuid = endpoint["id"].as_str().unwrap().parse().unwrap();
+    let task_id = app.submit_id(&key, "明天下午3点开会").await;
+    sqlx::query(
+        "INSERT INTO webhook_deliveries (id, endpoint_id, task_id, result_type, ended_at, next_attempt_at)
+         VALUES (gen_random_uuid(), $1, $2::uuid, 'action_completed', now(), now() + interval '30 seconds')",
+    )
+    .bind(endpoint_id)
+    .bind(&task_id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let due = next_due_in_secs(&app.pool).await.unwrap().expect("a pending delivery is due some time");
+    assert!((20.0..=30.0).contains(&due), "due in about 30 s: {due}");
+    app.shutdown().await;
+}
