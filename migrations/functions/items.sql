@@ -43,3 +43,19 @@ CREATE OR REPLACE TRIGGER items_record_task_insert AFTER INSERT ON items
 CREATE OR REPLACE TRIGGER items_record_task_update AFTER UPDATE ON items
     FOR EACH ROW WHEN (NEW.updated_by_task IS NOT NULL AND NEW.created_by_task IS NOT DISTINCT FROM OLD.created_by_task)
     EXECUTE FUNCTION quickact_record_item_change();
+
+-- Serialises changes to one user's items until the transaction ends, and answers how many live
+-- items the user has: a create's lock and its quota check in one call. Every writer of a user's
+-- items takes this lock first, then reads what it changes (shared/src/planner/store.rs). The
+-- count is a statement of its own, after the lock: in a function each statement takes its own
+-- snapshot, so it sees what every writer before this one committed (read in the statement that
+-- waited for the lock, it would not).
+CREATE OR REPLACE FUNCTION quickact_lock_items(p_user_id uuid) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('quickact.items:' || p_user_id::text, 0));
+    SELECT live INTO n FROM live_item_counts WHERE user_id = p_user_id;
+    RETURN coalesce(n, 0);
+END
+$$;

@@ -108,8 +108,7 @@ pub async fn create(
     let time = user_time(&user.time_zone)?;
     let fields = patch_of(&body)?.create(time.today(), &time).map_err(invalid_item)?;
     let mut tx = state.pool.begin().await?;
-    store::lock_user_items(&mut *tx, user.id).await?;
-    store::check_item_quota(&mut *tx, user.id, state.config.planner.max_items_per_user).await?.map_err(invalid_item)?;
+    store::lock_items_for_create(&mut *tx, user.id, state.config.planner.max_items_per_user).await?.map_err(invalid_item)?;
     let item = store::insert_item(&mut *tx, user.id, &fields, None).await.map_err(constraint_error)?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(item.to_json())))

@@ -71,10 +71,11 @@ pub async fn lock_user_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<(
     Ok(())
 }
 
-/// Refuses a new item when `user_id` already has `max` live items. Call it under
-/// [`lock_user_items`], so concurrent creations cannot pass the check together.
-pub async fn check_item_quota(db: impl PgExecutor<'_>, user_id: Uuid, max: u32) -> Result<Result<(), ItemError>, sqlx::Error> {
-    let live = count_live_items(db, user_id).await?;
+/// [`lock_user_items`], then refuses a new item when `user_id` already has `max` live items: one
+/// call (`quickact_lock_items`, `migrations/functions/items.sql`), which counts once the lock is
+/// held, so concurrent creations cannot pass the check together.
+pub async fn lock_items_for_create(db: impl PgExecutor<'_>, user_id: Uuid, max: u32) -> Result<Result<(), ItemError>, sqlx::Error> {
+    let live = sqlx::query_scalar!(r#"SELECT quickact_lock_items($1) AS "live!""#, user_id).fetch_one(db).await?;
     Ok(if live >= i64::from(max) { Err(ItemError::TooManyItems(max)) } else { Ok(()) })
 }
 

@@ -227,6 +227,23 @@ async fn a_weekly_event_shows_on_later_weeks_and_conflicts_there() {
     app.shutdown().await;
 }
 
+/// Creations racing at the quota: the count is read after the user's lock is held (in its own
+/// statement), so however many arrive together, exactly the quota's worth are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn creations_racing_at_the_quota_store_exactly_the_quota() {
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0).env("QUICKACT_MAX_ITEMS_PER_USER", "3"), "racer").await;
+    let creations = (0..12).map(|i| {
+        let (app, key) = (&app, key.clone());
+        async move { app.call(&key, Method::POST, "/api/items", Some(json!({ "kind": "todo", "title": format!("item {i}") }))).await.status }
+    });
+    let statuses = futures::future::join_all(creations).await;
+    let created = statuses.iter().filter(|status| **status == StatusCode::CREATED).count();
+    let refused = statuses.iter().filter(|status| **status == StatusCode::UNPROCESSABLE_ENTITY).count();
+    assert_eq!((created, refused), (3, 9), "{statuses:?}");
+    assert_eq!(app.items(&key).await.len(), 3);
+    app.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_user_cannot_have_more_items_than_the_quota() {
     let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().env("QUICKACT_MAX_ITEMS_PER_USER", "2"), "alice").await;

@@ -4,7 +4,7 @@ use quickact_shared::planner::{
     item::ItemKind,
     patch::{ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::{check_item_quota, insert_item, lock_user_items},
+    store::{insert_item, lock_items_for_create},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -91,8 +91,9 @@ impl TypedTool for CreateItem {
         }
         // Held until the run's step commits: no other writer can take the slot between the
         // conflict check and the insert.
-        lock_user_items(&mut *db, context.user_id).await?;
-        check_item_quota(&mut *db, context.user_id, self.settings.max_items_per_user).await?.map_err(|err| ToolError::Refused(err.to_string()))?;
+        lock_items_for_create(&mut *db, context.user_id, self.settings.max_items_per_user)
+            .await?
+            .map_err(|err| ToolError::Refused(err.to_string()))?;
         if kind == ItemKind::Event && !args.allow_conflict
             && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));
