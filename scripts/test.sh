@@ -55,7 +55,9 @@ if [ "$status" -ne 0 ]; then
 fi
 
 # The full run (no filter: the README's command, and CI) also fuzzes the live API from its committed
-# OpenAPI description: no 5xx, every answer as described.
+# OpenAPI description (no 5xx, every answer as described), and upgrades from the previous commit
+# with work in flight (scripts/upgrade-test.sh: builds that commit's binaries first).
 if [ $# -eq 0 ]; then
   bash scripts/fuzz-api.sh
+  bash scripts/upgrade-test.sh
 fi

@@ -1,7 +1,7 @@
 //! The service's binaries as real processes beside a [`TestApp`]'s database and fake model: for the
 //! runs that kill, pause or measure them (the soak run and the chaos suite).
 
-use std::process::Stdio;
+use std::{collections::HashMap, process::Stdio};
 
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
@@ -12,8 +12,14 @@ use crate::TestApp;
 
 /// Starts a `quickact-api` process on a free port; returns it and its base URL (read from its log).
 pub async fn spawn_api(app: &TestApp, binary: &str, env: &[(&str, &str)]) -> (Child, String) {
+    spawn_api_with(app.env_vars(), binary, env).await
+}
+
+/// [`spawn_api`] with a deployment's environment `deployment` rather than a [`TestApp`]'s (e.g. a
+/// deployment whose database no process of this build has migrated yet).
+pub async fn spawn_api_with(deployment: &HashMap<String, String>, binary: &str, env: &[(&str, &str)]) -> (Child, String) {
     let mut api = Command::new(binary)
-        .envs(app.env_vars())
+        .envs(deployment)
         .env("QUICKACT_BIND", "127.0.0.1:0")
         .env("QUICKACT_SKIP_MIGRATIONS", "1")
         .env("RUST_LOG", "warn,quickact_api=info")
@@ -38,8 +44,13 @@ pub async fn spawn_api(app: &TestApp, binary: &str, env: &[(&str, &str)]) -> (Ch
 /// Starts a `quickact-worker` process with extra environment variables (its log is dropped unless
 /// `RUST_LOG` asks for more than warnings, which then go to this process's stderr).
 pub fn spawn_worker(app: &TestApp, binary: &str, env: &[(&str, &str)]) -> Child {
+    spawn_worker_with(app.env_vars(), binary, env)
+}
+
+/// [`spawn_worker`] with a deployment's environment `deployment` rather than a [`TestApp`]'s.
+pub fn spawn_worker_with(deployment: &HashMap<String, String>, binary: &str, env: &[(&str, &str)]) -> Child {
     Command::new(binary)
-        .envs(app.env_vars())
+        .envs(deployment)
         .env("QUICKACT_SKIP_MIGRATIONS", "1")
         .env("RUST_LOG", std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".into()))
         .envs(env.iter().copied())
