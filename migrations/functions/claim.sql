@@ -3,8 +3,9 @@
 -- tasks (and batch tasks waiting longer than `p_aging_secs`) before batch ones; among those, every
 -- user's first task before anyone's second; a user's last waiting task before tasks with more of
 -- their user's behind them; among users, the one served longest ago first; within a user, arrival
--- order; never more than `p_max_running` of one user's tasks held at once. `p_running`: tasks the
--- calling worker runs now, which it does not take again.
+-- order; never more than `p_max_running` of one user's tasks held at once. A task a worker runs
+-- keeps its lease renewed, so no fetch takes it; one whose lease lapsed is taken again like any other
+-- (its run is fenced out by the new holder), by whichever worker fetches, its own included.
 --
 -- In the same statement each task is moved to `processing`, leased for `p_lease_secs`, its attempt
 -- counted and its waiters told. Each row is the claimed task (the table's own type: the caller
@@ -15,7 +16,7 @@
 -- fetch counts again from the user's rows only when the bound could keep the user from a turn.
 
 CREATE OR REPLACE FUNCTION quickact_claim_tasks(
-    p_holder text, p_limit int, p_lease_secs float8, p_running uuid[], p_max_running int, p_aging_secs float8
+    p_holder text, p_limit int, p_lease_secs float8, p_max_running int, p_aging_secs float8
 ) RETURNS TABLE (task quick_action_tasks, alone boolean) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -65,7 +66,6 @@ BEGIN
                 SELECT w.id, w.user_id, w.created_at FROM quick_action_tasks w
                 WHERE w.user_id = g.user_id AND w.priority = g.priority AND w.completed_at IS NULL
                   AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
-                  AND w.id <> ALL (p_running)
                 ORDER BY w.created_at
                 LIMIT least(depth.k, greatest(p_max_running - u.held, 0)) + 1) c
         ), ranked AS (

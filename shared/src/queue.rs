@@ -86,8 +86,9 @@ pub struct Turns {
 /// waiters told (its SSE stream shows the claim). Returns the claimed tasks, oldest first, each
 /// with the database's clock at the claim.
 ///
-/// `running`: tasks this worker runs now, which it does not take again: their runs renew their
-/// leases, also one that lapsed while nobody else took the task.
+/// A task a worker runs keeps its lease renewed, so no fetch takes it; one whose lease lapsed (a
+/// stalled process) is taken again like any other, by this worker's fetch too (the runner then
+/// stops the earlier run first).
 ///
 /// `claim` makes this fetch's leases its own: a task claimed again (its lease lapsed, or a database
 /// crash lost the claim) gets another holder, even by the same worker, so a run of an earlier claim
@@ -98,19 +99,17 @@ pub async fn fetch_tasks(
     claim: u32,
     limit: usize,
     lease_secs: f64,
-    running: &[Uuid],
     turns: Turns,
 ) -> Result<Vec<ClaimedTask>, sqlx::Error> {
     // The function answers rows of the table's own type; the columns are read by name (see
     // `quickact_shared::schema`), so a column added later leaves this query as it is.
     let rows: Vec<ClaimRow> = sqlx::query_as(
-        "SELECT (c.task).*, c.alone, now() AS database_now FROM quickact_claim_tasks($1, $2, $3, $4, $5, $6) AS c
+        "SELECT (c.task).*, c.alone, now() AS database_now FROM quickact_claim_tasks($1, $2, $3, $4, $5) AS c
          ORDER BY (c.task).created_at",
     )
     .bind(lease_holder(worker, claim))
     .bind(limit.min(i32::MAX as usize) as i32)
     .bind(lease_secs)
-    .bind(running)
     .bind(turns.max_running_per_user.min(i32::MAX as u32) as i32)
     .bind(turns.batch_aging.as_secs_f64())
     .fetch_all(db)

@@ -162,9 +162,8 @@ impl Fetcher {
             let runner = &self.runner;
             self.claims = self.claims.wrapping_add(1);
             let holder = lease_holder(&runner.name, self.claims);
-            let running = runner.running_tasks();
             let lease = runner.worker.lease().as_secs_f64();
-            match fetch_tasks(&runner.bookkeeping, &runner.name, self.claims, room, lease, &running, runner.worker.turns).await {
+            match fetch_tasks(&runner.bookkeeping, &runner.name, self.claims, room, lease, runner.worker.turns).await {
                 Ok(tasks) => {
                     let arrived = Instant::now();
                     backoff = Duration::from_millis(100);

@@ -199,11 +199,6 @@ impl Runner {
         self.shared.endings.waiting()
     }
 
-    /// The tasks this process runs now.
-    pub fn running_tasks(&self) -> Vec<Uuid> {
-        self.running.lock().expect("running map lock").keys().copied().collect()
-    }
-
     /// Number of runs in progress in this process.
     pub fn running_count(&self) -> usize {
         self.running.lock().expect("running map lock").len()
@@ -212,9 +207,10 @@ impl Runner {
     /// Runs a task this process claimed to a final state (or until it is handed back). The
     /// claim's permit is held until then.
     ///
-    /// A worker's fetch skips the tasks it runs, but one may end and be claimed again in between
-    /// (a run that stopped as its claim was lost, and the task was fetched again before the run
-    /// left): that run's writes are refused, as they check its holder. It is stopped, and this
+    /// A task this process runs keeps its lease renewed, so fetches skip it; but its claim may be
+    /// lost and the task fetched again by this process while the earlier run is still here (its
+    /// lease lapsed while the process stalled, or the run stopped as its claim was lost and has not
+    /// left yet): that run's writes are refused, as they check its holder. It is stopped, and this
     /// claim runs once it has ended.
     pub async fn run_task(self: &Arc<Self>, claimed: Claimed) {
         let Claimed { task, clock, holder, alone, permit } = claimed;

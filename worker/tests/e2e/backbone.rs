@@ -297,7 +297,7 @@ async fn a_fetch_reads_the_tasks_it_takes_not_every_task_kept() {
     .await
     .unwrap();
     sqlx::query("ANALYZE quick_action_tasks").execute(&mut *tx).await.unwrap();
-    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, &[], crate::turns::TURNS).await.unwrap().iter().map(|claimed| claimed.task.id.to_string()).collect();
+    let taken: Vec<String> = fetch_tasks(&mut *tx, "fetch-test", 1, 3, 30.0, crate::turns::TURNS).await.unwrap().iter().map(|claimed| claimed.task.id.to_string()).collect();
     let (sequential, read): (i64, i64) = sqlx::query_as(
         "SELECT seq_scan, seq_tup_read FROM pg_stat_xact_all_tables WHERE relid = 'quick_action_tasks'::regclass",
     )
@@ -517,7 +517,7 @@ async fn a_running_tasks_claim_and_usage_are_updated_in_place() {
     let id: uuid::Uuid = created.body["task_id"].as_str().unwrap().parse().unwrap();
 
     let mut tx = app.pool.begin().await.unwrap();
-    assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0, &[], crate::turns::TURNS).await.unwrap().len(), 1);
+    assert_eq!(fetch_tasks(&mut *tx, "in-place", 1, 1, 30.0, crate::turns::TURNS).await.unwrap().len(), 1);
     let holder = quickact_shared::queue::lease_holder("in-place", 1);
     let usage = Usage { model: "gpt-test".into(), input: 120, output: 30, cached: 0, cost_nanos: 4_500 };
     assert_eq!(record_if_holder(&mut *tx, id, &holder, &[], Some(&usage)).await.unwrap(), HolderCheck::Owned);
@@ -565,5 +565,31 @@ async fn a_reply_that_only_finishes_is_written_with_the_verdict() {
     assert_eq!(writers[0], writers[1], "the refused finish is written with its turn");
     assert_ne!(writers[1], ending);
     assert_eq!((&writers[2], &writers[3]), (&ending, &ending), "the last turn and its finish are written by the ending");
+    app.shutdown().await;
+}
+
+/// The fetch skips running tasks by their leases alone: a task whose lease is live is not taken
+/// again, by its own worker either; once the lease lapses (a stalled worker), the same worker's next
+/// fetch takes it under a new holder, and the earlier claim's writes are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lapsed_lease_is_claimed_again_by_its_own_worker_and_fences_the_earlier_claim() {
+    use quickact_shared::{
+        queue::{fetch_tasks, lease_holder},
+        store::tasks::{HolderCheck, record_if_holder},
+    };
+
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "lapse").await;
+    let id: uuid::Uuid = app.submit_id(&key, "明天下午3点开会").await.parse().unwrap();
+    let first = fetch_tasks(&app.pool, "stalled", 1, 1, 30.0, crate::turns::TURNS).await.unwrap();
+    assert_eq!(first.len(), 1);
+    assert!(fetch_tasks(&app.pool, "stalled", 2, 1, 30.0, crate::turns::TURNS).await.unwrap().is_empty(), "a live lease keeps the task");
+
+    sqlx::query("UPDATE quick_action_tasks SET lease_expires_at = now() - interval '1 second' WHERE id = $1").bind(id).execute(&app.pool).await.unwrap();
+    let again = fetch_tasks(&app.pool, "stalled", 3, 1, 30.0, crate::turns::TURNS).await.unwrap();
+    assert_eq!(again.iter().map(|claimed| claimed.task.id).collect::<Vec<_>>(), vec![id], "a lapsed lease is taken again");
+    assert_eq!(again[0].task.attempts, 2);
+    let earlier = record_if_holder(&app.pool, id, &lease_holder("stalled", 1), &[], None).await.unwrap();
+    assert_eq!(earlier, HolderCheck::TakenOver, "the earlier claim is fenced out");
+    assert_eq!(record_if_holder(&app.pool, id, &lease_holder("stalled", 3), &[], None).await.unwrap(), HolderCheck::Owned);
     app.shutdown().await;
 }

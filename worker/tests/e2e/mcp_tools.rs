@@ -311,7 +311,7 @@ async fn only_the_lease_holder_answers_an_in_flight_call() {
 
     let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().workers(0), "ines").await;
     let id: uuid::Uuid = app.submit_id(&key, "book the room").await.parse().unwrap();
-    assert_eq!(fetch_tasks(&app.pool, "fenced", 1, 1, 30.0, &[], crate::turns::TURNS).await.unwrap().len(), 1);
+    assert_eq!(fetch_tasks(&app.pool, "fenced", 1, 1, 30.0, crate::turns::TURNS).await.unwrap().len(), 1);
     let holder = lease_holder("fenced", 1);
     // Postgres keeps microseconds.
     let now = chrono::SubsecRound::trunc_subsecs(chrono::Utc::now(), 6);

@@ -16,7 +16,7 @@ pub const TURNS: Turns = Turns { max_running_per_user: 16, batch_aging: Duration
 
 /// One fetch of up to `limit` tasks by a worker of its own (committed: no worker runs beside it).
 async fn fetch(app: &TestApp, claim: u32, limit: usize, turns: Turns) -> HashSet<String> {
-    fetch_tasks(&app.pool, "turns-test", claim, limit, 30.0, &[], turns)
+    fetch_tasks(&app.pool, "turns-test", claim, limit, 30.0, turns)
         .await
         .unwrap()
         .into_iter()
@@ -69,9 +69,9 @@ async fn a_user_with_one_sentence_waiting_goes_before_users_with_backlogs() {
     let c = submit_all(&app, &cy, 1, "interactive", "cy").await;
     // Nobody has been served: cy's only sentence goes first, then the backlogs by age. A user's
     // last waiting task is marked to run by itself (not in a group of local runs).
-    let first = fetch_tasks(&app.pool, "turns-test", 1, 1, 30.0, &[], TURNS).await.unwrap();
+    let first = fetch_tasks(&app.pool, "turns-test", 1, 1, 30.0, TURNS).await.unwrap();
     assert_eq!((first[0].task.id.to_string(), first[0].alone), (c[0].clone(), true));
-    let next = fetch_tasks(&app.pool, "turns-test", 2, 2, 30.0, &[], TURNS).await.unwrap();
+    let next = fetch_tasks(&app.pool, "turns-test", 2, 2, 30.0, TURNS).await.unwrap();
     let next: HashSet<(String, bool)> = next.into_iter().map(|claimed| (claimed.task.id.to_string(), claimed.alone)).collect();
     assert_eq!(next, HashSet::from([(a[0].clone(), false), (b[0].clone(), false)]));
     app.shutdown().await;
