@@ -352,22 +352,35 @@ pub async fn search_items(
     .fetch_all(&mut *db)
     .await?;
     if windowed {
-        let mut found: Vec<FoundItem> = items
-            .into_iter()
-            .filter(|item| query.at.is_none_or(|at| at.selects(item.start_time, item.segment)))
-            .filter_map(|item| in_window(item, query.from, query.to))
-            .collect();
-        found.sort_by(|a, b| search_order(a, b, query.sort, query.descending));
-        let total = found.len() as i64;
-        found.truncate(query.limit.max(0) as usize);
-        return Ok((found, total));
+        return Ok(windowed_page(items, query));
     }
     // A page that is not full holds every match: no need to count them again.
     if (items.len() as i64) < query.limit {
         let total = items.len() as i64;
         return Ok((items.into_iter().map(FoundItem::on_its_date).collect(), total));
     }
-    let total = sqlx::query_scalar!(
+    let total = count_matches(db, user_id, query, &Alternatives { patterns, words, fuzzy, groups }).await?;
+    Ok((items.into_iter().map(FoundItem::on_its_date).collect(), total))
+}
+
+/// A windowed search's page: the rows the window fetched, each on its occurrence in the window
+/// (at the time of day asked, if any), in the query's order, and how many there are in all.
+fn windowed_page(items: Vec<ItemRecord>, query: &ItemQuery) -> (Vec<FoundItem>, i64) {
+    let mut found: Vec<FoundItem> = items
+        .into_iter()
+        .filter(|item| query.at.is_none_or(|at| at.selects(item.start_time, item.segment)))
+        .filter_map(|item| in_window(item, query.from, query.to))
+        .collect();
+    found.sort_by(|a, b| search_order(a, b, query.sort, query.descending));
+    let total = found.len() as i64;
+    found.truncate(query.limit.max(0) as usize);
+    (found, total)
+}
+
+/// How many of `user_id`'s items match `query` (its terms as `alternatives`), for a full page.
+async fn count_matches(db: &mut sqlx::PgConnection, user_id: Uuid, query: &ItemQuery, alternatives: &Alternatives) -> Result<i64, sqlx::Error> {
+    let Alternatives { patterns, words, fuzzy, groups } = alternatives;
+    sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM items
            WHERE user_id = $1 AND deleted_at IS NULL
              AND ($2::text IS NULL OR kind = $2)
@@ -386,15 +399,14 @@ pub async fn search_items(
         query.status.map(ItemStatus::as_str),
         query.from,
         query.to,
-        &patterns,
+        patterns,
         query.relaxed,
-        &words,
-        &fuzzy,
-        &groups,
+        words,
+        fuzzy,
+        groups,
     )
-    .fetch_one(&mut *db)
-    .await?;
-    Ok((items.into_iter().map(FoundItem::on_its_date).collect(), total))
+    .fetch_one(db)
+    .await
 }
 
 /// The item as found in `[from, to]`: a plain item as the query found it, a recurring one on its

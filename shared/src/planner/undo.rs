@@ -15,7 +15,7 @@
 
 use chrono::Utc;
 use serde_json::{Value, json};
-use sqlx::PgPool;
+use sqlx::{PgPool, Postgres, Transaction};
 use uuid::Uuid;
 
 use super::store::{count_live_items, delete_item, lock_user_items, restore_item};
@@ -83,25 +83,75 @@ struct Reversal {
     changed_since: bool,
 }
 
+/// The task an undo reverts, as the undo reads it.
+struct Undone {
+    user_id: Uuid,
+    status: TaskStatus,
+    input_text: String,
+    time_zone: String,
+    currency: String,
+}
+
 /// Undoes task `target` for `caller` (its owner, or an admin). Runs in one transaction, under the
 /// owner's item lock like every other writer of their items.
 pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u32) -> Result<UndoOutcome, sqlx::Error> {
     let mut tx = pool.begin().await?;
-    let task = sqlx::query!(
+    let (task, reversals) = match undoable(&mut tx, target, caller, max_items).await? {
+        Ok(found) => found,
+        Err(refused) => return Ok(refused),
+    };
+    let undo_id = Uuid::now_v7();
+    query_tasks!(
+        "INSERT INTO quick_action_tasks
+           (id, user_id, input_text, status, started_at, timeout_seconds, reference_time, time_zone, currency, undoes, attempts)
+         VALUES ($1, $2, $3, 'processing', now(), 30, now(), $4, $5, $6, 1)
+         RETURNING ",
+        "",
+        undo_id,
+        task.user_id,
+        format!("undo: {}", task.input_text),
+        task.time_zone,
+        task.currency,
+        target,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+
+    let started_at = Utc::now();
+    let replies = Replies(Language::of(&task.input_text));
+    let (items, done) = revert(&mut tx, task.user_id, undo_id, &reversals, replies).await?;
+    let message = replies.undid(&task.input_text, &done);
+    insert_step(&mut *tx, &undo_step(undo_id, target, &items, started_at)).await?;
+    let verdict = Verdict { result_type: ResultType::ActionCompleted, items: Some(items), ..Verdict::error(message, None) };
+    let ended = end_task(&mut *tx, undo_id, None, Ending::Finished(verdict)).await?;
+    tx.commit().await?;
+    Ok(UndoOutcome::Undone(Box::new(ended.expect("the undo task was created unfinished in this transaction"))))
+}
+
+/// Whether task `target` can be undone for `caller` now, and if so the task and its reversals, in
+/// the order it first changed each item. Takes the task's row lock and its owner's item lock.
+async fn undoable(
+    tx: &mut Transaction<'_, Postgres>,
+    target: Uuid,
+    caller: &User,
+    max_items: u32,
+) -> Result<Result<(Undone, Vec<Reversal>), UndoOutcome>, sqlx::Error> {
+    let task = sqlx::query_as!(
+        Undone,
         r#"SELECT user_id, status AS "status: TaskStatus", input_text, time_zone, currency
            FROM quick_action_tasks WHERE id = $1 FOR UPDATE"#,
         target
     )
-    .fetch_optional(&mut *tx)
+    .fetch_optional(&mut **tx)
     .await?;
-    let Some(task) = task.filter(|t| t.user_id == caller.id || caller.is_admin) else { return Ok(UndoOutcome::NotFound) };
+    let Some(task) = task.filter(|t| t.user_id == caller.id || caller.is_admin) else { return Ok(Err(UndoOutcome::NotFound)) };
     if !task.status.is_final() {
-        return Ok(UndoOutcome::NotFinished(task.status));
+        return Ok(Err(UndoOutcome::NotFinished(task.status)));
     }
     let owner = task.user_id;
-    lock_user_items(&mut *tx, owner).await?;
-    if let Some(undo) = sqlx::query_scalar!("SELECT id FROM quick_action_tasks WHERE undoes = $1", target).fetch_optional(&mut *tx).await? {
-        return Ok(UndoOutcome::AlreadyUndone(undo));
+    lock_user_items(&mut **tx, owner).await?;
+    if let Some(undo) = sqlx::query_scalar!("SELECT id FROM quick_action_tasks WHERE undoes = $1", target).fetch_optional(&mut **tx).await? {
+        return Ok(Err(UndoOutcome::AlreadyUndone(undo)));
     }
     let reversals = sqlx::query_as!(
         Reversal,
@@ -117,56 +167,45 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
            ORDER BY m.first"#,
         target
     )
-    .fetch_all(&mut *tx)
+    .fetch_all(&mut **tx)
     .await?;
     if reversals.is_empty() {
-        return Ok(UndoOutcome::NothingToUndo);
+        return Ok(Err(UndoOutcome::NothingToUndo));
     }
     let changed: Vec<String> = reversals.iter().filter(|r| r.changed_since).map(|r| r.title.clone()).collect();
     if !changed.is_empty() {
-        return Ok(UndoOutcome::ChangedSince(changed));
+        return Ok(Err(UndoOutcome::ChangedSince(changed)));
     }
     let revived = reversals.iter().filter(|r| r.deleted_now && r.before.as_ref().is_some_and(|b| b["deleted_at"].is_null())).count();
-    if revived > 0 {
-        let live = count_live_items(&mut *tx, owner).await?;
-        if live + revived as i64 > i64::from(max_items) {
-            return Ok(UndoOutcome::OverQuota(max_items));
-        }
+    if revived > 0 && count_live_items(&mut **tx, owner).await? + revived as i64 > i64::from(max_items) {
+        return Ok(Err(UndoOutcome::OverQuota(max_items)));
     }
+    Ok(Ok((task, reversals)))
+}
 
-    let undo_id = Uuid::now_v7();
-    query_tasks!(
-        "INSERT INTO quick_action_tasks
-           (id, user_id, input_text, status, started_at, timeout_seconds, reference_time, time_zone, currency, undoes, attempts)
-         VALUES ($1, $2, $3, 'processing', now(), 30, now(), $4, $5, $6, 1)
-         RETURNING ",
-        "",
-        undo_id,
-        owner,
-        format!("undo: {}", task.input_text),
-        task.time_zone,
-        task.currency,
-        target,
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-
-    let started_at = Utc::now();
-    let replies = Replies(Language::of(&task.input_text));
+/// Puts each item back as it was before the task (as undo task `undo_id` of `owner`): the items as
+/// they are now (a removed one shown as deleted) and a line saying what happened to each.
+async fn revert(
+    tx: &mut Transaction<'_, Postgres>,
+    owner: Uuid,
+    undo_id: Uuid,
+    reversals: &[Reversal],
+    replies: Replies,
+) -> Result<(Vec<Value>, Vec<String>), sqlx::Error> {
     let mut items = Vec::new();
     let mut done = Vec::new();
-    for reversal in &reversals {
+    for reversal in reversals {
         let (record, what) = match &reversal.before {
             // Created by the task: delete it (unless the task deleted it again itself).
             None if reversal.deleted_now => (None, Reverted::Removed),
-            None => (delete_item(&mut *tx, owner, reversal.item_id, Some(undo_id)).await?, Reverted::Removed),
+            None => (delete_item(&mut **tx, owner, reversal.item_id, Some(undo_id)).await?, Reverted::Removed),
             Some(before) => {
                 let what = match (reversal.deleted_now, before["deleted_at"].is_null()) {
                     (true, true) => Reverted::BroughtBack,
                     (false, false) => Reverted::Removed,
                     _ => Reverted::Restored,
                 };
-                (restore_item(&mut *tx, owner, reversal.item_id, before, undo_id).await?, what)
+                (restore_item(&mut **tx, owner, reversal.item_id, before, undo_id).await?, what)
             }
         };
         if let Some(record) = record {
@@ -175,9 +214,13 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
             items.push(if what == Reverted::Removed { record.to_json_deleted() } else { record.to_json() });
         }
     }
-    let message = replies.undid(&task.input_text, &done);
+    Ok((items, done))
+}
+
+/// The undo task's one journal step: which task it undid and the items as it left them.
+fn undo_step(undo_id: Uuid, target: Uuid, items: &[Value], started_at: chrono::DateTime<Utc>) -> Step {
     let finished_at = Utc::now();
-    let step = Step {
+    Step {
         task_id: undo_id,
         seq: 0,
         kind: StepKind::ToolCall,
@@ -195,10 +238,5 @@ pub async fn undo_task(pool: &PgPool, target: Uuid, caller: &User, max_items: u3
         started_at,
         finished_at,
         attempt: 1,
-    };
-    insert_step(&mut *tx, &step).await?;
-    let verdict = Verdict { result_type: ResultType::ActionCompleted, items: Some(items), ..Verdict::error(message, None) };
-    let ended = end_task(&mut *tx, undo_id, None, Ending::Finished(verdict)).await?;
-    tx.commit().await?;
-    Ok(UndoOutcome::Undone(Box::new(ended.expect("the undo task was created unfinished in this transaction"))))
+    }
 }
