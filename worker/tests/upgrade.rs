@@ -60,6 +60,11 @@ async fn stop(mut process: Child) {
     assert!(status.success(), "a stopped process exits cleanly: {status}");
 }
 
+/// The JSON body of the answer to `request`.
+async fn answer(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.expect("the API answers").json().await.expect("a JSON answer")
+}
+
 /// Every sentence creates a to-do named after itself, then finishes: each turn takes [`TURN`].
 fn model() -> Reply {
     Reply::dynamic(|request: &Value| {
@@ -108,16 +113,7 @@ async fn processes_replaced_one_by_one_lose_no_task_and_run_none_twice() {
     // The previous build: its API migrates the empty database; two of its workers.
     let (old_api, old_url) = spawn_api_with(&deployment, old.api.to_str().unwrap(), MIGRATING).await;
     let client = reqwest::Client::builder().timeout(Duration::from_secs(90)).build().unwrap();
-    let user: Value = client
-        .post(format!("{old_url}/api/admin/users"))
-        .bearer_auth(&admin_key)
-        .json(&json!({ "name": "upgrader" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let user = answer(client.post(format!("{old_url}/api/admin/users")).bearer_auth(&admin_key).json(&json!({ "name": "upgrader" }))).await;
     let key = user["api_key"].as_str().expect("the old API made a user").to_owned();
     let old_workers: Vec<Child> = (0..2).map(|_| spawn_worker_with(&deployment, old.worker.to_str().unwrap(), MIGRATING)).collect();
 
@@ -165,15 +161,7 @@ async fn processes_replaced_one_by_one_lose_no_task_and_run_none_twice() {
     let submitted = submitted.lock().unwrap().clone();
     assert!(submitted.len() >= 50, "tasks were submitted throughout: {}", submitted.len());
     for (id, text) in &submitted {
-        let task: Value = client
-            .get(format!("{new_url}/api/quick-action/{id}?wait=true&timeout=60"))
-            .bearer_auth(&key)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let task = answer(client.get(format!("{new_url}/api/quick-action/{id}?wait=true&timeout=60")).bearer_auth(&key)).await;
         assert_eq!(task["status"], "success", "{text}: {task:#}");
     }
     let pool = PgPool::connect(&database_url).await.unwrap();
