@@ -2,7 +2,8 @@
 //!
 //! `quickact "明天下午3点开会"` submits the sentence, shows each step live as the worker commits it
 //! (from the task's Server-Sent Events stream, resumed with `Last-Event-ID` if the connection
-//! drops) and then the verdict; its exit code is the verdict's. `history`, `show`, `items`,
+//! drops) and then the verdict; its exit code is the task's (as for `show`, `reply` and `undo`:
+//! [`exit`]). `history`, `show`, `items`,
 //! `cancel` and `undo` read and act on what is there; `preview` shows how the server reads a
 //! sentence without running it (in [`preview`]). Human output by default (times in the
 //! user's zone), `--json` for scripts (the API's JSON, times in UTC).
@@ -19,14 +20,17 @@ use serde_json::{Value, json};
 
 mod preview;
 
-/// Exit codes: what a script needs to tell apart.
+/// Exit codes: what a script needs to tell apart. A command about one task (`submit`, `reply`,
+/// `show`, `undo`) exits with that task's code ([`task_code`]), whether it prints text or `--json`;
+/// the others exit 0 when they did what was asked (`cancel`: the task is cancelled).
 mod exit {
     /// The action was done (or the command did what it was asked).
     pub const DONE: u8 = 0;
     /// The request failed: the server or network, a bad key, an unknown id.
     pub const REQUEST_FAILED: u8 = 1;
-    // 2 is clap's, for a usage error.
-    /// The verdict asks for clarification.
+    /// A usage error (clap's code, and the CLI's own).
+    pub const USAGE: u8 = 2;
+    /// The verdict asks a question (`need_clarification`): `quickact reply` answers it.
     pub const CLARIFICATION: u8 = 3;
     /// The verdict is an error (for `preview`: the reading is not certain).
     pub const ERROR: u8 = 4;
@@ -34,7 +38,20 @@ mod exit {
     pub const TIMEOUT: u8 = 5;
     /// The task was cancelled.
     pub const CANCELLED: u8 = 6;
+    /// The task has no verdict yet (`show` of a pending or running task).
+    pub const UNFINISHED: u8 = 7;
 }
+
+/// The exit codes as `--help` and docs/api.md list them.
+const EXIT_CODES_HELP: &str = "Exit codes (submit, reply, show and undo: their task's; --json does not change them):
+  0  done (action_completed), or the command did what was asked (cancel: the task is cancelled)
+  1  the request failed: server unreachable, bad key, unknown id (the reason goes to stderr)
+  2  usage
+  3  the task asks a question (need_clarification): answer it with `quickact reply ID ...`
+  4  error verdict (preview: the reading is not certain)
+  5  the task timed out
+  6  the task was cancelled
+  7  no verdict yet (show of a pending or running task)";
 
 #[derive(Parser)]
 #[command(
@@ -42,7 +59,7 @@ mod exit {
     version,
     about = "Tell quickact what to do with your schedule, in one sentence",
     subcommand_precedence_over_arg = true,
-    after_help = "Exit codes: 0 done, 1 request failed, 2 usage, 3 needs clarification, 4 error verdict (preview: not certain), 5 timeout, 6 cancelled."
+    after_help = EXIT_CODES_HELP
 )]
 struct Cli {
     /// The quickact server.
@@ -87,7 +104,8 @@ enum Command {
         #[arg(long)]
         tz: Option<String>,
     },
-    /// One task, with its steps.
+    /// One task, with its steps; exits with the task's code, as `submit` does (3 a question, 7 no
+    /// verdict yet).
     Show { id: String },
     /// Your items.
     Items {
@@ -149,7 +167,7 @@ async fn main() -> ExitCode {
         None if !cli.text.is_empty() => client.submit(&cli.text.join(" "), None, None, false).await,
         None => {
             eprintln!("quickact: say what to do, e.g. quickact \"明天下午3点开会\" (see --help)");
-            return ExitCode::from(2);
+            return ExitCode::from(exit::USAGE);
         }
         Some(Command::History { limit, cursor, tz }) => client.history(limit, cursor, tz).await,
         Some(Command::Show { id }) => client.show(&id).await,
@@ -161,7 +179,7 @@ async fn main() -> ExitCode {
             let filters = [("date_from", from), ("date_to", to), ("kind", kind), ("status", status), ("q", query)];
             client.items(filters.into_iter().filter_map(|(name, value)| value.map(|v| (name, v))).collect()).await
         }
-        Some(Command::Cancel { id }) => client.act_on(&id, "cancel", StatusCode::OK).await,
+        Some(Command::Cancel { id }) => client.act_on(&id, "cancel", StatusCode::OK).await.map(|_| exit::DONE),
         Some(Command::Undo { id }) => client.act_on(&id, "undo", StatusCode::CREATED).await,
         Some(Command::Reply { id, answer, timeout, tz }) => client.reply(&id, &answer.join(" "), timeout, tz).await,
         Some(Command::Preview { text, tz }) => client.preview(&text.join(" "), tz).await,
@@ -249,9 +267,9 @@ impl Client {
         if self.json {
             print_json(&task);
         } else {
-            print_verdict(&task);
+            print!("{}", verdict_text(&task));
         }
-        Ok(verdict_code(&task))
+        Ok(task_code(&task))
     }
 
     /// Shows the task's steps as they commit and returns the finished task (the `verdict` event).
@@ -306,15 +324,7 @@ impl Client {
             None => self.own_zone().await?,
         };
         for task in page["tasks"].as_array().into_iter().flatten() {
-            let verdict = task["result"]["type"].as_str().unwrap_or("");
-            println!(
-                "{}  {:<10} {:<18} {}  {}",
-                text(&task["task_id"]),
-                text(&task["status"]),
-                verdict,
-                local_time(text(&task["created_at"]), zone),
-                text(&task["input_text"])
-            );
+            println!("{}", history_line(task, zone));
         }
         if let Some(cursor) = page["next_cursor"].as_str() {
             println!("more: quickact history --cursor {cursor}");
@@ -330,21 +340,22 @@ impl Client {
         name.parse().map_err(|_| format!("the server named an unknown time zone {name:?}"))
     }
 
+    /// Exits with the task's code, as `submit` does when it ends ([`task_code`]).
     async fn show(&self, id: &str) -> Result<u8, String> {
         let task = self.call(self.request(Method::GET, &format!("/api/quick-action/{id}")), StatusCode::OK).await?;
         if self.json {
             print_json(&task);
-            return Ok(exit::DONE);
+            return Ok(task_code(&task));
         }
-        println!("task {}  {}", text(&task["task_id"]), text(&task["status"]));
+        println!("{}", task_heading(&task));
         println!("  \"{}\"", text(&task["input_text"]));
         for step in task["steps"].as_array().into_iter().flatten() {
             println!("  {}", step_line(step));
         }
         if task["result"].is_object() {
-            print_verdict(&task);
+            print!("{}", verdict_text(&task));
         }
-        Ok(exit::DONE)
+        Ok(task_code(&task))
     }
 
     async fn items(&self, filters: Vec<(&str, String)>) -> Result<u8, String> {
@@ -363,27 +374,107 @@ impl Client {
         Ok(exit::DONE)
     }
 
-    /// `cancel` and `undo`: a POST on the task; the answer is a task.
+    /// `cancel` and `undo`: a POST on the task; the answer is a task (the cancelled one, or the
+    /// undo), whose code this returns.
     async fn act_on(&self, id: &str, action: &str, expected: StatusCode) -> Result<u8, String> {
         let task = self.call(self.request(Method::POST, &format!("/api/quick-action/{id}/{action}")), expected).await?;
         if self.json {
             print_json(&task);
         } else {
-            println!("task {}  {}", text(&task["task_id"]), text(&task["status"]));
-            print_verdict(&task);
+            println!("{}", task_heading(&task));
+            print!("{}", verdict_text(&task));
         }
-        Ok(exit::DONE)
+        Ok(task_code(&task))
     }
 }
 
-fn verdict_code(task: &Value) -> u8 {
-    match (task["status"].as_str(), task["result"]["type"].as_str()) {
-        (Some("timeout"), _) => exit::TIMEOUT,
-        (Some("cancelled"), _) => exit::CANCELLED,
-        (_, Some("action_completed")) => exit::DONE,
-        (_, Some("need_clarification")) => exit::CLARIFICATION,
-        _ => exit::ERROR,
+/// Where a task stands, as the CLI tells it to people: from its lifecycle `status` and, once it
+/// ended, its verdict (`result.type`). The API's `status` is `failed` for a question as for an
+/// error (the contract's, for the original design's clients); people need them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    Pending,
+    Running,
+    Done,
+    Question,
+    Error,
+    TimedOut,
+    Cancelled,
+}
+
+impl Standing {
+    fn of(task: &Value) -> Standing {
+        match (task["status"].as_str(), task["result"]["type"].as_str()) {
+            (Some("pending"), _) => Standing::Pending,
+            (Some("processing"), _) => Standing::Running,
+            (Some("timeout"), _) => Standing::TimedOut,
+            (Some("cancelled"), _) => Standing::Cancelled,
+            (_, Some("action_completed")) => Standing::Done,
+            (_, Some("need_clarification")) => Standing::Question,
+            _ => Standing::Error,
+        }
     }
+
+    /// The label in `history` and in a task's heading: the same words whatever the sentence's
+    /// language (a column of the CLI's own, like its options).
+    fn label(self) -> &'static str {
+        match self {
+            Standing::Pending => "pending",
+            Standing::Running => "running",
+            Standing::Done => "done",
+            Standing::Question => "question",
+            Standing::Error => "error",
+            Standing::TimedOut => "timeout",
+            Standing::Cancelled => "cancelled",
+        }
+    }
+
+    /// The mark before a verdict's message: a symbol, so that the line is the server's sentence
+    /// alone, in its own language, and says nothing twice ("已创建：…", "与已有日程冲突：…" need no
+    /// heading in words).
+    fn mark(self) -> &'static str {
+        match self {
+            Standing::Pending | Standing::Running => "…",
+            Standing::Done => "✓",
+            Standing::Question => "?",
+            Standing::Error | Standing::TimedOut | Standing::Cancelled => "✗",
+        }
+    }
+
+    fn exit_code(self) -> u8 {
+        match self {
+            Standing::Pending | Standing::Running => exit::UNFINISHED,
+            Standing::Done => exit::DONE,
+            Standing::Question => exit::CLARIFICATION,
+            Standing::Error => exit::ERROR,
+            Standing::TimedOut => exit::TIMEOUT,
+            Standing::Cancelled => exit::CANCELLED,
+        }
+    }
+}
+
+/// The exit code of a command about one task.
+fn task_code(task: &Value) -> u8 {
+    Standing::of(task).exit_code()
+}
+
+/// `task 0193...  ? question`
+fn task_heading(task: &Value) -> String {
+    let standing = Standing::of(task);
+    format!("task {}  {} {}", text(&task["task_id"]), standing.mark(), standing.label())
+}
+
+/// A row of `history`: `0193...  ? question   2026-02-08 15:00:03 CST  删除周会`.
+fn history_line(task: &Value, zone: Tz) -> String {
+    let standing = Standing::of(task);
+    format!(
+        "{}  {} {:<9} {}  {}",
+        text(&task["task_id"]),
+        standing.mark(),
+        standing.label(),
+        local_time(text(&task["created_at"]), zone),
+        text(&task["input_text"])
+    )
 }
 
 fn text(value: &Value) -> &str {
@@ -436,28 +527,17 @@ fn item_line(item: &Value) -> String {
     line
 }
 
-/// Whether `text` is Chinese (it has a CJK ideograph): the verdict is then headed in Chinese, as
-/// the server writes its answer in the sentence's language.
+/// Whether `text` is Chinese (it has a CJK ideograph).
 fn is_chinese(text: &str) -> bool {
     text.chars().any(|c| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}'))
 }
 
-/// The heading of a verdict: what happened or, for a question, what kind of question it is
-/// (`result.question`), in the sentence's language.
-fn verdict_heading(result: &Value, chinese: bool) -> &'static str {
-    let pick = |zh: &'static str, en: &'static str| if chinese { zh } else { en };
-    match result["type"].as_str() {
-        Some("action_completed") => pick("完成：", "done:"),
-        Some("need_clarification") => match result["question"].as_str() {
-            Some("conflict") => pick("时间冲突：", "time conflict:"),
-            Some("time_passed") => pick("时间已过：", "time has passed:"),
-            Some("details") => pick("需要更多信息：", "need more detail:"),
-            Some("which_item") => pick("请问是哪一个？", "which one?"),
-            // A server that does not name the kind: options mean a choice among them.
-            _ if result["options"].as_array().is_some_and(|o| !o.is_empty()) => pick("请问是哪一个？", "which one?"),
-            _ => pick("需要更多信息：", "need more detail:"),
-        },
-        _ => pick("出错：", "error:"),
+/// The language of a verdict: its message's (the server writes it in the sentence's language; a
+/// reply's sentence is `#2`, an undo's names another task's), else the sentence's.
+fn verdict_is_chinese(task: &Value) -> bool {
+    match task["result"]["message"].as_str().map(str::trim).filter(|m| !m.is_empty()) {
+        Some(message) => is_chinese(message),
+        None => is_chinese(text(&task["input_text"])),
     }
 }
 
@@ -500,21 +580,30 @@ fn verdict_item_line(item: &Value, chinese: bool) -> String {
     line
 }
 
-fn print_verdict(task: &Value) {
+/// A verdict for people, one line a piece, each ending in a newline:
+///
+/// ```text
+/// ? 与已有日程冲突：周会，没有创建。
+///   [日程] 2026-02-09 15:00-16:00 周会
+///   → 换一个时间，或说明“冲突也要添加”。
+/// ```
+///
+/// The message as the server wrote it after a mark ([`Standing::mark`]), the items it is about
+/// and the numbered options of a question in the message's language, then the suggestion.
+fn verdict_text(task: &Value) -> String {
     let result = &task["result"];
-    let chinese = is_chinese(text(&task["input_text"]));
-    // A Chinese heading ends in full-width punctuation, which needs no space after it.
-    let space = if chinese { "" } else { " " };
-    println!("{}{space}{}", verdict_heading(result, chinese), text(&result["message"]));
+    let chinese = verdict_is_chinese(task);
+    let mut out = format!("{} {}\n", Standing::of(task).mark(), text(&result["message"]));
     for item in result["items"].as_array().into_iter().flatten() {
-        println!("  {}", verdict_item_line(item, chinese));
+        out.push_str(&format!("  {}\n", verdict_item_line(item, chinese)));
     }
     for (n, option) in result["options"].as_array().into_iter().flatten().enumerate() {
-        println!("  {}. {}", n + 1, verdict_item_line(option, chinese));
+        out.push_str(&format!("  {}. {}\n", n + 1, verdict_item_line(option, chinese)));
     }
-    if let Some(suggestion) = result["suggestion"].as_str() {
-        println!("  {}{space}{suggestion}", if chinese { "建议：" } else { "suggestion:" });
+    if let Some(suggestion) = result["suggestion"].as_str().filter(|s| !s.trim().is_empty()) {
+        out.push_str(&format!("  → {suggestion}\n"));
     }
+    out
 }
 
 /// An item id as the server writes it (a UUID: 8-4-4-4-12 hex digits).
@@ -529,22 +618,84 @@ mod tests {
 
     use super::*;
 
+    fn task(status: &str, result: Value) -> Value {
+        json!({"task_id": "0193aaaa-0000-7000-8000-000000000001", "status": status, "input_text": "明天下午3点开会",
+               "created_at": "2026-02-08T07:00:03Z", "result": result})
+    }
+
     #[test]
-    fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
-        let question = |kind: &str| json!({"type": "need_clarification", "question": kind, "message": "m"});
-        for (kind, en, zh) in [
-            ("which_item", "which one?", "请问是哪一个？"),
-            ("conflict", "time conflict:", "时间冲突："),
-            ("time_passed", "time has passed:", "时间已过："),
-            ("details", "need more detail:", "需要更多信息："),
-        ] {
-            assert_eq!(verdict_heading(&question(kind), false), en);
-            assert_eq!(verdict_heading(&question(kind), true), zh);
+    fn each_status_and_verdict_has_its_label_mark_and_exit_code() {
+        let cases = [
+            ("pending", Value::Null, "pending", "…", exit::UNFINISHED),
+            ("processing", Value::Null, "running", "…", exit::UNFINISHED),
+            ("success", json!({"type": "action_completed"}), "done", "✓", exit::DONE),
+            // The API's status is failed for a question and an error alike: the CLI tells them apart.
+            ("failed", json!({"type": "need_clarification"}), "question", "?", exit::CLARIFICATION),
+            ("failed", json!({"type": "error"}), "error", "✗", exit::ERROR),
+            ("failed", Value::Null, "error", "✗", exit::ERROR),
+            ("timeout", json!({"type": "error"}), "timeout", "✗", exit::TIMEOUT),
+            ("cancelled", json!({"type": "error"}), "cancelled", "✗", exit::CANCELLED),
+        ];
+        for (status, result, label, mark, code) in cases {
+            let task = task(status, result);
+            let standing = Standing::of(&task);
+            assert_eq!((standing.label(), standing.mark(), task_code(&task)), (label, mark, code), "{status} {}", task["result"]);
+            assert_eq!(task_heading(&task), format!("task 0193aaaa-0000-7000-8000-000000000001  {mark} {label}"));
         }
-        // A server that does not name the kind.
-        let older = json!({"type": "need_clarification", "message": "m", "options": [{"id": "a"}, {"id": "b"}]});
-        assert_eq!(verdict_heading(&older, false), "which one?");
-        assert_eq!(verdict_heading(&json!({"type": "error"}), true), "出错：");
+        let codes = [exit::DONE, exit::REQUEST_FAILED, exit::USAGE, exit::CLARIFICATION, exit::ERROR, exit::TIMEOUT, exit::CANCELLED, exit::UNFINISHED];
+        assert_eq!(codes, [0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn history_shows_a_question_as_a_question_not_as_failed() {
+        let asked = task("failed", json!({"type": "need_clarification", "message": "请问是哪一个？"}));
+        let line = history_line(&asked, chrono_tz::Asia::Shanghai);
+        assert_eq!(line, "0193aaaa-0000-7000-8000-000000000001  ? question  2026-02-08 15:00:03 CST  明天下午3点开会");
+        assert!(!line.contains("failed") && !line.contains("need_clarification"), "{line}");
+        let failed = history_line(&task("failed", json!({"type": "error"})), chrono_tz::UTC);
+        assert!(failed.contains("  ✗ error     2026-02-08 07:00:03 UTC  "), "{failed}");
+    }
+
+    #[test]
+    fn the_help_lists_every_exit_code() {
+        use clap::CommandFactory;
+        let help = Cli::command().render_long_help().to_string();
+        for code in 0..=7 {
+            assert!(help.contains(&format!("\n  {code}  ")), "exit code {code} in {help}");
+        }
+        assert!(help.contains("show") && help.contains("--json does not change them"), "{help}");
+    }
+
+    #[test]
+    fn a_verdict_is_the_servers_message_after_a_mark_never_headed_twice() {
+        // The local provider's conflict: the message says what the question is.
+        let conflict = task(
+            "failed",
+            json!({"type": "need_clarification", "question": "conflict", "message": "与已有日程冲突：周会，没有创建。",
+                   "suggestion": "换一个时间，或说明“冲突也要添加”。", "items": [],
+                   "options": [{"kind": "event", "date": "2026-02-09", "start_time": "15:00", "end_time": "16:00", "title": "周会", "status": "open"}]}),
+        );
+        assert_eq!(verdict_text(&conflict), "? 与已有日程冲突：周会，没有创建。\n  1. [日程] 2026-02-09 15:00-16:00 周会\n  → 换一个时间，或说明“冲突也要添加”。\n");
+        let done = task("success", json!({"type": "action_completed", "message": "已创建：明天（周一，2月9日）15:00-16:00 开会。"}));
+        assert_eq!(verdict_text(&done), "✓ 已创建：明天（周一，2月9日）15:00-16:00 开会。\n");
+        let error = task("failed", json!({"type": "error", "message": "Nothing found.", "suggestion": " "}));
+        assert_eq!(verdict_text(&error), "✗ Nothing found.\n", "a blank suggestion is left out");
+    }
+
+    #[test]
+    fn a_verdict_follows_its_messages_language_not_the_sentences() {
+        let moved = json!({"kind": "event", "date": "2026-02-13", "start_time": "10:00", "end_time": "11:00", "title": "周会", "status": "open"});
+        // A reply's sentence is "#2": its verdict is in Chinese all the same.
+        let mut reply = task("success", json!({"type": "action_completed", "message": "已改期：周会。", "items": [moved.clone()]}));
+        reply["input_text"] = json!("#2");
+        let shown = verdict_text(&reply);
+        assert_eq!(shown, "✓ 已改期：周会。\n  [日程] 2026-02-13 10:00-11:00 周会\n");
+        assert!(!shown.contains("done") && !shown.contains("[event]"), "{shown}");
+        // An English answer to a Chinese sentence (a model's) is shown in English.
+        let english = task("success", json!({"type": "action_completed", "message": "Rescheduled the meeting.", "items": [moved]}));
+        assert_eq!(verdict_text(&english), "✓ Rescheduled the meeting.\n  [event] 2026-02-13 10:00-11:00 周会\n");
+        // No message (an older server's ending): the sentence decides.
+        assert!(verdict_is_chinese(&task("failed", json!({"type": "error"}))));
     }
 
     #[test]

@@ -39,8 +39,8 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     assert!(shown.starts_with("task "), "{shown}");
     assert!(shown.contains("model fake-model  100 in / 20 out"), "{shown}");
     assert!(shown.contains("create_item {") && shown.contains("  ok  "), "{shown}");
-    // The sentence is Chinese: so is the verdict's heading.
-    assert!(shown.contains("完成：已创建明天下午3点的会议"), "{shown}");
+    // The verdict is the server's sentence after a mark, with no heading of the CLI's in words.
+    assert!(shown.contains("\n✓ 已创建明天下午3点的会议\n"), "{shown}");
     assert!(shown.contains("15:00-16:00 开会"), "{shown}");
     let id = shown.lines().next().unwrap().trim_start_matches("task ").to_owned();
 
@@ -54,7 +54,9 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     let page: Value = serde_json::from_slice(&history.stdout).unwrap();
     assert_eq!(page["tasks"][0]["task_id"], id.as_str());
     let show = quickact(&app, Some(&key), &["show", &id]).await;
-    assert!(stdout(&show).contains("create_item") && stdout(&show).contains("完成："), "{}", stdout(&show));
+    assert_eq!(show.status.code(), Some(0), "a done task");
+    assert!(stdout(&show).starts_with(&format!("task {id}  ✓ done\n")), "{}", stdout(&show));
+    assert!(stdout(&show).contains("create_item") && stdout(&show).contains("✓ 已创建"), "{}", stdout(&show));
 
     let date = task["result"]["items"][0]["date"].as_str().unwrap().to_owned();
     let items = quickact(&app, Some(&key), &["items", "--date", &date]).await;
@@ -67,7 +69,7 @@ async fn a_sentence_runs_live_and_history_show_items_and_undo_read_what_it_did()
     let undo = quickact(&app, Some(&key), &["undo", &id]).await;
     assert_eq!(undo.status.code(), Some(0));
     // The undo of a Chinese sentence answers in Chinese.
-    assert!(stdout(&undo).contains("完成：已撤销“明天下午3点开会”"), "{}", stdout(&undo));
+    assert!(stdout(&undo).contains("✓ 已撤销“明天下午3点开会”"), "{}", stdout(&undo));
     assert_eq!(stdout(&quickact(&app, Some(&key), &["items"]).await).trim(), "no items");
     app.shutdown().await;
 }
@@ -139,7 +141,7 @@ async fn history_shows_when_each_task_was_submitted_in_the_users_own_zone() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
+async fn a_question_is_the_servers_sentence_once_and_exits_3_wherever_it_is_read() {
     // The local provider (no model key) reads the sentences.
     let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
     let seed = |title: &str, date: &str, start: &str, end: &str| {
@@ -156,15 +158,30 @@ async fn a_question_is_headed_by_its_kind_in_the_sentences_language() {
         assert_eq!(app.call(&key, reqwest::Method::POST, "/api/items", Some(item)).await.status, reqwest::StatusCode::CREATED);
     }
 
-    let conflict = stdout(&quickact(&app, Some(&key), &["2030年3月5日下午3点到4点开产品会"]).await);
-    assert!(conflict.contains("时间冲突：") && !conflict.contains("which one?"), "{conflict}");
-    let which = stdout(&quickact(&app, Some(&key), &["删除周会"]).await);
-    assert!(which.contains("请问是哪一个？") && which.contains("  1. [日程]"), "{which}");
+    let run = quickact(&app, Some(&key), &["2030年3月5日下午3点到4点开产品会"]).await;
+    assert_eq!(run.status.code(), Some(3), "a question");
+    let conflict = stdout(&run);
+    // The server's sentence says it is a conflict; the CLI adds a mark, not "时间冲突：" before it.
+    assert!(conflict.contains("\n? 与已有日程冲突：") && conflict.contains("评审会") && !conflict.contains("冲突：与"), "{conflict}");
+    let run = quickact(&app, Some(&key), &["删除周会"]).await;
+    let which = stdout(&run);
+    assert!(which.contains("\n? ") && which.contains("  1. [日程]") && !which.contains("which one"), "{which}");
+    let id = which.lines().next().unwrap().trim_start_matches("task ").to_owned();
+
+    // Read again, the question exits as it did when submitted, text or JSON, and history says
+    // "question", not the API's status "failed".
+    let show = quickact(&app, Some(&key), &["show", &id]).await;
+    assert_eq!(show.status.code(), Some(3), "{}", stdout(&show));
+    assert!(stdout(&show).starts_with(&format!("task {id}  ? question\n")), "{}", stdout(&show));
+    assert_eq!(quickact(&app, Some(&key), &["--json", "show", &id]).await.status.code(), Some(3));
+    let history = stdout(&quickact(&app, Some(&key), &["history"]).await);
+    let row = history.lines().find(|line| line.starts_with(&id)).unwrap_or_else(|| panic!("{history}"));
+    assert!(row.contains("  ? question  ") && !row.contains("failed"), "{row}");
 
     let conflict = stdout(&quickact(&app, Some(&key), &["team sync on April 2, 2030 from 9am to 10am"]).await);
-    assert!(conflict.contains("time conflict:") && !conflict.contains("which one?"), "{conflict}");
+    assert!(conflict.contains("\n? It overlaps") && !conflict.contains("which one?"), "{conflict}");
     let which = stdout(&quickact(&app, Some(&key), &["delete standup"]).await);
-    assert!(which.contains("which one?") && which.contains("  2. [event]"), "{which}");
+    assert!(which.contains("\n? ") && which.contains("  2. [event]"), "{which}");
     app.shutdown().await;
 }
 
@@ -192,7 +209,7 @@ async fn a_reply_picks_an_option_by_number_or_in_words_and_prints_its_verdict() 
 
     let by_number = quickact(&app, Some(&key), &["reply", &id, "2"]).await;
     assert_eq!(by_number.status.code(), Some(0), "{}", stdout(&by_number));
-    assert!(stdout(&by_number).starts_with("task ") && stdout(&by_number).contains("done: Deleted the second sync"), "{}", stdout(&by_number));
+    assert!(stdout(&by_number).starts_with("task ") && stdout(&by_number).contains("\n✓ Deleted the second sync\n"), "{}", stdout(&by_number));
     let reply_id = stdout(&by_number).lines().next().unwrap().trim_start_matches("task ").to_owned();
     let reply = app.call(&key, reqwest::Method::GET, &format!("/api/quick-action/{reply_id}"), None).await.body;
     assert_eq!((reply["reply_to"].as_str(), reply["input_text"].as_str()), (Some(id.as_str()), Some("#2")), "{reply:#}");
@@ -201,7 +218,7 @@ async fn a_reply_picks_an_option_by_number_or_in_words_and_prints_its_verdict() 
     let id = stdout(&asked).lines().next().unwrap().trim_start_matches("task ").to_owned();
     let in_words = quickact(&app, Some(&key), &["reply", &id, "the", "first", "one"]).await;
     assert_eq!(in_words.status.code(), Some(0), "{}", stdout(&in_words));
-    assert!(stdout(&in_words).contains("done: Deleted the first sync"), "{}", stdout(&in_words));
+    assert!(stdout(&in_words).contains("\n✓ Deleted the first sync\n"), "{}", stdout(&in_words));
     let left = app.items(&key).await;
     assert_eq!(left, vec![third], "the reply deleted only the chosen option");
     app.shutdown().await;
