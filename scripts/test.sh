@@ -2,7 +2,39 @@
 # Runs every test of the workspace. When DATABASE_URL is unset, a throwaway Postgres cluster is
 # started from the installed binaries for the run and removed afterwards; each test then creates
 # its own database on that server. Extra arguments go to `cargo test` (e.g. a test name filter).
+# The run's last line says how it went: every suite passed, or the step that failed.
 set -euo pipefail
+
+# The steps run in a child of this script, which writes each step's start and end to a file; this
+# one prints the last line once the child has exited and cleaned up (clusters, chromedriver), so
+# that nothing comes after it.
+if [ -z "${QUICKACT_TEST_STEPS:-}" ]; then
+  QUICKACT_TEST_STEPS=$(mktemp -t quickact-test-steps-XXXXXX)
+  export QUICKACT_TEST_STEPS
+  status=0
+  bash "${BASH_SOURCE[0]}" "$@" || status=$?
+  failed=$(awk '$1 == "start" { sub(/^start /, ""); open = $0 } $1 == "end" || $1 == "ready" { open = "" } END { print open }' "$QUICKACT_TEST_STEPS")
+  suites=$(sed -n 's/^end //p' "$QUICKACT_TEST_STEPS" | paste -sd ';' | sed 's/;/; /g')
+  count=$(grep -c '^end ' "$QUICKACT_TEST_STEPS" || true)
+  rm -f "$QUICKACT_TEST_STEPS"
+  echo
+  if [ "$status" -eq 0 ]; then
+    if [ $# -eq 0 ]; then
+      echo "scripts/test.sh: all tests passed, $count suites: $suites"
+    else
+      echo "scripts/test.sh: all tests passed, $count suite: $suites (the API fuzzing and the upgrade test run only without arguments)"
+    fi
+  elif [ "$status" -eq 130 ]; then
+    echo "scripts/test.sh: interrupted in ${failed:-its setup}"
+  else
+    echo "scripts/test.sh: FAILED in ${failed:-its setup} (exit $status); the step's own output above says why"
+  fi
+  exit "$status"
+fi
+step_start() { echo "start $1" >>"$QUICKACT_TEST_STEPS"; }
+step_end() { echo "end $1" >>"$QUICKACT_TEST_STEPS"; } # a suite passed
+setup_end() { echo "ready" >>"$QUICKACT_TEST_STEPS"; } # a setup step done, not a suite
+
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
 source scripts/browser.sh
@@ -13,9 +45,11 @@ export SQLX_OFFLINE=true
 
 if [ -z "${DATABASE_URL:-}" ]; then
   # Durability is pointless for a throwaway cluster; speed is not.
+  step_start "starting the throwaway Postgres cluster"
   export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   pg_throwaway quickact-test
   echo "test database server: $DATABASE_URL"
+  setup_end
 fi
 
 # The admin page's browser tests (api/tests/browser.rs) drive headless Chromium through chromedriver:
@@ -45,6 +79,7 @@ fi
 # where a log read from its end shows it (a failed scenario's panic is long past by then).
 rm -f target/chaos/report-short.md
 status=0
+step_start "cargo test --workspace${*:+ $*}"
 cargo test --workspace --locked "$@" || status=$?
 if [ "$status" -ne 0 ]; then
   if [ -f target/chaos/report-short.md ]; then
@@ -53,11 +88,16 @@ if [ "$status" -ne 0 ]; then
   fi
   exit "$status"
 fi
+step_end "cargo test --workspace${*:+ $*}"
 
 # The full run (no filter: the README's command, and CI) also fuzzes the live API from its committed
 # OpenAPI description (no 5xx, every answer as described), and upgrades from the previous commit
 # with work in flight (scripts/upgrade-test.sh: builds that commit's binaries first).
 if [ $# -eq 0 ]; then
+  step_start "API fuzzing (scripts/fuzz-api.sh)"
   bash scripts/fuzz-api.sh
+  step_end "API fuzzing (scripts/fuzz-api.sh)"
+  step_start "upgrade test (scripts/upgrade-test.sh)"
   bash scripts/upgrade-test.sh
+  step_end "upgrade test (scripts/upgrade-test.sh)"
 fi
