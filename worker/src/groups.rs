@@ -5,8 +5,9 @@
 //! user's runs, the wait on the user's item lock, which each run holds until it commits. So the
 //! runner hands its local runs to this process's group loop, which takes every run waiting at that
 //! moment and runs them one after another in ONE transaction, each inside a savepoint, then
-//! commits once. With one run waiting, a group is that run alone; under load, groups grow by
-//! themselves (up to [`MAX_GROUP`]), and so does what each commit carries.
+//! writes every verdict they reached in one statement, and commits once. With one run waiting, a
+//! group is that run alone; under load, groups grow by themselves (up to [`MAX_GROUP`]), and so
+//! does what each commit carries.
 //!
 //! The guarantees stay those of a run alone:
 //! - a run's tool effects, journal and final state are in the group's commit, or, with it, nowhere:
@@ -29,13 +30,15 @@
 //!
 //! The loops stop when their runner is dropped (their senders go).
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use quickact_shared::{
     batch::{Batched, Batcher},
-    store::steps::Step,
+    domain::task::TaskRecord,
+    store::{ending::end_tasks, steps::Step},
 };
-use sqlx::{Postgres, Transaction};
+use sqlx::{AssertSqlSafe, PgConnection, Postgres, Transaction};
+use uuid::Uuid;
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -101,8 +104,8 @@ pub fn start(shared: Arc<RunShared>) -> Groups {
     Groups { loops }
 }
 
-/// Runs one group, in user order, and says how each run (in the order given) came out once the
-/// group's fate is known.
+/// Runs one group, in user order, writes its verdicts, and says how each run (in the order
+/// given) came out once the group's fate is known.
 async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Result<Vec<GroupOutcome>, sqlx::Error> {
     let size = runs.len();
     let started = Instant::now();
@@ -110,18 +113,19 @@ async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Result<Vec<Grou
     order.sort_by_key(|&i| (runs[i].plan.task.user_id, runs[i].plan.task.id));
     let mut tx = Some(shared.pool.begin().await?);
     let mut results: Vec<Option<Result<Grouped, RunError>>> = (0..size).map(|_| None).collect();
-    for i in order {
+    for (place, i) in order.into_iter().enumerate() {
         // An earlier run lost the group's transaction: nothing of this group will commit.
         let Some(open) = tx.take() else { break };
-        let (result, back) = run_one(shared, &runs[i], open).await;
+        let (result, back) = run_one(shared, &runs[i], place, open).await;
         tx = back;
         results[i] = Some(result);
     }
-    match tx {
-        Some(tx) => tx.commit().await?,
-        None => return Err(sqlx::Error::Protocol("a run of the group lost its transaction".into())),
-    }
-    tracing::debug!(size, took_ms = started.elapsed().as_millis() as u64, "group committed");
+    let Some(mut tx) = tx else {
+        return Err(sqlx::Error::Protocol("a run of the group lost its transaction".into()));
+    };
+    let ended = write_verdicts(&mut tx, &runs, &mut results).await?;
+    tx.commit().await?;
+    tracing::debug!(size, ended, took_ms = started.elapsed().as_millis() as u64, "group committed");
     Ok(results
         .into_iter()
         .zip(&runs)
@@ -138,16 +142,50 @@ async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Result<Vec<Grou
         .collect())
 }
 
-/// One run of a group, inside its own savepoint of `tx`; gives `tx` back unless it was lost.
+/// Writes every verdict the group's runs reached ([`RunEnd::Decided`]) in one statement, and
+/// turns each into the task as it ended (`Finished`); says how many. Each run locked its task's
+/// row, as its lease holder, before it began, and the group holds that lock: every one of them
+/// ends here, or the group fails (and each run goes on alone from its committed journal).
+async fn write_verdicts(tx: &mut PgConnection, runs: &[GroupedRun], results: &mut [Option<Result<Grouped, RunError>>]) -> Result<usize, sqlx::Error> {
+    let mut decided = Vec::new();
+    let mut ends = Vec::new();
+    for (i, result) in results.iter_mut().enumerate() {
+        if let Some(Ok(Grouped::Ended(RunEnd::Decided(_)))) = result
+            && let Some(Ok(Grouped::Ended(RunEnd::Decided(end)))) = result.take()
+        {
+            decided.push(i);
+            ends.push((runs[i].plan.holder.clone(), *end));
+        }
+    }
+    if ends.is_empty() {
+        return Ok(0);
+    }
+    let mut ended: HashMap<Uuid, TaskRecord> = end_tasks(&mut *tx, &ends).await?.into_iter().map(|task| (task.id, task)).collect();
+    for i in decided {
+        let Some(task) = ended.remove(&runs[i].plan.task.id) else {
+            return Err(sqlx::Error::Protocol("a grouped run's task was not ended with its group's verdicts".into()));
+        };
+        results[i] = Some(Ok(Grouped::Ended(RunEnd::Finished(Box::new(task)))));
+    }
+    Ok(ends.len())
+}
+
+/// One run of a group, inside a savepoint of `tx` of its own (`place`: its place in the group);
+/// gives `tx` back unless it was lost.
 async fn run_one(
     shared: &RunShared,
     run: &GroupedRun,
+    place: usize,
     mut tx: Transaction<'static, Postgres>,
 ) -> (Result<Grouped, RunError>, Option<Transaction<'static, Postgres>>) {
     if Instant::now() >= run.plan.deadline {
         return (Ok(Grouped::Busy), Some(tx));
     }
-    if let Err(err) = sqlx::query("SAVEPOINT grouped_run").execute(&mut *tx).await {
+    // Never released: a kept run's savepoint stays open to the commit, which keeps it, and a
+    // release would cost a statement per run. Named by place, so a rollback finds this one; sent
+    // as simple queries, so the names leave no prepared statements behind.
+    let savepoint = format!("grouped_run_{place}");
+    if let Err(err) = sqlx::raw_sql(AssertSqlSafe(format!("SAVEPOINT {savepoint}"))).execute(&mut *tx).await {
         return (Err(err.into()), None);
     }
     let context = RunContext::new(shared, &run.plan, true);
@@ -155,18 +193,9 @@ async fn run_one(
     let Some(mut tx) = back else {
         return (result, None);
     };
-    let keep = matches!(result, Ok(Grouped::Checkpoint | Grouped::Ended(RunEnd::Finished(_))));
-    // What is not kept is rolled back; either way the savepoint goes, so the next run's is the
-    // only one of its name.
-    let settle: &[&'static str] = if keep {
-        &["RELEASE SAVEPOINT grouped_run"]
-    } else {
-        &["ROLLBACK TO SAVEPOINT grouped_run", "RELEASE SAVEPOINT grouped_run"]
-    };
-    for &statement in settle {
-        if let Err(err) = sqlx::query(statement).execute(&mut *tx).await {
-            return (Err(err.into()), None);
-        }
+    let keep = matches!(result, Ok(Grouped::Checkpoint | Grouped::Ended(RunEnd::Decided(_))));
+    if !keep && let Err(err) = sqlx::raw_sql(AssertSqlSafe(format!("ROLLBACK TO SAVEPOINT {savepoint}"))).execute(&mut *tx).await {
+        return (Err(err.into()), None);
     }
     (result, Some(tx))
 }

@@ -9,7 +9,8 @@
 //! - [`Mode::Open`]: the run's own transaction holds the task's row lock. Steps go in with the
 //!   changes they record and commit together (exactly-once tool effects); a checkpoint commits.
 //! - [`Mode::Group`]: the transaction of a group of local runs (`crate::groups`). Nothing is
-//!   committed here: a checkpoint stops the run, and the group commits.
+//!   committed here: a checkpoint stops the run, an ending is handed to the group, which writes
+//!   every run's in one statement, and the group commits.
 //!
 //! A step is first *held* (in memory, written with the next write), *kept* (in the open
 //! transaction) or *written now*: the caller says which ([`StepWrite`]), [`Ledger::record`] does it. What was held or kept and not committed is lost with a crash,
@@ -274,7 +275,7 @@ impl<'a> Ledger<'a> {
     /// Ends the task with `ending` and the steps held, if it is still ours, else says whose it is
     /// now: with nothing open, in one statement shared with other runs' endings when the process
     /// batches them; in the open transaction (which holds the task's row lock), committing it; in
-    /// a group, leaving it to the group's commit.
+    /// a group, handing it to the group ([`RunEnd::Decided`]).
     pub async fn end(&mut self, ending: Ending) -> Result<RunEnd, RunError> {
         let language = quickact_shared::phrases::Language::of(&self.cx.task.input_text);
         let end = FinalState::new(self.cx.task.id, ending, language, &self.journal, &self.journal[self.written..], self.usage.as_ref());
@@ -296,12 +297,13 @@ impl<'a> Ledger<'a> {
                 tx.commit().await?;
                 Ok(run_end)
             }
-            Mode::Group(mut tx) => {
-                self.mode = Mode::GroupLost;
-                let ended = end_one(&mut *tx, Some(self.cx.holder), &end).await?;
-                let run_end = self.ended(ended, &mut *tx).await?;
+            // The task's row is the group's, locked since the run began: its group writes the
+            // verdict, with the others', before it commits.
+            Mode::Group(tx) => {
                 self.mode = Mode::Group(tx);
-                Ok(run_end)
+                self.usage = None;
+                self.written = self.journal.len();
+                Ok(RunEnd::Decided(Box::new(end)))
             }
             Mode::GroupLost => {
                 self.mode = Mode::GroupLost;

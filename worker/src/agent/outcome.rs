@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use quickact_shared::{domain::task::TaskRecord, store::tasks::HolderCheck};
+use quickact_shared::{
+    domain::task::TaskRecord,
+    store::{ending::FinalState, tasks::HolderCheck},
+};
 use tokio::time::Instant;
 
 /// How a run ended.
@@ -11,6 +14,10 @@ use tokio::time::Instant;
 pub enum RunEnd {
     /// A verdict was reached and written with the task's final state: the task as it ended.
     Finished(Box<TaskRecord>),
+    /// A grouped run reached its verdict: its group writes it, with its other runs' verdicts, in
+    /// one statement before it commits (see `crate::groups`). Only a grouped run ends this way,
+    /// and its group turns it into `Finished`.
+    Decided(Box<FinalState>),
     /// The task stopped being ours (cancelled, finished or taken over by another worker).
     Stopped(HolderCheck),
     /// `abort` fired.

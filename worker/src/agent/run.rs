@@ -66,7 +66,8 @@ pub async fn run_agent(cx: &RunContext<'_>, journal: &[Step]) -> Result<RunEnd, 
 /// How a grouped run ([`run_agent_grouped`]) stopped.
 #[derive(Debug)]
 pub enum Grouped {
-    /// As a run alone would have ended; only `Finished` is kept.
+    /// As a run alone would have ended, except that a verdict is `Decided` (for the group to
+    /// write); only `Decided` is kept.
     Ended(RunEnd),
     /// At a checkpoint (it must wait on a model, after a hand-over): what it recorded is kept, and
     /// it goes on alone once the group committed.

@@ -15,6 +15,9 @@ impl Runner {
                 tracing::info!(task_id = %task_id, status = %task.status, "task finished");
                 Attempt::Settled
             }
+            // A group turns its runs' verdicts into `Finished` (crate::groups); one that came
+            // here unwritten is a failed attempt, retried from the committed journal.
+            Ok(Ok(RunEnd::Decided(_))) => Attempt::Failed(AttemptFailure::Run(RunError::Group("a grouped run's verdict reached the runner unwritten".into()))),
             Ok(Ok(RunEnd::Stopped(check))) => {
                 tracing::info!(task_id = %task_id, ?check, "task stopped: no longer ours");
                 Attempt::Settled
