@@ -107,10 +107,8 @@ pub async fn create(
     }
     let time = user_time(&user.time_zone)?;
     let fields = patch_of(&body)?.create(time.today(), &time).map_err(invalid_item)?;
-    let mut tx = state.pool.begin().await?;
-    store::lock_items_for_create(&mut *tx, user.id, state.config.planner.max_items_per_user).await?.map_err(invalid_item)?;
-    let item = store::insert_item(&mut *tx, user.id, &fields, None).await.map_err(constraint_error)?;
-    tx.commit().await?;
+    let created = store::create_item(&state.pool, user.id, &fields, None, state.config.planner.max_items_per_user).await;
+    let item = created.map_err(constraint_error)?.map_err(invalid_item)?;
     Ok((StatusCode::CREATED, Json(item.to_json())))
 }
 

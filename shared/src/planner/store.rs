@@ -34,9 +34,10 @@ macro_rules! query_items {
 }
 
 /// [`query_items!`] for a statement that writes every field of an item: `$1` and `$2` are `$a` and
-/// `$b`, `$3`..`$13` and `$15` the [`ItemFields`], `$14` the task that writes.
+/// `$b`, `$3`..`$13` and `$15` the [`ItemFields`], `$14` the task that writes, and any `$extra`
+/// from `$16` on.
 macro_rules! write_item {
-    ($sql:literal, $a:expr, $b:expr, $fields:expr, $task_id:expr) => {
+    ($sql:literal, $a:expr, $b:expr, $fields:expr, $task_id:expr $(, $extra:expr)*) => {
         query_items!(
             $sql,
             "",
@@ -55,6 +56,7 @@ macro_rules! write_item {
             $fields.recurrence,
             $task_id,
             $fields.time_zone,
+            $($extra,)*
         )
     };
 }
@@ -86,25 +88,35 @@ pub async fn count_live_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<
     Ok(live.unwrap_or(0))
 }
 
-pub async fn insert_item(
+/// Creates an item of `user_id` unless the user has `max` live items already: [`lock_user_items`],
+/// the quota's count once the lock is held (`quickact_lock_items`, `migrations/functions/items.sql`)
+/// and the insert, in one statement (a create is the commonest write, and each round trip is
+/// spent holding the user's lock). A caller that reads before it writes (a conflict check) takes
+/// the lock first; taking it again here costs nothing.
+pub async fn create_item(
     db: impl PgExecutor<'_>,
     user_id: Uuid,
     fields: &ItemFields,
     task_id: Option<Uuid>,
-) -> Result<ItemRecord, sqlx::Error> {
-    write_item!(
-        r#"INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+    max: u32,
+) -> Result<Result<ItemRecord, ItemError>, sqlx::Error> {
+    let created = write_item!(
+        r#"WITH room AS (SELECT quickact_lock_items($2) AS live)
+           INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
                               item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                   CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                  CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14
+           FROM room WHERE room.live < $16
            RETURNING"#,
         Uuid::now_v7(),
         user_id,
         fields,
-        task_id
+        task_id,
+        i64::from(max)
     )
-    .fetch_one(db)
-    .await
+    .fetch_optional(db)
+    .await?;
+    Ok(created.ok_or(ItemError::TooManyItems(max)))
 }
 
 /// A live (not deleted) item of `user_id`.

@@ -2,9 +2,9 @@
 
 use quickact_shared::planner::{
     item::ItemKind,
-    patch::{ItemPatch, inferred_kind, parse_kind},
+    patch::{ItemError, ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::{insert_item, lock_items_for_create},
+    store::{create_item, lock_items_for_create},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -89,16 +89,17 @@ impl TypedTool for CreateItem {
         if !recorded && let Some(outcome) = passed_outcome(&schedule, &context.time, "create") {
             return Ok(ToolOutput::Result(outcome));
         }
-        // Held until the run's step commits: no other writer can take the slot between the
-        // conflict check and the insert.
-        lock_items_for_create(&mut *db, context.user_id, self.settings.max_items_per_user)
-            .await?
-            .map_err(|err| ToolError::Refused(err.to_string()))?;
-        if kind == ItemKind::Event && !args.allow_conflict
-            && let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
+        let refused = |err: ItemError| ToolError::Refused(err.to_string());
+        let max = self.settings.max_items_per_user;
+        if kind == ItemKind::Event && !args.allow_conflict {
+            // Held until the run's step commits: no other writer can take the slot between the
+            // conflict check and the insert. The quota is told before a conflict.
+            lock_items_for_create(&mut *db, context.user_id, max).await?.map_err(refused)?;
+            if let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));
             }
-        let item = insert_item(&mut *db, context.user_id, &fields, Some(context.task_id)).await?;
+        }
+        let item = create_item(&mut *db, context.user_id, &fields, Some(context.task_id), max).await?.map_err(refused)?;
         Ok(ToolOutput::Result(changed("created", &item, &schedule.notes)))
     }
 }
