@@ -12,6 +12,7 @@ use std::time::Duration;
 use quickact_shared::{
     domain::{task::TaskRecord, user::User},
     notify::TaskSubscription,
+    store::tasks::TaskRead,
 };
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -25,9 +26,9 @@ pub fn visible_to(task: &TaskRecord, caller: &User) -> bool {
 }
 
 /// Returns task `id` once it is final or `timeout` has passed (then in whatever state it is), or at
-/// once when the server is shutting down; 404 when it is not the caller's. A wait counts against
-/// the caller's long-poll bound (429 past it).
-pub async fn wait_until_final(state: &AppState, caller: &User, id: Uuid, timeout: Duration) -> Result<TaskRecord, ApiError> {
+/// once when the server is shutting down, with its journal when it is final; 404 when it is not
+/// the caller's. A wait counts against the caller's long-poll bound (429 past it).
+pub async fn wait_until_final(state: &AppState, caller: &User, id: Uuid, timeout: Duration) -> Result<TaskRead, ApiError> {
     wait_from(state, caller, state.notifications.subscribe_task(id), timeout, None).await
 }
 
@@ -39,7 +40,7 @@ pub fn wait_from<'a>(
     subscription: TaskSubscription,
     timeout: Duration,
     known: Option<TaskRecord>,
-) -> impl Future<Output = Result<TaskRecord, ApiError>> + Send + 'a {
+) -> impl Future<Output = Result<TaskRead, ApiError>> + Send + 'a {
     // An `async move` block rather than an `async fn`, whose arguments the future would hold twice
     // (as arguments and as locals); a held long-poll keeps this future for its whole wait.
     let (mut subscription, mut known) = (subscription, known.map(Box::new));
@@ -49,13 +50,13 @@ pub fn wait_from<'a>(
         loop {
             let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
             let read = match known.take() {
-                Some(task) => Ok(Some(*task)),
+                Some(task) => Ok(Some(TaskRead { task: *task, journal: None })),
                 // Boxed: only while it reads; inline it would size the future for the whole wait.
                 None => Box::pin(state.reads.task(subscription.id())).await,
             };
             match read {
-                Ok(Some(task)) if !visible_to(&task, caller) => return Err(ApiError::NotFound("no such task")),
-                Ok(Some(task)) if task.status.is_final() || timed_out => return Ok(task),
+                Ok(Some(read)) if !visible_to(&read.task, caller) => return Err(ApiError::NotFound("no such task")),
+                Ok(Some(read)) if read.task.status.is_final() || timed_out => return Ok(read),
                 Ok(Some(_)) => {}
                 Ok(None) => return Err(ApiError::NotFound("no such task")),
                 // The database is away: keep waiting for the listener to come back (it wakes us), and

@@ -4,8 +4,9 @@
 //! wake their waiters all at once. Read one by one, each such read takes a pool connection of its
 //! own (a burst of waiters arriving together queued on the pool until acquires timed out) and
 //! commits on its own. Reads waiting at the same moment are served together instead (see
-//! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, one for every
-//! journal. With one read waiting a batch is that read alone, so nothing waits for company.
+//! [`quickact_shared::batch`]): one `WHERE id = ANY` statement for every task, with the journal of
+//! each that is final (a verdict is read with its journal), and one for the journals of unfinished
+//! tasks. With one read waiting a batch is that read alone, so nothing waits for company.
 //!
 //! The steps of an unfinished task were committed without waiting for the disk (a run's verdict is
 //! the commit that waits): before they are shown, they are made durable ([`db::flush_commits`]) on
@@ -22,7 +23,7 @@ use quickact_shared::{
     domain::task::TaskRecord,
     store::{
         steps::{self, Step},
-        tasks,
+        tasks::{self, TaskRead},
     },
 };
 use sqlx::{PgConnection, PgPool};
@@ -38,7 +39,7 @@ const MAX_BATCH: usize = 256;
 #[derive(Clone)]
 pub struct Reads {
     pool: PgPool,
-    tasks: Batcher<Uuid, Option<TaskRecord>>,
+    tasks: Batcher<Uuid, Option<TaskRead>>,
     journals: Batcher<JournalRead, Vec<Step>>,
 }
 
@@ -54,7 +55,7 @@ impl Reads {
         // An id may come twice in a batch (two waiters on one task): each gets its own copy.
         let tasks = batched(pool.clone(), |conn, ids| {
             Box::pin(async move {
-                let found: HashMap<Uuid, TaskRecord> = tasks::find_tasks(conn, &ids).await?.into_iter().map(|t| (t.id, t)).collect();
+                let found: HashMap<Uuid, TaskRead> = tasks::read_tasks(conn, &ids).await?.into_iter().map(|t| (t.task.id, t)).collect();
                 Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
             })
         });
@@ -79,22 +80,29 @@ impl Reads {
         self.tasks.waiting() + self.journals.waiting()
     }
 
-    /// The task, if it exists (anyone's: the caller checks whose it is).
-    pub async fn task(&self, id: Uuid) -> Result<Option<TaskRecord>, ApiError> {
+    /// The task, if it exists (anyone's: the caller checks whose it is), with its journal when it
+    /// is final.
+    pub async fn task(&self, id: Uuid) -> Result<Option<TaskRead>, ApiError> {
         // Boxed: the fallback is rare, and inline it would size every waiting long-poll's future.
-        Ok(self.tasks.call_or_alone(id, |id| Box::pin(tasks::find_task(&self.pool, id))).await?)
+        let alone = |id| Box::pin(async move { Ok(tasks::read_tasks(&self.pool, &[id]).await?.pop()) });
+        Ok(self.tasks.call_or_alone(id, alone).await?)
     }
 
-    /// The task's whole journal, in order. `task` is the task as just read: when it was unfinished,
-    /// the steps are durable before they are returned.
-    pub async fn journal(&self, task: &TaskRecord) -> Result<Vec<Step>, ApiError> {
+    /// The task's whole journal, in order: as read with it, or read now. When the task was
+    /// unfinished as read, the steps are durable before they are returned.
+    pub async fn journal(&self, read: TaskRead) -> Result<(TaskRecord, Vec<Step>), ApiError> {
+        let TaskRead { task, journal } = read;
+        if let Some(journal) = journal {
+            return Ok((task, journal));
+        }
         let read = JournalRead { id: task.id, unfinished: !task.status.is_final() };
         Ok(self
             .journals
             .call_or_alone(read, |read| {
                 Box::pin(async move { steps::steps_to_show(&mut *self.pool.acquire().await?, read.id, -1, read.unfinished).await })
             })
-            .await?)
+            .await
+            .map(|journal| (task, journal))?)
     }
 }
 

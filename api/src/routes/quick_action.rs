@@ -191,7 +191,7 @@ async fn accept(
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
     let task = match subscription {
-        Some(subscription) => wait_from(&state, &user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?,
+        Some(subscription) => wait_from(&state, &user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?.task,
         None => task,
     };
     Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
@@ -277,16 +277,16 @@ pub fn get(
             Some("true") | Some("1") | Some("yes") | Some("") => Ok(true),
             Some(other) => Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
         };
-        let task = if let Ok(true) = wait {
+        let read = if let Ok(true) = wait {
             let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
             wait_until_final(&state, &user, id, Duration::from_secs(seconds)).await?
         } else {
             // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
-            let task = state.reads.task(id).await?.filter(|task| visible_to(task, &user)).ok_or(ApiError::NotFound("no such task"))?;
+            let read = state.reads.task(id).await?.filter(|read| visible_to(&read.task, &user)).ok_or(ApiError::NotFound("no such task"))?;
             wait?;
-            task
+            read
         };
-        let journal = state.reads.journal(&task).await?;
+        let (task, journal) = state.reads.journal(read).await?;
         // Only a question can have replies: other tasks pay no read for them.
         let replies = match task.result_type {
             Some(ResultType::NeedClarification) => tasks::reply_ids(&state.pool, task.id).await?,

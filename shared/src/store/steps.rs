@@ -1,13 +1,13 @@
 //! The journal of a run: one row per model turn and per tool call.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
 /// What a step is. Stored as text under a CHECK constraint, by the same names as in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum StepKind {
@@ -25,8 +25,9 @@ impl StepKind {
     }
 }
 
-/// A journal row.
-#[derive(Debug, Clone, PartialEq)]
+/// A journal row (its JSON, as Postgres writes a row's, is read too: see
+/// [`super::tasks::read_tasks`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Step {
     pub task_id: Uuid,
     pub seq: i32,

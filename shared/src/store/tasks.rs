@@ -73,6 +73,32 @@ pub async fn find_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<Tas
     query_tasks!("SELECT ", " FROM quick_action_tasks WHERE id = ANY($1)", ids).fetch_all(db).await
 }
 
+/// A task as read for a client: with its whole journal, in order, when it was final as read
+/// (`None` while it runs: an unfinished task's steps are shown only once made durable, see
+/// [`super::steps::steps_to_show`]).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TaskRead {
+    #[sqlx(flatten)]
+    pub task: TaskRecord,
+    #[sqlx(json(nullable))]
+    pub journal: Option<Vec<Step>>,
+}
+
+/// [`find_tasks`] with the journal of each that is final, in one statement (a verdict is read
+/// with its journal, and a read at a verdict is the commonest).
+pub async fn read_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<TaskRead>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT t.*,
+                CASE WHEN t.status NOT IN ('pending', 'processing') THEN
+                    (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seq), '[]') FROM quick_action_steps s WHERE s.task_id = t.id)
+                END AS journal
+         FROM quick_action_tasks t WHERE t.id = ANY($1)",
+    )
+    .bind(ids)
+    .fetch_all(db)
+    .await
+}
+
 /// A position in a newest-first listing: the last row of the previous page.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cursor {
