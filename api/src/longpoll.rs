@@ -2,8 +2,9 @@
 //!
 //! The waiter registers interest in the task *before* reading it, then sleeps on the process's
 //! notification fan-out (see `quickact_shared::notify`): it holds no connection while it waits and
-//! wakes within milliseconds of the worker's commit. It reads the task when it begins and when the
-//! verdict is heard, not at each change on the way, and reads in batches with every other waiter
+//! wakes within milliseconds of the worker's commit. It reads the task when it begins (unless this
+//! process stored it and knows it unfinished) and when the verdict is heard, not at each change on
+//! the way, and reads in batches with every other waiter
 //! reading at that moment (see [`crate::reads`]). After the listener reconnects (e.g. the
 //! database restarted) every waiter wakes and re-reads, since notifications may have been lost.
 
@@ -47,8 +48,19 @@ pub fn wait_from<'a>(
     async move {
         let deadline = Instant::now() + timeout;
         let mut slot = None;
+        // A task this process stored and has not heard end is unfinished: its first read is saved
+        // (see `quickact_shared::notify`; the subscription was taken before this is asked).
+        let mut unfinished = match known.is_none().then(|| state.notifications.unfinished_owner(subscription.id())).flatten() {
+            Some(owner) if owner != caller.id && !caller.is_admin => return Err(ApiError::NotFound("no such task")),
+            owner => owner.is_some(),
+        };
         loop {
             let timed_out = Instant::now() >= deadline || state.stopping.is_cancelled();
+            if std::mem::take(&mut unfinished) && !timed_out {
+                slot = Some(state.long_polls.take(caller.id, state.config.http.max_long_polls_per_user, WaitKind::LongPoll)?);
+                woken(&mut subscription, deadline, &state.stopping).await;
+                continue;
+            }
             let read = match known.take() {
                 Some(task) => Ok(Some(TaskRead { task: *task, journal: None })),
                 // Boxed: only while it reads; inline it would size the future for the whole wait.

@@ -12,13 +12,14 @@
 //! accepted task is a committed one. When a batch fails, each of its submissions is written again
 //! alone, so the error a request reports is its own.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use chrono::{DateTime, Utc};
 use quickact_shared::{
     batch::Batcher,
     db::KeptConnection,
     domain::task::{TaskPriority, TaskRecord},
+    notify::Notifications,
     store::column,
 };
 use sqlx::{FromRow, PgExecutor, PgPool, Row, postgres::PgRow};
@@ -78,14 +79,21 @@ pub fn start(pool: PgPool) -> Submissions {
     })
 }
 
-/// Stores `submission` in the next batch (or alone, when that batch failed).
-pub async fn submit(submissions: &Submissions, pool: &PgPool, submission: Submission) -> Result<Submitted, sqlx::Error> {
-    submissions
+/// Stores `submission` in the next batch (or alone, when that batch failed). Until its verdict is
+/// heard, `notifications` knows the task unfinished (a long-poll on it need not read it first).
+pub async fn submit(submissions: &Submissions, pool: &PgPool, notifications: &Notifications, submission: Submission) -> Result<Submitted, sqlx::Error> {
+    let id = submission.id;
+    notifications.storing_task(id, submission.user_id, Duration::from_secs(submission.timeout_seconds.max(0) as u64));
+    let submitted = submissions
         .call_or_alone(submission, async |submission| {
             let mut alone = write(pool, std::slice::from_ref(&submission)).await?;
             Ok(alone.pop().expect("one answer for one submission"))
         })
-        .await
+        .await;
+    if !matches!(submitted, Ok(Submitted::Created(_))) {
+        notifications.task_not_stored(id);
+    }
+    submitted
 }
 
 /// Writes `batch` in one call of `quickact_submit_tasks` (`migrations/functions/submit.sql`), one

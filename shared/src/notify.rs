@@ -10,7 +10,9 @@
 //! the listener bumps a "reconnected" epoch: every waiter wakes and re-reads the state it waits on.
 //!
 //! The same connection hears credential changes and keeps the process's [`CredentialCache`] true
-//! (see [`crate::credentials`]).
+//! (see [`crate::credentials`]), and the verdicts of the tasks this process stored ([`unheard`]).
+
+mod unheard;
 
 use std::{
     collections::HashMap,
@@ -35,6 +37,7 @@ use crate::{
     queue::TASKS_WAITING_CHANNEL,
     store::webhooks::WEBHOOKS_CHANNEL,
 };
+use unheard::Unheard;
 
 /// Channel carrying the id of a task whose row changed (its state), `"<id> final"` when that change
 /// made it final, or `"<id> step"` when a step of its journal committed.
@@ -61,6 +64,8 @@ struct Inner {
     /// Webhook deliveries were written ([`WEBHOOKS_CHANNEL`]), or the listener reconnected: the
     /// process's delivery loop claims them (workers only). One stored permit, so none is missed.
     webhooks: tokio::sync::Notify,
+    /// Tasks this process stored whose verdict it has not heard yet.
+    unheard: Unheard,
 }
 
 impl Notifications {
@@ -104,6 +109,7 @@ impl Notifications {
             credentials: CredentialCache::default(),
             provider_pauses: ProviderPauses::default(),
             webhooks: tokio::sync::Notify::new(),
+            unheard: Unheard::default(),
         });
         Notifications { inner }
     }
@@ -158,6 +164,26 @@ impl Notifications {
     /// change this process made).
     pub fn credentials(&self) -> &CredentialCache {
         &self.inner.credentials
+    }
+
+    /// Task `id` of `user_id`, with the time limit `limit`, is about to be stored by this process:
+    /// until its verdict is heard, [`Notifications::unfinished_owner`] knows it (see [`unheard`]).
+    pub fn storing_task(&self, id: Uuid, user_id: Uuid, limit: Duration) {
+        self.inner.unheard.storing(id, user_id, limit);
+    }
+
+    /// Task `id`, announced by [`Notifications::storing_task`], was not stored.
+    pub fn task_not_stored(&self, id: Uuid) {
+        self.inner.unheard.forget(id);
+    }
+
+    /// Whose task `id` is, when it is known unfinished without a read: this process stored it and
+    /// has not heard its verdict, listening all along. Subscribe to the task first.
+    pub fn unfinished_owner(&self, id: Uuid) -> Option<Uuid> {
+        if !self.is_connected() {
+            return None;
+        }
+        self.inner.unheard.owner(id)
     }
 
     /// Registers interest in task `id`. Subscribe BEFORE reading the task's state, so a change that
@@ -294,6 +320,8 @@ async fn listen_until_stopped(pool: PgPool, inner: Arc<Inner>, stop: Cancellatio
         delay = Duration::from_millis(100);
         // Credential changes made while we were away went unheard: forget every cached key first.
         inner.credentials.clear();
+        // So may verdicts have.
+        inner.unheard.clear();
         // So were pauses of models announced meanwhile (or before this process started): read the
         // ones on now, after LISTEN, so that none falls in between.
         if channels.contains(&PROVIDER_PAUSES_CHANNEL) {
@@ -336,6 +364,10 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
     if channel == TASK_EVENTS_CHANNEL {
         let (id, what) = payload.split_once(' ').unwrap_or((payload, ""));
         let Ok(id) = id.parse::<Uuid>() else { return };
+        // Before the subscribers wake: a waiter that found it unheard has subscribed already.
+        if what == "final" {
+            inner.unheard.forget(id);
+        }
         if let Some(sender) = inner.tasks.lock().expect("task map lock").get(&id) {
             sender.send_modify(|n| match what {
                 "step" => n.steps += 1,

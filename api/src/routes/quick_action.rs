@@ -170,7 +170,7 @@ async fn accept(
     };
     // A waiting client hears every change after the commit: it subscribes before.
     let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));
-    let task = match submit(&state.submissions, &state.pool, submission).await? {
+    let task = match submit(&state.submissions, &state.pool, &state.notifications, submission).await? {
         Submitted::Created(task) => *task,
         Submitted::AtCap => {
             let active = tasks::count_active(&state.pool, user.id).await?;

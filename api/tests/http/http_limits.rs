@@ -348,58 +348,6 @@ async fn a_batch_takes_its_room_from_one_slot_when_one_has_room_for_all() {
     app.shutdown().await;
 }
 
-/// Task reads waiting together are served by one statement, each with its own answer: a plain
-/// read, the same task read twice, a long-poll on a task already final (it answers at once), a
-/// long-poll that times out, another user's task and an unknown id (404 both).
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn reads_that_wait_together_are_served_together_each_with_its_own_answer() {
-    let options = TestAppOptions::default().workers(0).env("QUICKACT_SWEEP_SECS", "3600");
-    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
-    let (_, bob) = app.create_user("bob").await;
-    let pending = app.submit_id(&alice, "开会").await;
-    let cancelled = app.submit_id(&alice, "写报告").await;
-    let bobs = app.submit_id(&bob, "买牛奶").await;
-    let cancel = app.call(&alice, Method::POST, &format!("/api/quick-action/{cancelled}/cancel"), None).await;
-    assert_eq!(cancel.status, StatusCode::OK, "{:?}", cancel.body);
-
-    let read = |path: String| {
-        let request = app.request(&alice, Method::GET, &path);
-        tokio::spawn(async move {
-            let response = request.send().await.unwrap();
-            (response.status(), response.json::<Value>().await.unwrap())
-        })
-    };
-    let gate = app.hold_task_reads().await;
-    let first = read(format!("/api/quick-action/{pending}"));
-    // The first read holds the loop (behind the lock); the next ones queue for one batch.
-    gate.wait_for_a_read(Duration::from_secs(20)).await;
-    let rest = [
-        read(format!("/api/quick-action/{pending}")),
-        read(format!("/api/quick-action/{cancelled}?wait=true")),
-        read(format!("/api/quick-action/{pending}?wait=true&timeout=1")),
-        read(format!("/api/quick-action/{bobs}")),
-        read(format!("/api/quick-action/{bobs}?wait=true")),
-        read(format!("/api/quick-action/{}", uuid::Uuid::now_v7())),
-    ];
-    wait_until("six reads wait for the next batch", Duration::from_secs(20), || async { app.reads.waiting() == 6 }).await;
-    gate.release_after_a_read(Duration::from_secs(20)).await;
-
-    let (status, body) = first.await.unwrap();
-    assert_eq!((status, body["task_id"].as_str(), body["status"].as_str()), (StatusCode::OK, Some(&*pending), Some("pending")), "{body}");
-    let mut answers = Vec::new();
-    for handle in rest {
-        let (status, body) = handle.await.unwrap();
-        answers.push((status, body["task_id"].as_str().map(str::to_owned), body["status"].as_str().map(str::to_owned)));
-    }
-    let ok = |id: &str, status: &str| (StatusCode::OK, Some(id.to_owned()), Some(status.to_owned()));
-    let not_found = (StatusCode::NOT_FOUND, None, None);
-    assert_eq!(
-        answers,
-        [ok(&pending, "pending"), ok(&cancelled, "cancelled"), ok(&pending, "pending"), not_found.clone(), not_found.clone(), not_found],
-    );
-    app.shutdown().await;
-}
-
 /// Room under the cap is held by unfinished tasks only: whatever ends a task (here a cancel, and
 /// a verdict written in plain SQL, as any writer might) gives its room back, an idempotent replay
 /// takes none, and the slots always count exactly the unfinished tasks.

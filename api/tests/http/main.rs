@@ -18,6 +18,8 @@
 //! - `admin_page`: the admin page's login, session cookie, CSRF and origin checks, logout.
 //! - `http_limits`: request time limits, shedding past the in-flight bound, long-polls per user,
 //!   CORS.
+//! - `long_polls`: task reads batched, a verdict read with its journal, a long-poll that knows its
+//!   task unfinished without a read.
 //! - `mcp`: `/mcp`, the MCP server, through a real MCP client.
 //!
 //! What happens after a task is queued (the worker, the agent, the planner's rules, failures) is
@@ -28,6 +30,7 @@ mod answers;
 mod api_contract;
 mod budgets_api;
 mod http_limits;
+mod long_polls;
 mod items_api;
 mod keys;
 mod mcp;
