@@ -35,6 +35,10 @@ pub enum RunError {
     /// A grouped run reached a checkpoint (see [`super::run::run_agent_grouped`]).
     #[error("the run must commit before it goes on")]
     Checkpoint,
+    /// A grouped run met what a run alone handles in its own way (a tool that failed, see
+    /// `super::tool_call::ToolOn::Group`): its group rolls it back, and it runs alone.
+    #[error("the run must go on alone")]
+    RunAlone,
     /// The group a run was part of failed to commit (see [`crate::groups`]).
     #[error("{0}")]
     Group(String),

@@ -72,7 +72,8 @@ pub enum Grouped {
     /// At a checkpoint (it must wait on a model, after a hand-over): what it recorded is kept, and
     /// it goes on alone once the group committed.
     Checkpoint,
-    /// Its task's row was held by another transaction: nothing was done; it runs alone.
+    /// Nothing of it is kept (its task's row was held by another transaction, or one of its tools
+    /// failed, see [`RunError::RunAlone`]): it runs alone.
     Busy,
 }
 
@@ -95,6 +96,7 @@ pub async fn run_agent_grouped(cx: &RunContext<'_>, journal: &[Step], mut tx: Ru
     let mut run = Run::resuming(cx, journal, Some(tx));
     let result = match run.drive_from_replay().await {
         Err(RunError::Checkpoint) => Ok(Grouped::Checkpoint),
+        Err(RunError::RunAlone) => Ok(Grouped::Busy),
         other => other.map(Grouped::Ended),
     };
     (result, run.ledger.into_group_transaction())
@@ -320,11 +322,9 @@ fn resumable(err: &RunError) -> bool {
     match err {
         RunError::Database(err) => is_unavailable(err),
         RunError::JournalLost => true,
-        RunError::Checkpoint | RunError::Group(_) => false,
+        RunError::Checkpoint | RunError::RunAlone | RunError::Group(_) => false,
     }
 }
-
-
 
 fn clip(text: &str, chars: usize) -> String {
     let mut out: String = text.chars().take(chars).collect();

@@ -99,14 +99,15 @@ impl Run<'_> {
             None if write != StepWrite::Keep => {
                 // The tool's connection goes back to its pool: a run holds one connection at a time.
                 let mut conn = self.cx.pool.acquire().await?;
-                execute_tool(self.cx, &self.replay.state, &mut conn, call, &arguments, false).await?
+                execute_tool(self.cx, &self.replay.state, &mut conn, call, &arguments, ToolOn::Connection).await?
             }
             None => {
                 if let Recorded::NotOurs(check) = self.ledger.open().await? {
                     return Ok(Recorded::NotOurs(check));
                 }
+                let on = if self.ledger.in_group() { ToolOn::Group } else { ToolOn::Transaction };
                 let conn = self.ledger.connection().expect("the ledger was just opened");
-                execute_tool(self.cx, &self.replay.state, conn, call, &arguments, true).await?
+                execute_tool(self.cx, &self.replay.state, conn, call, &arguments, on).await?
             }
         };
         let (step, verdict) = self.tool_step(call, &arguments, output, started_at, elapsed_ms(started));
@@ -162,18 +163,33 @@ impl Run<'_> {
     }
 }
 
-/// Runs the named tool on `conn`; `in_transaction`: a transaction is open there, and a tool that
-/// sends statements runs in a savepoint of it, so a failed tool leaves no partial change behind
-/// and the transaction usable. An unknown tool or malformed arguments are errors for the model;
-/// `Err` is only for a database that went away (the whole try is then retried).
+/// Where a tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToolOn {
+    /// A connection of its own, nothing open.
+    Connection,
+    /// The run's transaction: a tool that sends statements runs in a savepoint of it, so a failed
+    /// tool leaves no partial change behind and the transaction usable.
+    Transaction,
+    /// The transaction of a group of local runs, in the run's own savepoint (`crate::groups`): no
+    /// savepoint per tool (two statements a call). A tool that fails on the database, or a writer
+    /// that fails at all, stops the run ([`RunError::RunAlone`]): its group rolls it back, and it
+    /// runs alone, where the tool's failure is undone in a savepoint of its own and told to the
+    /// model.
+    Group,
+}
+
+/// Runs the named tool on `conn`, `on` says how. An unknown tool or malformed arguments are errors
+/// for the model; `Err` is for a database that went away (the whole try is then retried) or a
+/// grouped run that must run alone.
 async fn execute_tool(
     cx: &RunContext<'_>,
     state: &RunState,
     conn: &mut PgConnection,
     call: &ToolCall,
     arguments: &Result<Value, ToolError>,
-    in_transaction: bool,
-) -> Result<Result<ToolOutput, ToolError>, sqlx::Error> {
+    on: ToolOn,
+) -> Result<Result<ToolOutput, ToolError>, RunError> {
     let (tool, arguments) = match (cx.tools.get(&call.name), arguments) {
         (None, _) => {
             let names = cx.tools.names().join(", ");
@@ -193,9 +209,18 @@ async fn execute_tool(
         time: TimeContext::new(cx.task.reference_time, cx.time_zone),
         state,
     };
-    if !in_transaction || tool.database_use() == DatabaseUse::None {
+    let database_use = tool.database_use();
+    if on == ToolOn::Connection || database_use == DatabaseUse::None {
         return match tool.execute(&context, conn, arguments).await {
-            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err.into()),
+            output => Ok(output),
+        };
+    }
+    if on == ToolOn::Group {
+        return match tool.execute(&context, conn, arguments).await {
+            Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err.into()),
+            Err(ToolError::Database(_)) => Err(RunError::RunAlone),
+            Err(_) if database_use == DatabaseUse::Writes => Err(RunError::RunAlone),
             output => Ok(output),
         };
     }
@@ -205,7 +230,7 @@ async fn execute_tool(
             savepoint.commit().await?;
             Ok(Ok(output))
         }
-        Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err),
+        Err(ToolError::Database(err)) if is_unavailable(&err) => Err(err.into()),
         Err(err) => {
             savepoint.rollback().await?;
             Ok(Err(err))

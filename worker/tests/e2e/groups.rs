@@ -19,10 +19,13 @@ const TASKS: usize = 12;
 /// An app whose one worker serves every sentence with the local provider, with room for all the
 /// tasks at once; and that worker's runner.
 async fn local_app() -> (TestApp, Arc<Runner>, String) {
-    let mut app = TestApp::start_with(
-        TestAppOptions::default().workers(0).env("OPENAI_API_KEY", "").env("QUICKACT_WORKER_CONCURRENCY", "16"),
-    )
-    .await;
+    local_app_with(&[]).await
+}
+
+/// [`local_app`] with more variables set.
+async fn local_app_with(vars: &[(&str, &str)]) -> (TestApp, Arc<Runner>, String) {
+    let options = TestAppOptions::default().workers(0).env("OPENAI_API_KEY", "").env("QUICKACT_WORKER_CONCURRENCY", "16");
+    let mut app = TestApp::start_with(vars.iter().fold(options, |options, (name, value)| options.env(name, value))).await;
     let (_, key) = app.create_user("alice").await;
     let stop = CancellationToken::new();
     let runner = quickact_worker::build_runner(&app.config(), app.pool.clone(), stop.clone()).expect("build a runner");
@@ -116,6 +119,37 @@ async fn a_group_whose_commit_fails_loses_nothing_and_does_nothing_twice() {
         let steps = task["steps"].as_array().expect("the journal");
         assert!(steps.iter().all(|step| step["attempt"] == 2), "only the second attempt's steps are kept: {task:#}");
     }
+    app.shutdown().await;
+}
+
+/// A grouped run's tools run without a savepoint of their own (it would cost two statements a
+/// call): a run whose tool fails (here a create refused at the user's cap on items) keeps nothing
+/// of its try, its group goes on and commits, and the run runs alone, where the refusal is told as
+/// a run alone tells it. Running alone is no failed attempt, and each journal holds one create.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_run_whose_tool_fails_in_its_group_runs_alone_and_its_group_commits() {
+    const CAP: usize = 6;
+    let (app, runner, key) = local_app_with(&[("QUICKACT_MAX_ITEMS_PER_USER", &CAP.to_string())]).await;
+    let verdicts = submit_in_two_groups(&app, &runner, &key).await;
+    assert_eq!(app.items(&key).await.len(), CAP);
+    let (done, refused): (Vec<&Value>, Vec<&Value>) = verdicts.iter().partition(|task| task["status"] == "success");
+    assert_eq!(done.len(), CAP, "{verdicts:#?}");
+    for task in &verdicts {
+        assert_eq!(task["attempts"], 1, "{task:#}");
+        assert_eq!(tool_steps(task, "create_item").len(), 1, "one create_item in the journal: {task:#}");
+    }
+    for task in refused {
+        let create = tool_steps(task, "create_item")[0];
+        assert_eq!(create["ok"], false, "{task:#}");
+        assert!(create["error"].as_str().unwrap().contains(&format!("limit of {CAP} items")), "{task:#}");
+    }
+    // The first task committed alone, the five of the group that created theirs together.
+    let commits: i64 = sqlx::query_scalar("SELECT count(DISTINCT completed_at) FROM quick_action_tasks WHERE status = 'success'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(commits, 2);
+    assert!(commits_of(&app).await > 2, "the refused runs ended alone, not in their group's commit");
     app.shutdown().await;
 }
 
