@@ -532,13 +532,34 @@ fn is_chinese(text: &str) -> bool {
     text.chars().any(|c| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FA1F}'))
 }
 
+/// Whether a text is written in Chinese rather than English, or `None` when it has no words to
+/// tell by ("#2"). Quoted words are left out, since either language quotes the other's (an
+/// English answer names the item "看牙医"); then it is Chinese when it has more CJK ideographs than
+/// Latin words.
+fn written_in_chinese(text: &str) -> Option<bool> {
+    let mut unquoted = String::new();
+    let mut closing = None;
+    for c in text.chars() {
+        match (closing, c) {
+            (None, '"') => closing = Some('"'),
+            (None, '“') => closing = Some('”'),
+            (None, '「') => closing = Some('」'),
+            (Some(end), c) if c == end => closing = None,
+            (None, c) => unquoted.push(c),
+            (Some(_), _) => {}
+        }
+    }
+    let ideographs = unquoted.chars().filter(|&c| is_chinese(&c.to_string())).count();
+    let words = unquoted.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).count();
+    (ideographs + words > 0).then_some(ideographs > words)
+}
+
 /// The language of a verdict: its message's (the server writes it in the sentence's language; a
 /// reply's sentence is `#2`, an undo's names another task's), else the sentence's.
 fn verdict_is_chinese(task: &Value) -> bool {
-    match task["result"]["message"].as_str().map(str::trim).filter(|m| !m.is_empty()) {
-        Some(message) => is_chinese(message),
-        None => is_chinese(text(&task["input_text"])),
-    }
+    written_in_chinese(text(&task["result"]["message"]))
+        .or_else(|| written_in_chinese(text(&task["input_text"])))
+        .unwrap_or(false)
 }
 
 /// An item under a verdict, in the verdict's language: `[日程] 2026-02-08 上午 带伞（已完成）`.
@@ -696,6 +717,21 @@ mod tests {
         assert_eq!(verdict_text(&english), "✓ Rescheduled the meeting.\n  [event] 2026-02-13 10:00-11:00 周会\n");
         // No message (an older server's ending): the sentence decides.
         assert!(verdict_is_chinese(&task("failed", json!({"type": "error"}))));
+        // An English answer that quotes a Chinese title is English; a Chinese one that quotes
+        // the sentence or names an English title is Chinese.
+        let dentist = json!({"kind": "event", "date": "2026-12-04", "start_time": "10:00", "end_time": "11:00", "title": "看牙医", "status": "open"});
+        let mut english = task("success", json!({"type": "action_completed", "message": "Rescheduled: \"看牙医\" Friday (Dec 4), 10:00-11:00.", "items": [dentist]}));
+        english["input_text"] = json!("move my dentist appointment to Friday 10am");
+        assert_eq!(verdict_text(&english), "✓ Rescheduled: \"看牙医\" Friday (Dec 4), 10:00-11:00.\n  [event] 2026-12-04 10:00-11:00 看牙医\n");
+        for (message, chinese) in [
+            ("已撤销“把明天的会改到下午5点”：“开会”恢复为原来的样子。", Some(true)),
+            ("已创建：明天（周一，11月30日）15:00-16:00 standup meeting。", Some(true)),
+            ("Created: 开会 tomorrow", Some(false)),
+            ("Deleted \"周会\" on Friday", Some(false)),
+            ("#2", None),
+        ] {
+            assert_eq!(written_in_chinese(message), chinese, "{message}");
+        }
     }
 
     #[test]
