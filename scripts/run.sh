@@ -81,7 +81,7 @@ shutdown() {
   echo "stopping..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ -n "$started_pg" ]; then pg_stop "$started_pg"; fi
+  if [ -n "$started_pg" ]; then (cd "$state" && pg_stop "$started_pg"); fi
   rm -f "$pidfile"
   echo "stopped."
 }
@@ -90,7 +90,9 @@ trap shutdown INT TERM EXIT
 if [ "$cluster" = 1 ]; then
   pgdir="$state/pgdata"
   started_pg="$pgdir"
-  DATABASE_URL=$(pg_start "$pgdir")
+  # From the state directory: the postgres user's commands start where they are run from, and it
+  # may not reach the clone.
+  DATABASE_URL=$(cd "$state" && pg_start "$pgdir")
   export DATABASE_URL
   echo "postgres: $DATABASE_URL (data in $pgdir)"
 fi
@@ -154,7 +156,7 @@ in another terminal, set what the examples of README.md and docs/ use:
 
 then try:
   curl -s -X POST "\$QUICKACT_URL/api/quick-action" -H "Authorization: Bearer \$QUICKACT_KEY" -H 'Content-Type: application/json' -d '{"text": "明天下午3点到4点开会", "wait": true}'
-  quickact "明天下午3点到4点开会"
+  quickact "后天上午10点看牙医"
   quickact history
 (\`cargo install --path api/cli\` puts the quickact CLI on your PATH for good.)
 
