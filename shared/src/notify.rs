@@ -12,7 +12,10 @@
 //! The same connection hears credential changes and keeps the process's [`CredentialCache`] true
 //! (see [`crate::credentials`]), and the verdicts of the tasks this process stored ([`unheard`]).
 
+mod step_events;
 mod unheard;
+
+pub use step_events::StepEvents;
 
 use std::{
     collections::HashMap,
@@ -30,7 +33,6 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::{
-    batch::Batcher,
     credentials::{CREDENTIAL_EVENTS_CHANNEL, CredentialCache},
     domain::user::User,
     provider_pauses::{PROVIDER_PAUSES_CHANNEL, PROVIDER_RESUMES_CHANNEL, ProviderPauses},
@@ -259,6 +261,22 @@ impl TaskSubscription {
         self.next_change(|changes| changes.finals, |subscription| &mut subscription.seen_finals).await
     }
 
+    /// [`Self::finished`], saying why: `true` when the task's verdict was heard, `false` when the
+    /// listener reconnected (a verdict may have gone unheard: read the task).
+    pub async fn verdict_heard(&mut self) -> bool {
+        loop {
+            let finals = self.changes.borrow().finals;
+            if finals != self.seen_finals {
+                self.seen_finals = finals;
+                return true;
+            }
+            if std::mem::take(&mut self.epoch_moved) {
+                return false;
+            }
+            self.changed_or_stepped().await;
+        }
+    }
+
     /// Returns once the count `count` picks differs from the one `seen` keeps (then keeps it), or
     /// the listener reconnected. Counts every change heard since subscribing, including ones
     /// before this call.
@@ -394,61 +412,6 @@ fn dispatch(inner: &Inner, channel: &str, payload: &str) {
     }
 }
 
-/// Where a worker tells listeners that steps of a task's journal committed (`"<id> step"` on
-/// [`TASK_EVENTS_CHANNEL`]): after the commit, not in it.
-///
-/// Postgres commits a transaction that notifies while holding one lock for the whole database,
-/// through its WAL flush, so notifying transactions commit one at a time. A step notified by the
-/// transaction that writes it (a trigger did that) made every journal write such a transaction:
-/// under many runs at once they queued on that lock (`Lock:object`), one flush each. Sent here,
-/// the notifications of steps committed meanwhile go out together, in one statement on a
-/// connection that commits without waiting for its flush (nothing is lost if it is lost: see
-/// below), and the journal's writes commit side by side.
-///
-/// A step notification only wakes a live step stream to read the journal, and the stream reads
-/// all steps after the last it sent whenever it wakes: at the latest the task's final state
-/// (notified in the ending's own transaction) brings whatever a lost step notification (a worker
-/// crash right after a commit, a database away) would have. So nothing waits on this.
-#[derive(Clone)]
-pub struct StepEvents {
-    batches: Batcher<Uuid, ()>,
-}
-
-impl StepEvents {
-    /// Starts the loop that sends the notifications on `pool`.
-    pub fn start(pool: PgPool) -> Self {
-        let batches = Batcher::start(MAX_STEP_EVENTS, "step notifications", move |tasks: Vec<Uuid>| {
-            let pool = pool.clone();
-            async move {
-                let answers = vec![(); tasks.len()];
-                let mut ids = tasks;
-                ids.sort_unstable();
-                ids.dedup();
-                let sent = sqlx::query_scalar!(
-                    r#"SELECT count(pg_notify($1, id::text || ' step')) AS "n!" FROM unnest($2::uuid[]) AS id"#,
-                    TASK_EVENTS_CHANNEL,
-                    &ids,
-                )
-                .fetch_one(&pool)
-                .await;
-                if let Err(err) = sent {
-                    tracing::warn!(error = %err, tasks = ids.len(), "step notifications not sent; live streams catch up at their next event");
-                }
-                Ok(answers)
-            }
-        });
-        StepEvents { batches }
-    }
-
-    /// Steps of task `id` committed: notify listeners (soon, without waiting here).
-    pub fn stepped(&self, id: Uuid) {
-        self.batches.send(id);
-    }
-}
-
-/// Most step notifications one statement sends.
-const MAX_STEP_EVENTS: usize = 256;
-
 #[cfg(test)]
 mod tests {
     use futures::FutureExt;
@@ -500,5 +463,29 @@ mod tests {
         // A reconnect wakes it (the verdict's notification may have been lost meanwhile).
         inner.epoch.send_modify(|e| *e += 1);
         assert!(verdict.finished().now_or_never().is_some());
+    }
+
+    #[test]
+    fn a_guard_tells_a_verdict_heard_from_a_reconnect_and_a_stored_task_from_an_unknown_one() {
+        let notifications = Notifications::unconnected();
+        let (id, user) = (Uuid::now_v7(), Uuid::now_v7());
+        let mut guard = notifications.subscribe_task(id);
+        let inner = &notifications.inner;
+        dispatch(inner, TASK_EVENTS_CHANNEL, &id.to_string());
+        assert_eq!(guard.verdict_heard().now_or_never(), None, "a claim is no verdict");
+        inner.epoch.send_modify(|e| *e += 1);
+        assert_eq!(guard.verdict_heard().now_or_never(), Some(false), "a reconnect: read the task");
+        dispatch(inner, TASK_EVENTS_CHANNEL, &format!("{id} final"));
+        assert_eq!(guard.verdict_heard().now_or_never(), Some(true));
+
+        // A task stored here is known unfinished only while the listener is connected, and not
+        // once its verdict is heard.
+        let other = Uuid::now_v7();
+        notifications.storing_task(other, user, Duration::from_secs(30));
+        assert_eq!(notifications.unfinished_owner(other), None, "not connected");
+        inner.connected.store(true, Ordering::Relaxed);
+        assert_eq!(notifications.unfinished_owner(other), Some(user));
+        dispatch(inner, TASK_EVENTS_CHANNEL, &format!("{other} final"));
+        assert_eq!(notifications.unfinished_owner(other), None);
     }
 }

@@ -88,8 +88,10 @@ impl Runner {
         }
     }
 
-    /// Renews the lease every third of its length and watches the task's notifications; fires
-    /// `abort` when the task is no longer ours to run.
+    /// Renews the lease every third of its length and listens for the task's verdict; fires
+    /// `abort` when the task is no longer ours to run. Its claim (a state change) is not
+    /// listened for, and a verdict heard needs no read: it is final, whoever wrote it (most often
+    /// the run itself, just before the guard is stopped).
     pub(super) async fn guard(self: Arc<Self>, task_id: Uuid, holder: String, abort: CancellationToken, stop: CancellationToken) {
         let lease_secs = self.worker.lease().as_secs_f64();
         let every = self.worker.lease() / 3;
@@ -99,13 +101,13 @@ impl Runner {
             tokio::select! {
                 _ = stop.cancelled() => return,
                 _ = abort.cancelled() => return,
-                _ = changes.changed() => {
-                    if let Ok(Some(task)) = find_task(&self.pool, task_id).await
-                        && task.status != TaskStatus::Processing {
-                            tracing::info!(task_id = %task_id, status = %task.status, "task changed elsewhere, stopping the run");
-                            abort.cancel();
-                            return;
-                        }
+                heard = changes.verdict_heard() => {
+                    let ended = heard || matches!(find_task(&self.pool, task_id).await, Ok(Some(task)) if task.status != TaskStatus::Processing);
+                    if ended {
+                        tracing::debug!(task_id = %task_id, "the task has its verdict: the run stops if it still goes on");
+                        abort.cancel();
+                        return;
+                    }
                 }
                 _ = tokio::time::sleep_until(next_renewal) => {
                     next_renewal = Instant::now() + every;
