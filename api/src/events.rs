@@ -1,8 +1,8 @@
 //! A task's live step stream over Server-Sent Events (`GET /api/quick-action/{id}/events`).
 //!
 //! Events, in the order things commit:
-//! - `status`: the task's state while it is unfinished (`{"status", "attempts", "started_at"}`),
-//!   sent first and again whenever it changes; it carries no event id.
+//! - `status`: the task's state (`{"status", "attempts", "started_at"}`), sent first (a finished
+//!   task's too) and again whenever it changes while unfinished; it carries no event id.
 //! - `step`: one journal step (a model turn with its tokens, cost and latency; a tool call with its
 //!   arguments and result), the same JSON as a step of `GET /api/quick-action/{id}`. Its event id is
 //!   the step's `seq`, so a client that reconnects with `Last-Event-ID` gets exactly the steps after
@@ -120,7 +120,9 @@ impl Feed {
         // durable already (its verdict's commit, which waited for the disk, came after them).
         let journal = steps::steps_to_show(&mut conn, self.id, self.sent_seq, !task.status.is_final()).await?;
         drop(conn);
-        if !task.status.is_final() && self.last_status != Some(task.status) {
+        // Every stream opens with the state; a final state later on is told by the verdict.
+        let first = self.last_status.is_none();
+        if (first || !task.status.is_final()) && self.last_status != Some(task.status) {
             self.last_status = Some(task.status);
             let data = json!({ "status": task.status, "attempts": task.attempts, "started_at": task.started_at });
             self.queued.push_back(Event::default().event("status").data(data.to_string()));

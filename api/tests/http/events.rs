@@ -105,9 +105,12 @@ async fn a_stream_resumed_with_last_event_id_loses_and_repeats_nothing() {
     seqs.extend(step_seqs(&rest));
     assert_eq!(seqs, (0..steps).collect::<Vec<_>>(), "every step once, in order");
 
-    // Resuming a finished task after its last step gives just the verdict.
+    // Resuming a finished task after its last step gives its state, as every stream opens, and
+    // the verdict.
     let tail = read(&mut sse_events(app.open_events(&key, &id, Some(&(steps - 1).to_string())).await), None).await;
-    assert_eq!(tail.iter().map(|e| e.event.as_str()).collect::<Vec<_>>(), ["verdict"]);
+    assert_eq!(tail.iter().map(|e| e.event.as_str()).collect::<Vec<_>>(), ["status", "verdict"]);
+    let status: Value = serde_json::from_str(&tail[0].data).unwrap();
+    assert_eq!(status["status"], "success", "{status}");
     app.shutdown().await;
 }
 
