@@ -88,11 +88,9 @@ pub async fn count_live_items(db: impl PgExecutor<'_>, user_id: Uuid) -> Result<
     Ok(live.unwrap_or(0))
 }
 
-/// Creates an item of `user_id` unless the user has `max` live items already: [`lock_user_items`],
-/// the quota's count once the lock is held (`quickact_lock_items`, `migrations/functions/items.sql`)
-/// and the insert, in one statement (a create is the commonest write, and each round trip is
-/// spent holding the user's lock). A caller that reads before it writes (a conflict check) takes
-/// the lock first; taking it again here costs nothing.
+/// Creates an item of `user_id` unless the user has `max` live items already: the lock, the quota's
+/// count once it is held (`quickact_lock_items`) and the insert, in one statement (each round trip
+/// is spent holding the user's lock). A caller that reads first (a conflict check) locks first.
 pub async fn create_item(
     db: impl PgExecutor<'_>,
     user_id: Uuid,
