@@ -12,8 +12,9 @@
 //!   not move, so a key read just before its revocation committed cannot be cached after the
 //!   notification was handled.
 //!
-//! Entries also expire after [`ENTRY_TTL`], and the map is emptied when it reaches [`MAX_ENTRIES`]:
-//! the cache saves queries for the keys in use, it is never the place a key's validity is decided.
+//! Entries also expire after [`ENTRY_TTL`]; a full map ([`MAX_ENTRIES`]) drops its expired entries,
+//! and is emptied only when all are fresh: the cache saves queries for the keys in use, it is never
+//! the place a key's validity is decided.
 //! Unknown keys are not cached (a new key works at once).
 //!
 //! Workers keep users by id under the same rules ([`CredentialCache::user`]): a run needs its
@@ -34,8 +35,10 @@ use crate::domain::user::User;
 pub const CREDENTIAL_EVENTS_CHANNEL: &str = "quickact_credential_events";
 /// How long an entry is used before the key is looked up again.
 pub const ENTRY_TTL: Duration = Duration::from_secs(60);
-/// Entries kept at most; the map is emptied when full (a burst of distinct keys costs queries, not memory).
-pub const MAX_ENTRIES: usize = 10_000;
+/// Entries kept at most (about 200 bytes each); a full map of fresh entries is emptied (a burst of
+/// distinct keys costs queries, not memory). Room for the keys of 10,000 users' long-polls and
+/// their submissions at once: a map that emptied at exactly that many looked up every key twice.
+pub const MAX_ENTRIES: usize = 50_000;
 
 /// A key's hash -> the user it authenticates, for the keys seen lately.
 #[derive(Default)]
@@ -110,8 +113,12 @@ fn fresh<K: Hash + Eq + ?Sized, Q: Hash + Eq + std::borrow::Borrow<K>>(map: &Has
     map.get(key).filter(|(_, at)| at.elapsed() < ENTRY_TTL).map(|(user, _)| user.clone())
 }
 
-/// Keeps `user` under `key`, emptying the map first when it is full ([`MAX_ENTRIES`]).
+/// Keeps `user` under `key`; a full map ([`MAX_ENTRIES`]) drops its expired entries first, and is
+/// emptied when none had expired.
 fn keep<K: Hash + Eq>(map: &mut HashMap<K, (User, Instant)>, key: K, user: User) {
+    if map.len() >= MAX_ENTRIES {
+        map.retain(|_, (_, at)| at.elapsed() < ENTRY_TTL);
+    }
     if map.len() >= MAX_ENTRIES {
         map.clear();
     }
@@ -155,6 +162,17 @@ mod tests {
         assert_eq!(cache.get(b"b1").map(|u| u.id), Some(bob.id));
         cache.clear();
         assert!(cache.get(b"b1").is_none());
+    }
+
+    #[test]
+    fn a_full_map_drops_its_expired_entries_first_and_empties_only_when_all_are_fresh() {
+        let stale = Instant::now() - ENTRY_TTL - Duration::from_secs(1);
+        let mut map: HashMap<u32, (User, Instant)> = (0..MAX_ENTRIES as u32).map(|i| (i, (user(), if i % 2 == 0 { stale } else { Instant::now() }))).collect();
+        keep(&mut map, u32::MAX, user());
+        assert_eq!(map.len(), MAX_ENTRIES / 2 + 1, "the expired half went, the fresh half stayed");
+        let mut full: HashMap<u32, (User, Instant)> = (0..MAX_ENTRIES as u32).map(|i| (i, (user(), Instant::now()))).collect();
+        keep(&mut full, u32::MAX, user());
+        assert_eq!(full.len(), 1, "all fresh: emptied, then the new entry");
     }
 
     #[test]
