@@ -113,6 +113,15 @@ else
   admin_key_line="the QUICKACT_ADMIN_KEY you set"
   admin_export=""
 fi
+# Users' MCP tokens are stored encrypted with this key (docs/configuration.md, "Secrets key"): made
+# on the first run and kept beside the admin key, so the tokens set in one run decrypt in the next.
+if [ -z "${QUICKACT_SECRETS_KEY:-}" ]; then
+  if [ ! -s "$state/secrets-key" ]; then
+    run_state_save_key "$state/secrets-key" "k1:$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+  fi
+  QUICKACT_SECRETS_KEY=$(run_state_read_key "$state/secrets-key")
+  export QUICKACT_SECRETS_KEY
+fi
 export QUICKACT_BIND=$bind
 
 "$bin/quickact-api" & pids+=($!)

@@ -50,7 +50,15 @@ use axum::{
     middleware,
     routing::get,
 };
-use quickact_shared::{config::Config, db, notify::Notifications, schema, store::users, sweeper};
+use quickact_shared::{
+    config::Config,
+    db,
+    notify::Notifications,
+    schema,
+    secrets::SecretKeys,
+    store::{mcp_tokens, users},
+    sweeper,
+};
 use secrecy::ExposeSecret;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -187,6 +195,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         let admin = users::ensure_admin_key(&pool, key.expose_secret(), config.default_tz.name()).await?;
         tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
     }
+    seal_stored_mcp_tokens(&pool, config.secrets.as_ref()).await?;
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));
     let notifications = Notifications::start_for_api(pool.clone(), stop);
     let submit_rate = SubmitRate::new(&config.http);
@@ -208,6 +217,29 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
         metrics: quickact_shared::metrics::install(),
         submit_rate,
     })
+}
+
+/// Encrypts the MCP tokens an older build stored in plain text, and those of previous keys again
+/// with the current key (docs/mcp-tools.md, "Tokens at rest"); without a key, warns of plain ones.
+async fn seal_stored_mcp_tokens(pool: &sqlx::PgPool, keys: Option<&SecretKeys>) -> Result<(), sqlx::Error> {
+    let Some(keys) = keys else {
+        let plain = mcp_tokens::count_plain_tokens(pool).await?;
+        if plain > 0 {
+            tracing::warn!(plain, "MCP tokens are stored in plain text: set QUICKACT_SECRETS_KEY and the API encrypts them when it starts");
+        }
+        return Ok(());
+    };
+    let report = mcp_tokens::seal_stored_tokens(pool, keys).await?;
+    if report != mcp_tokens::SealReport::default() {
+        tracing::info!(
+            key = keys.current_id(),
+            encrypted = report.encrypted,
+            reencrypted = report.reencrypted,
+            unreadable = report.unreadable,
+            "MCP tokens encrypted with the current key"
+        );
+    }
+    Ok(())
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes in-flight requests.

@@ -48,6 +48,9 @@ pub struct Config {
     pub sweeper: SweeperConfig,
     /// `QUICKACT_MCP_SERVERS`: MCP servers whose tools the model may call beside the planner's.
     pub mcp_servers: Vec<McpServerConfig>,
+    /// `QUICKACT_SECRETS_KEY` and `QUICKACT_SECRETS_PREVIOUS_KEYS`: the keys users' MCP tokens are
+    /// encrypted with at rest (see [`crate::secrets`]). Without them no token can be set.
+    pub secrets: Option<crate::secrets::SecretKeys>,
     /// `QUICKACT_WEBHOOK*`: webhooks when a task ends (see [`crate::webhooks`]).
     pub webhooks: crate::webhooks::WebhookConfig,
     /// `QUICKACT_TRACE_URL`: a link to a task's trace in the tracing UI, with `{trace_id}` where
@@ -186,11 +189,44 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
+    /// Reads the worker's variables through `get`.
+    fn from_lookup(get: &impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        Ok(WorkerConfig {
+            concurrency: parse_positive(get, "QUICKACT_WORKER_CONCURRENCY", "256")?,
+            heartbeat: Duration::from_secs(parse_positive(get, "QUICKACT_HEARTBEAT_SECS", "5")? as u64),
+            missed_heartbeats: parse_positive(get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
+            shutdown_grace: Duration::from_secs(parse_or(get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
+            name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or_else(|| host_name(get)),
+            database_connections: database_connections(get, crate::db::WorkerPools::DEFAULT, crate::db::WorkerPools::FEWEST)?,
+            metrics_bind: get("QUICKACT_WORKER_METRICS_BIND")
+                .map(|value| {
+                    value.trim().parse().map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
+                        name: "QUICKACT_WORKER_METRICS_BIND",
+                        value,
+                        reason: e.to_string(),
+                    })
+                })
+                .transpose()?,
+            turns: Turns {
+                max_running_per_user: parse_positive(get, "QUICKACT_MAX_RUNNING_PER_USER", "16")?.min(i32::MAX as usize) as u32,
+                batch_aging: Duration::from_secs(parse_or(get, "QUICKACT_BATCH_AGING_SECS", "10")?),
+            },
+        })
+    }
+
     /// A task's lease: the time after which another worker may take over a task whose owner stopped
     /// renewing it. Equal to the dead-worker threshold, so both mechanisms agree on "dead".
     pub fn lease(&self) -> Duration {
         self.heartbeat * self.missed_heartbeats as u32
     }
+}
+
+/// This host's name (`HOSTNAME`, else `/etc/hostname`): the default prefix of worker names.
+fn host_name(get: &impl Fn(&str) -> Option<String>) -> String {
+    get("HOSTNAME")
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_owned()))
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "worker".to_owned())
 }
 
 impl Config {
@@ -208,11 +244,6 @@ impl Config {
             Some(raw) => parse_prices(&raw)?,
             None => PriceTable::default(),
         };
-        let host = get("HOSTNAME")
-            .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_owned()))
-            .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| "worker".to_owned());
-
         Ok(Config {
             database_url: secret("DATABASE_URL"),
             bind: parse_or(&get, "QUICKACT_BIND", "127.0.0.1:8080")?,
@@ -241,27 +272,7 @@ impl Config {
                     .map(|models| models.split(',').map(|m| m.trim().to_owned()).filter(|m| !m.is_empty()).collect())
                     .unwrap_or_default(),
             },
-            worker: WorkerConfig {
-                concurrency: parse_positive(&get, "QUICKACT_WORKER_CONCURRENCY", "256")?,
-                heartbeat: Duration::from_secs(parse_positive(&get, "QUICKACT_HEARTBEAT_SECS", "5")? as u64),
-                missed_heartbeats: parse_positive(&get, "QUICKACT_MISSED_HEARTBEATS", "3")?,
-                shutdown_grace: Duration::from_secs(parse_or(&get, "QUICKACT_SHUTDOWN_GRACE_SECS", "20")?),
-                name_prefix: get("QUICKACT_WORKER_NAME").unwrap_or(host),
-                database_connections: database_connections(&get, crate::db::WorkerPools::DEFAULT, crate::db::WorkerPools::FEWEST)?,
-                metrics_bind: get("QUICKACT_WORKER_METRICS_BIND")
-                    .map(|value| {
-                        value.trim().parse().map_err(|e: std::net::AddrParseError| ConfigError::Invalid {
-                            name: "QUICKACT_WORKER_METRICS_BIND",
-                            value,
-                            reason: e.to_string(),
-                        })
-                    })
-                    .transpose()?,
-                turns: Turns {
-                    max_running_per_user: parse_positive(&get, "QUICKACT_MAX_RUNNING_PER_USER", "16")?.min(i32::MAX as usize) as u32,
-                    batch_aging: Duration::from_secs(parse_or(&get, "QUICKACT_BATCH_AGING_SECS", "10")?),
-                },
-            },
+            worker: WorkerConfig::from_lookup(&get)?,
             http: HttpConfig {
                 database_connections: database_connections(&get, crate::db::ApiPools::DEFAULT, crate::db::ApiPools::FEWEST)?,
                 request_timeout: Duration::from_secs(parse_positive(&get, "QUICKACT_REQUEST_TIMEOUT_SECS", "30")? as u64),
@@ -287,6 +298,7 @@ impl Config {
                 Some(raw) => parse_mcp_servers(&raw)?,
                 None => Vec::new(),
             },
+            secrets: crate::secrets::SecretKeys::from_lookup(&get)?,
         })
     }
 }

@@ -21,6 +21,8 @@
 //! - [`phrases`]: the words of the answers the backend writes, in the sentence's language.
 //! - [`views`]: tasks and steps as clients (and webhook receivers) see them.
 //! - [`webhooks`]: webhooks when a task ends: configuration, secrets, allowed destinations, retries.
+//! - [`secrets`]: users' secrets that must be sent on (MCP tokens), encrypted at rest with the
+//!   deployment's keys.
 //!
 //! The time resolver the planner reads dates with is a crate of its own, `quickact-time`
 //! (`shared/time/`).
@@ -38,6 +40,7 @@ pub mod pricing;
 pub mod provider_pauses;
 pub mod queue;
 pub mod schema;
+pub mod secrets;
 pub mod store;
 pub mod sweeper;
 pub mod telemetry;

@@ -86,7 +86,7 @@ pub fn build_runner(config: &Config, pool: PgPool, stop: CancellationToken) -> R
         config.worker.clone(),
         config.model.clone(),
         Arc::new(providers),
-        ToolRegistry::standard(config.planner).with_external(Some(mcp::McpServers::new(&config.mcp_servers))),
+        ToolRegistry::standard(config.planner).with_external(Some(mcp::McpServers::new(&config.mcp_servers, config.secrets.clone()))),
     ))
 }
 

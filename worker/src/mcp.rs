@@ -11,6 +11,9 @@
 //!   left out of the run's tools, with a logged warning: the planner's tools still work.
 //! - Per-user token: a server with a `header` gets, as that header, the calling user's own token
 //!   (`PUT /api/mcp-servers/{name}/token`), verbatim; it is offered only to users who set one.
+//!   Tokens are stored encrypted (`quickact_shared::secrets`): one this worker cannot decrypt (its
+//!   key not configured here, or changed; an altered row) leaves the server's tools out of the run
+//!   with a logged warning, and fails a call to them with an error that says why (never the token).
 //! - Calls: each carries `_meta` with the idempotency key `<task_id>:<step>` (and
 //!   `quickact/task_id`, `quickact/step`), the same on every try of the same journal step, so a
 //!   server that keys its effects by it makes each one once (see `crate::agent::external_call`
@@ -29,6 +32,7 @@ use std::{
 
 use quickact_shared::{
     config::McpServerConfig,
+    secrets::{OpenError, SecretKeys},
     store::{
         mcp_servers::{RegisteredMcpServer, list_servers},
         mcp_tokens,
@@ -41,6 +45,7 @@ use rmcp::{
     service::RunningService,
     transport::{StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig},
 };
+use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use tokio::time::Instant;
@@ -78,6 +83,9 @@ pub struct McpServers {
     /// with.
     listed: Mutex<HashMap<ListKey, Listed>>,
     http: reqwest::Client,
+    /// The keys users' tokens are encrypted with (`QUICKACT_SECRETS_KEY`); none: only tokens an
+    /// older build stored in plain text can be read.
+    secrets: Option<SecretKeys>,
 }
 
 /// A server's name, URL and the token a listing was made with.
@@ -98,10 +106,12 @@ pub fn idempotency_key(task_id: Uuid, step: i32) -> String {
 }
 
 impl McpServers {
-    /// The configured servers (`configs`) and those admins register.
-    pub fn new(configs: &[McpServerConfig]) -> Arc<Self> {
+    /// The configured servers (`configs`) and those admins register; users' tokens are decrypted
+    /// with `secrets`.
+    pub fn new(configs: &[McpServerConfig], secrets: Option<SecretKeys>) -> Arc<Self> {
         let http = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build().expect("an HTTP client");
-        Arc::new(McpServers { configured: configs.to_vec(), registered: Mutex::new(None), listed: Mutex::new(HashMap::new()), http })
+        let listed = Mutex::new(HashMap::new());
+        Arc::new(McpServers { configured: configs.to_vec(), registered: Mutex::new(None), listed, http, secrets })
     }
 
     /// The servers `user_id`'s tasks may call: the configured ones, then those admins registered
@@ -155,6 +165,10 @@ impl McpServers {
             Ok(Token::Missing) => return Arc::default(),
             Ok(Token::Some(token)) => Some(token),
             Ok(Token::NotNeeded) => None,
+            Ok(Token::Unreadable(err)) => {
+                tracing::warn!(server = %name, %user_id, error = %err, "the user's token for an MCP server cannot be decrypted; its tools are left out");
+                return Arc::default();
+            }
             Err(err) => {
                 tracing::warn!(server = %name, error = %err, "could not read the user's token for an MCP server; its tools are left out");
                 return Arc::default();
@@ -236,6 +250,7 @@ impl McpServers {
             Ok(Token::Missing) => {
                 return Err(format!("{name} failed: no token is set for the server {} (PUT /api/mcp-servers/{}/token)", tool.server.name, tool.server.name));
             }
+            Ok(Token::Unreadable(err)) => return Err(format!("{name} failed: the user's token for the server {} cannot be read: {err}", tool.server.name)),
             Err(err) => return Err(format!("{name} failed: could not read the user's token ({err})")),
         };
         let mut meta = Map::new();
@@ -292,8 +307,11 @@ impl McpServers {
         if server.header.is_none() {
             return Ok(Token::NotNeeded);
         }
-        Ok(match mcp_tokens::token(pool, user_id, &server.name).await? {
-            Some(token) => Token::Some(token),
+        Ok(match mcp_tokens::stored_token(pool, user_id, &server.name).await? {
+            Some(stored) => match stored.open(self.secrets.as_ref(), user_id, &server.name) {
+                Ok(token) => Token::Some(token.expose_secret().to_owned()),
+                Err(err) => Token::Unreadable(err),
+            },
             None => Token::Missing,
         })
     }
@@ -312,4 +330,6 @@ enum Token {
     NotNeeded,
     Missing,
     Some(String),
+    /// Stored encrypted, and no key here decrypts it.
+    Unreadable(OpenError),
 }

@@ -1,7 +1,8 @@
 //! `/api/mcp-servers`: the MCP servers whose tools the caller's tasks may call beside the
 //! planner's (see docs/mcp-tools.md), and the caller's own token for each server that takes one.
 //! The token is sent on, verbatim, as the server's header when the caller's tasks call its tools;
-//! it is never shown again (as an API key is not).
+//! it is stored encrypted with the deployment's key (`QUICKACT_SECRETS_KEY`; without one, setting a
+//! token is refused) and never shown again (as an API key is not).
 //!
 //! `/api/admin/mcp-servers`: admins register servers for every user or for one, beside those of
 //! the configuration (`QUICKACT_MCP_SERVERS`, which the API lists but cannot change). Workers see
@@ -86,6 +87,7 @@ pub async fn list(State(state): State<AppState>, Caller(user): Caller) -> Result
     responses(
         (status = 204, description = "Set"),
         (status = 404, description = "No such server", body = ErrorBody),
+        (status = 409, description = "The deployment has no key to encrypt tokens with (`secrets_key_missing`: its operator sets QUICKACT_SECRETS_KEY)", body = ErrorBody),
         (status = 422, description = "The server takes no token, or the token cannot be sent as a header", body = ErrorBody),
     ))]
 pub async fn set_token(
@@ -103,7 +105,13 @@ pub async fn set_token(
     if token.is_empty() || token.len() > MAX_TOKEN_BYTES || !sendable {
         return Err(ApiError::unprocessable("invalid_token", format!("the token must be 1 to {MAX_TOKEN_BYTES} bytes of visible ASCII")));
     }
-    mcp_tokens::set_token(&state.pool, user.id, &server.name, token).await?;
+    let Some(keys) = &state.config.secrets else {
+        return Err(ApiError::Conflict {
+            code: "secrets_key_missing",
+            message: "this deployment stores no MCP tokens: it has no key to encrypt them with (its operator sets QUICKACT_SECRETS_KEY, see docs/configuration.md)".into(),
+        });
+    };
+    mcp_tokens::set_token(&state.pool, keys, user.id, &server.name, token).await?;
     tracing::info!(user_id = %user.id, server = %server.name, "MCP token set");
     Ok(StatusCode::NO_CONTENT)
 }

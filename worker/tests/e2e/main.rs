@@ -16,6 +16,8 @@
 //!   or a model can ask for, parts of day and recurrences in searches and conflicts.
 //! - `mcp_tools`: external tools over MCP: journaled, a user's token passed through, exactly once
 //!   across a worker crash, bounded by the deadline, failures named, results kept as data.
+//! - `mcp_tokens`: users' tokens for MCP servers encrypted at rest: sent as set, bound to their
+//!   row, refused without a key, plain ones of an older build used and encrypted, a key rotated.
 //! - `model_faults`: model endpoint faults that say how to ride them out (a rate limit's
 //!   `Retry-After`).
 //! - `multi_action`: several actions in one sentence, each with its own outcome.
@@ -47,6 +49,7 @@ mod endings;
 mod fast_path;
 mod groups;
 mod integrity;
+mod mcp_tokens;
 mod mcp_tools;
 mod model_faults;
 mod multi_action;

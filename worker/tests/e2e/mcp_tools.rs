@@ -68,7 +68,9 @@ async fn the_model_calls_an_external_tool_and_the_call_is_journaled() {
 async fn a_users_own_token_is_passed_as_the_servers_header() {
     let rooms = FakeMcpServer::start().await;
     let servers = json!([rooms.config("rooms", json!({ "header": "X-Rooms-Token" }))]);
-    let (app, alice) = TestApp::start_with_options_and_user(options(servers), "alice").await;
+    // Tokens are stored encrypted with this key (mcp_tokens has the rest of it).
+    let options = options(servers).env("QUICKACT_SECRETS_KEY", &format!("k1:{}", "ab".repeat(32)));
+    let (app, alice) = TestApp::start_with_options_and_user(options, "alice").await;
     let (_, bob) = app.create_user("bob").await;
 
     let set = app.call(&alice, Method::PUT, "/api/mcp-servers/rooms/token", Some(json!({ "token": "alice-secret" }))).await;
