@@ -25,8 +25,10 @@ pub struct WebhookConfig {
     /// the network it runs in (SSRF); tests and single-host deployments turn it on.
     pub allow_private: bool,
     /// `QUICKACT_WEBHOOKS`: the deployment's endpoints, a JSON array of
-    /// `{"url", "secret", "verdicts"?}`; they hear every user's task endings.
-    pub deployment: Vec<DeploymentEndpoint>,
+    /// `{"url", "secret", "verdicts"?}`; they hear every user's task endings. `None` (unset): this
+    /// process leaves the stored ones as they are, so a process started without the variable
+    /// cannot undo them; set (`[]` included), they become the stored ones.
+    pub deployment: Option<Vec<DeploymentEndpoint>>,
     /// `QUICKACT_WEBHOOK_TIMEOUT_SECS`, default 10: longest one attempt may take.
     pub timeout: Duration,
     /// `QUICKACT_WEBHOOK_RETRY_BASE_MS`, default 5000: the wait after a first failed attempt; each
@@ -36,7 +38,7 @@ pub struct WebhookConfig {
 
 impl Default for WebhookConfig {
     fn default() -> Self {
-        WebhookConfig { allow_private: false, deployment: Vec::new(), timeout: Duration::from_secs(10), retry_base: Duration::from_secs(5) }
+        WebhookConfig { allow_private: false, deployment: None, timeout: Duration::from_secs(10), retry_base: Duration::from_secs(5) }
     }
 }
 
@@ -64,8 +66,8 @@ impl WebhookConfig {
             Some(v) if ["0", "false", "no", "off"].contains(&v.as_str()) => false,
             Some(value) => return Err(ConfigError::Invalid { name: "QUICKACT_WEBHOOK_ALLOW_PRIVATE", value, reason: "expected true or false".into() }),
         };
-        let deployment: Vec<DeploymentEndpoint> = match get("QUICKACT_WEBHOOKS") {
-            None => Vec::new(),
+        let deployment: Option<Vec<DeploymentEndpoint>> = match get("QUICKACT_WEBHOOKS") {
+            None => None,
             Some(raw) => serde_json::from_str(&raw).map_err(|e| ConfigError::Invalid {
                 name: "QUICKACT_WEBHOOKS",
                 // It holds secrets: never echoed.
@@ -73,7 +75,7 @@ impl WebhookConfig {
                 reason: format!("expected a JSON array of {{\"url\", \"secret\", \"verdicts\"?}}: {e}"),
             })?,
         };
-        for endpoint in &deployment {
+        for endpoint in deployment.iter().flatten() {
             let invalid = |reason: String| ConfigError::Invalid { name: "QUICKACT_WEBHOOKS", value: "(hidden)".into(), reason };
             check_url_shape(&endpoint.url).map_err(|refusal| invalid(format!("{}: {refusal}", endpoint.url)))?;
             check_verdicts(&endpoint.verdicts).map_err(invalid)?;
@@ -284,7 +286,11 @@ mod tests {
         let secret = generate_secret();
         let json = format!(r#"[{{"url": "https://hooks.example.com/q", "secret": "{secret}", "verdicts": ["error"]}}]"#);
         let config = WebhookConfig::from_lookup(&|name| (name == "QUICKACT_WEBHOOKS").then(|| json.clone())).unwrap();
-        assert_eq!(config.deployment[0].verdicts, vec!["error".to_owned()]);
+        assert_eq!(config.deployment.unwrap()[0].verdicts, vec!["error".to_owned()]);
+        let unset = WebhookConfig::from_lookup(&|_| None).unwrap();
+        assert_eq!(unset.deployment, None, "unset leaves the stored endpoints as they are");
+        let empty = WebhookConfig::from_lookup(&|name| (name == "QUICKACT_WEBHOOKS").then(|| "[]".to_owned())).unwrap();
+        assert_eq!(empty.deployment, Some(Vec::new()), "set to [], there are none");
         let bad = WebhookConfig::from_lookup(&|name| (name == "QUICKACT_WEBHOOKS").then(|| r#"[{"url": "x", "secret": "y"}]"#.to_owned()));
         assert!(bad.is_err());
     }

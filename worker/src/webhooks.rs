@@ -55,8 +55,8 @@ pub struct Deliverer {
     worker: String,
 }
 
-/// Starts the process's delivery loop (and makes the configured deployment endpoints the stored
-/// ones first); it runs until `stop` is cancelled.
+/// Starts the process's delivery loop (and, when `QUICKACT_WEBHOOKS` is set, makes the configured
+/// deployment endpoints the stored ones first); it runs until `stop` is cancelled.
 pub fn start(pool: PgPool, notifications: Notifications, config: WebhookConfig, worker: String, stop: CancellationToken) {
     let client = match http_client(&config) {
         Ok(client) => client,
@@ -67,7 +67,9 @@ pub fn start(pool: PgPool, notifications: Notifications, config: WebhookConfig, 
     };
     let deliverer = Arc::new(Deliverer { pool, client, config, worker });
     tokio::spawn(async move {
-        if let Err(err) = store::sync_deployment_endpoints(&deliverer.pool, &deliverer.config.deployment).await {
+        if let Some(endpoints) = &deliverer.config.deployment
+            && let Err(err) = store::sync_deployment_endpoints(&deliverer.pool, endpoints).await
+        {
             tracing::warn!(error = %err, "webhooks: could not store the configured endpoints");
         }
         deliver_until_stopped(deliverer, notifications, stop).await;
