@@ -45,7 +45,7 @@ pub enum Reply {
     /// Waits this long, then answers with the inner reply.
     Delayed(Duration, Box<Reply>),
     /// Sets the usage reported with the inner reply.
-    WithUsage(Usage, Box<Reply>),
+    WithUsage(ReportedUsage, Box<Reply>),
     /// Answers in the name of another model than the one requested (providers answer with dated
     /// snapshots such as `gpt-4o-mini-2024-07-18`).
     AnsweredAs(String, Box<Reply>),
@@ -76,15 +76,15 @@ impl Drop for GateHeldOpen {
 
 /// Reported token usage.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Usage {
+pub struct ReportedUsage {
     pub prompt: u64,
     pub completion: u64,
     pub cached: u64,
 }
 
-impl Default for Usage {
+impl Default for ReportedUsage {
     fn default() -> Self {
-        Usage { prompt: 100, completion: 20, cached: 0 }
+        ReportedUsage { prompt: 100, completion: 20, cached: 0 }
     }
 }
 
@@ -110,7 +110,7 @@ impl Reply {
     }
 
     pub fn with_usage(self, prompt: u64, completion: u64, cached: u64) -> Self {
-        Reply::WithUsage(Usage { prompt, completion, cached }, Box::new(self))
+        Reply::WithUsage(ReportedUsage { prompt, completion, cached }, Box::new(self))
     }
 
     /// This reply, in the name of `model`.
@@ -282,7 +282,7 @@ async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) 
     if let Some((until, retry_after_secs)) = storm
         && Instant::now() < until
     {
-        return render(Reply::RateLimited { retry_after_secs }, &model, Usage::default(), request_count(&state)).await;
+        return render(Reply::RateLimited { retry_after_secs }, &model, ReportedUsage::default(), request_count(&state)).await;
     }
     let latency = state.latencies.lock().unwrap().get(&model).copied();
     if let Some(latency) = latency {
@@ -304,14 +304,14 @@ async fn complete(State(state): State<Arc<Shared>>, Json(request): Json<Value>) 
         Reply::Dynamic(responder) => responder(&request),
         other => other,
     };
-    render(reply, &model, Usage::default(), request_count(&state)).await
+    render(reply, &model, ReportedUsage::default(), request_count(&state)).await
 }
 
 fn request_count(state: &Shared) -> usize {
     state.requests.lock().unwrap().len()
 }
 
-fn render(reply: Reply, model: &str, usage: Usage, serial: usize) -> BoxFuture<'static, Response> {
+fn render(reply: Reply, model: &str, usage: ReportedUsage, serial: usize) -> BoxFuture<'static, Response> {
     let model = model.to_owned();
     Box::pin(async move {
         match reply {
@@ -357,7 +357,7 @@ fn tool_message(calls: Vec<(String, String)>, serial: usize) -> Value {
     json!({ "role": "assistant", "content": null, "tool_calls": calls })
 }
 
-fn completion(model: &str, message: Value, finish_reason: &str, usage: Usage) -> Value {
+fn completion(model: &str, message: Value, finish_reason: &str, usage: ReportedUsage) -> Value {
     json!({
         "id": "chatcmpl-fake",
         "object": "chat.completion",

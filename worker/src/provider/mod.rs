@@ -71,7 +71,7 @@ pub struct ToolCall {
 
 /// Tokens of one turn, as the provider reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
+pub struct Tokens {
     /// Prompt tokens, cached ones included.
     pub input: u64,
     pub output: u64,
@@ -83,7 +83,7 @@ pub struct Usage {
 pub struct ModelReply {
     pub content: Option<String>,
     pub tool_calls: Vec<ToolCall>,
-    pub usage: Usage,
+    pub usage: Tokens,
     pub finish_reason: Option<String>,
     /// The model that actually answered (providers may resolve aliases).
     pub model: String,

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{ModelReply, ProviderError, ToolCall, Usage};
+use super::{ModelReply, ProviderError, ToolCall, Tokens};
 
 /// Parses a chat-completions response body.
 pub fn parse_chat_response(body: &Value, requested_model: &str) -> Result<ModelReply, ProviderError> {
@@ -64,7 +64,7 @@ pub fn parse_chat_response(body: &Value, requested_model: &str) -> Result<ModelR
 
     let usage = body.get("usage");
     let number = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-    let usage = Usage {
+    let usage = Tokens {
         input: number(usage.and_then(|u| u.get("prompt_tokens"))),
         output: number(usage.and_then(|u| u.get("completion_tokens"))),
         cached: number(usage.and_then(|u| u.pointer("/prompt_tokens_details/cached_tokens")))
@@ -96,7 +96,7 @@ mod tests {
         });
         let reply = parse_chat_response(&body, "m").unwrap();
         assert_eq!(reply.tool_calls, vec![ToolCall { id: "c1".into(), name: "finish".into(), arguments: "{\"a\":1}".into() }]);
-        assert_eq!(reply.usage, Usage { input: 100, output: 20, cached: 40 });
+        assert_eq!(reply.usage, Tokens { input: 100, output: 20, cached: 40 });
         assert_eq!(reply.model, "m-2024");
         assert_eq!(reply.content, None);
     }

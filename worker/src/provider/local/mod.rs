@@ -22,7 +22,7 @@ use quickact_time::TimeContext;
 use serde_json::json;
 
 use self::plan::{Say, next_step, next_step_of_all};
-use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Usage};
+use super::{ChatRequest, ModelProvider, ModelReply, ProviderError, ToolCall, Tokens};
 use crate::tools::names::FINISH;
 
 /// The name runs served locally record as `model_used`.
@@ -97,7 +97,7 @@ fn local_reply(tool: &str, arguments: serde_json::Value, answered: usize) -> Mod
     ModelReply {
         content: None,
         tool_calls: vec![ToolCall { id: format!("local_{answered}"), name: tool.to_owned(), arguments: arguments.to_string() }],
-        usage: Usage::default(),
+        usage: Tokens::default(),
         finish_reason: Some("tool_calls".into()),
         model: LOCAL_MODEL.to_owned(),
     }
