@@ -65,7 +65,7 @@ pub enum GroupOutcome {
     Ended(Result<RunEnd, RunError>),
     /// The run stopped at a checkpoint (it must wait on a model): what it recorded is committed,
     /// and it goes on alone from its journal.
-    Suspended,
+    Checkpoint,
     /// The run did nothing (its task's row was held elsewhere, or its time was up before its turn):
     /// it runs alone.
     Busy,
@@ -133,7 +133,7 @@ async fn run_group(shared: &RunShared, runs: Vec<GroupedRun>) -> Result<Vec<Grou
             Ok(Grouped::Checkpoint) => {
                 // Its steps committed with the group (an ending notifies by itself).
                 shared.step_events.stepped(run.plan.task.id);
-                GroupOutcome::Suspended
+                GroupOutcome::Checkpoint
             }
             Ok(Grouped::Busy) => GroupOutcome::Busy,
             Ok(Grouped::Ended(end)) => GroupOutcome::Ended(Ok(end)),

@@ -373,7 +373,7 @@ impl Runner {
     async fn run_grouped(&self, context: &RunContext<'_>, run: GroupedRun) -> Result<RunEnd, RunError> {
         let task_id = run.plan.task.id;
         match self.groups.call(run).await {
-            Batched::Done(GroupOutcome::Suspended | GroupOutcome::Busy) => {
+            Batched::Done(GroupOutcome::Checkpoint | GroupOutcome::Busy) => {
                 let journal = retry_unavailable(DATABASE_PATIENCE, || list_steps(&self.shared.pool, task_id)).await?;
                 run_agent(context, &journal).await
             }

@@ -26,8 +26,8 @@ use crate::{
 /// What the tools answered so far, in order.
 pub type History = [AnsweredCall];
 
-/// One step: a tool and its arguments.
-pub type Step = (&'static str, Value);
+/// The next tool call of a plan: the tool and its arguments (not a journal step).
+pub type NextCall = (&'static str, Value);
 
 /// A search's answer.
 #[derive(Debug, Default, Deserialize)]
@@ -88,7 +88,7 @@ fn read_as<T: DeserializeOwned + Default>(result: &Value) -> T {
 pub const MAX_BULK: usize = 20;
 
 /// The step after `history` for `frame`; the verdict's words by `say`.
-pub fn next_step(frame: &Frame, history: &History, say: &Say) -> Step {
+pub fn next_step(frame: &Frame, history: &History, say: &Say) -> NextCall {
     match frame.act {
         Act::Create => match frame.item.as_ref().and_then(|item| item.anchor.as_ref().map(|anchor| (item, anchor))) {
             Some((item, anchor)) => create_anchored(item, anchor, history, say),
@@ -116,7 +116,7 @@ pub fn next_step(frame: &Frame, history: &History, say: &Say) -> Step {
 }
 
 /// The call that does `act` to item `id`.
-fn action_call(act: Act, change: Option<&Change>, id: &str) -> Step {
+fn action_call(act: Act, change: Option<&Change>, id: &str) -> NextCall {
     match (act, change) {
         (Act::Complete, _) => (COMPLETE_TODO, json!({ "id": id })),
         (Act::Delete, _) => (DELETE_ITEM, json!({ "id": id })),
@@ -138,7 +138,7 @@ fn done_of(act: Act) -> Done {
 /// The step after `history` for a sentence of several clauses: each clause runs in turn on the
 /// calls made since the one before finished (the plan of one clause is a function of its own
 /// calls), and the run ends with one `finish` that states every clause's outcome in `actions`.
-pub fn next_step_of_all(frames: &[Frame], history: &History, say: &Say) -> Step {
+pub fn next_step_of_all(frames: &[Frame], history: &History, say: &Say) -> NextCall {
     let mut start = 0;
     let mut actions = Vec::new();
     for frame in frames {
@@ -263,7 +263,7 @@ fn narrowed_search(target: &Selector) -> Option<Value> {
 /// Search for the target, then act on a single match (or an exact title match among several, or
 /// the one at the place the sentence names), ask about several, report none; with "all", act on
 /// each match; then finish on the actions' results.
-fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: &History, say: &Say) -> Step {
+fn act_on_target(target: &Selector, act: Act, change: Option<&Change>, history: &History, say: &Say) -> NextCall {
     let Some(search) = history.first() else {
         let mut arguments = target_search(target);
         // "move the meeting to 4": among events (what is completed is a to-do, whatever its words).
@@ -378,7 +378,7 @@ fn at_position(candidates: &[Candidate], n: i8) -> Option<&Candidate> {
 
 /// The words found nothing, but the day, time or kind found these: a question with them (one is
 /// still not what the words said: it is offered, not acted on).
-fn ask_among_nearby(nearby: Vec<Candidate>, named: &str, say: &Say) -> Step {
+fn ask_among_nearby(nearby: Vec<Candidate>, named: &str, say: &Say) -> NextCall {
     if nearby.len() < 2 || nearby.len() > MAX_OPTIONS {
         return finish("error", say.not_found(named), Some(say.check_title()));
     }
@@ -389,7 +389,7 @@ fn ask_among_nearby(nearby: Vec<Candidate>, named: &str, say: &Say) -> Step {
 }
 
 /// "Every reminder for today": each match in turn, at most [`MAX_BULK`]; more is a question.
-fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History, (named, words): (&str, &str), say: &Say) -> Step {
+fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History, (named, words): (&str, &str), say: &Say) -> NextCall {
     if found.items.is_empty() {
         return finish("error", say.not_found(named), Some(say.check_title()));
     }
@@ -409,7 +409,7 @@ fn act_on_all(found: &Found, act: Act, change: Option<&Change>, calls: &History,
 }
 
 /// The verdict after acting on several items: each one's line, or the first refusal.
-fn finish_after_all(calls: &History, done: Done, say: &Say) -> Step {
+fn finish_after_all(calls: &History, done: Done, say: &Say) -> NextCall {
     let mut lines = Vec::new();
     for call in calls {
         let changed = match &call.result {
@@ -425,7 +425,7 @@ fn finish_after_all(calls: &History, done: Done, say: &Say) -> Step {
 }
 
 /// The verdict after a create/update/delete/complete call.
-fn finish_after_change(result: &Result<Value, String>, done: Done, say: &Say) -> Step {
+fn finish_after_change(result: &Result<Value, String>, done: Done, say: &Say) -> NextCall {
     let changed = match result {
         Ok(result) => read_as::<Changed>(result),
         Err(error) => return finish("error", say.failed(error), Some(say.rephrase())),
@@ -454,7 +454,7 @@ fn finish_after_change(result: &Result<Value, String>, done: Done, say: &Say) ->
     }
 }
 
-fn finish(result_type: &str, message: String, suggestion: Option<String>) -> Step {
+fn finish(result_type: &str, message: String, suggestion: Option<String>) -> NextCall {
     let mut arguments = json!({ "result_type": result_type, "message": message });
     if let Some(suggestion) = suggestion {
         arguments["suggestion"] = json!(suggestion);

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use quickact_reader::{Act, Change, Frame, NewItem, Selector, read};
 
 use self::meaning::{Reply, option_prefix};
-use super::plan::{Say, Step, next_step, next_step_of_all};
+use super::plan::{Say, NextCall, next_step, next_step_of_all};
 use crate::{
     agent::question::Question,
     provider::{AnsweredCall, RunInput},
@@ -30,7 +30,7 @@ use crate::{
 };
 
 /// The next step of a reply's run.
-pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
+pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> NextCall {
     let (number, said) = option_prefix(run.sentence);
     // A bare "2" is in no language: the answer follows the question's.
     let language = Language::of(if said.chars().any(char::is_alphanumeric) { said } else { &question.sentence });
@@ -49,7 +49,7 @@ pub fn next_reply_step(question: &Question, run: &RunInput<'_>) -> Step {
 }
 
 /// A candidates question: the first sentence's action on the chosen option(s).
-fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, answered: &[AnsweredCall], say: &Say) -> Option<Step> {
+fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, answered: &[AnsweredCall], say: &Say) -> Option<NextCall> {
     if reply.picked.is_empty() {
         return None;
     }
@@ -104,7 +104,7 @@ fn act_on_options(question: &Question, reply: &Reply, first_time: &TimeContext, 
 /// conflict, or (a plain yes to a passed time) on the suggested next occurrence. `asked_time`: the
 /// moment the proposed change's time expressions were read against; the day they named is kept
 /// even when the reply is written on another day.
-fn redo_change(question: &Question, reply: &Reply, asked_time: &TimeContext, answered: &[AnsweredCall], say: &Say) -> Option<Step> {
+fn redo_change(question: &Question, reply: &Reply, asked_time: &TimeContext, answered: &[AnsweredCall], say: &Say) -> Option<NextCall> {
     let proposed = question.proposed.as_ref()?;
     if let Some(call) = answered.last() {
         // The change was made (or refused): the plan's verdict on it.
@@ -194,7 +194,7 @@ fn settled(act: Act, target: Option<Selector>, item: Option<NewItem>) -> Frame {
 }
 
 /// The reply was not read: say how to answer.
-fn not_understood(question: &Question, say: &Say) -> Step {
+fn not_understood(question: &Question, say: &Say) -> NextCall {
     let replies = Replies(say.language);
     let (message, suggestion) = match question.kind {
         QuestionKind::WhichItem => replies.reply_names_no_option(question.options.len()),

@@ -5,12 +5,12 @@ use chrono::NaiveDate;
 use quickact_reader::{Anchor, NewItem};
 use serde_json::json;
 
-use super::{Candidate, Done, Found, History, Say, Step, finish, finish_after_change, read_as, same_title, target_search};
+use super::{Candidate, Done, Found, History, Say, NextCall, finish, finish_after_change, read_as, same_title, target_search};
 use crate::tools::names::{CREATE_ITEM, SEARCH_ITEMS};
 
 /// "call mom half an hour after the standup": find the other item, then create at its end (or
 /// start) moved by the length.
-pub(super) fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say) -> Step {
+pub(super) fn create_anchored(item: &NewItem, anchor: &Anchor, history: &History, say: &Say) -> NextCall {
     let Some(search) = history.first() else { return (SEARCH_ITEMS, target_search(&anchor.target)) };
     if let Some(call) = history.get(1) {
         return finish_after_change(&call.result, Done::Created, say);
