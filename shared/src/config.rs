@@ -9,18 +9,17 @@ use chrono_tz::Tz;
 use secrecy::SecretString;
 use serde::Deserialize;
 
+pub mod error;
+pub mod models;
+
+pub use error::ConfigError;
+pub use models::{ModelLimit, ModelLimits};
+
 use crate::{
     domain::cost_budget::{BudgetLimits, limit_nanos},
     pricing::{ModelPrice, PriceTable},
     queue::Turns,
 };
-
-/// Why a configuration could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("environment variable {name} has an invalid value {value:?}: {reason}")]
-    Invalid { name: &'static str, value: String, reason: String },
-}
 
 /// Settings both binaries read.
 #[derive(Debug, Clone)]
@@ -135,31 +134,6 @@ pub struct ModelConfig {
     pub fallback: Vec<String>,
 }
 
-/// What the fleet may send one model each minute (see `QUICKACT_MODEL_LIMITS`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelLimit {
-    /// Requests a minute, in bursts of up to as many; none when absent.
-    pub requests_per_minute: Option<u32>,
-    /// Tokens (prompt and completion) a minute, debited after each turn with its real usage.
-    pub tokens_per_minute: Option<u64>,
-}
-
-/// The limits of each model; `"*"` applies to the models without an entry of their own.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelLimits(HashMap<String, ModelLimit>);
-
-impl ModelLimits {
-    /// The limits of `model` (no limit when none is configured).
-    pub fn of(&self, model: &str) -> ModelLimit {
-        self.0.get(model).or_else(|| self.0.get("*")).copied().unwrap_or_default()
-    }
-
-    /// The models with limits of their own, and their limits (for the admin page).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &ModelLimit)> {
-        self.0.iter().map(|(model, limit)| (model.as_str(), limit))
-    }
-}
 
 /// How a worker process takes and runs tasks.
 #[derive(Debug, Clone)]
@@ -265,7 +239,7 @@ impl Config {
                 },
                 fast_path: !matches!(get("QUICKACT_FAST_PATH").map(|v| v.trim().to_ascii_lowercase()).as_deref(), Some("0" | "false" | "no" | "off")),
                 limits: match get("QUICKACT_MODEL_LIMITS") {
-                    Some(raw) => parse_limits(&raw)?,
+                    Some(raw) => models::parse_limits(&raw)?,
                     None => ModelLimits::default(),
                 },
                 fallback: get("QUICKACT_MODEL_FALLBACK")
@@ -472,16 +446,6 @@ fn parse_prices(raw: &str) -> Result<PriceTable, ConfigError> {
     Ok(table)
 }
 
-fn parse_limits(raw: &str) -> Result<ModelLimits, ConfigError> {
-    let invalid = |reason: String| ConfigError::Invalid { name: "QUICKACT_MODEL_LIMITS", value: raw.to_owned(), reason };
-    let parsed: HashMap<String, ModelLimit> = serde_json::from_str(raw).map_err(|e| invalid(e.to_string()))?;
-    for (model, limit) in &parsed {
-        if limit.requests_per_minute == Some(0) || limit.tokens_per_minute == Some(0) {
-            return Err(invalid(format!("a limit of 0 for {model} would stop it for good; leave the limit out instead")));
-        }
-    }
-    Ok(ModelLimits(parsed))
-}
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ use base64::Engine;
 use rand::Rng;
 use serde::Deserialize;
 
-use crate::config::ConfigError;
+use crate::config::error::ConfigError;
 
 /// The verdict types an endpoint may hear (`result.type`).
 pub const VERDICTS: [&str; 3] = ["action_completed", "need_clarification", "error"];

@@ -14,7 +14,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use sqlx::PgExecutor;
 
-use crate::config::ModelLimit;
+use crate::config::models::ModelLimit;
 
 /// Channel announcing a model's pause (payload: the model), so that workers ask the budget before
 /// requests to a model without limits only while a pause may be on (see
