@@ -74,15 +74,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::{
     error::ApiError,
-    limits::{LongPollSlots, RequestLimits, SubmitRate},
+    limits::{LongPollSlots, MAX_BODY_BYTES, RequestLimits, SubmitRate},
     routes::*,
     state::AppState,
 };
-
-/// Largest request body read. A 2000-character sentence is at most ~8 KB of UTF-8, but a body a bit
-/// over that is still read whole, so the client gets a clean 413 about its text instead of a
-/// connection cut mid-upload; only bodies over this limit are refused unread.
-pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The routes of the contract with their OpenAPI description: a handler is registered here only
 /// with its `#[utoipa::path]`, so what is served and what is described cannot part.

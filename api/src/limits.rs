@@ -36,6 +36,26 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 
+/// Largest request body read. A 2000-character sentence is at most ~8 KB of UTF-8, but a body a bit
+/// over that is still read whole, so the client gets a clean 413 about its text instead of a
+/// connection cut mid-upload; only bodies over this limit are refused unread.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Longest sentence accepted, in characters.
+pub const MAX_TEXT_CHARS: usize = 2000;
+
+/// The path the MCP endpoint is served at (`crate::mcp`).
+pub const MCP_PATH: &str = "/mcp";
+
+/// 413 for a text over [`MAX_TEXT_CHARS`]: a submission's, or one read without being run.
+pub fn check_text_length(text: &str) -> Result<(), ApiError> {
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(ApiError::PayloadTooLarge(format!("text is {chars} characters long; the limit is {MAX_TEXT_CHARS}")));
+    }
+    Ok(())
+}
+
 /// Longest a long-poll may wait: the longest task timeout (POST) and `?timeout` (GET) allowed.
 const LONGEST_WAIT: Duration = Duration::from_secs(120);
 /// Time a long-poll may take beyond its wait (reading the task, writing the answer).
@@ -121,7 +141,7 @@ fn may_long_poll(request: &Request) -> bool {
     let path = request.uri().path().trim_end_matches('/');
     match *request.method() {
         // An MCP tool call that does not wait has its own time limit (see `crate::mcp::tools`).
-        Method::POST => path == "/api/quick-action" || path == crate::mcp::PATH,
+        Method::POST => path == "/api/quick-action" || path == MCP_PATH,
         Method::GET => {
             path.strip_prefix("/api/quick-action/").is_some_and(|id| !id.contains('/'))
                 && request.uri().query().is_some_and(|query| query.split('&').any(|pair| pair.starts_with("wait=")))

@@ -29,12 +29,16 @@ use rmcp::transport::streamable_http_server::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::{MAX_BODY_BYTES, extract::Caller, state::AppState};
+use crate::{
+    extract::Caller,
+    limits::{MAX_BODY_BYTES, MCP_PATH},
+    state::AppState,
+};
 
 use self::tools::QuickactTools;
 
 /// The path the MCP endpoint is served at.
-pub const PATH: &str = "/mcp";
+pub const PATH: &str = MCP_PATH;
 
 /// The `/mcp` route: the caller is authenticated before the MCP transport sees the request.
 pub fn routes(state: &AppState) -> Router<AppState> {

@@ -19,7 +19,7 @@ use quickact_shared::domain::user::User;
 use quickact_time::TimeContext;
 use uuid::Uuid;
 
-use crate::{error::ApiError, routes::quick_action::MAX_TEXT_CHARS};
+use crate::{error::ApiError, limits::check_text_length};
 
 /// A path id that is not even a UUID names no task: 404, like any unknown id.
 pub fn parse_uuid_or_404(text: &str) -> Result<Uuid, ApiError> {
@@ -35,12 +35,9 @@ pub fn parse_time_zone(name: &str) -> Result<Tz, ApiError> {
 
 /// The moment and zone a text is read at, for the routes that read a text without running it
 /// (`parse_time`, `preview`): `now` (default the server's clock) in `tz` (default the caller's
-/// zone). 413 for a text over [`MAX_TEXT_CHARS`], as a submission would get; 422 for an unknown zone.
+/// zone). 413 for a text over `limits::MAX_TEXT_CHARS`, as a submission would get; 422 for an unknown zone.
 pub fn reading_context(text: &str, now: Option<DateTime<FixedOffset>>, tz: Option<&str>, user: &User) -> Result<TimeContext, ApiError> {
-    let chars = text.chars().count();
-    if chars > MAX_TEXT_CHARS {
-        return Err(ApiError::PayloadTooLarge(format!("text is {chars} characters long; the limit is {MAX_TEXT_CHARS}")));
-    }
+    check_text_length(text)?;
     let tz = parse_time_zone(tz.unwrap_or(&user.time_zone))?;
     let now = now.map_or_else(Utc::now, |n| n.with_timezone(&Utc));
     Ok(TimeContext::new(now, tz))

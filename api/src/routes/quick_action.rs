@@ -28,7 +28,7 @@ use crate::{
     events::task_events,
     openapi::ErrorBody,
     extract::{Caller, JsonBody, QueryParams},
-    limits::WaitKind,
+    limits::{WaitKind, check_text_length},
     longpoll::{visible_to, wait_from, wait_until_final},
     routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
@@ -37,8 +37,6 @@ use crate::{
     views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
 
-/// Longest sentence accepted, in characters.
-pub const MAX_TEXT_CHARS: usize = 2000;
 const DEFAULT_TIMEOUT_SECS: i64 = 30;
 const MAX_TIMEOUT_SECS: i64 = 120;
 const DEFAULT_WAIT_SECS: u64 = 30;
@@ -128,12 +126,7 @@ async fn accept(
     if text.is_empty() {
         return Err(ApiError::bad_request("invalid_input", "text must not be empty"));
     }
-    let chars = text.chars().count();
-    if chars > MAX_TEXT_CHARS {
-        return Err(ApiError::PayloadTooLarge(format!(
-            "text is {chars} characters long; the limit is {MAX_TEXT_CHARS}"
-        )));
-    }
+    check_text_length(text)?;
     let timeout = request.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
     if !(1..=MAX_TIMEOUT_SECS).contains(&timeout) {
         return Err(ApiError::unprocessable(
