@@ -188,7 +188,7 @@ pub async fn prepare(config: Config, stop: CancellationToken) -> Result<AppState
     }
     if let Some(key) = &config.admin_key {
         let admin = users::ensure_admin_key(&pool, key.expose_secret(), config.default_tz.name()).await?;
-        tracing::info!(user_id = %admin.id, "admin key from QUICKACT_ADMIN_KEY is active");
+        tracing::debug!(user_id = %admin.id, "the admin key (QUICKACT_ADMIN_KEY) is stored");
     }
     seal_stored_mcp_tokens(&pool, config.secrets.as_ref()).await?;
     tokio::spawn(sweeper::run_until_stopped(pool.clone(), config.sweeper, stop.clone()));

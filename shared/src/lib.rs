@@ -2,6 +2,8 @@
 //!
 //! # Layout
 //! - [`config`]: typed configuration from environment variables.
+//! - [`credentials`]: the API keys (and users) a process has seen lately, kept true by
+//!   notifications.
 //! - [`db`]: the connection pools, outages seen, durable flushes.
 //! - [`schema`]: migrations, and the SQL functions and triggers, each written once.
 //! - [`unavailable`]: telling "database down" from other failures.

@@ -152,9 +152,7 @@ pub async fn outcomes(
     )
     .fetch_all(db)
     .await?;
-    let mut totals = Outcomes::default();
-    let mut groups = Vec::new();
-    for row in rows {
+    let rows = rows.into_iter().map(|row| {
         let outcome = Outcomes {
             key: row.key,
             label: row.label,
@@ -175,18 +173,28 @@ pub async fn outcomes(
             output_tokens: row.output_tokens,
             cost_nanos: row.cost_nanos,
         };
-        if row.is_total {
+        (row.is_total, outcome)
+    });
+    Ok(totals_and_groups(rows, group_by))
+}
+
+/// The totals row and the groups' rows (`true`: the totals), the groups in the order they read
+/// best: days in order, models and users busiest first.
+fn totals_and_groups(rows: impl Iterator<Item = (bool, Outcomes)>, group_by: GroupBy) -> (Outcomes, Vec<Outcomes>) {
+    let mut totals = Outcomes::default();
+    let mut groups = Vec::new();
+    for (is_total, outcome) in rows {
+        if is_total {
             totals = Outcomes { key: None, label: None, ..outcome };
         } else {
             groups.push(outcome);
         }
     }
     match group_by {
-        // Days read best in order; models and users busiest first.
         GroupBy::Day => groups.sort_by(|a, b| a.key.cmp(&b.key)),
         GroupBy::Model | GroupBy::User => groups.sort_by(|a, b| b.tasks.cmp(&a.tasks).then(a.key.cmp(&b.key))),
     }
-    Ok((totals, groups))
+    (totals, groups)
 }
 
 /// Tokens and cost of one model on one day.
