@@ -35,7 +35,11 @@ use std::{collections::HashMap, sync::Arc};
 use quickact_shared::{
     batch::{Batched, Batcher},
     domain::task::TaskRecord,
-    store::{ending::end_tasks, steps::Step},
+    store::{
+        ending::end_tasks,
+        steps::Step,
+        tasks::{HolderCheck, try_lock_in_savepoint},
+    },
 };
 use sqlx::{AssertSqlSafe, PgConnection, Postgres, Transaction};
 use uuid::Uuid;
@@ -183,13 +187,20 @@ async fn run_one(
     }
     // Never released: a kept run's savepoint stays open to the commit, which keeps it, and a
     // release would cost a statement per run. Named by place, so a rollback finds this one; sent
-    // as simple queries, so the names leave no prepared statements behind.
+    // as simple queries, so the names leave no prepared statements behind. The task's row is
+    // locked in the same round trip, without waiting: the group holds locks of the runs before
+    // (their rows, their users' room under the cap, which a task's ending takes), and whoever
+    // holds this row (the runner ending it at its deadline, a cancel) may be waiting on them.
     let savepoint = format!("grouped_run_{place}");
-    if let Err(err) = sqlx::raw_sql(AssertSqlSafe(format!("SAVEPOINT {savepoint}"))).execute(&mut *tx).await {
-        return (Err(err.into()), None);
-    }
-    let context = RunContext::new(shared, &run.plan, true);
-    let (result, back) = run_agent_grouped(&context, &run.journal, tx).instrument(run.plan.span.clone()).await;
+    let (result, back) = match try_lock_in_savepoint(&mut tx, &savepoint, run.plan.task.id, &run.plan.holder).await {
+        Ok(Some(HolderCheck::Owned)) => {
+            let context = RunContext::new(shared, &run.plan, true);
+            run_agent_grouped(&context, &run.journal, tx).instrument(run.plan.span.clone()).await
+        }
+        Ok(Some(check)) => (Ok(Grouped::Ended(RunEnd::Stopped(check))), Some(tx)),
+        Ok(None) => (Ok(Grouped::Busy), Some(tx)),
+        Err(err) => return (Err(err.into()), None),
+    };
     let Some(mut tx) = back else {
         return (result, None);
     };

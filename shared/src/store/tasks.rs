@@ -5,7 +5,7 @@
 //! client hears of it the moment it commits.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, PgExecutor, PgPool};
+use sqlx::{PgConnection, PgExecutor, PgPool, Row};
 use uuid::Uuid;
 
 use super::steps::{Step, steps_insert};
@@ -253,24 +253,28 @@ pub async fn lock_for_holder(db: impl PgExecutor<'_>, id: Uuid, holder: &str) ->
     Ok(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder))
 }
 
-/// [`lock_for_holder`] without waiting: `None` when another transaction holds the task's row (an
-/// ending, a cancel, a lease renewal), and then the caller's transaction (or savepoint) has failed
-/// and must be rolled back. For a transaction that already holds locks others may wait on while
-/// holding this row (see `worker/src/groups.rs`), so it never waits in a cycle.
-pub async fn try_lock_for_holder(conn: &mut PgConnection, id: Uuid, holder: &str) -> Result<Option<HolderCheck>, sqlx::Error> {
-    let row = sqlx::query!(
-        r#"SELECT status AS "status: TaskStatus", lease_owner FROM quick_action_tasks WHERE id = $1 FOR UPDATE NOWAIT"#,
-        id
-    )
-    .fetch_optional(conn)
-    .await;
-    let row = match row {
-        Ok(row) => row,
+/// Opens `savepoint` and, in the same round trip, [`lock_for_holder`] without waiting: `None` when
+/// another transaction holds the task's row (an ending, a cancel, a lease renewal), and then the
+/// savepoint has failed and must be rolled back to. For a transaction that already holds locks
+/// others may wait on while holding this row (see `worker/src/groups.rs`), so it never waits in a
+/// cycle; one round trip, as each of a group's runs makes both while it holds its users' locks.
+/// `savepoint` is a name the caller made (letters, digits, `_`): it is sent as written.
+pub async fn try_lock_in_savepoint(conn: &mut PgConnection, savepoint: &str, id: Uuid, holder: &str) -> Result<Option<HolderCheck>, sqlx::Error> {
+    assert!(savepoint.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "a savepoint name is an identifier");
+    // A simple query (no parameters: `id` is a UUID, written as one), so both statements go in
+    // one message.
+    let sql = format!("SAVEPOINT {savepoint}; SELECT status, lease_owner FROM quick_action_tasks WHERE id = '{id}' FOR UPDATE NOWAIT");
+    let rows = match sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).fetch_all(conn).await {
+        Ok(rows) => rows,
         // lock_not_available
         Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("55P03") => return Ok(None),
         Err(err) => return Err(err),
     };
-    Ok(Some(HolderCheck::of(row.map(|row| (row.status, row.lease_owner)), holder)))
+    let row = match rows.first() {
+        Some(row) => Some((row.try_get::<TaskStatus, _>("status")?, row.try_get::<Option<String>, _>("lease_owner")?)),
+        None => None,
+    };
+    Ok(Some(HolderCheck::of(row, holder)))
 }
 
 /// Appends `steps` to task `id`'s journal and adds `usage` to its totals if `holder` still runs the

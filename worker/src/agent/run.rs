@@ -29,7 +29,6 @@ use quickact_shared::{
     store::{
         ending::Ending,
         steps::{Step, StepKind, list_steps},
-        tasks::HolderCheck,
     },
 };
 use serde_json::{Value, json};
@@ -79,20 +78,11 @@ pub enum Grouped {
 
 /// Runs the agent for one task inside `tx`, a transaction shared with other runs, without
 /// committing: where a run alone would commit, a grouped run leaves its work in `tx` for the
-/// group's one commit. Meant for local runs, which wait on nothing but the database. The task's
-/// row is locked without waiting: the group holds locks of the runs before (their rows, their
-/// users' room under the cap, which a task's ending takes), and whoever holds this row (the
-/// runner ending it at its deadline, a cancel) may be waiting on one of them. Gives `tx` back
-/// unless a failure on the database lost it; the caller rolls back to its savepoint whatever
-/// did not end in `Finished` or a checkpoint.
-pub async fn run_agent_grouped(cx: &RunContext<'_>, journal: &[Step], mut tx: RunTransaction) -> (Result<Grouped, RunError>, Option<RunTransaction>) {
-    use quickact_shared::store::tasks::try_lock_for_holder;
-    match try_lock_for_holder(&mut tx, cx.task.id, cx.holder).await {
-        Ok(Some(HolderCheck::Owned)) => {}
-        Ok(Some(check)) => return (Ok(Grouped::Ended(RunEnd::Stopped(check))), Some(tx)),
-        Ok(None) => return (Ok(Grouped::Busy), Some(tx)),
-        Err(err) => return (Err(err.into()), Some(tx)),
-    }
+/// group's one commit. Meant for local runs, which wait on nothing but the database. The caller
+/// has locked the task's row, as its holder, in the run's savepoint (`crate::groups`). Gives `tx`
+/// back unless a failure on the database lost it; the caller rolls back to its savepoint whatever
+/// did not end in `Decided` or a checkpoint.
+pub async fn run_agent_grouped(cx: &RunContext<'_>, journal: &[Step], tx: RunTransaction) -> (Result<Grouped, RunError>, Option<RunTransaction>) {
     let mut run = Run::resuming(cx, journal, Some(tx));
     let result = match run.drive_from_replay().await {
         Err(RunError::Checkpoint) => Ok(Grouped::Checkpoint),
