@@ -38,7 +38,7 @@ pub struct DeliveryRow {
     pub event_id: String,
     pub task_id: Uuid,
     pub result_type: String,
-    pub status: String,
+    pub status: &'static str,
     pub attempts: i32,
     /// The last attempt's HTTP status, if one answered.
     pub last_status: String,
@@ -67,7 +67,7 @@ pub async fn list(State(state): State<AppState>, session: AdminSession) -> Resul
                     event_id: d.event_id,
                     task_id: d.task_id,
                     result_type: d.result_type,
-                    status: d.status,
+                    status: d.status.as_str(),
                     attempts: d.attempts,
                     last_status: last["status_code"].as_i64().map(|s| s.to_string()).unwrap_or_default(),
                     last_error: d.last_error.unwrap_or_default(),

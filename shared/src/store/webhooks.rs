@@ -29,6 +29,28 @@ pub struct Endpoint {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Where a delivery stands. Stored as text under a CHECK constraint, by the same names as in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, sqlx::Type, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
+pub enum DeliveryStatus {
+    /// An attempt is due at `next_attempt_at`.
+    Pending,
+    Delivered,
+    /// Given up.
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "pending",
+            DeliveryStatus::Delivered => "delivered",
+            DeliveryStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One task ending to deliver to one endpoint, with its attempts.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Delivery {
@@ -38,8 +60,7 @@ pub struct Delivery {
     pub endpoint_id: Uuid,
     pub task_id: Uuid,
     pub result_type: String,
-    /// `pending` (an attempt is due at `next_attempt_at`), `delivered`, or `failed` (given up).
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub next_attempt_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
@@ -140,7 +161,7 @@ pub async fn delete_endpoint(db: impl PgExecutor<'_>, id: Uuid, user_id: Uuid) -
 /// The latest `limit` deliveries of endpoint `endpoint_id`, newest first, each with its attempts.
 pub async fn list_deliveries(db: impl PgExecutor<'_>, endpoint_id: Uuid, limit: i64) -> Result<Vec<Delivery>, sqlx::Error> {
     let rows = sqlx::query!(
-        r#"SELECT d.id, d.endpoint_id, d.task_id, d.result_type, d.status, d.attempts, d.next_attempt_at, d.last_error,
+        r#"SELECT d.id, d.endpoint_id, d.task_id, d.result_type, d.status AS "status: DeliveryStatus", d.attempts, d.next_attempt_at, d.last_error,
                   d.created_at, d.delivered_at,
                   coalesce((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'started_at', a.started_at,
                                                                 'status_code', a.status_code, 'latency_ms', a.latency_ms,
@@ -160,7 +181,7 @@ pub async fn list_deliveries(db: impl PgExecutor<'_>, endpoint_id: Uuid, limit: 
             endpoint_id: row.endpoint_id,
             task_id: row.task_id,
             result_type: row.result_type,
-            next_attempt_at: (row.status == "pending").then_some(row.next_attempt_at),
+            next_attempt_at: (row.status == DeliveryStatus::Pending).then_some(row.next_attempt_at),
             status: row.status,
             attempts: row.attempts,
             last_error: row.last_error,
@@ -294,10 +315,10 @@ pub async fn record_attempt(
     outcome: &AttemptOutcome,
 ) -> Result<bool, sqlx::Error> {
     let (status, retry_in_secs, disables) = match outcome {
-        AttemptOutcome::Delivered => ("delivered", 0.0, false),
-        AttemptOutcome::Retry { retry_in_secs } => ("pending", *retry_in_secs, false),
-        AttemptOutcome::GaveUp => ("failed", 0.0, false),
-        AttemptOutcome::Gone => ("failed", 0.0, true),
+        AttemptOutcome::Delivered => (DeliveryStatus::Delivered, 0.0, false),
+        AttemptOutcome::Retry { retry_in_secs } => (DeliveryStatus::Pending, *retry_in_secs, false),
+        AttemptOutcome::GaveUp => (DeliveryStatus::Failed, 0.0, false),
+        AttemptOutcome::Gone => (DeliveryStatus::Failed, 0.0, true),
     };
     let recorded = sqlx::query_scalar!(
         r#"WITH updated AS (
@@ -317,7 +338,7 @@ pub async fn record_attempt(
            SELECT count(*) AS "n!" FROM updated"#,
         claimed.id,
         attempt.worker,
-        status,
+        status.as_str(),
         body,
         retry_in_secs,
         attempt.error,
