@@ -31,7 +31,7 @@ use chacha20poly1305::{
 use rand::RngCore;
 use secrecy::zeroize::Zeroizing;
 
-use crate::config::ConfigError;
+use crate::config::error::ConfigError;
 
 /// The variable of the current key, which seals.
 pub const CURRENT_KEY_VAR: &str = "QUICKACT_SECRETS_KEY";
