@@ -22,7 +22,7 @@ if [ -z "${QUICKACT_TEST_STEPS:-}" ]; then
     if [ $# -eq 0 ]; then
       echo "scripts/test.sh: all tests passed, $count suites: $suites"
     else
-      echo "scripts/test.sh: all tests passed, $count suite: $suites (the API fuzzing and the upgrade test run only without arguments)"
+      echo "scripts/test.sh: all tests passed, $count suite: $suites (the docs' examples, the API fuzzing and the upgrade test run only without arguments)"
     fi
   elif [ "$status" -eq 130 ]; then
     echo "scripts/test.sh: interrupted in ${failed:-its setup}"
@@ -90,10 +90,15 @@ if [ "$status" -ne 0 ]; then
 fi
 step_end "cargo test --workspace${*:+ $*}"
 
-# The full run (no filter: the README's command, and CI) also fuzzes the live API from its committed
-# OpenAPI description (no 5xx, every answer as described), and upgrades from the previous commit
-# with work in flight (scripts/upgrade-test.sh: builds that commit's binaries first).
+# The full run (no filter: the README's command, and CI) also runs the shell examples of README.md
+# and docs/ against a live service (scripts/docs-test.sh, on the debug binaries the tests built),
+# fuzzes the live API from its committed OpenAPI description (no 5xx, every answer as described),
+# and upgrades from the previous commit with work in flight (scripts/upgrade-test.sh: builds that
+# commit's binaries first).
 if [ $# -eq 0 ]; then
+  step_start "docs' examples (scripts/docs-test.sh)"
+  bash scripts/docs-test.sh
+  step_end "docs' examples (scripts/docs-test.sh)"
   step_start "API fuzzing (scripts/fuzz-api.sh)"
   bash scripts/fuzz-api.sh
   step_end "API fuzzing (scripts/fuzz-api.sh)"
