@@ -15,8 +15,11 @@
 
 use sqlx::{Connection, PgPool};
 
-/// `migrations/*.sql` at the workspace root.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+/// `migrations/*.sql` at the workspace root. Migrations a newer build applied are no error here:
+/// during an upgrade a process of the previous build that restarts (a crash, a new machine) must
+/// start on the newer schema, which keeps what it reads (docs/architecture.md, "The schema and
+/// upgrades"); sqlx refuses by default.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate::Migrator { ignore_missing: true, ..sqlx::migrate!("../migrations") };
 
 /// The functions and triggers, in the order they are applied (a function's body may name one that
 /// comes later: PL/pgSQL resolves names when it runs).

@@ -1,6 +1,6 @@
 //! The schema's two parts (`quickact_shared::schema`): a database the squashed migrations built is
-//! taken as having the squash; one that stopped before their end is refused; the SQL functions are
-//! applied by a build with a newer revision only.
+//! taken as having the squash; one that stopped before their end is refused; one a newer build
+//! migrated is no error; the SQL functions are applied by a build with a newer revision only.
 
 use quickact_shared::schema::{self, FUNCTIONS_REVISION, MIGRATOR, MigrateError};
 use quickact_testkit::postgres::{server_url, with_database};
@@ -94,4 +94,18 @@ async fn functions_are_applied_by_a_newer_build_only() {
     assert!(!body.contains("'newer'"), "this build's functions replace an older revision's: {body}");
     let revision: i64 = sqlx::query_scalar("SELECT revision FROM quickact_functions").fetch_one(&pool).await.unwrap();
     assert_eq!(revision, FUNCTIONS_REVISION);
+}
+
+/// During an upgrade a process of the previous build may restart after the new build migrated: a
+/// migration it does not know is no error for it (sqlx refuses by default), and it changes nothing.
+#[tokio::test]
+async fn a_build_starts_on_a_database_a_newer_build_migrated() {
+    let pool = empty_database().await;
+    schema::migrate(&pool).await.expect("an empty database migrates");
+    let newer: i64 = 29991231000001;
+    sqlx::query("INSERT INTO _sqlx_migrations VALUES ($1, 'a newer build''s', now(), true, '\\x00', 1)").bind(newer).execute(&pool).await.unwrap();
+    let before = applied(&pool).await;
+    schema::migrate(&pool).await.expect("a newer build's migration is no error");
+    assert_eq!(applied(&pool).await, before);
+    assert!(before.contains(&newer));
 }
