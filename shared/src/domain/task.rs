@@ -230,8 +230,13 @@ impl ResultType {
 
 impl Verdict {
     pub fn error(message: impl Into<String>, suggestion: Option<String>) -> Self {
+        Verdict::new(ResultType::Error, message, suggestion)
+    }
+
+    /// A verdict of `result_type` that says `message` (and `suggestion`), and nothing else yet.
+    pub fn new(result_type: ResultType, message: impl Into<String>, suggestion: Option<String>) -> Self {
         Verdict {
-            result_type: ResultType::Error,
+            result_type,
             message: message.into(),
             suggestion,
             options: None,

@@ -103,19 +103,7 @@ fn verdict_from(context: &ToolContext<'_>, mut args: FinishArguments) -> Result<
         return Err(ToolError::InvalidArguments("message must not be empty".into()));
     }
     let suggestion = args.suggestion.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(clip);
-    let mut verdict = Verdict {
-        result_type: args.result_type,
-        message,
-        suggestion,
-        options: None,
-        items: None,
-        actions: None,
-        question: None,
-        tool_calls: Vec::new(),
-        reason: None,
-        renews_at: None,
-        model_turns: Vec::new(),
-    };
+    let mut verdict = Verdict::new(args.result_type, message, suggestion);
     match args.result_type {
         ResultType::NeedClarification => clarification(context, &args, verdict),
         ResultType::ActionCompleted => completed(context.state, &args, verdict),
