@@ -100,12 +100,17 @@ fi
 # TEXT as it goes between double quotes in a line to paste.
 in_quotes() { printf '%s' "$1" | sed 's/[\\"$`]/\\&/g'; }
 
+# The key saved in FILE, made first (PREFIX and BYTES random bytes in hex) when FILE is empty.
+state_key() {
+  if [ ! -s "$1" ]; then
+    run_state_save_key "$1" "$2$(od -An -N"$3" -tx1 /dev/urandom | tr -d ' \n')"
+  fi
+  run_state_read_key "$1"
+}
+
 admin_key_line=""
 if [ -z "${QUICKACT_ADMIN_KEY:-}" ]; then
-  if [ ! -s "$state/admin-key" ]; then
-    run_state_save_key "$state/admin-key" "qa_admin_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
-  fi
-  QUICKACT_ADMIN_KEY=$(run_state_read_key "$state/admin-key")
+  QUICKACT_ADMIN_KEY=$(state_key "$state/admin-key" qa_admin_ 24)
   export QUICKACT_ADMIN_KEY
   admin_key_line="saved in $state/admin-key (readable by $(id -un) only)"
   admin_export=" QUICKACT_ADMIN_KEY=\"\$(cat \"$(in_quotes "$state/admin-key")\")\""
@@ -116,10 +121,7 @@ fi
 # Users' MCP tokens are stored encrypted with this key (docs/configuration.md, "Secrets key"): made
 # on the first run and kept beside the admin key, so the tokens set in one run decrypt in the next.
 if [ -z "${QUICKACT_SECRETS_KEY:-}" ]; then
-  if [ ! -s "$state/secrets-key" ]; then
-    run_state_save_key "$state/secrets-key" "k1:$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-  fi
-  QUICKACT_SECRETS_KEY=$(run_state_read_key "$state/secrets-key")
+  QUICKACT_SECRETS_KEY=$(state_key "$state/secrets-key" k1: 32)
   export QUICKACT_SECRETS_KEY
 fi
 export QUICKACT_BIND=$bind
