@@ -4,8 +4,8 @@
 //! notification fan-out (see `quickact_shared::notify`): it holds no connection while it waits and
 //! wakes within milliseconds of the worker's commit. It reads the task when it begins (unless this
 //! process stored it and knows it unfinished) and when the verdict is heard, not at each change on
-//! the way, and reads in batches with every other waiter
-//! reading at that moment (see [`crate::reads`]). After the listener reconnects (e.g. the
+//! the way, and reads in batches with every other waiter reading at that moment (see
+//! [`crate::reads`]). After the listener reconnects (e.g. the
 //! database restarted) every waiter wakes and re-reads, since notifications may have been lost.
 
 use std::time::Duration;

@@ -70,8 +70,8 @@ pub enum GroupOutcome {
     /// The run stopped at a checkpoint (it must wait on a model): what it recorded is committed,
     /// and it goes on alone from its journal.
     Checkpoint,
-    /// The run did nothing (its task's row was held elsewhere, or its time was up before its turn):
-    /// it runs alone.
+    /// Nothing of the run is kept (its task's row was held elsewhere, its time was up before its
+    /// turn, or one of its tools failed): it runs alone.
     Busy,
 }
 
