@@ -28,7 +28,12 @@ port=$(pg_free_port)
 admin_key="qa_fuzz_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 
 # The local provider serves (no model key); the sweeper, long-polls and streams run as deployed.
+# Webhook receivers may be private and MCP tokens can be stored, so that the stateful phase gets past
+# the creates to the per-id routes (with scripts/fuzz-hooks.py).
+secrets_key="fuzz:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 export QUICKACT_BIND=127.0.0.1:$port QUICKACT_ADMIN_KEY=$admin_key RUST_LOG=warn
+export QUICKACT_WEBHOOK_ALLOW_PRIVATE=true QUICKACT_SECRETS_KEY=$secrets_key
+export SCHEMATHESIS_HOOKS=scripts/fuzz-hooks.py
 unset OPENAI_API_KEY
 bin=${CARGO_TARGET_DIR:-target}/debug
 "$bin/quickact-api" >"$work/api.log" 2>&1 &

@@ -120,6 +120,8 @@ pub struct CreateUserRequest {
     responses(
         (status = 201, description = "The user and their key", body = UserCreatedDoc, links(
             ("ListUserKeys" = (operation_id = "admin_list_user_keys", parameters(("id" = "$response.body#/user/id")))),
+            ("GetUserBudget" = (operation_id = "admin_get_user_budget", parameters(("id" = "$response.body#/user/id")))),
+            ("SetUserBudget" = (operation_id = "admin_set_user_budget", parameters(("id" = "$response.body#/user/id")))),
         )),
         (status = 422, description = "An unknown time zone", body = ErrorBody),
     ))]

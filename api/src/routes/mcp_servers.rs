@@ -31,7 +31,8 @@ use crate::{
     state::AppState,
 };
 
-/// Longest token accepted, in bytes.
+/// Longest token accepted, in bytes (`SetTokenRequest`'s schema states it again: its attribute
+/// takes a literal).
 const MAX_TOKEN_BYTES: usize = 4096;
 
 /// One MCP server as a user sees it.
@@ -60,6 +61,7 @@ pub struct McpServerList {
 pub struct SetTokenRequest {
     /// Sent as the server's header, verbatim (include a scheme such as `Bearer ` if the server
     /// wants one).
+    #[schema(min_length = 1, max_length = 4096, pattern = "^[\\t\\x20-\\x7e]+$")]
     pub token: String,
 }
 
@@ -85,7 +87,9 @@ pub async fn list(State(state): State<AppState>, Caller(user): Caller) -> Result
 #[utoipa::path(put, operation_id = "set_mcp_token", path = "/api/mcp-servers/{name}/token", tag = "mcp",
     params(("name" = String, Path, description = "The server")), request_body = SetTokenRequest,
     responses(
-        (status = 204, description = "Set"),
+        (status = 204, description = "Set", links(
+            ("DeleteMcpToken" = (operation_id = "delete_mcp_token", parameters(("name" = "$request.path.name")))),
+        )),
         (status = 404, description = "No such server", body = ErrorBody),
         (status = 409, description = "The deployment has no key to encrypt tokens with (`secrets_key_missing`: its operator sets QUICKACT_SECRETS_KEY)", body = ErrorBody),
         (status = 422, description = "The server takes no token, or the token cannot be sent as a header", body = ErrorBody),
@@ -152,15 +156,19 @@ async fn server(state: &AppState, user_id: Uuid, name: &str) -> Result<McpServer
 pub struct RegisterServerRequest {
     /// Prefixes its tools as the model sees them (`<name>__<tool>`): up to 32 of letters,
     /// digits, `-`, `_`, without `__`; unique among every server.
+    #[schema(pattern = "^[A-Za-z0-9_-]{1,32}$")]
     pub name: String,
     /// Its streamable HTTP endpoint.
+    #[schema(pattern = "^https?://")]
     pub url: String,
     /// Longest wait for one call (1 to 600 s, default 10); never past a task's deadline.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 600)]
     pub timeout_secs: Option<u64>,
     /// The header that carries each user's own token; the server is then offered only to users
     /// who set one.
     #[serde(default)]
+    #[schema(pattern = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")]
     pub header: Option<String>,
     /// The only tools of the server offered (all when absent).
     #[serde(default)]
@@ -209,7 +217,11 @@ pub async fn admin_list(State(state): State<AppState>, Admin(_): Admin) -> Resul
 /// Register an MCP server for every user, or for one.
 #[utoipa::path(post, operation_id = "admin_register_mcp_server", path = "/api/admin/mcp-servers", tag = "admin", request_body = RegisterServerRequest,
     responses(
-        (status = 201, description = "Registered", body = RegisteredMcpServer),
+        (status = 201, description = "Registered", body = RegisteredMcpServer, links(
+            ("SetMcpToken" = (operation_id = "set_mcp_token", parameters(("name" = "$response.body#/name")))),
+            ("DeleteMcpToken" = (operation_id = "delete_mcp_token", parameters(("name" = "$response.body#/name")))),
+            ("DeleteMcpServer" = (operation_id = "admin_delete_mcp_server", parameters(("name" = "$response.body#/name")))),
+        )),
         (status = 404, description = "No such user", body = ErrorBody),
         (status = 409, description = "The name is taken", body = ErrorBody),
         (status = 422, description = "Not a usable server", body = ErrorBody),

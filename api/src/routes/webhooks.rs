@@ -34,6 +34,7 @@ pub struct CreateWebhookRequest {
     /// deployment allows them (`QUICKACT_WEBHOOK_ALLOW_PRIVATE`).
     url: String,
     /// The verdict types to hear: `action_completed`, `need_clarification`, `error` (default all).
+    #[schema(value_type = Option<Vec<quickact_shared::domain::task::ResultType>>, min_items = 1)]
     verdicts: Option<Vec<String>>,
     /// Default true.
     enabled: Option<bool>,
@@ -75,7 +76,12 @@ fn checked_verdicts(verdicts: Vec<String>) -> Result<Vec<String>, ApiError> {
 /// Register an endpoint; the answer holds its secret, shown this once.
 #[utoipa::path(post, operation_id = "create_webhook", path = "/api/webhooks", tag = "webhooks", request_body = CreateWebhookRequest,
     responses(
-        (status = 201, description = "The endpoint, with its secret", body = WebhookCreated),
+        (status = 201, description = "The endpoint, with its secret", body = WebhookCreated, links(
+            ("GetWebhook" = (operation_id = "get_webhook", parameters(("id" = "$response.body#/id")))),
+            ("UpdateWebhook" = (operation_id = "update_webhook", parameters(("id" = "$response.body#/id")))),
+            ("DeleteWebhook" = (operation_id = "delete_webhook", parameters(("id" = "$response.body#/id")))),
+            ("ListWebhookDeliveries" = (operation_id = "list_webhook_deliveries", parameters(("id" = "$response.body#/id")))),
+        )),
         (status = 422, description = "A bad URL, a private address, an unknown verdict type", body = ErrorBody),
     ))]
 pub async fn create(
@@ -173,7 +179,9 @@ pub struct DeliveriesParams {
 #[utoipa::path(get, operation_id = "list_webhook_deliveries", path = "/api/webhooks/{id}/deliveries", tag = "webhooks",
     params(("id" = Uuid, Path, description = "The endpoint"), DeliveriesParams),
     responses(
-        (status = 200, description = "Recent deliveries", body = DeliveryList),
+        (status = 200, description = "Recent deliveries", body = DeliveryList, links(
+            ("ResendDelivery" = (operation_id = "admin_resend_webhook_delivery", parameters(("id" = "$response.body#/deliveries/0/id")))),
+        )),
         (status = 404, description = "No such endpoint (or another user's)", body = ErrorBody),
     ))]
 pub async fn deliveries(
