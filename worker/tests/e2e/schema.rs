@@ -1,6 +1,7 @@
 //! The schema's two parts (`quickact_shared::schema`): a database the squashed migrations built is
 //! taken as having the squash; one that stopped before their end is refused; one a newer build
-//! migrated is no error; the SQL functions are applied by a build with a newer revision only.
+//! migrated is no error; the SQL functions are applied by a build with a newer revision only, and
+//! the ones no build calls any more are dropped.
 
 use quickact_shared::schema::{self, FUNCTIONS_REVISION, MIGRATOR, MigrateError};
 use quickact_testkit::postgres::{server_url, with_database};
@@ -52,7 +53,21 @@ async fn function_exists(pool: &PgPool, name: &str) -> bool {
 #[tokio::test]
 async fn a_database_the_squashed_migrations_built_is_taken_as_squashed_and_gets_the_functions() {
     let pool = database_before_the_squash(20261129000010).await;
+    // The functions of that build, which no build in service calls any more (their bodies do not
+    // matter here).
+    sqlx::raw_sql(
+        "CREATE FUNCTION quickact_submit(p_user_id uuid, p_text text) RETURNS int LANGUAGE sql AS 'SELECT 1';
+         CREATE FUNCTION quickact_fetch_tasks(p_holder text, p_limit int) RETURNS int LANGUAGE sql AS 'SELECT 1';
+         CREATE FUNCTION quickact_claim_tasks(p_holder text, p_limit int, p_lease_secs float8, p_running uuid[],
+             p_max_running int, p_aging_secs float8) RETURNS int LANGUAGE sql AS 'SELECT 1';",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
     schema::migrate(&pool).await.expect("a database at the squashed head migrates");
+    assert!(!function_exists(&pool, "quickact_submit").await && !function_exists(&pool, "quickact_fetch_tasks").await, "retired");
+    let claims: Vec<String> = sqlx::query_scalar("SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'quickact_claim_tasks'").fetch_all(&pool).await.unwrap();
+    assert_eq!(claims, ["quickact_claim_tasks(text,integer,double precision,integer,double precision)"], "the overload with running tasks is retired");
     let versions = applied(&pool).await;
     let expected: Vec<i64> = MIGRATOR.iter().map(|migration| migration.version).collect();
     assert_eq!(versions, expected, "the squashed migrations' records make way for the squash's");
