@@ -73,7 +73,7 @@ pub struct SweeperConfig {
 /// How the API protects itself and its clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpConfig {
-    /// `QUICKACT_DATABASE_CONNECTIONS`, default 41 for the API: most connections the process opens
+    /// `QUICKACT_DATABASE_CONNECTIONS`, default 16 for the API: most connections the process opens
     /// to Postgres, its pools and its listener together (see `db::ApiPools`).
     pub database_connections: u32,
     /// `QUICKACT_REQUEST_TIMEOUT_SECS`, default 30: longest a request may take (503 after it).
@@ -152,7 +152,7 @@ pub struct WorkerConfig {
     pub shutdown_grace: Duration,
     /// `QUICKACT_WORKER_NAME`: prefix of this process's worker name (host name by default).
     pub name_prefix: String,
-    /// `QUICKACT_DATABASE_CONNECTIONS`, default 102 for a worker: most connections the process
+    /// `QUICKACT_DATABASE_CONNECTIONS`, default 25 for a worker: most connections the process
     /// opens to Postgres, all its pools and its listener together (see `db::WorkerPools`).
     pub database_connections: u32,
     /// `QUICKACT_WORKER_METRICS_BIND`: where the worker serves `GET /metrics` (none by default).

@@ -65,8 +65,11 @@ pub struct WorkerPools {
 }
 
 impl WorkerPools {
-    /// A worker's budget unless configured: the sizes its pools had before they had a budget.
-    pub const DEFAULT: u32 = 102;
+    /// A worker's budget unless configured: three workers and an API at their defaults (75 + 16)
+    /// fit a stock Postgres (`max_connections` 100, 3 of them reserved) with room for a few
+    /// sessions beside them. The bench's slow model (2,048 runs at once) and the local drain are
+    /// served as well as with the 102 it was before (docs/performance.md).
+    pub const DEFAULT: u32 = 25;
     /// The least a worker runs with: its listener, and two connections for each pool.
     pub const FEWEST: u32 = 9;
 
@@ -111,6 +114,10 @@ pub async fn warn_if_the_fleet_may_not_fit(pool: &PgPool, budget: u32) {
     }
 }
 
+// An API and three workers at their defaults fit a stock Postgres: 100 connections, 3 reserved for
+// superusers.
+const _: () = assert!(ApiPools::DEFAULT + 3 * WorkerPools::DEFAULT <= 100 - 3);
+
 /// The API's connections (`QUICKACT_DATABASE_CONNECTIONS`), split among its pools: the listener
 /// takes one, the hot path (submissions and the long-polls' batched reads: one batch of each kind
 /// at a time) up to 8, the main pool the rest.
@@ -121,8 +128,8 @@ pub struct ApiPools {
 }
 
 impl ApiPools {
-    /// The API's budget unless configured.
-    pub const DEFAULT: u32 = 41;
+    /// The API's budget unless configured (see [`WorkerPools::DEFAULT`]).
+    pub const DEFAULT: u32 = 16;
     /// The least the API runs with: its listener, two for the hot path, two for the rest.
     pub const FEWEST: u32 = 5;
 
@@ -366,9 +373,8 @@ mod tests {
 
     #[test]
     fn a_process_connections_are_split_among_its_pools_within_its_budget() {
-        // The defaults keep the sizes the pools had before they had a budget.
-        assert_eq!(WorkerPools::within(WorkerPools::DEFAULT), WorkerPools { main: 32, journal: 32, lazy_journal: 32, bookkeeping: 5 });
-        assert_eq!(ApiPools::within(ApiPools::DEFAULT), ApiPools { main: 32, hot_path: 8 });
+        assert_eq!(WorkerPools::within(WorkerPools::DEFAULT), WorkerPools { main: 7, journal: 7, lazy_journal: 7, bookkeeping: 3 });
+        assert_eq!(ApiPools::within(ApiPools::DEFAULT), ApiPools { main: 12, hot_path: 3 });
         for total in [WorkerPools::FEWEST, 10, 20, 33, 64, 102, 300] {
             let p = WorkerPools::within(total);
             assert_eq!(1 + p.main + p.journal + p.lazy_journal + p.bookkeeping, total, "{total}: {p:?}");
