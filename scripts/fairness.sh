@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
+source scripts/bench/common.sh
 
 runs=3 delay_ms=0 concurrency=64 heavy_users=100 per_user=50 baseline= baseline_binaries=
 while [ $# -gt 0 ]; do
@@ -29,14 +30,11 @@ while [ $# -gt 0 ]; do
     --baseline) baseline=$2 ;;
     --baseline-binaries) baseline_binaries=$2 ;;
     -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
+    *) unknown_argument "$1" ;;
   esac
   shift 2
 done
-say() { printf '\n== %s\n' "$*" >&2; }
-
-say "building the release binaries"
-SQLX_OFFLINE=true cargo build --release --locked -p quickact-api -p quickact-worker -p quickact-testkit >&2
+build_release_binaries
 baseline_flags=()
 if [ -n "$baseline" ]; then
   tree=target/baseline/tree

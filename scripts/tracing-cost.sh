@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
+source scripts/bench/common.sh
 
 rounds=3 n=3000 users=100 concurrency=64
 while [ $# -gt 0 ]; do
@@ -21,14 +22,11 @@ while [ $# -gt 0 ]; do
     --users) users=$2 ;;
     --concurrency) concurrency=$2 ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
+    *) unknown_argument "$1" ;;
   esac
   shift 2
 done
-say() { printf '\n== %s\n' "$*" >&2; }
-
-say "building the release binaries"
-SQLX_OFFLINE=true cargo build --release --locked -p quickact-api -p quickact-worker -p quickact-testkit >&2
+build_release_binaries
 
 work=$(mktemp -d -t quickact-tracing-XXXXXX)
 chmod 755 "$work"

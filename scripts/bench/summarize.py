@@ -145,20 +145,24 @@ if slow:
         + ", ".join(f"{c}: {fmt(v)}" for c, v in meds.items()) + ")",
         goal=">= 500 tasks/s", met=check(meds[best_c], lambda v: v >= 500))
 
+def runs_and_failures(scenario):
+    """The runs of `scenario`, and how many of their tasks did not end in success in all of them."""
+    runs = [l for l in lines if l.get("scenario") == scenario]
+    return runs, sum(sum(v for k, v in l.get("statuses", {}).items() if k != "success") for l in runs)
+
+
 # provider limits and pauses (issue 32)
 inw, allowed = median("provider-limit", "requests_in_window"), median("provider-limit", "allowed")
-limit_ok = [l for l in lines if l.get("scenario") == "provider-limit"]
-if limit_ok:
-    failed = sum(sum(v for k, v in l.get("statuses", {}).items() if k != "success") for l in limit_ok)
+limit_runs, failed = runs_and_failures("provider-limit")
+if limit_runs:
     row("a limit of 600 model requests/min over 3 workers, 2 min: requests the model counted", inw,
         f"{fmt(inw, '', 0)} (busiest minute {fmt(median('provider-limit', 'busiest_minute'), '', 0)}); "
         f"{fmt(median('provider-limit', 'statuses.success'), '', 0)} tasks, {failed} not success in all runs",
         allowed, f"allowed {fmt(allowed, '', 0)}", "<= 1,200 + a minute's burst; every task success",
         check(inw, lambda v: v <= allowed and failed == 0))
-pause_ok = [l for l in lines if l.get("scenario") == "provider-pause"]
-if pause_ok:
+pause_runs, failed = runs_and_failures("provider-pause")
+if pause_runs:
     paused, allowed_p = median("provider-pause", "requests_while_paused"), median("provider-pause", "allowed_while_paused")
-    failed = sum(sum(v for k, v in l.get("statuses", {}).items() if k != "success") for l in pause_ok)
     row("429 Retry-After 2 to everything for 10 s, 3 workers: requests while paused", paused,
         f"{fmt(paused, '', 0)} ({fmt(median('provider-pause', 'requests_in_storm'), '', 0)} in the storm, "
         f"{fmt(median('provider-pause', 'pauses'), '', 0)} pauses); {failed} tasks not success in all runs",
