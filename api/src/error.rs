@@ -6,7 +6,7 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use quickact_shared::db::is_unavailable;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Every way a request can fail. Each variant's doc names its status.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +64,19 @@ impl ApiError {
         self.status_and_code().0
     }
 
+    /// The envelope `{"error": {"code", "message"}}` clients read: the body of this error's HTTP
+    /// answer, and the structured content of an MCP tool's error. An internal error is logged here
+    /// with its chain (and an unavailable database noted), since this is where it is answered.
+    pub fn to_envelope(&self) -> Value {
+        let (_, code) = self.status_and_code();
+        match self {
+            ApiError::Internal(source) => tracing::error!(error = %self, source = ?source, "request failed"),
+            ApiError::Unavailable => tracing::warn!("request failed: database unavailable"),
+            _ => {}
+        }
+        json!({ "error": { "code": code, "message": self.to_string() } })
+    }
+
     fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
             ApiError::BadRequest { code, .. } => (StatusCode::BAD_REQUEST, code),
@@ -91,14 +104,7 @@ impl From<sqlx::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, code) = self.status_and_code();
-        match &self {
-            ApiError::Internal(source) => tracing::error!(error = %self, source = ?source, "request failed"),
-            ApiError::Unavailable => tracing::warn!("request failed: database unavailable"),
-            _ => {}
-        }
-        let body = Json(json!({ "error": { "code": code, "message": self.to_string() } }));
-        let mut response = (status, body).into_response();
+        let mut response = (self.status(), Json(self.to_envelope())).into_response();
         let headers = response.headers_mut();
         match &self {
             ApiError::Unauthorized => {
