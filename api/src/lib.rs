@@ -5,8 +5,11 @@
 //! history and create users.
 //!
 //! # Layout
+//! - [`actions`]: the operations themselves (submit a sentence, read and wait for a task, undo it,
+//!   list items, parse times) over typed inputs and outputs, which the routes, the MCP tools and
+//!   the admin page call.
 //! - [`routes`]: one module per resource of the contract (`quick_action`, `preview`, `items`,
-//!   `parse_time`, `admin`, `health`).
+//!   `parse_time`, `admin`, `health`): each extracts a request, calls the action, answers.
 //! - [`extract`]: JSON, query and authentication extractors that answer in the error envelope.
 //! - [`admin_page`]: the admin web page at `/admin` (askama + htmx, assets in the binary).
 //! - [`error`]: [`ApiError`](error::ApiError), the single error type and its status codes.
@@ -24,6 +27,7 @@
 //!
 //! [`run`] takes a bound listener and a shutdown future, so tests serve on port 0 and stop cleanly.
 
+pub mod actions;
 pub mod admin_page;
 pub mod api_docs;
 pub mod error;

@@ -26,10 +26,8 @@ use super::{
     session::AdminSession,
 };
 use crate::{
-    routes::{
-        admin::{AdminListParams, task_filter},
-        parse_uuid_or_404,
-    },
+    actions::parse_uuid_or_404,
+    routes::admin::{AdminListParams, task_filter},
     state::AppState,
 };
 

@@ -9,7 +9,7 @@
 use askama::Template;
 use axum::{
     extract::{Path, State},
-    http::{StatusCode, header},
+    http::StatusCode,
     response::{IntoResponse, Redirect, Response},
 };
 use quickact_shared::{
@@ -34,8 +34,7 @@ use super::{
     session::{AdminSession, ButtonPress},
 };
 use crate::{
-    extract::Caller,
-    routes::{parse_uuid_or_404, quick_action},
+    actions::{parse_uuid_or_404, tasks::undo_task},
     state::AppState,
 };
 
@@ -368,23 +367,15 @@ pub async fn cancel(State(state): State<AppState>, Path(id): Path<String>, Butto
     cancelled.await.map_err(|err: PageError| err.within(chrome).back_to(back, "Back to the task"))
 }
 
-/// `POST /admin/tasks/{id}/undo`: reverts what the task changed, through the same code as
+/// `POST /admin/tasks/{id}/undo`: reverts what the task changed, through the action of
 /// `POST /api/quick-action/{id}/undo` (as the admin), and shows the undo task. A refusal (409:
 /// changed again since, undone already...) is shown with a link back to the task.
 pub async fn undo(State(state): State<AppState>, Path(id): Path<String>, ButtonPress(session): ButtonPress) -> Result<Response, PageError> {
     let back = format!("/admin/tasks/{id}");
     let chrome = chrome_of(&session);
     let undone = async {
-        let response = quick_action::undo(State(state), Caller(session.user), Path(id)).await?;
-        // The route answers 201 with the undo task's status URL in `Location`.
-        let undo_id = response
-            .headers()
-            .get(header::LOCATION)
-            .and_then(|l| l.to_str().ok())
-            .and_then(|l| l.rsplit('/').next())
-            .and_then(|id| id.parse::<Uuid>().ok())
-            .ok_or_else(|| PageError::new(StatusCode::INTERNAL_SERVER_ERROR, "the undo answered without its task"))?;
-        Ok(Redirect::to(&format!("/admin/tasks/{undo_id}")).into_response())
+        let undo = undo_task(&state, &session.user, parse_uuid_or_404(&id)?).await?;
+        Ok(Redirect::to(&format!("/admin/tasks/{}", undo.task_id)).into_response())
     };
     undone.await.map_err(|err: PageError| err.within(chrome).back_to(back, "Back to the task"))
 }

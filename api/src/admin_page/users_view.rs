@@ -26,10 +26,10 @@ use super::{
     session::{AdminSession, ButtonPress},
 };
 use crate::{
+    actions::parse_uuid_or_404,
     routes::{
         admin::{create_user_with_key, revoke_any_key},
         budgets::{BudgetView, PeriodBudgetView, SetBudgetRequest, budget_view, set_limits},
-        parse_uuid_or_404,
     },
     state::AppState,
 };

@@ -14,7 +14,7 @@ use super::{
     page::{Chrome, Moment, PageError, html},
     session::{AdminSession, ButtonPress},
 };
-use crate::{routes::parse_uuid_or_404, state::AppState};
+use crate::{actions::parse_uuid_or_404, state::AppState};
 
 /// Recent deliveries shown per endpoint.
 const DELIVERIES_SHOWN: i64 = 10;

@@ -18,9 +18,10 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::{
+    actions::{parse_time_zone, parse_uuid_or_404},
     error::ApiError,
     extract::{Admin, JsonBody, QueryParams},
-    routes::{parse_time_zone, parse_uuid_or_404, quick_action::list_page},
+    routes::quick_action::list_page,
     openapi::{ErrorBody, KeyListDoc, UserCreatedDoc},
     state::AppState,
     views::TaskPage,

@@ -8,25 +8,24 @@ use axum::{
 };
 use chrono::{NaiveDate, NaiveTime, Utc};
 use quickact_shared::planner::{
-    item::{FoundItem, ItemFields, ItemKind, ItemStatus},
+    item::ItemFields,
     patch::{ItemError, ItemPatch, parse_kind, parse_segment, parse_status},
-    rules::{widen_from, widen_to},
-    store::{self, ItemQuery, SortKey},
+    store,
 };
 use quickact_time::TimeContext;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::{
+    actions::{
+        items::{ItemFilter, ItemList, list_items},
+        parse_time_zone, parse_uuid_or_404,
+    },
     error::ApiError,
     extract::{Caller, JsonBody, QueryParams},
     openapi::{ErrorBody, ItemInputDoc, ItemListDoc},
-    routes::{parse_time_zone, parse_uuid_or_404},
     state::AppState,
 };
-
-const DEFAULT_LIST_LIMIT: i64 = 50;
-const MAX_LIST_LIMIT: i64 = 200;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -49,42 +48,9 @@ pub async fn list(
     State(state): State<AppState>,
     Caller(user): Caller,
     QueryParams(params): QueryParams<ListParams>,
-) -> Result<Json<Value>, ApiError> {
-    let bad = |m: String| ApiError::bad_request("invalid_query", m);
-    let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
-    let kind = match present(&params.kind) {
-        Some(k) => Some(k.parse::<ItemKind>().map_err(|_| bad(format!("unknown kind {k:?}")))?),
-        None => None,
-    };
-    let status = match present(&params.status) {
-        Some(s) if s == "all" => None,
-        Some(s) => Some(s.parse::<ItemStatus>().map_err(|_| bad(format!("unknown status {s:?}")))?),
-        None => None,
-    };
-    let date = |v: &Option<String>, name: &str| -> Result<Option<NaiveDate>, ApiError> {
-        present(v).map(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").map_err(|_| bad(format!("{name} must be YYYY-MM-DD")))).transpose()
-    };
-    let limit = params.limit.unwrap_or(DEFAULT_LIST_LIMIT);
-    if limit < 1 {
-        return Err(bad("limit must be at least 1".into()));
-    }
-    let query = ItemQuery {
-        kind,
-        status,
-        from: date(&params.date_from, "date_from")?.map(widen_from),
-        to: date(&params.date_to, "date_to")?.map(widen_to),
-        terms: present(&params.q).map(|q| q.split_whitespace().map(str::to_owned).collect()).unwrap_or_default(),
-        synonyms: Vec::new(),
-        endings: Vec::new(),
-        sort: SortKey::Deadline,
-        descending: false,
-        limit: limit.min(MAX_LIST_LIMIT),
-        relaxed: false,
-        at: None,
-    };
-    let mut connection = state.pool.acquire().await?;
-    let (items, _) = store::search_items(&mut connection, user.id, &query).await?;
-    Ok(Json(json!({ "items": items.iter().map(FoundItem::to_json).collect::<Vec<_>>() })))
+) -> Result<Json<ItemList>, ApiError> {
+    let filter = ItemFilter { kind: params.kind, status: params.status, date_from: params.date_from, date_to: params.date_to, q: params.q, limit: params.limit };
+    Ok(Json(list_items(&state, &user, filter).await?))
 }
 
 /// Create an item (`kind` and `title` required; no date means today).

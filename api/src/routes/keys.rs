@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
+    actions::parse_uuid_or_404,
     error::ApiError,
     extract::{Caller, JsonBody, bearer_key},
     openapi::{ErrorBody, KeyCreatedDoc, KeyListDoc},
-    routes::parse_uuid_or_404,
     state::AppState,
 };
 

@@ -3,15 +3,13 @@
 
 use axum::{Json, extract::State};
 use chrono::{DateTime, FixedOffset};
-use quickact_time::{TimeMatch, find_all};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
 
 use crate::{
+    actions::parse_time::{ParsedTimes, TextToRead, parse_time as parse_times},
     error::ApiError,
     extract::{Caller, JsonBody},
     openapi::{ErrorBody, ParsedTimesDoc},
-    routes::reading_context,
     state::AppState,
 };
 
@@ -36,23 +34,7 @@ pub async fn parse_time(
     State(_state): State<AppState>,
     Caller(user): Caller,
     JsonBody(request): JsonBody<ParseTimeRequest>,
-) -> Result<Json<Value>, ApiError> {
-    let context = reading_context(&request.text, request.now, request.tz.as_deref(), &user)?;
-    let matches: Vec<Value> = find_all(&request.text, &context).iter().map(match_json).collect();
-    Ok(Json(json!({
-        "now": context.now().to_rfc3339(),
-        "tz": context.tz().name(),
-        "matches": matches,
-    })))
-}
-
-/// A match as the contract shows it: span, text, then the resolution's fields, absent ones left out.
-fn match_json(m: &TimeMatch) -> Value {
-    let mut object = Map::new();
-    object.insert("span".into(), json!([m.span.0, m.span.1]));
-    object.insert("text".into(), json!(m.text));
-    if let Value::Object(resolution) = serde_json::to_value(&m.resolution).expect("a resolution serialises") {
-        object.extend(resolution.into_iter().filter(|(_, v)| !v.is_null()));
-    }
-    Value::Object(object)
+) -> Result<Json<ParsedTimes>, ApiError> {
+    let text = TextToRead { text: request.text, now: request.now, tz: request.tz };
+    Ok(Json(parse_times(&user, text)?))
 }

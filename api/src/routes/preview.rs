@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
+    actions::parse_time::reading_context,
     error::ApiError,
     extract::{Caller, JsonBody},
     openapi::{ErrorBody, PreviewDoc},
-    routes::reading_context,
     state::AppState,
 };
 

@@ -1,4 +1,6 @@
-//! `/api/quick-action`: submit a sentence, read (and long-poll) a task, list one's history, cancel.
+//! `/api/quick-action`: submit a sentence, read (and long-poll) a task, list one's history, cancel,
+//! stream a task's steps, undo. Submitting, reading and undoing are actions ([`crate::actions`]):
+//! their handlers here take the request apart and put the action's answer on the wire.
 
 use std::time::Duration;
 
@@ -8,40 +10,35 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, FixedOffset};
 use quickact_shared::{
-    domain::{task::{ResultType, TaskPriority, TaskRecord}, user::User},
-    telemetry::traces,
-    phrases::Language,
-    planner::undo::{UndoOutcome, undo_task},
+    domain::task::TaskPriority,
     store::{
         ending::{CancelOutcome, cancel_task},
         tasks::{self, Cursor, TaskFilter},
     },
 };
 use serde::Deserialize;
-use tracing::{Instrument, Span};
 use uuid::Uuid;
 
 use crate::{
+    actions::{
+        parse_uuid_or_404,
+        submit::{Sentence, SubmittedTask, submit_sentence},
+        tasks::{ReadTask, read_task, undo_task, visible_task},
+    },
     error::ApiError,
     events::task_events,
     openapi::ErrorBody,
     extract::{Caller, JsonBody, QueryParams},
-    limits::{WaitKind, check_text_length},
-    longpoll::{visible_to, wait_from, wait_until_final},
-    routes::{parse_time_zone, parse_uuid_or_404},
+    limits::WaitKind,
+    longpoll::visible_to,
     state::AppState,
-    submit::{Submission, Submitted, submit},
-    submit_span,
+    submit_span::CallerTrace,
     views::{TaskPage, TaskView, TaskWithSteps, status_url},
 };
 
-const DEFAULT_TIMEOUT_SECS: i64 = 30;
-const MAX_TIMEOUT_SECS: i64 = 120;
 const DEFAULT_WAIT_SECS: u64 = 30;
-const MAX_WAIT_SECS: u64 = 60;
-const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
 /// A sentence to execute.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -92,147 +89,45 @@ pub async fn create(
     headers: HeaderMap,
     JsonBody(request): JsonBody<CreateRequest>,
 ) -> Result<Response, ApiError> {
-    accept_traced(state, user, headers, request, None).await
+    Ok(submitted(submit_sentence(&state, &user, request.into_sentence(&headers, None)).await?))
 }
 
-/// [`accept`] in the submit span, whose `traceparent` is stored with the task: how a sentence and a
-/// reply (`reply_to`, see [`super::reply`]) are taken in.
-pub(super) async fn accept_traced(
-    state: AppState,
-    user: User,
-    headers: HeaderMap,
-    request: CreateRequest,
-    reply_to: Option<Uuid>,
-) -> Result<Response, ApiError> {
-    let span = submit_span::submit_span(&headers);
-    let trace_parent = traces::trace_parent_of(&span);
-    let answer = accept(state, user, headers, request, reply_to, trace_parent).instrument(span.clone()).await;
-    submit_span::record_answer(&span, &answer);
-    answer
-}
-
-/// [`create`] in its span; `trace_parent`: the span's, stored with the task. `reply_to`: the task
-/// whose question the sentence answers (see [`super::reply`]).
-async fn accept(
-    state: AppState,
-    user: User,
-    headers: HeaderMap,
-    request: CreateRequest,
-    reply_to: Option<Uuid>,
-    trace_parent: Option<String>,
-) -> Result<Response, ApiError> {
-    Span::current().record("user_id", tracing::field::display(user.id));
-    let text = request.text.trim();
-    if text.is_empty() {
-        return Err(ApiError::bad_request("invalid_input", "text must not be empty"));
-    }
-    check_text_length(text)?;
-    let timeout = request.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS);
-    if !(1..=MAX_TIMEOUT_SECS).contains(&timeout) {
-        return Err(ApiError::unprocessable(
-            "invalid_timeout",
-            format!("timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds, got {timeout}"),
-        ));
-    }
-    let time_zone = match &request.tz {
-        Some(tz) => parse_time_zone(tz)?.name().to_owned(),
-        None => user.time_zone.clone(),
-    };
-    let idempotency_key = idempotency_key(&headers)?;
-    let reference_time = reference_time(request.now, state.config.reference_time_window)?;
-
-    if let Some(key) = idempotency_key
-        && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
-            return replay(existing, text, reply_to);
+impl CreateRequest {
+    /// The sentence a request submits: its body, with the `Idempotency-Key` and the caller's trace
+    /// from its headers; `reply_to`: the task whose question it answers (see [`super::reply`]).
+    pub(super) fn into_sentence(self, headers: &HeaderMap, reply_to: Option<Uuid>) -> Sentence {
+        // Read lossily: a key that is not visible ASCII then holds a character that is not, and
+        // the action refuses it as such.
+        let idempotency_key = headers.get("idempotency-key").map(|key| String::from_utf8_lossy(key.as_bytes()).into_owned());
+        Sentence {
+            text: self.text,
+            timeout: self.timeout,
+            wait: self.wait,
+            now: self.now,
+            tz: self.tz,
+            priority: self.priority,
+            idempotency_key,
+            reply_to,
+            caller_trace: CallerTrace::of_headers(headers),
         }
-    state.submit_rate.take(&state.pool, user.id).await?;
-    // The row (the queue's job) and its room under the user's cap commit together (see `crate::submit`).
-    let submission = Submission {
-        id: Uuid::now_v7(),
-        user_id: user.id,
-        input_text: text.to_owned(),
-        timeout_seconds: timeout as i32,
-        idempotency_key: idempotency_key.map(str::to_owned),
-        reference_time,
-        time_zone,
-        currency: state.config.model.currency.clone(),
-        cap: state.config.max_active_tasks_per_user,
-        priority: request.priority,
-        trace_parent,
-        reply_to,
-    };
-    // A waiting client hears every change after the commit: it subscribes before.
-    let subscription = request.wait.then(|| state.notifications.subscribe_task(submission.id));
-    let task = match submit(&state.submissions, &state.pool, &state.notifications, submission).await? {
-        Submitted::Created(task) => *task,
-        Submitted::AtCap => {
-            let active = tasks::count_active(&state.pool, user.id).await?;
-            return Err(ApiError::TooManyRequests {
-                message: format!("you already have {active} unfinished tasks; wait for some to finish"),
-                retry_after_secs: 5,
-            });
-        }
-        Submitted::KeyTaken => {
-            // A concurrent request with the same key won the race: answer with its task.
-            let key = idempotency_key.unwrap_or_default();
-            let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
-            return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text, reply_to);
-        }
-    };
-    quickact_shared::metrics::task_submitted();
-    Span::current().record("task_id", tracing::field::display(task.id));
-    tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
-
-    let task = match subscription {
-        Some(subscription) => wait_from(&state, &user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?.task,
-        None => task,
-    };
-    Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(task))).into_response())
+    }
 }
 
-/// The moment the sentence was written: the client's `now` when it is within `window` of the
-/// server's clock (422 otherwise: a client must not backdate a sentence past the passed-time rule),
-/// else the server's clock.
-fn reference_time(now: Option<DateTime<FixedOffset>>, window: Duration) -> Result<DateTime<Utc>, ApiError> {
-    let server = Utc::now();
-    let Some(now) = now.map(|now| now.with_timezone(&Utc)) else { return Ok(server) };
-    let off_by = (now - server).abs().to_std().unwrap_or(Duration::MAX);
-    if off_by > window {
-        return Err(ApiError::unprocessable(
-            "invalid_now",
-            format!("now must be within {} seconds of the server's clock ({}), got {}", window.as_secs(), server.to_rfc3339(), now.to_rfc3339()),
-        ));
+/// The answer to a submission: 201 with the task and its status URL in `Location`; a replay (the
+/// idempotency key was seen before) answers as Stripe-style APIs replay the original response,
+/// 201 with `Idempotent-Replayed: true`.
+pub(super) fn submitted(submitted: SubmittedTask) -> Response {
+    if !submitted.replayed {
+        return created(submitted.task);
     }
-    Ok(now)
-}
-
-/// The answer to a request whose idempotency key was seen before: the same task, as Stripe-style
-/// APIs replay the original response (same status, plus a header saying it is a replay).
-fn replay(existing: TaskRecord, text: &str, reply_to: Option<Uuid>) -> Result<Response, ApiError> {
-    if existing.input_text != text || existing.reply_to != reply_to {
-        return Err(ApiError::unprocessable(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used with a different text (or reply)",
-        ));
-    }
-    let mut response = (StatusCode::CREATED, Json(TaskView::from(existing))).into_response();
+    let mut response = (StatusCode::CREATED, Json(submitted.task)).into_response();
     response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
-    Ok(response)
+    response
 }
 
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
-    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
-    let key = value
-        .to_str()
-        .map_err(|_| ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be visible ASCII"))?
-        .trim();
-    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
-        return Err(ApiError::bad_request(
-            "invalid_idempotency_key",
-            format!("Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY_LEN} characters"),
-        ));
-    }
-    Ok(Some(key))
+/// 201 with a new task, its status URL in `Location`.
+fn created(task: TaskView) -> Response {
+    (StatusCode::CREATED, [("location", status_url(task.task_id))], Json(task)).into_response()
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -266,26 +161,15 @@ pub fn get(
     async move {
         let id = parse_uuid_or_404(&id)?;
         let wait = match params.wait.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            None | Some("false") | Some("0") | Some("no") => Ok(false),
-            Some("true") | Some("1") | Some("yes") | Some("") => Ok(true),
-            Some(other) => Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}"))),
+            None | Some("false") | Some("0") | Some("no") => None,
+            Some("true") | Some("1") | Some("yes") | Some("") => Some(Duration::from_secs(params.timeout.unwrap_or(DEFAULT_WAIT_SECS))),
+            Some(other) => {
+                // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
+                visible_task(&state, &user, id).await?;
+                return Err(ApiError::bad_request("invalid_query", format!("wait must be true or false, got {other:?}")));
+            }
         };
-        let read = if let Ok(true) = wait {
-            let seconds = params.timeout.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS);
-            wait_until_final(&state, &user, id, Duration::from_secs(seconds)).await?
-        } else {
-            // Whose the task is comes before what the query asks (another user's task is a 404 however asked).
-            let read = state.reads.task(id).await?.filter(|read| visible_to(&read.task, &user)).ok_or(ApiError::NotFound("no such task"))?;
-            wait?;
-            read
-        };
-        let (task, journal) = state.reads.journal(read).await?;
-        // Only a question can have replies: other tasks pay no read for them.
-        let replies = match task.result_type {
-            Some(ResultType::NeedClarification) => tasks::reply_ids(&state.pool, task.id).await?,
-            _ => Vec::new(),
-        };
-        Ok(Json(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect(), replies }))
+        Ok(Json(read_task(&state, &user, ReadTask { id, wait }).await?))
     }
 }
 
@@ -415,20 +299,5 @@ pub async fn undo(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = parse_uuid_or_404(&id)?;
-    let conflict = |code, message: String| Err(ApiError::Conflict { code, message });
-    match undo_task(&state.pool, id, &user, state.config.planner.max_items_per_user).await? {
-        UndoOutcome::Undone(task) => {
-            quickact_shared::metrics::task_submitted();
-            quickact_shared::metrics::task_finished(&task);
-            tracing::info!(task_id = %task.id, undoes = %id, "quick action undone");
-            Ok((StatusCode::CREATED, [("location", status_url(task.id))], Json(TaskView::from(*task))).into_response())
-        }
-        UndoOutcome::NotFound => Err(ApiError::NotFound("no such task")),
-        refused => {
-            // The refusal is read by the person who wrote the sentence: in its language.
-            let sentence = tasks::find_task(&state.pool, id).await?.map(|task| task.input_text).unwrap_or_default();
-            let (code, message) = refused.refusal(Language::of(&sentence)).expect("a refused undo");
-            conflict(code, message)
-        }
-    }
+    Ok(created(undo_task(&state, &user, id).await?))
 }

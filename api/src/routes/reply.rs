@@ -20,13 +20,13 @@ use quickact_shared::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::quick_action::{CreateRequest, accept_traced};
+use super::quick_action::{CreateRequest, submitted};
 use crate::{
+    actions::{parse_uuid_or_404, submit::submit_sentence},
     error::ApiError,
     extract::{Caller, JsonBody},
     longpoll::visible_to,
     openapi::ErrorBody,
-    routes::parse_uuid_or_404,
     state::AppState,
     views::TaskView,
 };
@@ -104,7 +104,7 @@ pub async fn reply(
         tz: request.tz,
         priority: TaskPriority::default(),
     };
-    accept_traced(state, user, headers, sentence, Some(asked.id)).await
+    Ok(submitted(submit_sentence(&state, &user, sentence.into_sentence(&headers, Some(asked.id))).await?))
 }
 
 /// The reply's sentence, once the asked task is known to ask and the option is one of its own.

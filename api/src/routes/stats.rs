@@ -14,10 +14,11 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::{
+    actions::parse_time_zone,
     error::ApiError,
     extract::{Admin, QueryParams},
     openapi::ErrorBody,
-    routes::{admin::parse_instant, parse_time_zone},
+    routes::admin::parse_instant,
     state::AppState,
 };
 

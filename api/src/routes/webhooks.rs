@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{
+    actions::parse_uuid_or_404,
     error::ApiError,
     extract::{Admin, Caller, JsonBody, QueryParams},
     openapi::ErrorBody,
-    routes::parse_uuid_or_404,
     state::AppState,
 };
 
