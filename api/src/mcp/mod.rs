@@ -4,7 +4,7 @@
 //! # Layout
 //! - this module: the route, its authentication and the transport's settings.
 //! - [`tools`]: the tools (`quick_action`, `get_quick_action`, `list_items`, `parse_time`), each
-//!   the REST handler of the same name called in process, so the two surfaces cannot part.
+//!   calling the action its REST route calls ([`crate::actions`]), so the two surfaces cannot part.
 //! - [`render`]: the short text each tool answers with beside its JSON.
 //!
 //! # Stateless

@@ -1,19 +1,15 @@
-//! The MCP tools. Each one calls the REST handler it stands for (`POST /api/quick-action`,
-//! `GET /api/quick-action/{id}`, `GET /api/items`, `POST /api/parse-time`) in process, as the
-//! authenticated caller: the same checks, limits (submit rate, unfinished tasks, waits per user),
-//! idempotency and JSON, so MCP and REST cannot part. A handler's answer becomes the tool's
-//! structured content (and a JSON text block, for clients that read only text) beside a short
-//! text; its error envelope becomes a tool error (`isError`) carrying the same `{"error": {...}}`.
+//! The MCP tools. Each one calls the action it stands for ([`crate::actions`]: submit a sentence
+//! and read its task, read a task, list items, parse times) as the authenticated caller, as the
+//! REST routes do: the same checks, limits (submit rate, unfinished tasks, waits per user),
+//! idempotency and results, so MCP and REST cannot part. An action's result, serialised as the
+//! REST route answers it, becomes the tool's structured content (and a JSON text block, for
+//! clients that read only text) beside a short text; an [`ApiError`] becomes a tool error
+//! (`isError`) carrying the envelope `{"error": {...}}` that `/api` answers with.
 
 use std::{any::Any, future::Future, sync::Arc};
 
-use axum::{
-    body::to_bytes,
-    extract::{Path, State},
-    http::{HeaderMap, HeaderValue, request::Parts},
-    response::{IntoResponse, Response},
-};
-use chrono::DateTime;
+use axum::http::{HeaderValue, request::Parts};
+use chrono::{DateTime, FixedOffset};
 use quickact_shared::domain::user::User;
 use rmcp::{
     ServerHandler,
@@ -26,15 +22,20 @@ use rmcp::{
     schemars::JsonSchema,
     tool, tool_handler, tool_router,
 };
-use serde::{Deserialize, de::DeserializeOwned};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_json::Value;
 
 use crate::{
+    actions::{
+        items::{ItemFilter, list_items},
+        parse_time::{TextToRead, parse_time},
+        parse_uuid_or_404,
+        submit::{self, Sentence, submit_sentence},
+        tasks::{ReadTask, read_task},
+    },
     error::ApiError,
-    extract::{Caller, JsonBody, QueryParams},
     limits::InFlight,
     mcp::render,
-    routes::{items, parse_time, quick_action},
     state::AppState,
 };
 
@@ -42,10 +43,6 @@ use crate::{
 /// clients commonly give up on a tool call after about a minute.
 pub const MAX_WAIT_SECS: i64 = 60;
 const DEFAULT_WAIT_SECS: i64 = 30;
-/// A task's time limit when the wait is shorter: `POST /api/quick-action`'s default.
-const DEFAULT_TASK_TIMEOUT_SECS: i64 = 30;
-/// Largest handler answer read back (a listing of 200 items is well under it).
-const MAX_ANSWER_BYTES: usize = 8 * 1024 * 1024;
 
 /// Submit a sentence and wait for its verdict.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -157,43 +154,32 @@ impl QuickactTools {
             Ok(wait) => wait,
             Err(refusal) => return refusal,
         };
-        if let Some(refusal) = check_moment(args.now.as_deref()) {
-            return refusal;
-        }
-        let mut headers = HeaderMap::new();
-        if let Some(key) = &args.idempotency_key {
-            match HeaderValue::from_str(key) {
-                Ok(value) => headers.insert("idempotency-key", value),
-                Err(_) => return invalid_input("idempotency_key must be visible ASCII"),
-            };
+        let now = match moment(args.now.as_deref()) {
+            Ok(now) => now,
+            Err(refusal) => return refusal,
+        };
+        // The key is what `Idempotency-Key` carries on `/api`: one no header could carry is refused here.
+        if args.idempotency_key.as_deref().is_some_and(|key| HeaderValue::from_str(key).is_err()) {
+            return invalid_input("idempotency_key must be visible ASCII");
         }
         // The task's own time limit is `POST /api/quick-action`'s default, or the wait when that is
         // longer: a short wait does not cut the task short, it only answers before the verdict.
-        let time_limit = wait.max(DEFAULT_TASK_TIMEOUT_SECS);
-        let body = json!({ "text": args.text, "timeout": time_limit, "tz": args.tz, "now": args.now });
-        let request = match from_json::<quick_action::CreateRequest>(body) {
-            Ok(request) => request,
-            Err(refusal) => return refusal,
-        };
-        let created = quick_action::create(State(self.state.clone()), Caller(user.clone()), headers, JsonBody(request));
-        let created = match read_answer(created.await.into_response()).await {
-            Ok(task) => task,
-            Err(envelope) => return error_result(&envelope),
-        };
-        let Some(task_id) = created["task_id"].as_str().map(str::to_owned) else {
-            tracing::error!("POST /api/quick-action answered without a task_id");
-            return internal_error();
+        let time_limit = wait.max(submit::DEFAULT_TIMEOUT_SECS);
+        let sentence = Sentence { text: args.text, timeout: Some(time_limit), now, tz: args.tz, idempotency_key: args.idempotency_key, ..Sentence::default() };
+        let created = match submit_sentence(&self.state, &user, sentence).await {
+            Ok(submitted) => submitted.task,
+            Err(refused) => return api_error_result(refused),
         };
         // The submission is done: whatever happens to the wait, the answer names the task, so the
         // assistant asks again rather than submitting twice.
-        let task = match self.wait_for_verdict(user, task_id, wait).await {
-            Ok(task) => task,
-            Err(envelope) => {
+        match read_task(&self.state, &user, ReadTask { id: created.task_id, wait: Some(secs(wait)) }).await {
+            Ok(task) => tool_result(Ok(task), render::task),
+            Err(error) => {
+                let envelope = error.to_envelope();
                 tracing::warn!(error = %envelope, "an MCP quick_action could not wait for its verdict; answering with the task as submitted");
-                created
+                tool_result(Ok(created), render::task)
             }
-        };
-        success_result(task, render::task)
+        }
     }
 
     #[tool(
@@ -209,10 +195,12 @@ impl QuickactTools {
             Ok(wait) => wait,
             Err(refusal) => return refusal,
         };
-        match self.wait_for_verdict(user, args.task_id, wait).await {
-            Ok(task) => success_result(task, render::task),
-            Err(envelope) => error_result(&envelope),
-        }
+        let read = async {
+            // A wait of 0 answers at once.
+            let read = ReadTask { id: parse_uuid_or_404(&args.task_id)?, wait: (wait > 0).then(|| secs(wait)) };
+            read_task(&self.state, &user, read).await
+        };
+        tool_result(read.await, render::task)
     }
 
     #[tool(
@@ -225,17 +213,8 @@ impl QuickactTools {
             Ok(found) => found,
             Err(refusal) => return refusal,
         };
-        // The query string's shape: every value a string but the limit.
-        let query = json!({
-            "kind": args.kind, "status": args.status, "date_from": args.date_from,
-            "date_to": args.date_to, "q": args.q, "limit": args.limit,
-        });
-        let params = match from_json::<items::ListParams>(query) {
-            Ok(params) => params,
-            Err(refusal) => return refusal,
-        };
-        let listing = items::list(State(self.state.clone()), Caller(user), QueryParams(params));
-        tool_result(read_answer(self.within_request_time(&parts, listing).await).await, render::items)
+        let filter = ItemFilter { kind: args.kind, status: args.status, date_from: args.date_from, date_to: args.date_to, q: args.q, limit: args.limit };
+        tool_result(self.within_request_time(&parts, list_items(&self.state, &user, filter)).await, render::items)
     }
 
     #[tool(
@@ -248,15 +227,12 @@ impl QuickactTools {
             Ok(found) => found,
             Err(refusal) => return refusal,
         };
-        if let Some(refusal) = check_moment(args.now.as_deref()) {
-            return refusal;
-        }
-        let request = match from_json::<parse_time::ParseTimeRequest>(json!({ "text": args.text, "tz": args.tz, "now": args.now })) {
-            Ok(request) => request,
+        let now = match moment(args.now.as_deref()) {
+            Ok(now) => now,
             Err(refusal) => return refusal,
         };
-        let parsed = parse_time::parse_time(State(self.state.clone()), Caller(user), JsonBody(request));
-        tool_result(read_answer(self.within_request_time(&parts, parsed).await).await, render::parsed_times)
+        let text = TextToRead { text: args.text, now, tz: args.tz };
+        tool_result(self.within_request_time(&parts, async { parse_time(&user, text) }).await, render::parsed_times)
     }
 }
 
@@ -268,29 +244,17 @@ impl QuickactTools {
 impl ServerHandler for QuickactTools {}
 
 impl QuickactTools {
-    /// Task `task_id` with its journal as `GET /api/quick-action/{id}?wait=true&timeout=<wait>`
-    /// answers it (at once when `wait` is 0); the error envelope when that fails.
-    async fn wait_for_verdict(&self, user: User, task_id: String, wait: i64) -> Result<Value, Value> {
-        let params = from_json::<quick_action::GetParams>(json!({ "wait": (wait > 0).to_string(), "timeout": wait }))
-            .expect("the query of a wait reads");
-        read_answer(quick_action::get(State(self.state.clone()), Caller(user), Path(task_id), QueryParams(params)).await.into_response()).await
-    }
-
     /// A tool that does not wait for a verdict gets the time limit and the in-flight bound `/api`
     /// requests get (`QUICKACT_REQUEST_TIMEOUT_SECS`, `QUICKACT_MAX_CONCURRENT_REQUESTS`): `/mcp`
     /// requests, which may wait a minute, are timed by the long-poll bound instead and hold no
     /// slot until they turn out not to wait (see `crate::limits`).
-    async fn within_request_time<T: IntoResponse>(&self, parts: &Parts, call: impl Future<Output = Result<T, ApiError>>) -> Response {
-        let _slot = match parts.extensions.get::<InFlight>().map(InFlight::take) {
-            Some(Err(refused)) => return refused.into_response(),
-            Some(Ok(slot)) => Some(slot),
-            None => None,
-        };
+    async fn within_request_time<T>(&self, parts: &Parts, call: impl Future<Output = Result<T, ApiError>>) -> Result<T, ApiError> {
+        let _slot = parts.extensions.get::<InFlight>().map(InFlight::take).transpose()?;
         match tokio::time::timeout(self.state.config.http.request_timeout, call).await {
-            Ok(answer) => answer.into_response(),
+            Ok(answer) => answer,
             Err(_) => {
                 tracing::warn!(timeout_secs = self.state.config.http.request_timeout.as_secs(), "MCP tool call timed out");
-                ApiError::Overloaded("the request took too long").into_response()
+                Err(ApiError::Overloaded("the request took too long"))
             }
         }
     }
@@ -307,14 +271,10 @@ fn caller_and<T: DeserializeOwned>(parts: &Parts, arguments: JsonObject) -> Resu
     let user = parts.extensions.get::<User>().cloned().ok_or_else(|| {
         // `authenticate` runs before every request reaches the transport.
         tracing::error!("an MCP request reached the tools without an authenticated caller");
-        error_result(&json!({ "error": { "code": "unauthorized", "message": ApiError::Unauthorized.to_string() } }))
+        api_error_result(ApiError::Unauthorized)
     })?;
-    let args = from_json(Value::Object(arguments))?;
+    let args = serde_json::from_value(Value::Object(arguments)).map_err(|error| invalid_input(&format!("invalid arguments: {error}")))?;
     Ok((user, args))
-}
-
-fn from_json<T: DeserializeOwned>(value: Value) -> Result<T, CallToolResult> {
-    serde_json::from_value(value).map_err(|error| invalid_input(&format!("invalid arguments: {error}")))
 }
 
 /// A number of seconds between `min` and [`MAX_WAIT_SECS`], `default` when absent.
@@ -327,65 +287,45 @@ fn seconds(value: Option<i64>, default: i64, min: i64, name: &str) -> Result<i64
     }
 }
 
-/// A `now` that is not RFC 3339 is refused here with a message that says so (the handlers'
-/// typed fields would only say that some value did not parse).
-fn check_moment(now: Option<&str>) -> Option<CallToolResult> {
-    let now = now?;
+/// Seconds checked by [`seconds`] as a duration.
+fn secs(seconds: i64) -> std::time::Duration {
+    std::time::Duration::from_secs(seconds.unsigned_abs())
+}
+
+/// The moment a `now` argument names; one that is not RFC 3339 is refused with a message that
+/// says so.
+fn moment(now: Option<&str>) -> Result<Option<DateTime<FixedOffset>>, CallToolResult> {
+    let Some(now) = now else { return Ok(None) };
     DateTime::parse_from_rfc3339(now)
-        .is_err()
-        .then(|| invalid_input(&format!("now must be an RFC 3339 moment (e.g. 2026-02-07T09:00:00+08:00), got {now:?}")))
+        .map(Some)
+        .map_err(|_| invalid_input(&format!("now must be an RFC 3339 moment (e.g. 2026-02-07T09:00:00+08:00), got {now:?}")))
 }
 
 fn invalid_input(message: &str) -> CallToolResult {
-    error_result(&json!({ "error": { "code": "invalid_input", "message": message } }))
+    api_error_result(ApiError::bad_request("invalid_input", message))
 }
 
-/// A handler's JSON answer, or its error envelope (`{"error": {"code", "message"}}`).
-async fn read_answer(response: Response) -> Result<Value, Value> {
-    let status = response.status();
-    let json = match to_bytes(response.into_body(), MAX_ANSWER_BYTES).await {
-        Ok(bytes) => serde_json::from_slice::<Value>(&bytes).ok(),
-        Err(error) => {
-            tracing::error!(%error, "reading a handler's answer for an MCP tool failed");
-            None
-        }
-    };
+/// The tool's answer for an action's: its result as the REST route answers it (structured
+/// content, and a JSON text block for clients that read only text) after `text`'s rendering of
+/// it; or a tool error with the error envelope.
+fn tool_result<T: Serialize>(answer: Result<T, ApiError>, text: fn(&Value) -> String) -> CallToolResult {
+    let json = answer.and_then(|value| serde_json::to_value(value).map_err(|error| ApiError::Internal(Box::new(error))));
     match json {
-        Some(json) if status.is_success() => Ok(json),
-        Some(envelope) if envelope["error"]["code"].is_string() => Err(envelope),
-        _ => Err(internal_envelope()),
+        Ok(json) => {
+            let rendered = text(&json);
+            let mut result = CallToolResult::structured(json);
+            result.content.insert(0, ContentBlock::text(rendered));
+            result
+        }
+        Err(error) => api_error_result(error),
     }
 }
 
-/// The tool's answer for a handler's: its JSON, or a tool error with the error envelope.
-fn tool_result(answer: Result<Value, Value>, text: fn(&Value) -> String) -> CallToolResult {
-    match answer {
-        Ok(json) => success_result(json, text),
-        Err(envelope) => error_result(&envelope),
-    }
-}
-
-/// `json` as structured content (and as a JSON text block, for clients that read only text),
-/// after `text`'s rendering of it.
-fn success_result(json: Value, text: fn(&Value) -> String) -> CallToolResult {
-    let rendered = text(&json);
-    let mut result = CallToolResult::structured(json);
-    result.content.insert(0, ContentBlock::text(rendered));
-    result
-}
-
-/// A tool error carrying the error envelope `{"error": {"code", "message"}}`, its message first
-/// as text.
-fn error_result(envelope: &Value) -> CallToolResult {
+/// A tool error carrying the envelope `/api` answers `error` with, `{"error": {"code", "message"}}`,
+/// its message first as text.
+fn api_error_result(error: ApiError) -> CallToolResult {
+    let envelope = error.to_envelope();
     let mut result = CallToolResult::structured_error(envelope.clone());
-    result.content.insert(0, ContentBlock::text(render::error(envelope)));
+    result.content.insert(0, ContentBlock::text(render::error(&envelope)));
     result
-}
-
-fn internal_envelope() -> Value {
-    json!({ "error": { "code": "internal", "message": "internal error" } })
-}
-
-fn internal_error() -> CallToolResult {
-    error_result(&internal_envelope())
 }
