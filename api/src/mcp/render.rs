@@ -14,6 +14,9 @@ pub fn task(task: &Value) -> String {
         _ => {
             let result = &task["result"];
             let mut line = match result["type"].as_str() {
+                // A clarification asks the user a question (so the CLI and the docs name it): its
+                // status is `failed`, but nothing went wrong.
+                Some("need_clarification") => format!("question: {}", text(&result["message"])),
                 Some(kind) => format!("{status} ({kind}): {}", text(&result["message"])),
                 None => format!("Task {id} ended: {status}."),
             };
@@ -107,6 +110,22 @@ mod tests {
             "items": [{"id": "i1", "date": "2026-02-08", "start_time": "15:00", "end_time": "16:00", "title": "开会", "kind": "event", "status": "open"}],
         }});
         assert_eq!(task(&verdict), "success (action_completed): Booked.\n- 2026-02-08 15:00-16:00 开会 (event, open) [i1]");
+    }
+
+    #[test]
+    fn a_clarification_is_a_question_with_its_options_not_a_failure() {
+        let asked = json!({"task_id": "t1", "status": "failed", "result": {
+            "type": "need_clarification", "message": "Which meeting?",
+            "options": [
+                {"id": "i1", "date": "2026-02-08", "start_time": "15:00", "title": "开会", "kind": "event", "status": "open"},
+                {"id": "i2", "date": "2026-02-09", "segment": "afternoon", "title": "开会", "kind": "event", "status": "open"},
+            ],
+        }});
+        let line = task(&asked);
+        assert_eq!(line, "question: Which meeting?\n1. 2026-02-08 15:00 开会 (event, open) [i1]\n2. 2026-02-09 (afternoon) 开会 (event, open) [i2]");
+        assert!(!line.contains("failed") && !line.contains("need_clarification"), "{line}");
+        let failed = json!({"task_id": "t2", "status": "failed", "result": {"type": "error", "message": "Nothing found."}});
+        assert_eq!(task(&failed), "failed (error): Nothing found.");
     }
 
     #[test]
