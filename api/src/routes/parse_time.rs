@@ -6,7 +6,7 @@ use chrono::{DateTime, FixedOffset};
 use serde::Deserialize;
 
 use crate::{
-    actions::parse_time::{ParsedTimes, TextToRead, parse_time as parse_times},
+    actions::{self, parse_time::{ParsedTimes, TextToRead}},
     error::ApiError,
     extract::{Caller, JsonBody},
     openapi::{ErrorBody, ParsedTimesDoc},
@@ -36,5 +36,5 @@ pub async fn parse_time(
     JsonBody(request): JsonBody<ParseTimeRequest>,
 ) -> Result<Json<ParsedTimes>, ApiError> {
     let text = TextToRead { text: request.text, now: request.now, tz: request.tz };
-    Ok(Json(parse_times(&user, text)?))
+    Ok(Json(actions::parse_time::parse_time(&user, text)?))
 }
