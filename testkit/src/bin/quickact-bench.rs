@@ -16,6 +16,7 @@
 //! quickact-bench webhooks [--samples 200] [--warmup 10]
 //! quickact-bench tracing [--n 3000] [--users 100] [--concurrency 64] [--rounds 3]
 //! quickact-bench preview [--samples 2000] [--warmup 200]
+//! quickact-bench stock [--workers 3] [--clients 600] [--secs 30] [--delay-ms 200]
 //! # common: [--api-binary target/release/quickact-api] [--worker-binary target/release/quickact-worker]
 //! ```
 //!
@@ -65,6 +66,14 @@
 //!   for a mix of sentences ([`PREVIEW_SENTENCES`]: Chinese and English, certain, vague and
 //!   unread, one clause and several), one request after another on a kept-alive connection: p50
 //!   and p99 of the round trip, and how many answers were not 200.
+//! - **stock**: the service at its default connection budgets (`QUICKACT_DATABASE_CONNECTIONS`
+//!   unset, which the scenario checks) on the connections of a stock Postgres: an API and
+//!   `--workers` worker processes (their default concurrency) log in as a role of their own limited
+//!   to 97 connections (`max_connections` 100 less the 3 reserved for superusers), on a database of
+//!   their own that the API migrates. `--clients` clients (one user each) keep submitting two-turn
+//!   tasks to a fake model answering after `--delay-ms`, for `--secs`: the tasks per second, their
+//!   final statuses (a connection the server refused shows as a 503 or a failed task), and the most
+//!   connections the fleet held at once (sampled every 20 ms).
 
 use std::{
     collections::BTreeMap,
@@ -111,6 +120,26 @@ enum Scenario {
     Tracing(TracingFlags),
     /// Round trips of `POST /api/quick-action/preview`, one after another, over a mix of sentences.
     Preview(PreviewFlags),
+    /// An API and three workers at their default connection budgets within a stock Postgres's 97.
+    Stock(StockFlags),
+}
+
+#[derive(Args)]
+struct StockFlags {
+    /// Worker processes, each at its default concurrency and connection budget.
+    #[arg(long, default_value_t = 3)]
+    workers: usize,
+    /// Clients, one user each, each submitting a task and waiting for its verdict, then the next.
+    #[arg(long, default_value_t = 600)]
+    clients: usize,
+    /// Seconds the clients keep submitting.
+    #[arg(long, default_value_t = 30.0)]
+    secs: f64,
+    /// How long the fake model takes to answer a turn, in milliseconds.
+    #[arg(long, default_value_t = 200)]
+    delay_ms: u64,
+    #[command(flatten)]
+    binaries: Binaries,
 }
 
 #[derive(Args)]
@@ -280,8 +309,7 @@ struct FairnessFlags {
 }
 
 fn usage(problem: &str) -> ! {
-    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|fairness [--flag value ...] (see --help)");
-    eprintln!("{problem}\nusage: quickact-bench burst|latency|slow|provider-limit|provider-pause [--flag value ...] (see --help)");
+    eprintln!("{problem}\nusage: quickact-bench SCENARIO [--flag value ...] (see --help)");
     std::process::exit(2)
 }
 
@@ -298,6 +326,7 @@ async fn main() {
         Scenario::Webhooks(flags) => webhooks(&flags).await,
         Scenario::Tracing(flags) => tracing_cost(&flags).await,
         Scenario::Preview(flags) => preview(&flags).await,
+        Scenario::Stock(flags) => stock(&flags).await,
     };
     println!("{result}");
 }
@@ -1495,4 +1524,91 @@ async fn preview(flags: &PreviewFlags) -> Value {
         not_ok
     );
     result
+}
+
+// ---------------------------------------------------------------------------------------------
+// The default connection budgets on a stock Postgres (issue 44)
+
+/// Connections a stock Postgres takes from anyone but a superuser: `max_connections` 100 less
+/// `superuser_reserved_connections` 3.
+const STOCK_CONNECTIONS: i64 = 97;
+
+async fn stock(flags: &StockFlags) -> Value {
+    if std::env::var_os("QUICKACT_DATABASE_CONNECTIONS").is_some() {
+        usage("stock measures the default connection budgets: unset QUICKACT_DATABASE_CONNECTIONS");
+    }
+    // A role limited as a stock server limits everyone but its superusers, owning a database of its
+    // own (the API migrates it); the bench's own connections (the sampler's) are a superuser's.
+    let server = database_url();
+    let mut admin = PgConnection::connect(&server).await.expect("connect to the bench database");
+    let role = format!("quickact_stock_{}", uuid::Uuid::new_v4().simple());
+    for statement in [
+        format!("CREATE ROLE {role} LOGIN CONNECTION LIMIT {STOCK_CONNECTIONS}"),
+        format!("CREATE DATABASE {role} OWNER {role}"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(statement)).execute(&mut admin).await.expect("create the stock role and its database");
+    }
+    let options: sqlx::postgres::PgConnectOptions = server.parse().expect("a valid DATABASE_URL");
+    let url = format!("postgres://{role}@{}:{}/{role}", options.get_host(), options.get_port());
+
+    let delay = Duration::from_millis(flags.delay_ms);
+    let fake = FakeModel::start().await;
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    let api = Api::start_on(&flags.binaries.api_binary, &url).await;
+    let workers: Vec<Child> = (0..flags.workers)
+        .map(|_| spawn_worker_on(&flags.binaries.worker_binary, 256, Model::Fake(&fake), &url, None, &[]))
+        .collect();
+
+    // The most connections the fleet held at once, sampled until the clients are done.
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (sampling, role) = (sampling.clone(), role.clone());
+        tokio::spawn(async move {
+            let mut most = 0i64;
+            while sampling.load(Ordering::Relaxed) {
+                let held: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE usename = $1")
+                    .bind(&role)
+                    .fetch_one(&mut admin)
+                    .await
+                    .unwrap_or(0);
+                most = most.max(held);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            most
+        })
+    };
+    let started = Instant::now();
+    let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "stock task").await;
+    let took = started.elapsed().as_secs_f64();
+    sampling.store(false, Ordering::Relaxed);
+    let most_held = sampler.await.unwrap_or(0);
+    for worker in workers {
+        stop(worker).await;
+    }
+    let Api { child, .. } = api;
+    stop(child).await;
+
+    let done = statuses.len();
+    let statuses = count(&statuses);
+    eprintln!(
+        "stock: an API and {} workers at their default budgets, {} clients: {done} tasks in {took:.1} s ({:.0}/s); {statuses:?}; \
+         at most {most_held} of {STOCK_CONNECTIONS} connections held",
+        flags.workers,
+        flags.clients,
+        done as f64 / took
+    );
+    json!({
+        "scenario": "stock",
+        "workers": flags.workers,
+        "clients": flags.clients,
+        "tasks_per_s": round(done as f64 / took, 1),
+        "statuses": statuses,
+        "most_connections": most_held,
+        "connection_limit": STOCK_CONNECTIONS,
+        "transport_errors": TRANSPORT_ERRORS.load(Ordering::Relaxed),
+    })
 }
