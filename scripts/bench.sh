@@ -7,7 +7,7 @@
 #                    [--river no]   (leave River out: its install compiles a crate for minutes)
 #                    [--providers no]   (leave out the provider-limit and provider-pause scenarios, 2.5 min a run)
 #                    [--preview-samples 2000]
-#                    [--only pgbench,river,enqueue,burst,latency,webhooks,slow,providers,preview]   (just these)
+#                    [--only pgbench,river,enqueue,burst,latency,webhooks,slow,stock,providers,preview]   (just these)
 #
 # Each run (a fresh database in the cluster) measures, in this order:
 #   pgbench     single-row INSERT, 16 clients, --secs                           -> TPS
@@ -20,6 +20,9 @@
 #   webhooks    quickact-bench webhooks: as latency, each verdict delivered to a verifying receiver -> p50, p99
 #   slow        quickact-bench slow: fake model answering after 1 s, 2 turns, one worker per
 #               --slow-concurrency value, clients always submitting             -> sustained tasks/s
+#   stock       quickact-bench stock: an API and 3 workers at their default connection budgets, logged in as a
+#               role limited to a stock Postgres's 97 connections, 600 clients of two-turn tasks (fake model,
+#               200 ms a turn) for 30 s -> tasks/s, statuses, most connections held
 #   providers   quickact-bench provider-limit: 3 workers share 600 model requests a minute, 2 min of
 #               more demand than that -> requests the model counted, statuses; provider-pause: the
 #               model answers 429 Retry-After 2 for 10 s -> requests while paused, statuses
@@ -31,6 +34,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/pg.sh
+source scripts/bench/common.sh
 here=scripts/bench
 
 runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes with_providers=yes
@@ -52,12 +56,11 @@ while [ $# -gt 0 ]; do
     --window) window=$2 ;;
     --samples) samples=$2 ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
-    *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
+    *) unknown_argument "$1" ;;
   esac
   shift 2
 done
 
-say() { printf '\n== %s\n' "$*" >&2; }
 # Whether a measure is to be run: all of them, or those `--only` names.
 wanted() { [ "$only" = all ] || [[ ",$only," == *",$1,"* ]]; }
 wanted river || with_river=no
@@ -85,8 +88,7 @@ elif [ ! -x "$river" ]; then
   fi
 fi
 
-say "building the release binaries"
-SQLX_OFFLINE=true cargo build --release --locked -p quickact-api -p quickact-worker -p quickact-testkit >&2
+build_release_binaries
 bench_bin=target/release/quickact-bench
 
 # ---- a durable throwaway cluster -------------------------------------------------------------
@@ -236,6 +238,11 @@ for run in $(seq 1 "$runs"); do
   if wanted slow; then
     say "run $run/$runs: slow model (1 s a turn, 2 turns), one worker, concurrency $slow_concurrency"
     scenario slow --concurrency "$slow_concurrency" --window "$window"
+  fi
+
+  if wanted stock; then
+    say "run $run/$runs: an API and 3 workers at their default connection budgets within a stock Postgres's 97 connections, 600 clients, 30 s"
+    (unset QUICKACT_DATABASE_CONNECTIONS; scenario stock)
   fi
 
   if [ "$with_providers" = yes ]; then

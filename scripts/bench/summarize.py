@@ -151,6 +151,15 @@ def runs_and_failures(scenario):
     return runs, sum(sum(v for k, v in l.get("statuses", {}).items() if k != "success") for l in runs)
 
 
+# the default connection budgets on a stock Postgres (issue 44)
+stock_runs, failed = runs_and_failures("stock")
+if stock_runs:
+    most, limit = median("stock", "most_connections"), median("stock", "connection_limit")
+    row("an API and 3 workers at their default connection budgets, a stock Postgres's 97 connections: most held",
+        most, f"{fmt(most, '', 0)} of {fmt(limit, '', 0)}; {fmt(median('stock', 'tasks_per_s'))} tasks/s, "
+        f"{failed} not success in all runs", limit, f"limit {fmt(limit, '', 0)}", "every task success",
+        check(most, lambda v: v < limit and failed == 0))
+
 # provider limits and pauses (issue 32)
 inw, allowed = median("provider-limit", "requests_in_window"), median("provider-limit", "allowed")
 limit_runs, failed = runs_and_failures("provider-limit")

@@ -1578,19 +1578,22 @@ async fn stock(flags: &StockFlags) -> Value {
                 most = most.max(held);
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            most
+            (most, admin)
         })
     };
     let started = Instant::now();
     let statuses = keep_submitting(&api, flags.clients, started + Duration::from_secs_f64(flags.secs), "stock task").await;
     let took = started.elapsed().as_secs_f64();
     sampling.store(false, Ordering::Relaxed);
-    let most_held = sampler.await.unwrap_or(0);
+    let (most_held, mut admin) = sampler.await.expect("the sampler ends");
     for worker in workers {
         stop(worker).await;
     }
     let Api { child, .. } = api;
     stop(child).await;
+    for statement in [format!("DROP DATABASE {role} WITH (FORCE)"), format!("DROP ROLE {role}")] {
+        sqlx::query(sqlx::AssertSqlSafe(statement)).execute(&mut admin).await.expect("drop the stock role and its database");
+    }
 
     let done = statuses.len();
     let statuses = count(&statuses);
