@@ -201,15 +201,27 @@ fn meal_at(t: &Text, j: usize) -> Option<Meal> {
 }
 
 /// The meal named in the clause of a clock time at `s..e`: up to 5 English words or 6 Han
-/// characters before it, or 3 words or 5 Han characters after it, not across a sentence break or
-/// another number.
+/// characters before it, or 3 words or 5 Han characters after it (not past 然后 or "then"), not
+/// across a sentence break or another number.
 fn meal_near(t: &Text, s: usize, e: usize) -> Option<Meal> {
+    let next_clause = |j| t.lit(j, "然后").is_some() || t.phrase(j, "then").is_some();
+    meal_within(t, (0..s).rev(), 6, 5, |_| false).or_else(|| meal_within(t, e..t.len(), 5, 3, next_clause))
+}
+
+/// The first meal named at `positions` (walked in their order) within `most_han` Han characters
+/// and `most_words` English words, stopping at a sentence break, a number or where `stops_here`.
+fn meal_within(
+    t: &Text,
+    positions: impl Iterator<Item = usize>,
+    most_han: usize,
+    most_words: usize,
+    stops_here: impl Fn(usize) -> bool,
+) -> Option<Meal> {
     let stop = |c: char| matches!(c, '.' | '!' | '?' | ';' | ',' | '。' | '！' | '？' | '；' | '，' | '\n') || c.is_ascii_digit();
-    let (mut j, mut words, mut han) = (s, 0, 0);
-    while j > 0 {
-        j -= 1;
+    let (mut words, mut han) = (0, 0);
+    for j in positions {
         let c = t.at(j);
-        if stop(c) {
+        if stop(c) || stops_here(j) {
             break;
         }
         if is_han(c) {
@@ -219,34 +231,12 @@ fn meal_near(t: &Text, s: usize, e: usize) -> Option<Meal> {
         } else {
             continue;
         }
-        if han > 6 || words > 5 {
+        if han > most_han || words > most_words {
             break;
         }
         if let Some(m) = meal_at(t, j) {
             return Some(m);
         }
-    }
-    let (mut j, mut words, mut han) = (e, 0, 0);
-    while j < t.len() {
-        let c = t.at(j);
-        if stop(c) || t.lit(j, "然后").is_some() || t.phrase(j, "then").is_some() {
-            break;
-        }
-        if is_han(c) {
-            han += 1;
-        } else if c.is_ascii_alphabetic() && !t.before(j).is_ascii_alphabetic() {
-            words += 1;
-        } else {
-            j += 1;
-            continue;
-        }
-        if han > 5 || words > 3 {
-            break;
-        }
-        if let Some(m) = meal_at(t, j) {
-            return Some(m);
-        }
-        j += 1;
     }
     None
 }
