@@ -246,7 +246,7 @@ pub enum PreviewVerdictDoc {
 #[derive(ToSchema)]
 #[schema(as = PreviewFrame)]
 pub struct PreviewFrameDoc {
-    pub act: FrameActDoc,
+    pub act: quickact_reader::Act,
     /// The clause it was read from, as written.
     pub text: String,
     /// The clause's span in code points (end exclusive).
@@ -266,18 +266,6 @@ pub struct PreviewFrameDoc {
     /// No unread word lies within its clause, and it says what it is about (a frame to create
     /// something unnamed is not certain).
     pub certain: bool,
-}
-
-/// The action of a frame.
-#[derive(ToSchema)]
-#[schema(as = FrameAct, rename_all = "snake_case")]
-pub enum FrameActDoc {
-    Create,
-    Move,
-    Shift,
-    Complete,
-    Delete,
-    List,
 }
 
 /// The item(s) a sentence points at; flags that are false and fields it does not say are left out.
@@ -374,30 +362,9 @@ pub struct ListingDoc {
 #[derive(ToSchema)]
 #[schema(as = Part)]
 pub struct PartDoc {
-    pub role: PartRoleDoc,
+    pub role: quickact_reader::Role,
     pub span: Vec<u32>,
     pub text: String,
-}
-
-/// What a span of the sentence is in its frame.
-#[derive(ToSchema)]
-#[schema(as = PartRole, rename_all = "snake_case")]
-pub enum PartRoleDoc {
-    Action,
-    Target,
-    TargetTime,
-    Title,
-    When,
-    NewTime,
-    Shift,
-    Length,
-    Priority,
-    Kind,
-    Note,
-    Position,
-    Filter,
-    Anchor,
-    Noise,
 }
 
 /// Words the reader could not read, and why.

@@ -6,6 +6,7 @@ use crate::lexicon::Kind;
 
 /// The action of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = FrameAct))]
 #[serde(rename_all = "snake_case")]
 pub enum Act {
     Create,
@@ -201,6 +202,7 @@ pub struct Part {
 
 /// What a span of the sentence is in its frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = PartRole))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The word that says what to do.
