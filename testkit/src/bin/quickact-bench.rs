@@ -817,13 +817,7 @@ async fn slow(flags: &SlowFlags) -> Value {
     let users = flags.users;
     let (api_binary, worker_binary) = (&flags.binaries.api_binary, &flags.binaries.worker_binary);
 
-    // Turn one searches the user's items; the turn that reads its result finishes.
-    let fake = FakeModel::start().await;
-    fake.fallback(move |request| {
-        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
-        reply.delayed(delay)
-    });
+    let fake = two_turn_model(delay).await;
     let api = Api::start(api_binary).await;
     let client = http_client(usize::MAX);
     // The clients act for many users, as real traffic does (one user's submissions queue on a lock).
@@ -902,14 +896,7 @@ async fn slow(flags: &SlowFlags) -> Value {
 // fairness
 
 async fn fairness(flags: &FairnessFlags) -> Value {
-    let fake = FakeModel::start().await;
-    let delay = Duration::from_millis(flags.delay_ms);
-    // As in `slow`: turn one searches, the turn that reads its result finishes.
-    fake.fallback(move |request| {
-        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
-        reply.delayed(delay)
-    });
+    let fake = two_turn_model(Duration::from_millis(flags.delay_ms)).await;
     let model = || if flags.delay_ms == 0 { Model::Local } else { Model::Fake(&fake) };
     let url = database_url();
     let fair = heavy_drain(flags, &flags.binaries.api_binary, &flags.binaries.worker_binary, &url, model(), true).await;
@@ -1111,6 +1098,18 @@ async fn submit_and_wait(client: &reqwest::Client, base: &str, key: &str, text: 
     }
 }
 
+/// A fake model answering every turn after `delay`, two turns a task: turn one searches the user's
+/// items, the turn that reads its result finishes.
+async fn two_turn_model(delay: Duration) -> FakeModel {
+    let fake = FakeModel::start().await;
+    fake.fallback(move |request| {
+        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
+        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
+        reply.delayed(delay)
+    });
+    fake
+}
+
 /// POSTs `body` with a bearer key and returns the JSON answer.
 async fn post_json(client: &reqwest::Client, url: &str, key: &str, body: Value) -> Value {
     client.post(url).bearer_auth(key).json(&body).send().await.expect("the API answers").json().await.expect("a JSON answer")
@@ -1151,13 +1150,7 @@ async fn keep_submitting(api: &Api, clients: usize, until: Instant, text: &'stat
 }
 
 async fn provider_limit(flags: &ProviderLimitFlags) -> Value {
-    let delay = Duration::from_millis(flags.delay_ms);
-    let fake = FakeModel::start().await;
-    fake.fallback(move |request| {
-        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
-        reply.delayed(delay)
-    });
+    let fake = two_turn_model(Duration::from_millis(flags.delay_ms)).await;
     let api = Api::start(&flags.binaries.api_binary).await;
     let limits = format!(r#"{{"fake-model": {{"requests_per_minute": {}}}}}"#, flags.rpm);
     let workers: Vec<Child> = (0..flags.workers)
@@ -1551,13 +1544,7 @@ async fn stock(flags: &StockFlags) -> Value {
     let options: sqlx::postgres::PgConnectOptions = server.parse().expect("a valid DATABASE_URL");
     let url = format!("postgres://{role}@{}:{}/{role}", options.get_host(), options.get_port());
 
-    let delay = Duration::from_millis(flags.delay_ms);
-    let fake = FakeModel::start().await;
-    fake.fallback(move |request| {
-        let answered_a_tool = request["messages"].as_array().and_then(|m| m.last()).is_some_and(|m| m["role"] == "tool");
-        let reply = if answered_a_tool { Reply::finish("action_completed", "done") } else { Reply::tool("search_items", json!({})) };
-        reply.delayed(delay)
-    });
+    let fake = two_turn_model(Duration::from_millis(flags.delay_ms)).await;
     let api = Api::start_on(&flags.binaries.api_binary, &url).await;
     let workers: Vec<Child> = (0..flags.workers)
         .map(|_| spawn_worker_on(&flags.binaries.worker_binary, 256, Model::Fake(&fake), &url, None, &[]))
