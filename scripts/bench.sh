@@ -37,34 +37,13 @@ source scripts/pg.sh
 source scripts/bench/common.sh
 here=scripts/bench
 
-runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 window=20 samples=500 with_river=yes with_providers=yes
-preview_samples=2000 only=all
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs=$2 ;;
-    --n) n=$2 ;;
-    --users) users=$2 ;;
-    --burst-users) burst_users=$2 ;;
-    --concurrency) concurrency=$2 ;;
-    --slow-concurrency) slow_concurrency=$2 ;;
-    --secs) secs=$2 ;;
-    --river-jobs) river_jobs=$2 ;;
-    --river) with_river=$2 ;;
-    --providers) with_providers=$2 ;;
-    --preview-samples) preview_samples=$2 ;;
-    --only) only=$2 ;;
-    --window) window=$2 ;;
-    --samples) samples=$2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
-    *) unknown_argument "$1" ;;
-  esac
-  shift 2
-done
+read_options "runs=3 n=10000 users=1 burst_users=1 concurrency=64 slow_concurrency=4,64,256,512,1024,2048 secs=15 river_jobs=100000 \
+  window=20 samples=500 river=yes providers=yes preview_samples=2000 only=all" "$@"
 
 # Whether a measure is to be run: all of them, or those `--only` names.
 wanted() { [ "$only" = all ] || [[ ",$only," == *",$1,"* ]]; }
-wanted river || with_river=no
-wanted providers || with_providers=no
+wanted river || river=no
+wanted providers || providers=no
 
 # ---- setup: tools and release binaries -------------------------------------------------------
 apt_updated=
@@ -77,14 +56,14 @@ command -v pgbench >/dev/null && command -v psql >/dev/null || { say "installing
 pg_lib=$(dirname "$(pg_bin_dir)")/lib
 [ -e "$pg_lib/pg_stat_statements.so" ] || { echo "pg_stat_statements is missing from $pg_lib (install postgresql-contrib)" >&2; exit 1; }
 
-river=.local/tools/bin/riverqueue
-if [ "$with_river" = no ]; then
-  river=
-elif [ ! -x "$river" ]; then
+river_bin=.local/tools/bin/riverqueue
+if [ "$river" = no ]; then
+  river_bin=
+elif [ ! -x "$river_bin" ]; then
   say "installing riverqueue-cli 0.5.0 into .local/tools"
   if ! cargo install riverqueue-cli --version 0.5.0 --no-default-features --features postgres --locked --root .local/tools >&2; then
     echo "NOTE: riverqueue-cli could not be installed; the River comparison is left out" >&2
-    river=
+    river_bin=
   fi
 fi
 
@@ -169,16 +148,16 @@ for run in $(seq 1 "$runs"); do
     emit "{\"scenario\": \"pgbench\", \"run\": $run, \"tps\": ${tps:-null}}"
   fi
 
-  if [ -n "$river" ]; then
+  if [ -n "$river_bin" ]; then
     say "run $run/$runs: riverqueue bench, $river_jobs jobs inserted, then worked"
-    if ! "$river" migrate-up --database-url "$DATABASE_URL" >"$work/river.out" 2>&1; then
+    if ! "$river_bin" migrate-up --database-url "$DATABASE_URL" >"$work/river.out" 2>&1; then
       echo "NOTE: riverqueue migrate-up failed; no River figures in run $run:" >&2; tail -5 "$work/river.out" >&2
     else
       psql_db "$db" -c "CHECKPOINT"
       read -r c0 w0 < <(counters "$db")
       # Commits and WAL from before the bench's own truncate to after its last job (its process has
       # exited, so its backends' statistics are in), per completed job.
-      if timeout 600 "$river" bench --database-url "$DATABASE_URL" -n "$river_jobs" >"$work/river.out" 2>&1; then
+      if timeout 600 "$river_bin" bench --database-url "$DATABASE_URL" -n "$river_jobs" >"$work/river.out" 2>&1; then
         read -r c1 w1 < <(counters "$db")
         tail -1 "$work/river.out" >&2
         jps=$(sed -n 's/.*overall job\/sec \[ *\([0-9.]*\) *\].*/\1/p' "$work/river.out" | tail -1)
@@ -245,7 +224,7 @@ for run in $(seq 1 "$runs"); do
     (unset QUICKACT_DATABASE_CONNECTIONS; scenario stock)
   fi
 
-  if [ "$with_providers" = yes ]; then
+  if [ "$providers" = yes ]; then
     say "run $run/$runs: a model limit of 600 requests a minute shared by 3 workers, 2 minutes"
     scenario provider-limit
     say "run $run/$runs: a model answering 429 Retry-After 2 to everything for 10 s, 3 workers"

@@ -51,12 +51,8 @@ for b in quickact-api quickact-worker quickact; do
 done
 bin=$(cd "$bin" && pwd)
 
-export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-pg_throwaway quickact-docs
-work=$pg_throwaway_dir
-port=$(pg_free_port)
-admin_key="qa_admin_$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
-secrets_key="k1:$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+pg_scratch_service quickact-docs
+secrets_key="k1:$(random_hex 32)"
 
 # The service as scripts/run.sh starts it, with nothing of this shell's QUICKACT_*, OPENAI_* or
 # OTEL_* settings: the local provider serves every sentence.

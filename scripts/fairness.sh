@@ -19,21 +19,7 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 source scripts/bench/common.sh
 
-runs=3 delay_ms=0 concurrency=64 heavy_users=100 per_user=50 baseline= baseline_binaries=
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --runs) runs=$2 ;;
-    --delay-ms) delay_ms=$2 ;;
-    --concurrency) concurrency=$2 ;;
-    --heavy-users) heavy_users=$2 ;;
-    --per-user) per_user=$2 ;;
-    --baseline) baseline=$2 ;;
-    --baseline-binaries) baseline_binaries=$2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-    *) unknown_argument "$1" ;;
-  esac
-  shift 2
-done
+read_options "runs=3 delay_ms=0 concurrency=64 heavy_users=100 per_user=50 baseline= baseline_binaries=" "$@"
 build_release_binaries
 baseline_flags=()
 if [ -n "$baseline" ]; then

@@ -21,16 +21,12 @@ fi
 export SQLX_OFFLINE=true
 cargo build --quiet --locked -p quickact-api -p quickact-worker
 
-export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-pg_throwaway quickact-fuzz
-work=$pg_throwaway_dir
-port=$(pg_free_port)
-admin_key="qa_fuzz_admin_$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+pg_scratch_service quickact-fuzz
 
 # The local provider serves (no model key); the sweeper, long-polls and streams run as deployed.
 # Webhook receivers may be private and MCP tokens can be stored, so that the stateful phase gets past
 # the creates to the per-id routes (with scripts/fuzz-hooks.py).
-secrets_key="fuzz:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+secrets_key="fuzz:$(random_hex 32)"
 export QUICKACT_BIND=127.0.0.1:$port QUICKACT_ADMIN_KEY=$admin_key RUST_LOG=warn
 export QUICKACT_WEBHOOK_ALLOW_PRIVATE=true QUICKACT_SECRETS_KEY=$secrets_key
 export SCHEMATHESIS_HOOKS=scripts/fuzz-hooks.py

@@ -88,6 +88,20 @@ pg_throwaway() {
   export DATABASE_URL
 }
 
+# $1 random bytes as hex (keys for a throwaway service).
+random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+
+# A throwaway cluster without durability (a test's data need not survive a crash) for a scratch
+# service the calling script starts, with a free port and an admin key for it: sets work (the
+# cluster's temp dir), port and admin_key, and exports DATABASE_URL. $1 names the temp dir.
+pg_scratch_service() {
+  export PG_EXTRA_OPTS="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  pg_throwaway "$1"
+  work=$pg_throwaway_dir
+  port=$(pg_free_port)
+  admin_key="qa_admin_$(random_hex 24)"
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-}" in
     start) pg_start "$2" ;;

@@ -14,18 +14,7 @@ cd "$(dirname "$0")/.."
 source scripts/pg.sh
 source scripts/bench/common.sh
 
-rounds=3 n=3000 users=100 concurrency=64
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --rounds) rounds=$2 ;;
-    --n) n=$2 ;;
-    --users) users=$2 ;;
-    --concurrency) concurrency=$2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) unknown_argument "$1" ;;
-  esac
-  shift 2
-done
+read_options "rounds=3 n=3000 users=100 concurrency=64" "$@"
 build_release_binaries
 
 work=$(mktemp -d -t quickact-tracing-XXXXXX)
