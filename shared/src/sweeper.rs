@@ -95,43 +95,41 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
         }
     }
 
+    // What is kept no longer, in one statement: workers silent for long, old finished tasks (a task
+    // finished before the cutoff was created before it: the history index finds them), items
+    // deleted long ago, and days of spend no budget reads (the current month's days only) whose
+    // tasks are gone.
     let secs = |d: Duration| d.as_secs_f64();
-    report.workers_removed = sqlx::query!(
-        "DELETE FROM quickact_workers WHERE last_seen < now() - make_interval(secs => $1)",
+    let removed = sqlx::query!(
+        r#"WITH workers AS (
+             DELETE FROM quickact_workers WHERE last_seen < now() - make_interval(secs => $1) RETURNING 1
+           ), tasks AS (
+             DELETE FROM quick_action_tasks WHERE id = ANY (ARRAY(
+               SELECT id FROM quick_action_tasks
+               WHERE completed_at < now() - make_interval(secs => $2) AND created_at < now() - make_interval(secs => $2)
+               LIMIT $4))
+             RETURNING 1
+           ), items AS (
+             DELETE FROM items WHERE id = ANY (ARRAY(
+               SELECT id FROM items WHERE deleted_at < now() - make_interval(secs => $3) LIMIT $4))
+             RETURNING 1
+           ), spend_days AS (
+             DELETE FROM user_spend WHERE day < least(
+               date_trunc('month', now() AT TIME ZONE 'UTC')::date, ((now() - make_interval(secs => $2)) AT TIME ZONE 'UTC')::date)
+             RETURNING 1
+           )
+           SELECT (SELECT count(*) FROM workers) AS "workers!", (SELECT count(*) FROM tasks) AS "tasks!",
+                  (SELECT count(*) FROM items) AS "items!", (SELECT count(*) FROM spend_days) AS "spend_days!""#,
         FORGET_WORKERS_AFTER_SECS,
-    )
-    .execute(pool)
-    .await?
-    .rows_affected();
-    // A task finished before the cutoff was created before it: the history index finds them.
-    report.tasks_removed = sqlx::query!(
-        "DELETE FROM quick_action_tasks WHERE id = ANY (ARRAY(
-           SELECT id FROM quick_action_tasks
-           WHERE completed_at < now() - make_interval(secs => $1) AND created_at < now() - make_interval(secs => $1)
-           LIMIT $2))",
         secs(config.keep_tasks),
-        BATCH,
-    )
-    .execute(pool)
-    .await?
-    .rows_affected();
-    report.items_removed = sqlx::query!(
-        "DELETE FROM items WHERE id = ANY (ARRAY(
-           SELECT id FROM items WHERE deleted_at < now() - make_interval(secs => $1) LIMIT $2))",
         secs(config.keep_deleted_items),
         BATCH,
     )
-    .execute(pool)
-    .await?
-    .rows_affected();
-    // Budgets read the current month's days only; older ones stay as long as the tasks they came from.
-    report.spend_days_removed = sqlx::query!(
-        "DELETE FROM user_spend WHERE day < least(
-           date_trunc('month', now() AT TIME ZONE 'UTC')::date, ((now() - make_interval(secs => $1)) AT TIME ZONE 'UTC')::date)",
-        secs(config.keep_tasks),
-    )
-    .execute(pool)
-    .await?
-    .rows_affected();
+    .fetch_one(pool)
+    .await?;
+    report.workers_removed = removed.workers as u64;
+    report.tasks_removed = removed.tasks as u64;
+    report.items_removed = removed.items as u64;
+    report.spend_days_removed = removed.spend_days as u64;
     Ok(report)
 }
