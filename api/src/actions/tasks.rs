@@ -1,6 +1,7 @@
 //! A submitted task: reading it, optionally waiting for its verdict (`GET /api/quick-action/{id}`,
 //! MCP's `get_quick_action` and the wait of its `quick_action`), and undoing the item changes it
-//! made (`POST /api/quick-action/{id}/undo`, the admin page's undo button).
+//! made (`POST /api/quick-action/{id}/undo`, the admin page's undo button), or cancelling it while
+//! it runs (`POST /api/quick-action/{id}/cancel`, the admin page's cancel button).
 
 use std::time::Duration;
 
@@ -8,7 +9,10 @@ use quickact_shared::{
     domain::{task::ResultType, user::User},
     phrases::Language,
     planner::undo::{self, UndoOutcome},
-    store::tasks::{self, TaskRead},
+    store::{
+        ending::{self, CancelOutcome},
+        tasks::{self, TaskRead},
+    },
 };
 use uuid::Uuid;
 
@@ -50,6 +54,25 @@ pub async fn read_task(state: &AppState, user: &User, read: ReadTask) -> Result<
 /// Task `id` as it is now (its journal not read), when the caller may see it; 404 otherwise.
 pub async fn visible_task(state: &AppState, user: &User, id: Uuid) -> Result<TaskRead, ApiError> {
     state.reads.task(id).await?.filter(|read| visible_to(&read.task, user)).ok_or(ApiError::NotFound("no such task"))
+}
+
+/// Cancels task `id` while it is pending or running: a worker running it stops before its next
+/// model turn or tool commit (see `ending::cancel_task`). 404 when it is not the caller's (an admin
+/// may cancel anyone's); 409 `task_finished` when it has ended already.
+pub async fn cancel_task(state: &AppState, user: &User, id: Uuid) -> Result<TaskView, ApiError> {
+    let owner = if user.is_admin { tasks::find_task(&state.pool, id).await?.map_or(user.id, |task| task.user_id) } else { user.id };
+    match ending::cancel_task(&state.pool, id, owner).await? {
+        CancelOutcome::Cancelled(task) => {
+            quickact_shared::metrics::task_finished(&task);
+            tracing::info!(task_id = %id, cancelled_by = %user.id, "quick action cancelled");
+            Ok(TaskView::from(task))
+        }
+        CancelOutcome::AlreadyFinal(task) => Err(ApiError::Conflict {
+            code: "task_finished",
+            message: format!("the task already finished with status {}", task.status),
+        }),
+        CancelOutcome::NotFound => Err(ApiError::NotFound("no such task")),
+    }
 }
 
 /// Undoes the item changes task `id` made: created items are deleted, changed ones get their

@@ -21,7 +21,6 @@ use quickact_shared::{
     pricing::nanos_to_amount,
     telemetry::traces::trace_id_of,
     store::{
-        ending::{CancelOutcome, cancel_task},
         steps::{self, Step, StepKind},
         tasks, users,
     },
@@ -34,7 +33,10 @@ use super::{
     session::{AdminSession, ButtonPress},
 };
 use crate::{
-    actions::{parse_uuid_or_404, tasks::undo_task},
+    actions::{
+        parse_uuid_or_404,
+        tasks::{cancel_task, undo_task},
+    },
     state::AppState,
 };
 
@@ -353,16 +355,8 @@ pub async fn cancel(State(state): State<AppState>, Path(id): Path<String>, Butto
     let chrome = chrome_of(&session);
     let cancelled = async {
         let id = parse_uuid_or_404(&id)?;
-        let task = tasks::find_task(&state.pool, id).await?.ok_or_else(no_such_task)?;
-        match cancel_task(&state.pool, id, task.user_id).await? {
-            CancelOutcome::Cancelled(task) => {
-                quickact_shared::metrics::task_finished(&task);
-                tracing::info!(task_id = %id, cancelled_by = %session.user.id, "quick action cancelled from the admin page");
-                Ok(Redirect::to(&format!("/admin/tasks/{id}")).into_response())
-            }
-            CancelOutcome::AlreadyFinal(task) => Err(PageError::new(StatusCode::CONFLICT, format!("The task already finished with status {}.", task.status))),
-            CancelOutcome::NotFound => Err(no_such_task()),
-        }
+        cancel_task(&state, &session.user, id).await?;
+        Ok(Redirect::to(&format!("/admin/tasks/{id}")).into_response())
     };
     cancelled.await.map_err(|err: PageError| err.within(chrome).back_to(back, "Back to the task"))
 }

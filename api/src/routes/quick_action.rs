@@ -13,10 +13,7 @@ use axum::{
 use chrono::{DateTime, FixedOffset};
 use quickact_shared::{
     domain::task::TaskPriority,
-    store::{
-        ending::{CancelOutcome, cancel_task},
-        tasks::{self, Cursor, TaskFilter},
-    },
+    store::tasks::{self, Cursor, TaskFilter},
 };
 use serde::Deserialize;
 use uuid::Uuid;
@@ -25,7 +22,7 @@ use crate::{
     actions::{
         parse_uuid_or_404,
         submit::{Sentence, SubmittedTask, submit_sentence},
-        tasks::{ReadTask, read_task, undo_task, visible_task},
+        tasks::{ReadTask, cancel_task, read_task, undo_task, visible_task},
     },
     error::ApiError,
     events::task_events,
@@ -230,19 +227,7 @@ pub async fn cancel(
     Caller(user): Caller,
     Path(id): Path<String>,
 ) -> Result<Json<TaskView>, ApiError> {
-    let id = parse_uuid_or_404(&id)?;
-    match cancel_task(&state.pool, id, user.id).await? {
-        CancelOutcome::Cancelled(task) => {
-            quickact_shared::metrics::task_finished(&task);
-            tracing::info!(task_id = %id, "quick action cancelled");
-            Ok(Json(task.into()))
-        }
-        CancelOutcome::AlreadyFinal(task) => Err(ApiError::Conflict {
-            code: "task_finished",
-            message: format!("the task already finished with status {}", task.status),
-        }),
-        CancelOutcome::NotFound => Err(ApiError::NotFound("no such task")),
-    }
+    Ok(Json(cancel_task(&state, &user, parse_uuid_or_404(&id)?).await?))
 }
 
 /// Stream a task's steps live (Server-Sent Events).
