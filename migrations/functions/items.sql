@@ -59,3 +59,33 @@ BEGIN
     RETURN coalesce(n, 0);
 END
 $$;
+
+-- The user's open events with a concrete time range that may overlap [p_start, p_end), by start,
+-- at most p_limit, p_except left out: every recurring one that began before p_end is among them
+-- (which of its occurrences overlaps is the caller's to tell: `find_conflicts`,
+-- shared/src/planner/store.rs). The one predicate of the conflict check and its report.
+CREATE OR REPLACE FUNCTION quickact_event_candidates(
+    p_user_id uuid, p_start timestamp, p_end timestamp, p_except uuid, p_limit int8
+) RETURNS uuid[] LANGUAGE sql STABLE AS $$
+    SELECT coalesce(array_agg(c.id ORDER BY c.starts_at), '{}') FROM (
+        SELECT id, starts_at FROM items
+        WHERE user_id = p_user_id AND deleted_at IS NULL AND kind = 'event' AND status = 'open'
+          AND start_time IS NOT NULL AND end_time IS NOT NULL
+          AND starts_at < p_end AND (ends_at > p_start OR recurrence IS NOT NULL)
+          AND (p_except IS NULL OR id <> p_except)
+        ORDER BY starts_at
+        LIMIT p_limit
+    ) c
+$$;
+
+-- quickact_lock_items for a new event at [p_start, p_end): the user's live items and whether an
+-- open event may overlap it, both read once the lock is held (each in a statement of its own,
+-- as above), so a create can check and insert in one statement (`create_event_if_free`).
+CREATE OR REPLACE FUNCTION quickact_lock_items_for_event(
+    p_user_id uuid, p_start timestamp, p_end timestamp, OUT live bigint, OUT busy boolean
+) LANGUAGE plpgsql AS $$
+BEGIN
+    live := quickact_lock_items(p_user_id);
+    busy := cardinality(quickact_event_candidates(p_user_id, p_start, p_end, NULL, 1)) > 0;
+END
+$$;

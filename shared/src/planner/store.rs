@@ -117,6 +117,39 @@ pub async fn create_item(
     Ok(created.ok_or(ItemError::TooManyItems(max)))
 }
 
+/// [`create_item`] for an event at `start..end` unless an open event of the user may overlap it:
+/// the lock, the quota's count, the check (`quickact_lock_items_for_event`, which reads both once
+/// the lock is held) and the insert, in one statement. `None`: nothing was written, because the
+/// quota is reached or an event may overlap; the caller, holding the lock, reads which.
+pub async fn create_event_if_free(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+    fields: &ItemFields,
+    task_id: Option<Uuid>,
+    max: u32,
+    start: NaiveDateTime,
+    end: NaiveDateTime,
+) -> Result<Option<ItemRecord>, sqlx::Error> {
+    write_item!(
+        r#"WITH room AS (SELECT live, busy FROM quickact_lock_items_for_event($2, $17, $18))
+           INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                              item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                  CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14
+           FROM room WHERE room.live < $16 AND NOT room.busy
+           RETURNING"#,
+        Uuid::now_v7(),
+        user_id,
+        fields,
+        task_id,
+        i64::from(max),
+        start,
+        end
+    )
+    .fetch_optional(db)
+    .await
+}
+
 /// A live (not deleted) item of `user_id`.
 pub async fn find_item(db: impl PgExecutor<'_>, user_id: Uuid, id: Uuid) -> Result<Option<ItemRecord>, sqlx::Error> {
     query_items!(
@@ -463,13 +496,7 @@ pub async fn find_conflicts(
 ) -> Result<Vec<FoundItem>, sqlx::Error> {
     let candidates = query_items!(
         "SELECT",
-        r#"FROM items
-           WHERE user_id = $1 AND deleted_at IS NULL AND kind = 'event' AND status = 'open'
-             AND start_time IS NOT NULL AND end_time IS NOT NULL
-             AND starts_at < $3 AND (ends_at > $2 OR recurrence IS NOT NULL)
-             AND ($4::uuid IS NULL OR id <> $4)
-           ORDER BY starts_at
-           LIMIT $5"#,
+        "FROM items WHERE id = ANY (quickact_event_candidates($1, $2, $3, $4, $5)) ORDER BY starts_at",
         user_id,
         start,
         end,

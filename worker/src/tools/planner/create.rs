@@ -4,7 +4,7 @@ use quickact_shared::planner::{
     item::ItemKind,
     patch::{ItemError, ItemPatch, inferred_kind, parse_kind},
     schedule::{read_time_arguments, schedule_for_new_item},
-    store::{create_item, lock_items_for_create},
+    store::{create_event_if_free, create_item, lock_items_for_create},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -91,9 +91,18 @@ impl TypedTool for CreateItem {
         }
         let refused = |err: ItemError| ToolError::Refused(err.to_string());
         let max = self.settings.max_items_per_user;
-        if kind == ItemKind::Event && !args.allow_conflict {
-            // Held until the run's step commits: no other writer can take the slot between the
-            // conflict check and the insert. The quota is told before a conflict.
+        if kind == ItemKind::Event
+            && !args.allow_conflict
+            && let Some((start, end)) = schedule.range()
+        {
+            // The user's items stay locked until the run's step commits: no other writer can take
+            // the slot between the check and the insert. With no event that may overlap, both are
+            // one statement.
+            if let Some(item) = create_event_if_free(&mut *db, context.user_id, &fields, Some(context.task_id), max, start, end).await? {
+                return Ok(ToolOutput::Result(changed("created", &item, &schedule.notes)));
+            }
+            // Nothing was written: the quota is told before a conflict, and a recurring event that
+            // only may overlap (its occurrences are told apart here) lets the create go on.
             lock_items_for_create(&mut *db, context.user_id, max).await?.map_err(refused)?;
             if let Some(outcome) = conflict_outcome(db, context, &schedule, None).await? {
                 return Ok(ToolOutput::Result(outcome));
