@@ -87,7 +87,7 @@ impl Lexicon {
                 if entry.form.len() < shortest || !keep(entry) {
                     continue;
                 }
-                let distance = damerau_levenshtein(word, entry.form);
+                let distance = if allowed == 1 { one_edit(word.as_bytes(), entry.form.as_bytes()) } else { damerau_levenshtein(word, entry.form) };
                 if distance == 0 || distance > allowed || inflects(word, entry.form) {
                     continue;
                 }
@@ -106,6 +106,25 @@ impl Lexicon {
 }
 
 /// Two forms of one word ("meeting" and "meetings" for "meetng") are no tie.
+/// [`damerau_levenshtein`] of two ASCII words where only whether it is 0, 1 or more matters: 0, 1
+/// (one letter added, dropped or changed, or two adjacent ones swapped), or 2 for anything
+/// further. Most looked-up words allow one edit, and this is a walk of the two words, where the
+/// full distance fills a table (and a map) for every entry of the length.
+fn one_edit(a: &[u8], b: &[u8]) -> usize {
+    if a == b {
+        return 0;
+    }
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a_rest, b_rest) = (&a[same..], &b[same..]);
+    let one = match a.len() as isize - b.len() as isize {
+        0 => a_rest[1..] == b_rest[1..] || (a_rest.len() >= 2 && a_rest[0] == b_rest[1] && a_rest[1] == b_rest[0] && a_rest[2..] == b_rest[2..]),
+        1 => a_rest[1..] == *b_rest,
+        -1 => *a_rest == b_rest[1..],
+        _ => false,
+    };
+    if one { 1 } else { 2 }
+}
+
 fn same_senses(a: &Entry, b: &Entry) -> bool {
     a.senses == b.senses
 }
@@ -131,4 +150,26 @@ static ENGLISH: LazyLock<HashSet<&'static str>> =
 /// Whether `word` (lower case) is an English word.
 pub fn is_english(word: &str) -> bool {
     ENGLISH.contains(word)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pair of words of up to 4 letters of "abc" (121 words): 0, 1 or "2 or more" as the
+    /// full distance says.
+    #[test]
+    fn one_edit_agrees_with_the_full_distance_up_to_one() {
+        let mut words = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = words.iter().filter(|w| w.len() == words.last().unwrap().len()).flat_map(|w| ["a", "b", "c"].map(|c| format!("{w}{c}"))).collect();
+            words.extend(longer);
+        }
+        assert_eq!(words.len(), 121);
+        for a in &words {
+            for b in &words {
+                assert_eq!(one_edit(a.as_bytes(), b.as_bytes()), damerau_levenshtein(a, b).min(2), "{a:?} {b:?}");
+            }
+        }
+    }
 }
