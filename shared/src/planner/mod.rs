@@ -13,6 +13,7 @@
 pub mod history;
 pub mod item;
 pub mod patch;
+pub mod query;
 pub mod recurrence;
 pub mod rules;
 pub mod schedule;
