@@ -117,8 +117,10 @@ impl Feed {
             return Ok(());
         };
         // Made durable before they are sent when the task is unfinished; a final task's steps are
-        // durable already (its verdict's commit, which waited for the disk, came after them).
-        let journal = steps::steps_to_show(&mut conn, self.id, self.sent_seq, !task.status.is_final()).await?;
+        // durable already (its verdict's commit, which waited for the disk, came after them). A
+        // final task's whole journal is read: its verdict lists the run from it.
+        let unfinished = !task.status.is_final();
+        let journal = steps::steps_to_show(&mut conn, self.id, if unfinished { self.sent_seq } else { -1 }, unfinished).await?;
         drop(conn);
         // Every stream opens with the state; a final state later on is told by the verdict.
         let first = self.last_status.is_none();
@@ -127,14 +129,15 @@ impl Feed {
             let data = json!({ "status": task.status, "attempts": task.attempts, "started_at": task.started_at });
             self.queued.push_back(Event::default().event("status").data(data.to_string()));
         }
-        for step in journal {
+        let sent = self.sent_seq;
+        for step in journal.iter().filter(|step| step.seq > sent) {
             self.sent_seq = step.seq;
-            let data = serde_json::to_string(&StepView::from(step)).expect("a step serialises");
+            let data = serde_json::to_string(&StepView::from(step.clone())).expect("a step serialises");
             self.queued.push_back(Event::default().event("step").id(self.sent_seq.to_string()).data(data));
         }
         if task.status.is_final() {
             self.finished = true;
-            let data = serde_json::to_string(&TaskView::from(task)).expect("a task serialises");
+            let data = serde_json::to_string(&TaskView::new(task, &journal)).expect("a task serialises");
             self.queued.push_back(Event::default().event("verdict").data(data));
         }
         Ok(())

@@ -89,7 +89,7 @@ async fn sweep(pool: &PgPool, config: &SweeperConfig) -> Result<SweepReport, sql
     .await?;
     for task in overdue {
         if let Some(ended) = end_task(pool, task.id, None, Ending::Timeout { timeout_seconds: task.timeout_seconds }).await? {
-            crate::metrics::task_finished(&ended);
+            crate::metrics::task_finished(&ended.task);
             tracing::info!(task_id = %task.id, "task past its deadline ended by the sweeper");
             report.timed_out += 1;
         }

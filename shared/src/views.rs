@@ -7,7 +7,11 @@ use chrono::{DateTime, Utc};
 use crate::{
     domain::task::{TaskPriority, TaskRecord, TaskStatus},
     pricing::nanos_to_amount,
-    store::steps::{Step, StepKind},
+    store::{
+        ending::Ended,
+        steps::{Step, StepKind, list_run},
+        tasks::TaskRead,
+    },
     telemetry::traces::trace_id_of,
 };
 use serde::Serialize;
@@ -78,8 +82,15 @@ pub struct Cost {
     pub currency: String,
 }
 
-impl From<TaskRecord> for TaskView {
-    fn from(task: TaskRecord) -> Self {
+impl TaskView {
+    /// The task as clients read it, its verdict listing what its run did from `journal`, the
+    /// task's whole journal (a verdict's row does not repeat it, see [`list_run`]). An unfinished
+    /// task has no verdict, and its journal is not read: `&[]`.
+    pub fn new(task: TaskRecord, journal: &[Step]) -> Self {
+        let result = task.result.map(|mut verdict| {
+            list_run(&mut verdict, journal);
+            verdict
+        });
         let duration = match (task.started_at, task.completed_at) {
             (Some(start), Some(end)) => Some((end - start).num_milliseconds() as f64 / 1000.0),
             _ => None,
@@ -93,7 +104,7 @@ impl From<TaskRecord> for TaskView {
             started_at: task.started_at,
             completed_at: task.completed_at,
             duration,
-            result: task.result,
+            result,
             tokens_used: TaskTokens {
                 input: task.input_tokens,
                 output: task.output_tokens,
@@ -112,6 +123,27 @@ impl From<TaskRecord> for TaskView {
             reply_to: task.reply_to,
             trace_id: task.trace_parent.as_deref().and_then(trace_id_of).map(str::to_owned),
         }
+    }
+}
+
+/// A task as read ([`TaskRead`]: a final one with its journal).
+impl From<TaskRead> for TaskView {
+    fn from(read: TaskRead) -> Self {
+        TaskView::new(read.task, read.journal.as_deref().unwrap_or_default())
+    }
+}
+
+/// A task as it ended, with its journal.
+impl From<Ended> for TaskView {
+    fn from(ended: Ended) -> Self {
+        TaskView::new(ended.task, &ended.journal)
+    }
+}
+
+impl TaskWithSteps {
+    /// Task `task` with its whole `journal` (and `replies`), as `GET` answers.
+    pub fn new(task: TaskRecord, journal: Vec<Step>, replies: Vec<Uuid>) -> Self {
+        TaskWithSteps { task: TaskView::new(task, &journal), steps: journal.into_iter().map(Into::into).collect(), replies }
     }
 }
 

@@ -203,7 +203,7 @@ async fn attempt_delivery_in(deliverer: &Deliverer, claimed: ClaimedDelivery) ->
                 return Ok(AttemptOutcome::GaveUp);
             };
             let steps = list_steps(&deliverer.pool, task.id).await?;
-            let document = TaskWithSteps { task: task.into(), steps: steps.into_iter().map(Into::into).collect(), replies: Vec::new() };
+            let document = TaskWithSteps::new(task, steps, Vec::new());
             serde_json::to_string(&document).expect("a task serialises")
         }
     };

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::{task::{TaskPriority, TaskRecord}, user::User},
-    store::tasks,
+    store::{steps, tasks},
     telemetry::traces,
 };
 use tracing::{Instrument, Span};
@@ -99,7 +99,7 @@ async fn accept(state: &AppState, user: &User, sentence: Sentence, trace_parent:
 
     if let Some(key) = idempotency_key
         && let Some(existing) = tasks::find_by_idempotency_key(&state.pool, user.id, key).await? {
-            return replay(existing, text, reply_to);
+            return replay(state, existing, text, reply_to).await;
         }
     state.submit_rate.take(&state.pool, user.id).await?;
     // The row (the queue's job) and its room under the user's cap commit together (see `crate::submit`).
@@ -132,7 +132,7 @@ async fn accept(state: &AppState, user: &User, sentence: Sentence, trace_parent:
             // A concurrent request with the same key won the race: answer with its task.
             let key = idempotency_key.unwrap_or_default();
             let existing = tasks::find_by_idempotency_key(&state.pool, user.id, key).await?;
-            return replay(existing.ok_or(ApiError::NotFound("no such task"))?, text, reply_to);
+            return replay(state, existing.ok_or(ApiError::NotFound("no such task"))?, text, reply_to).await;
         }
     };
     quickact_shared::metrics::task_submitted();
@@ -140,10 +140,10 @@ async fn accept(state: &AppState, user: &User, sentence: Sentence, trace_parent:
     tracing::info!(task_id = %task.id, user_id = %user.id, "quick action accepted");
 
     let task = match subscription {
-        Some(subscription) => wait_from(state, user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?.task,
-        None => task,
+        Some(subscription) => TaskView::from(wait_from(state, user, subscription, Duration::from_secs(timeout as u64), Some(task)).await?),
+        None => TaskView::new(task, &[]),
     };
-    Ok(SubmittedTask { task: TaskView::from(task), replayed: false })
+    Ok(SubmittedTask { task, replayed: false })
 }
 
 /// The moment the sentence was written: the client's `now` when it is within `window` of the
@@ -164,14 +164,17 @@ fn reference_time(now: Option<DateTime<FixedOffset>>, window: Duration) -> Resul
 
 /// The answer to a sentence whose idempotency key was seen before: the same task, as Stripe-style
 /// APIs replay the original response.
-fn replay(existing: TaskRecord, text: &str, reply_to: Option<Uuid>) -> Result<SubmittedTask, ApiError> {
+async fn replay(state: &AppState, existing: TaskRecord, text: &str, reply_to: Option<Uuid>) -> Result<SubmittedTask, ApiError> {
     if existing.input_text != text || existing.reply_to != reply_to {
         return Err(ApiError::unprocessable(
             "idempotency_key_reused",
             "this Idempotency-Key was already used with a different text (or reply)",
         ));
     }
-    Ok(SubmittedTask { task: TaskView::from(existing), replayed: true })
+    // A final task's verdict lists its run from the journal (durable: the verdict's commit came
+    // after it); an unfinished one has no verdict yet.
+    let journal = if existing.status.is_final() { steps::list_steps(&state.pool, existing.id).await? } else { Vec::new() };
+    Ok(SubmittedTask { task: TaskView::new(existing, &journal), replayed: true })
 }
 
 /// The key, trimmed, when it is visible ASCII (as an HTTP header's value may be read as text) of

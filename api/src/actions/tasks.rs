@@ -48,7 +48,7 @@ pub async fn read_task(state: &AppState, user: &User, read: ReadTask) -> Result<
         Some(ResultType::NeedClarification) => tasks::reply_ids(&state.pool, task.id).await?,
         _ => Vec::new(),
     };
-    Ok(TaskWithSteps { task: task.into(), steps: journal.into_iter().map(Into::into).collect(), replies })
+    Ok(TaskWithSteps::new(task, journal, replies))
 }
 
 /// Task `id` as it is now (its journal not read), when the caller may see it; 404 otherwise.
@@ -60,12 +60,12 @@ pub async fn visible_task(state: &AppState, user: &User, id: Uuid) -> Result<Tas
 /// model turn or tool commit (see `ending::cancel_task`). 404 when it is not the caller's (an admin
 /// may cancel anyone's); 409 `task_finished` when it has ended already.
 pub async fn cancel_task(state: &AppState, user: &User, id: Uuid) -> Result<TaskView, ApiError> {
-    let owner = if user.is_admin { tasks::find_task(&state.pool, id).await?.map_or(user.id, |task| task.user_id) } else { user.id };
+    let owner = (!user.is_admin).then_some(user.id);
     match ending::cancel_task(&state.pool, id, owner).await? {
-        CancelOutcome::Cancelled(task) => {
-            quickact_shared::metrics::task_finished(&task);
+        CancelOutcome::Cancelled(ended) => {
+            quickact_shared::metrics::task_finished(&ended.task);
             tracing::info!(task_id = %id, cancelled_by = %user.id, "quick action cancelled");
-            Ok(TaskView::from(task))
+            Ok(TaskView::from(ended))
         }
         CancelOutcome::AlreadyFinal(task) => Err(ApiError::Conflict {
             code: "task_finished",
@@ -83,8 +83,8 @@ pub async fn undo_task(state: &AppState, user: &User, id: Uuid) -> Result<TaskVi
     match undo::undo_task(&state.pool, id, user, state.config.planner.max_items_per_user).await? {
         UndoOutcome::Undone(task) => {
             quickact_shared::metrics::task_submitted();
-            quickact_shared::metrics::task_finished(&task);
-            tracing::info!(task_id = %task.id, undoes = %id, "quick action undone");
+            quickact_shared::metrics::task_finished(&task.task);
+            tracing::info!(task_id = %task.task.id, undoes = %id, "quick action undone");
             Ok(TaskView::from(*task))
         }
         UndoOutcome::NotFound => Err(ApiError::NotFound("no such task")),

@@ -210,7 +210,7 @@ pub async fn list_page(
         None => None,
     };
     let listing = tasks::page_of_tasks(&state.pool, filter, cursor, limit).await?;
-    let tasks: Vec<TaskView> = listing.tasks.into_iter().map(TaskView::from).collect();
+    let tasks: Vec<TaskView> = tasks::with_journals(&state.pool, listing.tasks).await?.into_iter().map(TaskView::from).collect();
     Ok(TaskPage { count: tasks.len(), total: listing.total, next_cursor: listing.next_cursor, tasks })
 }
 

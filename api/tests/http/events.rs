@@ -81,6 +81,11 @@ async fn the_stream_shows_each_step_as_it_commits_then_the_verdict_and_ends() {
     let call = streamed.iter().find(|s| s["name"] == "create_item").unwrap();
     assert_eq!(call["arguments"]["title"], "评审");
     assert_eq!(call["result"]["item"]["title"], "评审");
+    // The verdict lists the run's calls and turns as GET does (both built from the journal).
+    assert_eq!(verdict["result"], task["result"]);
+    let calls: Vec<&str> = verdict["result"]["tool_calls"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(calls, ["create_item", "search_items", "finish"], "{verdict:#}");
+    assert_eq!(verdict["result"]["model_turns"].as_array().unwrap().len(), 3, "{verdict:#}");
     app.shutdown().await;
 }
 
@@ -111,6 +116,10 @@ async fn a_stream_resumed_with_last_event_id_loses_and_repeats_nothing() {
     assert_eq!(tail.iter().map(|e| e.event.as_str()).collect::<Vec<_>>(), ["status", "verdict"]);
     let status: Value = serde_json::from_str(&tail[0].data).unwrap();
     assert_eq!(status["status"], "success", "{status}");
+    // A stream that resumed after every step still lists the whole run in its verdict.
+    let verdict: Value = serde_json::from_str(&tail[1].data).unwrap();
+    assert_eq!(verdict["result"], task["result"]);
+    assert_eq!(verdict["result"]["tool_calls"].as_array().unwrap().len(), 3, "{verdict:#}");
     app.shutdown().await;
 }
 

@@ -150,7 +150,9 @@ pub struct Verdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<Question>,
     /// Every tool call of the run, in order (name, arguments, ok, result).
-    #[serde(default)]
+    // Not stored with the verdict: built from the run's journal whenever a client reads it
+    // (`store::steps::list_run`), as `model_turns` is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<Value>,
     /// Why an error verdict was given, for the causes a client may act on:
     /// `budget_exhausted` (a cost budget refused the run; see `renews_at`).

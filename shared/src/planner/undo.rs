@@ -29,7 +29,7 @@ use crate::{
         user::User,
     },
     store::{
-        ending::{Ending, end_task},
+        ending::{Ended, Ending, end_task},
         steps::{Step, StepKind, insert_step},
         tasks::query_tasks,
     },
@@ -41,8 +41,8 @@ pub const UNDO_STEP: &str = "undo";
 /// What an undo request found.
 #[derive(Debug)]
 pub enum UndoOutcome {
-    /// The changes were reverted; the undo task, finished.
-    Undone(Box<TaskRecord>),
+    /// The changes were reverted; the undo task, finished (with its journal: the undo's step).
+    Undone(Box<Ended>),
     /// No such task, or one of another user (for a caller who is not an admin).
     NotFound,
     /// The task has not finished yet.

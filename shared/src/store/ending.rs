@@ -3,8 +3,9 @@
 //! [`end_task`] (or, for a run that holds the task's lock and its journal, a [`FinalState`] ended
 //! by [`end_one`] or [`end_tasks`]: one statement, its last steps and its verdict committed
 //! together or not at all): it reads the journal, builds the verdict from it (message,
-//! suggestion, items, options, `tool_calls`) and writes the final state, so every verdict has the
-//! same shape whoever wrote it.
+//! suggestion, items, options) and writes the final state, so every verdict has the same shape
+//! whoever wrote it. What the verdict lists of the run (`tool_calls`, `model_turns`) is not stored
+//! with it: the journal holds it once, and a read builds it ([`super::steps::list_run`]).
 
 use serde_json::Value;
 use sqlx::{Acquire, PgExecutor, PgPool, Postgres};
@@ -70,8 +71,6 @@ impl Ending {
             verdict.items = Some(effects.changed_items);
         }
         verdict.question = (verdict.result_type == ResultType::NeedClarification).then(|| question_of(journal, &verdict));
-        verdict.tool_calls = effects.tool_calls;
-        verdict.model_turns = effects.model_turns;
         (status, verdict)
     }
 }
@@ -103,10 +102,6 @@ pub fn question_of(journal: &[Step], verdict: &Verdict) -> Question {
 /// What a run did, as its journal tells.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunEffects {
-    /// Every tool call, in order (see [`Step::tool_call_entry`]).
-    pub tool_calls: Vec<Value>,
-    /// Every model turn, in order (see [`Step::model_turn_entry`]).
-    pub model_turns: Vec<Value>,
     /// Items created or changed by the run, latest version of each, in order of first change.
     pub changed_items: Vec<Value>,
 }
@@ -115,8 +110,6 @@ impl RunEffects {
     pub fn from_journal(journal: &[Step]) -> Self {
         let mut effects = RunEffects::default();
         for step in journal {
-            effects.tool_calls.extend(step.tool_call_entry());
-            effects.model_turns.extend(step.model_turn_entry());
             if step.kind == StepKind::ToolCall
                 && step.ok
                 && let Some(item) = step.result.as_ref().and_then(changed_item)
@@ -158,7 +151,7 @@ pub fn remember_changed_item(items: &mut Vec<Value>, item: &Value) {
 
 /// Ends task `id`: builds the verdict of `ending` from the journal and writes the final state, if
 /// `holder` still holds the task (or, with `holder = None`, if the task is unfinished at all). Returns
-/// the finished task, or `None` when someone else decided first.
+/// the finished task with its whole journal, or `None` when someone else decided first.
 ///
 /// It runs in a transaction of its own, or a savepoint of the caller's (the transaction of the step
 /// that ends the run, which then commits with it). It locks the task row first, as every journal
@@ -168,7 +161,7 @@ pub async fn end_task(
     id: Uuid,
     holder: Option<&str>,
     ending: Ending,
-) -> Result<Option<TaskRecord>, sqlx::Error> {
+) -> Result<Option<Ended>, sqlx::Error> {
     let mut tx = db.begin().await?;
     let sentence = sqlx::query_scalar!("SELECT input_text FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id)
         .fetch_optional(&mut *tx)
@@ -177,7 +170,15 @@ pub async fn end_task(
     let journal = list_steps(&mut *tx, id).await?;
     let ended = end_one(&mut *tx, holder, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
     tx.commit().await?;
-    Ok(ended)
+    Ok(ended.map(|task| Ended { task, journal }))
+}
+
+/// A task as [`end_task`] ended it, with its whole journal: what its verdict lists of the run
+/// when a client reads it ([`crate::views::TaskView::new`]).
+#[derive(Debug)]
+pub struct Ended {
+    pub task: TaskRecord,
+    pub journal: Vec<Step>,
 }
 
 /// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
@@ -248,21 +249,21 @@ async fn end(db: impl PgExecutor<'_>, ends: &[(Option<&str>, &FinalState)]) -> R
 /// What a cancel request found.
 #[derive(Debug)]
 pub enum CancelOutcome {
-    Cancelled(TaskRecord),
+    Cancelled(Ended),
     AlreadyFinal(TaskRecord),
     NotFound,
 }
 
-/// Cancels a pending or processing task of `user_id` at once. A worker running it sees the new
-/// status before its next model turn or tool commit and stops: its writes lock the same row first,
-/// so nothing is written after the cancel commits, and a step in flight commits before the cancel
-/// reads the journal.
-pub async fn cancel_task(pool: &PgPool, id: Uuid, user_id: Uuid) -> Result<CancelOutcome, sqlx::Error> {
+/// Cancels a pending or processing task of `user_id` (`None`: of anyone, for an admin) at once. A
+/// worker running it sees the new status before its next model turn or tool commit and stops: its
+/// writes lock the same row first, so nothing is written after the cancel commits, and a step in
+/// flight commits before the cancel reads the journal.
+pub async fn cancel_task(pool: &PgPool, id: Uuid, user_id: Option<Uuid>) -> Result<CancelOutcome, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let locked = sqlx::query_scalar!("SELECT user_id FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id)
         .fetch_optional(&mut *tx)
         .await?;
-    if locked != Some(user_id) {
+    if locked.is_none() || user_id.is_some_and(|user_id| locked != Some(user_id)) {
         return Ok(CancelOutcome::NotFound);
     }
     let outcome = match end_task(&mut *tx, id, None, Ending::Cancelled).await? {
@@ -316,18 +317,6 @@ mod tests {
         ];
         let effects = RunEffects::from_journal(&journal);
         assert_eq!(effects.changed_items, vec![json!({"id": "a", "title": "y"}), json!({"id": "b", "title": "z"})]);
-        assert_eq!(effects.tool_calls.len(), 5);
-        assert!(effects.tool_calls[1]["result"].get("model_view").is_none(), "the model's copy stays out");
-        assert_eq!(effects.tool_calls[4]["result"], Value::Null);
-        assert_eq!(effects.tool_calls[4]["error"], "refused");
-    }
-
-    #[test]
-    fn a_successful_finish_is_listed_without_its_verdict() {
-        let journal = vec![tool_step(0, "finish", true, json!({"type": "error", "message": "m"}))];
-        let entry = &RunEffects::from_journal(&journal).tool_calls[0];
-        assert_eq!(entry["name"], "finish");
-        assert!(entry.get("result").is_none() && entry.get("error").is_none(), "{entry}");
     }
 
     #[test]
@@ -341,7 +330,7 @@ mod tests {
         ] {
             let (_, verdict) = ending.verdict(&journal, Language::English);
             assert_eq!(verdict.items, Some(vec![json!({"id": "a"})]));
-            assert_eq!(verdict.tool_calls.len(), 1);
+            assert!(verdict.tool_calls.is_empty(), "the journal lists the calls, once");
             assert!(verdict.suggestion.is_some());
         }
     }

@@ -93,6 +93,23 @@ impl Step {
     }
 }
 
+/// `result`, a verdict as stored, as a client reads it: with what it lists of its run, built from
+/// the run's `journal`: `tool_calls` (every call, [`Step::tool_call_entry`]) and `model_turns`
+/// (when there were turns, [`Step::model_turn_entry`]). The journal holds them once; the verdict's
+/// row does not repeat them (one written before it stopped doing so has them replaced by the
+/// same lists).
+pub fn list_run(result: &mut Value, journal: &[Step]) {
+    let Some(verdict) = result.as_object_mut() else { return };
+    let tool_calls: Vec<Value> = journal.iter().filter_map(Step::tool_call_entry).collect();
+    let model_turns: Vec<Value> = journal.iter().filter_map(Step::model_turn_entry).collect();
+    verdict.insert("tool_calls".into(), Value::Array(tool_calls));
+    if model_turns.is_empty() {
+        verdict.remove("model_turns");
+    } else {
+        verdict.insert("model_turns".into(), Value::Array(model_turns));
+    }
+}
+
 /// The key of a failed model turn's result that says the run went on with another model after it
 /// (the model's retries were exhausted, see `QUICKACT_MODEL_FALLBACK`).
 pub const FALLBACK_TO: &str = "fallback_to";
@@ -207,4 +224,56 @@ pub async fn steps_to_show(conn: &mut sqlx::PgConnection, task_id: Uuid, after: 
         crate::db::flush_commits(&mut *conn).await?;
     }
     Ok(journal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(seq: i32, kind: StepKind, name: &str, ok: bool, result: Value) -> Step {
+        Step {
+            task_id: Uuid::nil(),
+            seq,
+            kind,
+            name: name.into(),
+            tool_call_id: (kind == StepKind::ToolCall).then(|| format!("call_{seq}")),
+            arguments: Some(json!({})),
+            result: Some(result),
+            ok,
+            error: (!ok).then(|| "refused".to_owned()),
+            input_tokens: 3,
+            output_tokens: 1,
+            cached_tokens: 0,
+            cost_nanos: 0,
+            latency_ms: 2,
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            attempt: 1,
+        }
+    }
+
+    #[test]
+    fn a_verdict_lists_its_runs_calls_and_turns_from_the_journal() {
+        let journal = vec![
+            step(0, StepKind::ModelTurn, "m1", false, json!({ FALLBACK_TO: "m2" })),
+            step(1, StepKind::ModelTurn, "m2", true, json!({"role": "assistant"})),
+            step(2, StepKind::ToolCall, "update_item", true, json!({"item": {"id": "a"}, "model_view": "a -> y"})),
+            step(3, StepKind::ToolCall, "delete_item", false, json!({"item": {"id": "d"}})),
+            step(4, StepKind::ToolCall, FINISH_TOOL, true, json!({"type": "error", "message": "m"})),
+        ];
+        let mut verdict = json!({"type": "error", "message": "m", "tool_calls": [{"name": "stale"}]});
+        list_run(&mut verdict, &journal);
+        let calls = verdict["tool_calls"].as_array().unwrap();
+        assert_eq!(calls.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>(), ["update_item", "delete_item", FINISH_TOOL]);
+        assert_eq!(calls[0]["result"], json!({"item": {"id": "a"}}), "the model's copy stays out");
+        assert_eq!((&calls[1]["result"], &calls[1]["error"]), (&Value::Null, &json!("refused")));
+        assert!(calls[2].get("result").is_none() && calls[2].get("error").is_none(), "a finish is listed without its verdict: {}", calls[2]);
+        let turns = verdict["model_turns"].as_array().unwrap();
+        assert_eq!((turns.len(), &turns[0][FALLBACK_TO], turns[1].get(FALLBACK_TO)), (2, &json!("m2"), None));
+
+        let mut undo = json!({"type": "action_completed", "message": "m", "model_turns": [{"model": "stale"}]});
+        list_run(&mut undo, &journal[2..3]);
+        assert_eq!(undo["tool_calls"].as_array().unwrap().len(), 1);
+        assert!(undo.get("model_turns").is_none(), "a run without turns lists none");
+    }
 }

@@ -4,6 +4,8 @@
 //! change also notifies waiters (see [`crate::notify`]) in the same transaction, so a long-polling
 //! client hears of it the moment it commits.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool, Row};
 use uuid::Uuid;
@@ -97,6 +99,19 @@ pub async fn read_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<Tas
     .bind(ids)
     .fetch_all(db)
     .await
+}
+
+/// `tasks` as read for a client ([`TaskRead`]): each final one with its journal, the journals in
+/// one statement (a page of a listing).
+pub async fn with_journals(db: impl PgExecutor<'_>, tasks: Vec<TaskRecord>) -> Result<Vec<TaskRead>, sqlx::Error> {
+    let finished: Vec<Uuid> = tasks.iter().filter(|task| task.status.is_final()).map(|task| task.id).collect();
+    let mut journals: HashMap<Uuid, Vec<Step>> = finished.iter().map(|id| (*id, Vec::new())).collect();
+    if !finished.is_empty() {
+        for step in super::steps::list_steps_of(db, &finished).await? {
+            journals.entry(step.task_id).or_default().push(step);
+        }
+    }
+    Ok(tasks.into_iter().map(|task| TaskRead { journal: journals.remove(&task.id), task }).collect())
 }
 
 /// A position in a newest-first listing: the last row of the previous page.

@@ -42,9 +42,9 @@ impl Runner {
         let ending = &ending;
         let ended = retry_unavailable(DATABASE_PATIENCE, || end_task(&self.pool, task.id, Some(holder), ending.clone())).await;
         match ended {
-            Ok(Some(task)) => {
-                quickact_shared::metrics::task_finished(&task);
-                tracing::info!(task_id = %task.id, status = %task.status, "task finished");
+            Ok(Some(ended)) => {
+                quickact_shared::metrics::task_finished(&ended.task);
+                tracing::info!(task_id = %task.id, status = %ended.task.status, "task finished");
                 Attempt::Settled
             }
             Ok(None) => {

@@ -33,11 +33,20 @@ async fn a_verdict_reaches_a_long_polling_client() {
 async fn wait_true_answers_with_the_verdict() {
     let (app, key) = TestApp::start_with_user("bob").await;
     app.fake.script("buy milk", vec![Reply::finish("error", "nothing to do")]);
-    let answer = app.call(&key, Method::POST, "/api/quick-action", Some(json!({"text": "buy milk", "wait": true}))).await;
-    assert_eq!(answer.status, StatusCode::CREATED);
-    assert_eq!(answer.body["status"], "failed");
-    assert_eq!(answer.body["result"]["type"], "error");
-    assert!(answer.body["result"]["suggestion"].is_string(), "an error verdict always carries a suggestion");
+    let keyed = || async {
+        let request = app.request(&key, Method::POST, "/api/quick-action").header("Idempotency-Key", "milk-1");
+        let response = request.json(&json!({"text": "buy milk", "wait": true})).send().await.unwrap();
+        (response.status(), response.json::<Value>().await.unwrap())
+    };
+    let (status, answer) = keyed().await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(answer["status"], "failed");
+    assert_eq!(answer["result"]["type"], "error");
+    assert!(answer["result"]["suggestion"].is_string(), "an error verdict always carries a suggestion");
+    assert_eq!(answer["result"]["tool_calls"][0]["name"], "finish", "the verdict lists its run: {answer:#}");
+    // A replay of the key answers the same verdict, listing the same run.
+    let (_, replayed) = keyed().await;
+    assert_eq!((&replayed["task_id"], &replayed["result"]), (&answer["task_id"], &answer["result"]));
     app.shutdown().await;
 }
 
@@ -81,6 +90,17 @@ async fn tokens_cost_and_steps_are_recorded() {
     let seqs: Vec<i64> = steps.iter().map(|s| s["seq"].as_i64().unwrap()).collect();
     assert_eq!(seqs, vec![0, 1, 2, 3, 4]);
     assert_eq!(task["result"]["tool_calls"].as_array().unwrap().len(), 3);
+    assert_eq!(task["result"]["model_turns"].as_array().unwrap().len(), 2);
+
+    // The verdict's row does not repeat the journal: the calls and turns are built from it when
+    // read, in a listing as in GET.
+    let id: uuid::Uuid = task["task_id"].as_str().unwrap().parse().unwrap();
+    let stored: Value = sqlx::query_scalar("SELECT result FROM quick_action_tasks WHERE id = $1").bind(id).fetch_one(&app.pool).await.unwrap();
+    assert!(stored.get("tool_calls").is_none() && stored.get("model_turns").is_none(), "{stored:#}");
+    assert_eq!(stored["message"], task["result"]["message"]);
+    let listed = app.call(&key, Method::GET, "/api/quick-action", None).await.body;
+    let listed = listed["tasks"].as_array().unwrap().iter().find(|t| t["task_id"] == task["task_id"]).expect("listed").clone();
+    assert_eq!(listed["result"], task["result"], "a listing shows the verdict as GET does");
     app.shutdown().await;
 }
 
