@@ -17,13 +17,13 @@ use super::{
 };
 
 /// `sqlx::query_as!` into [`ItemRecord`] with the one column list of an item row between `$before`
-/// and `$after` (the query macros take the SQL as string literals, which `+` joins, so the list is
-/// written once and every query is still checked at build time).
+/// (literals joined by `+`) and `$after` (the query macros take the SQL as string literals, which
+/// `+` joins, so the list is written once and every query is still checked at build time).
 macro_rules! query_items {
-    ($before:literal, $after:literal $(, $arg:expr)* $(,)?) => {
+    ($before:literal $(+ $more:literal)*, $after:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             ItemRecord,
-            $before
+            $before $(+ $more)*
                 + r#" id, user_id, kind AS "kind: ItemKind", title, description, date, start_time, end_time,
                       segment AS "segment: Segment", priority, item_group, status AS "status: ItemStatus",
                       completed_at, recurrence, time_zone, created_by_task, updated_by_task, created_at, updated_at "#
@@ -37,9 +37,9 @@ macro_rules! query_items {
 /// `$b`, `$3`..`$13` and `$15` the [`ItemFields`], `$14` the task that writes, and any `$extra`
 /// from `$16` on.
 macro_rules! write_item {
-    ($sql:literal, $a:expr, $b:expr, $fields:expr, $task_id:expr $(, $extra:expr)*) => {
+    ($sql:literal $(+ $more:literal)*, $a:expr, $b:expr, $fields:expr, $task_id:expr $(, $extra:expr)*) => {
         query_items!(
-            $sql,
+            $sql $(+ $more)*,
             "",
             $a,
             $b,
@@ -57,6 +57,29 @@ macro_rules! write_item {
             $task_id,
             $fields.time_zone,
             $($extra,)*
+        )
+    };
+}
+
+/// [`write_item!`] creating item `$id` of `$user` when the CTE `$room` (a statement `WITH room AS
+/// (...)`, whose row has the user's `live` items) allows it by `$condition` (over `room`, and `$16`
+/// the quota): the one INSERT of every create, returning nothing when the room refuses.
+macro_rules! insert_item {
+    ($room:literal, $condition:literal, $id:expr, $user:expr, $fields:expr, $task_id:expr $(, $extra:expr)*) => {
+        write_item!(
+            $room
+                + r#" INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
+                                         item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
+                      SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                             CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14
+                      FROM room WHERE "#
+                + $condition
+                + " RETURNING",
+            $id,
+            $user,
+            $fields,
+            $task_id
+            $(, $extra)*
         )
     };
 }
@@ -98,14 +121,9 @@ pub async fn create_item(
     task_id: Option<Uuid>,
     max: u32,
 ) -> Result<Result<ItemRecord, ItemError>, sqlx::Error> {
-    let created = write_item!(
-        r#"WITH room AS (SELECT quickact_lock_items($2) AS live)
-           INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                              item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                  CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14
-           FROM room WHERE room.live < $16
-           RETURNING"#,
+    let created = insert_item!(
+        "WITH room AS (SELECT quickact_lock_items($2) AS live)",
+        "room.live < $16",
         Uuid::now_v7(),
         user_id,
         fields,
@@ -130,14 +148,9 @@ pub async fn create_event_if_free(
     start: NaiveDateTime,
     end: NaiveDateTime,
 ) -> Result<Option<ItemRecord>, sqlx::Error> {
-    write_item!(
-        r#"WITH room AS (SELECT live, busy FROM quickact_lock_items_for_event($2, $17, $18))
-           INSERT INTO items (id, user_id, kind, title, description, date, start_time, end_time, segment, priority,
-                              item_group, status, completed_at, recurrence, time_zone, created_by_task, updated_by_task)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                  CASE WHEN $12 = 'completed' THEN now() END, $13, $15, $14, $14
-           FROM room WHERE room.live < $16 AND NOT room.busy
-           RETURNING"#,
+    insert_item!(
+        "WITH room AS (SELECT live, busy FROM quickact_lock_items_for_event($2, $17, $18))",
+        "room.live < $16 AND NOT room.busy",
         Uuid::now_v7(),
         user_id,
         fields,
