@@ -83,6 +83,11 @@ BEGIN
             SELECT w.id FROM quick_action_tasks w
             WHERE w.id IN (SELECT chosen.id FROM chosen)
               AND w.completed_at IS NULL AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
+              -- A build that reads the calls a turn's row carries says so on its connections
+              -- (`quickact.journal`, shared/src/db.rs); an older one, which would replay such a
+              -- journal without them, is never handed a task whose journal has them.
+              AND (current_setting('quickact.journal', true) = 'turn_rows'
+                   OR NOT EXISTS (SELECT FROM quick_action_steps s WHERE s.task_id = w.id AND s.calls IS NOT NULL))
             FOR UPDATE SKIP LOCKED
         ), claimed AS (
             UPDATE quick_action_tasks t

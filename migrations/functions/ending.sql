@@ -1,7 +1,7 @@
 -- How runs' tasks end (shared/src/store/ending.rs): every task of the arrays (one element each)
 -- that `p_owners` (its run's lease holder; NULL: any holder, for an unfinished task) still holds,
 -- in one statement: its final state, its usage added to its totals, its last steps (`p_steps`:
--- rows of `quick_action_steps` as a JSON array) appended to the journal, its user's spend of the
+-- rows of `quick_action_steps` as a JSON array, a turn's with its calls) appended to the journal, its user's spend of the
 -- day, and a notification of its verdict at commit. Answers the tasks it ended; a task missing
 -- from them was decided by someone else first.
 --
@@ -49,9 +49,10 @@ BEGIN
     ), journal AS (
         INSERT INTO quick_action_steps
             (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-             input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+             input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt, calls)
         SELECT r.task_id, r.seq, r.kind, r.name, r.tool_call_id, r.arguments, r.result, r.ok, r.error,
-               r.input_tokens, r.output_tokens, r.cached_tokens, r.cost_nanos, r.latency_ms, r.started_at, r.finished_at, r.attempt
+               r.input_tokens, r.output_tokens, r.cached_tokens, r.cost_nanos, r.latency_ms, r.started_at, r.finished_at, r.attempt,
+               r.calls
         FROM jsonb_populate_recordset(NULL::quick_action_steps, p_steps) AS r
         WHERE r.task_id IN (SELECT f.id FROM finished f)
     )

@@ -28,11 +28,17 @@ pub use crate::unavailable::is_unavailable;
 /// lease: the takeover and the release come together.
 const IDLE_IN_TRANSACTION_LIMIT: &str = "15s";
 
+/// What this build's connections say they read of the journal (`quickact.journal`): a turn's row
+/// with the calls written with it (`shared/src/store/steps.rs`). The claim never hands a task
+/// whose journal has such rows to a connection that does not say so, a build from before them
+/// (`migrations/functions/claim.sql`).
+const JOURNAL_FORM: (&str, &str) = ("quickact.journal", "turn_rows");
+
 /// Opens a pool, retrying for `patience` while the server is not reachable yet (a container
 /// starting beside the database, or a database restarting).
 pub async fn connect(url: &SecretString, max_connections: u32, patience: Duration) -> Result<PgPool, sqlx::Error> {
     let options: PgConnectOptions = url.expose_secret().parse()?;
-    let options = options.application_name("quickact").options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_LIMIT)]);
+    let options = options.application_name("quickact").options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_LIMIT), JOURNAL_FORM]);
     let started = tokio::time::Instant::now();
     let mut delay = Duration::from_millis(100);
     loop {

@@ -24,6 +24,7 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate::Migrator { ignore_
 /// The functions and triggers, in the order they are applied (a function's body may name one that
 /// comes later: PL/pgSQL resolves names when it runs).
 pub const FUNCTIONS: &[(&str, &str)] = &[
+    ("journal", include_str!("../../migrations/functions/journal.sql")),
     ("task_slots", include_str!("../../migrations/functions/task_slots.sql")),
     ("submit", include_str!("../../migrations/functions/submit.sql")),
     ("claim", include_str!("../../migrations/functions/claim.sql")),
@@ -36,11 +37,11 @@ pub const FUNCTIONS: &[(&str, &str)] = &[
 
 /// Raised by one with every change to [`FUNCTIONS`] (a test compares [`FUNCTIONS_FINGERPRINT`]
 /// with the files and says so when it is not).
-pub const FUNCTIONS_REVISION: i64 = 4;
+pub const FUNCTIONS_REVISION: i64 = 5;
 
 /// [`fingerprint`] of [`FUNCTIONS`] at [`FUNCTIONS_REVISION`].
 #[cfg(test)]
-const FUNCTIONS_FINGERPRINT: &str = "3850d7ff65f31e71";
+const FUNCTIONS_FINGERPRINT: &str = "99bd0160eeca0616";
 
 /// The migrations before 2026-11-30 are squashed into `20261130000001_schema.sql`. A database that
 /// had them all (their last one is this) is taken as having the squash.

@@ -383,14 +383,18 @@ impl TestApp {
     }
 
     /// Which transaction wrote task `task_id`'s row as it is now, and which wrote each step of its
-    /// journal, in order (`xmin`): tells what one commit wrote together.
+    /// journal, in order (`xmin`; a call a turn's row carries was written with it): tells what one
+    /// commit wrote together.
     pub async fn writers(&self, task_id: &str) -> (String, Vec<String>) {
         let task = sqlx::query_scalar("SELECT xmin::text FROM quick_action_tasks WHERE id = $1::uuid")
             .bind(task_id)
             .fetch_one(&self.pool)
             .await
             .expect("the task's writer");
-        let steps = sqlx::query_scalar("SELECT xmin::text FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
+        let steps = sqlx::query_scalar(
+            "SELECT s.xmin::text FROM quick_action_steps s, generate_series(0, coalesce(jsonb_array_length(s.calls), 0)) AS n
+             WHERE s.task_id = $1::uuid ORDER BY s.seq, n",
+        )
             .bind(task_id)
             .fetch_all(&self.pool)
             .await

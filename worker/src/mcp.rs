@@ -71,7 +71,7 @@ pub const REGISTERED_TTL: Duration = Duration::from_secs(10);
 pub const RESULT_SERVER: &str = "mcp_server";
 /// The key, in an external call's journaled result, that marks the call as made and not answered
 /// yet (see `crate::agent::external_call`).
-pub const IN_FLIGHT: &str = "in_flight";
+pub use quickact_shared::store::steps::IN_FLIGHT;
 
 /// The deployment's MCP servers.
 pub struct McpServers {

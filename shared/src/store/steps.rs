@@ -1,4 +1,12 @@
-//! The journal of a run: one row per model turn and per tool call.
+//! The journal of a run: one row per model turn with the calls written with it, in order.
+//!
+//! A run's steps are positions `seq` 0, 1, 2, ...: model turns and tool calls. They are stored as
+//! one row per model turn, which carries the calls written in the same statement (`calls`, its
+//! nth at `seq + n`); a call written after its turn (an external call, flushed before it is made
+//! and completed in place) is a row of its own, as every call was before
+//! (`migrations/20261130000005_turn_rows.sql`). [`rows_json`] makes the rows; every read goes
+//! through the view `quick_action_journal` (`migrations/functions/journal.sql`), which gives one
+//! [`Step`] per position whichever way it was stored.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -48,7 +56,17 @@ pub struct Step {
     pub attempt: i32,
 }
 
+/// The key of an external call's result while the call is under way: its row, written before the
+/// call is made, is completed in place once it answers.
+pub const IN_FLIGHT: &str = "in_flight";
+
 impl Step {
+    /// Whether this is an external call written before it is made and not answered yet (see
+    /// [`IN_FLIGHT`]).
+    pub fn is_in_flight(&self) -> bool {
+        self.kind == StepKind::ToolCall && !self.ok && self.result.as_ref().is_some_and(|r| r.get(IN_FLIGHT) == Some(&Value::Bool(true)))
+    }
+
     /// The step as an entry of the verdict's `tool_calls` (`None` for a model turn): the call with
     /// its result as recorded, minus the compact `model_view` that was only for the model. A
     /// successful `finish` has no result there: its result is the verdict itself.
@@ -122,9 +140,9 @@ macro_rules! steps_insert {
         sqlx::query!(
             $before + "INSERT INTO quick_action_steps
                (task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-                input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt)
+                input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt, calls)
              SELECT task_id, seq, kind, name, tool_call_id, arguments, result, ok, error,
-                    input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
+                    input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt, calls
              FROM jsonb_populate_recordset(NULL::quick_action_steps, $1)" + $after,
             $crate::store::steps::rows_json($steps)
             $(, $arg)*
@@ -152,48 +170,72 @@ pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(),
     Ok(())
 }
 
-/// `steps` as a JSON array of journal rows, keyed by column: how every statement that appends to
-/// the journal takes them, in one parameter (`jsonb_populate_recordset`). Times keep
+/// `steps` (consecutive positions of one task, or several tasks' runs one after another) as a JSON
+/// array of journal rows, keyed by column: how every statement that appends to the journal takes
+/// them, in one parameter (`jsonb_populate_recordset`). A model turn's row carries the calls that
+/// follow it here (`calls`: each call's columns but the task, the position and the kind, which
+/// its place tells, and the tokens and cost a call never has); a call with no turn before it
+/// here, or written while in flight ([`Step::is_in_flight`], which is completed in place later),
+/// is a row of its own, and so is every call after it up to the next turn. Times keep
 /// microseconds, as Postgres does.
 pub fn rows_json(steps: &[Step]) -> Value {
     let micros = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    Value::Array(
-        steps
-            .iter()
-            .map(|s| {
-                json!({
-                    "task_id": s.task_id,
-                    "seq": s.seq,
-                    "kind": s.kind.as_str(),
-                    "name": s.name,
-                    "tool_call_id": s.tool_call_id,
-                    "arguments": s.arguments,
-                    "result": s.result,
-                    "ok": s.ok,
-                    "error": s.error,
-                    "input_tokens": s.input_tokens,
-                    "output_tokens": s.output_tokens,
-                    "cached_tokens": s.cached_tokens,
-                    "cost_nanos": s.cost_nanos,
-                    "latency_ms": s.latency_ms,
-                    "started_at": micros(&s.started_at),
-                    "finished_at": micros(&s.finished_at),
-                    "attempt": s.attempt,
-                })
-            })
-            .collect(),
-    )
+    let mut rows: Vec<Value> = Vec::new();
+    // The last row while it is a turn that takes the next position as its call.
+    let mut turn: Option<(Uuid, i32)> = None;
+    for s in steps {
+        let call = json!({
+            "name": s.name,
+            "tool_call_id": s.tool_call_id,
+            "arguments": s.arguments,
+            "result": s.result,
+            "ok": s.ok,
+            "error": s.error,
+            "latency_ms": s.latency_ms,
+            "started_at": micros(&s.started_at),
+            "finished_at": micros(&s.finished_at),
+            "attempt": s.attempt,
+        });
+        let joins = s.kind == StepKind::ToolCall && !s.is_in_flight() && turn == Some((s.task_id, s.seq - 1));
+        if let (true, Some(Value::Array(calls))) = (joins, rows.last_mut().and_then(|row| row.get_mut("calls"))) {
+            calls.push(call);
+            turn = Some((s.task_id, s.seq));
+            continue;
+        }
+        let mut row = call;
+        row["task_id"] = json!(s.task_id);
+        row["seq"] = json!(s.seq);
+        row["kind"] = json!(s.kind.as_str());
+        row["input_tokens"] = json!(s.input_tokens);
+        row["output_tokens"] = json!(s.output_tokens);
+        row["cached_tokens"] = json!(s.cached_tokens);
+        row["cost_nanos"] = json!(s.cost_nanos);
+        row["calls"] = if s.kind == StepKind::ModelTurn { json!([]) } else { Value::Null };
+        turn = (s.kind == StepKind::ModelTurn).then_some((s.task_id, s.seq));
+        rows.push(row);
+    }
+    // A turn that no call followed carries none.
+    for row in &mut rows {
+        if row["calls"].as_array().is_some_and(Vec::is_empty) {
+            row["calls"] = Value::Null;
+        }
+    }
+    Value::Array(rows)
 }
 
-/// `query_as!` into [`Step`]: every column of the journal, then `$rest` (the query macros take a
-/// concatenation of literals, so the column list lives here once).
+/// `query_as!` into [`Step`]: every column of the journal, one row per position (the view
+/// `quick_action_journal`, whose columns Postgres cannot tell are never null: the `!`s), then
+/// `$rest` (the query macros take a concatenation of literals, so the column list lives here
+/// once).
 macro_rules! select_steps {
     ($rest:literal $(, $arg:expr)* $(,)?) => {
         sqlx::query_as!(
             Step,
-            r#"SELECT task_id, seq, kind AS "kind: StepKind", name, tool_call_id, arguments, result, ok, error,
-                  input_tokens, output_tokens, cached_tokens, cost_nanos, latency_ms, started_at, finished_at, attempt
-               FROM quick_action_steps "# + $rest
+            r#"SELECT task_id AS "task_id!", seq AS "seq!", kind AS "kind!: StepKind", name AS "name!", tool_call_id,
+                  arguments, result, ok AS "ok!", error, input_tokens AS "input_tokens!", output_tokens AS "output_tokens!",
+                  cached_tokens AS "cached_tokens!", cost_nanos AS "cost_nanos!", latency_ms AS "latency_ms!",
+                  started_at AS "started_at!", finished_at AS "finished_at!", attempt AS "attempt!"
+               FROM quick_action_journal "# + $rest
             $(, $arg)*
         )
     };
@@ -250,6 +292,47 @@ mod tests {
             finished_at: Utc::now(),
             attempt: 1,
         }
+    }
+
+    #[test]
+    fn a_turn_carries_the_calls_written_with_it_and_a_call_in_flight_is_a_row_of_its_own() {
+        let other = Uuid::from_u128(7);
+        let mut in_flight = step(3, StepKind::ToolCall, "rooms__book", false, json!({ IN_FLIGHT: true }));
+        in_flight.error = None;
+        let of_other = |mut step: Step| {
+            step.task_id = other;
+            step
+        };
+        let steps = [
+            step(0, StepKind::ModelTurn, "m", true, json!({"role": "assistant"})),
+            step(1, StepKind::ToolCall, "search_items", true, json!({"items": []})),
+            step(2, StepKind::ToolCall, "create_item", true, json!({"item": {"id": "a"}})),
+            in_flight,
+            step(4, StepKind::ToolCall, "search_items", true, json!({})),
+            step(5, StepKind::ModelTurn, "m", true, json!({})),
+            of_other(step(0, StepKind::ModelTurn, "local", true, json!({}))),
+            of_other(step(1, StepKind::ToolCall, FINISH_TOOL, true, json!({}))),
+        ];
+        let rows = rows_json(&steps);
+        let rows = rows.as_array().unwrap();
+        let shape: Vec<(bool, i64, &str, Option<usize>)> = rows
+            .iter()
+            .map(|r| (r["task_id"] == json!(other), r["seq"].as_i64().unwrap(), r["kind"].as_str().unwrap(), r["calls"].as_array().map(Vec::len)))
+            .collect();
+        let expected = [
+            (false, 0, "model_turn", Some(2)),
+            (false, 3, "tool_call", None),
+            (false, 4, "tool_call", None),
+            (false, 5, "model_turn", None),
+            (true, 0, "model_turn", Some(1)),
+        ];
+        assert_eq!(shape, expected, "{rows:#?}");
+        let create = &rows[0]["calls"][1];
+        assert_eq!((&create["name"], &create["result"]), (&json!("create_item"), &json!({"item": {"id": "a"}})));
+        for key in ["task_id", "seq", "kind", "input_tokens", "cost_nanos", "calls"] {
+            assert!(create.get(key).is_none(), "a call's place tells its {key}: {create}");
+        }
+        assert_eq!(rows[1]["result"][IN_FLIGHT], true);
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub async fn read_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<Tas
     sqlx::query_as(
         "SELECT t.*,
                 CASE WHEN t.status NOT IN ('pending', 'processing') THEN
-                    (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seq), '[]') FROM quick_action_steps s WHERE s.task_id = t.id)
+                    (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.seq), '[]') FROM quick_action_journal s WHERE s.task_id = t.id)
                 END AS journal
          FROM quick_action_tasks t WHERE t.id = ANY($1)",
     )

@@ -4,7 +4,7 @@
 //! A planner tool's change and its journal step commit in one transaction; an external tool's
 //! effect happens on another machine and cannot share it. So the call's row is written first,
 //! with its name, arguments and position but no result (an *in-flight* row, see
-//! [`super::journal::is_in_flight`]), with everything the run recorded before it, and made
+//! [`Step::is_in_flight`](quickact_shared::store::steps::Step::is_in_flight)), with everything the run recorded before it, and made
 //! durable (not left to `synchronous_commit = off`); only then is the call made, with
 //! `_meta.idempotency_key = "<task_id>:<step>"`, the row's position; its outcome (result or
 //! error, latency) is then written into that row, if the run still holds the task.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::prompt::CORRECTIVE_MESSAGE;
 use crate::{
-    mcp::{IN_FLIGHT, RESULT_SERVER},
+    mcp::RESULT_SERVER,
     provider::{AnsweredCall, ToolCall},
     tools::{FINISH, RunState},
 };
@@ -101,7 +101,7 @@ impl Replay {
                 }
                 None => self.failed_in_a_row += 1,
             },
-            StepKind::ToolCall if is_in_flight(step) => {
+            StepKind::ToolCall if step.is_in_flight() => {
                 self.in_flight.insert(step.tool_call_id.clone().unwrap_or_default(), step.seq);
             }
             StepKind::ToolCall => {
@@ -135,11 +135,6 @@ impl Replay {
             }
         }
     }
-}
-
-/// Whether `step` is an external call made and not answered yet.
-pub fn is_in_flight(step: &Step) -> bool {
-    step.kind == StepKind::ToolCall && !step.ok && step.result.as_ref().is_some_and(|r| r.get(IN_FLIGHT) == Some(&Value::Bool(true)))
 }
 
 /// The tool calls of a recorded assistant message.

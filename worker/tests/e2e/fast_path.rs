@@ -104,3 +104,24 @@ async fn a_sentence_read_in_part_goes_to_the_model_with_what_was_read_as_a_hint(
     assert!(user.contains("could not read: [\"asdfgh\"]"), "{user}");
     app.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_local_run_is_stored_as_one_row_per_turn_with_its_calls() {
+    let (app, key) = TestApp::start_with_options_and_user(TestAppOptions::default().env("OPENAI_API_KEY", ""), "alice").await;
+    let task = app.act(&key, "明天下午3点到4点开会", NOW).await;
+    assert_eq!(task["status"], "success", "{task:#}");
+    let steps: Vec<(i64, &str)> = task["steps"].as_array().unwrap().iter().map(|s| (s["seq"].as_i64().unwrap(), s["kind"].as_str().unwrap())).collect();
+    assert_eq!(steps, [(0, "model_turn"), (1, "tool_call"), (2, "model_turn"), (3, "tool_call")], "{task:#}");
+    // Written with the verdict, in one statement: each turn's row carries its call.
+    let rows: Vec<(i32, String, Option<i32>)> =
+        sqlx::query_as("SELECT seq, kind, jsonb_array_length(calls) FROM quick_action_steps WHERE task_id = $1::uuid ORDER BY seq")
+            .bind(task["task_id"].as_str().unwrap())
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(rows, [(0, "model_turn".to_owned(), Some(1)), (2, "model_turn".to_owned(), Some(1))]);
+    let create = &task["steps"][1];
+    assert_eq!((&create["name"], &create["result"]["item"]["title"]), (&json!("create_item"), &json!("开会")), "{create:#}");
+    assert_eq!(task["result"]["tool_calls"].as_array().unwrap().len(), 2, "{task:#}");
+    app.shutdown().await;
+}

@@ -352,7 +352,7 @@ async fn a_run_whose_steps_a_crash_took_back_goes_on_from_the_journal() {
     );
     let id = app.submit_id(&key, "lost steps").await;
     app.fake.wait_for_requests("lost steps", 2, Duration::from_secs(20)).await;
-    let committed: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_steps WHERE task_id = $1::uuid")
+    let committed: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_journal WHERE task_id = $1::uuid")
         .bind(&id)
         .fetch_one(&app.pool)
         .await

@@ -124,3 +124,36 @@ async fn a_build_starts_on_a_database_a_newer_build_migrated() {
     assert_eq!(applied(&pool).await, before);
     assert!(before.contains(&newer));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_build_from_before_turn_rows_is_never_handed_a_journal_that_has_them() {
+    let app = quickact_testkit::TestApp::start_with(quickact_testkit::TestAppOptions::default().workers(0)).await;
+    let (_, key) = app.create_user("alice").await;
+    let id: uuid::Uuid = app.submit_id(&key, "明天下午3点开会").await.parse().unwrap();
+    let mut conn = app.pool.acquire().await.unwrap();
+    let journal: String = sqlx::query_scalar("SHOW quickact.journal").fetch_one(&mut *conn).await.unwrap();
+    assert_eq!(journal, "turn_rows", "this build's connections say what they read");
+    // A run of this build wrote a turn with its call, then its lease lapsed.
+    sqlx::query(
+        "INSERT INTO quick_action_steps (task_id, seq, kind, name, ok, latency_ms, started_at, finished_at, attempt, calls)
+         VALUES ($1, 0, 'model_turn', 'm', true, 1, now(), now(), 1,
+                 jsonb_build_array(jsonb_build_object('name', 'create_item', 'ok', true, 'latency_ms', 1,
+                                                      'started_at', now(), 'finished_at', now(), 'attempt', 1)))",
+    )
+    .bind(id)
+    .execute(&mut *conn)
+    .await
+    .unwrap();
+    let claim = "SELECT (c.task).id FROM quickact_claim_tasks('old-build', 10, 30, 10, 60) AS c";
+    // An older build's connection does not say it reads such rows: the task is not its.
+    sqlx::query("SET quickact.journal = ''").execute(&mut *conn).await.unwrap();
+    let claimed: Vec<uuid::Uuid> = sqlx::query_scalar(claim).fetch_all(&mut *conn).await.unwrap();
+    assert!(claimed.is_empty(), "{claimed:?}");
+    let steps: i64 = sqlx::query_scalar("SELECT count(*) FROM quick_action_journal WHERE task_id = $1").bind(id).fetch_one(&mut *conn).await.unwrap();
+    assert_eq!(steps, 2, "the view reads the turn and its call");
+    sqlx::query("SET quickact.journal = 'turn_rows'").execute(&mut *conn).await.unwrap();
+    let claimed: Vec<uuid::Uuid> = sqlx::query_scalar(claim).fetch_all(&mut *conn).await.unwrap();
+    assert_eq!(claimed, [id], "this build's is");
+    drop(conn);
+    app.shutdown().await;
+}

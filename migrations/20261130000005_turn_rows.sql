@@ -1,0 +1,11 @@
+-- The journal as one row per model turn with its calls (shared/src/store/steps.rs): a turn's row
+-- carries the calls written in the same statement as the turn (`calls`, each the journal row it
+-- would have been, without `task_id`, at positions `seq + 1`, `seq + 2`, ...), where each call was
+-- a row of its own, with its own key. A call written after its turn (one whose effect leaves the
+-- database, flushed before it is made and completed in place) still is. NULL for a row without
+-- calls, as every row written before this is.
+--
+-- A build from before this reads a journal without the calls in `calls`, and would run them
+-- again: the claim never hands such a build a task whose journal has such rows
+-- (`migrations/functions/claim.sql`).
+ALTER TABLE quick_action_steps ADD COLUMN calls jsonb;
