@@ -257,6 +257,8 @@ pub struct StepDoc {
     pub message: Option<Value>,
     pub tool_call_id: Option<String>,
     pub arguments: Option<Value>,
+    /// Tool calls: what the tool answered (`null` for a `finish` that ended the run: its result is
+    /// the task's verdict).
     pub result: Option<Value>,
 }
 

@@ -174,21 +174,25 @@ pub async fn insert_steps(db: impl PgExecutor<'_>, steps: &[Step]) -> Result<(),
 /// array of journal rows, keyed by column: how every statement that appends to the journal takes
 /// them, in one parameter (`jsonb_populate_recordset`). A model turn's row carries the calls that
 /// follow it here (`calls`: each call's columns but the task, the position and the kind, which
-/// its place tells, and the tokens and cost a call never has); a call with no turn before it
+/// its place tells, the tokens and cost a call never has, and an error or attempt it has not or
+/// shares with the turn); a call with no turn before it
 /// here, or written while in flight ([`Step::is_in_flight`], which is completed in place later),
-/// is a row of its own, and so is every call after it up to the next turn. Times keep
-/// microseconds, as Postgres does.
+/// is a row of its own, and so is every call after it up to the next turn. A successful `finish`
+/// is stored without its result: that is the verdict, which the task's row holds (and a run that
+/// finished is never replayed). Times keep microseconds, as Postgres does.
 pub fn rows_json(steps: &[Step]) -> Value {
     let micros = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     let mut rows: Vec<Value> = Vec::new();
-    // The last row while it is a turn that takes the next position as its call.
-    let mut turn: Option<(Uuid, i32)> = None;
+    // The last row while it is a turn that takes the next position as its call: its task, the
+    // position it has reached and its attempt.
+    let mut turn: Option<(Uuid, i32, i32)> = None;
     for s in steps {
-        let call = json!({
+        let verdict = s.kind == StepKind::ToolCall && s.ok && s.name == FINISH_TOOL;
+        let mut call = json!({
             "name": s.name,
             "tool_call_id": s.tool_call_id,
             "arguments": s.arguments,
-            "result": s.result,
+            "result": if verdict { &Value::Null } else { s.result.as_ref().unwrap_or(&Value::Null) },
             "ok": s.ok,
             "error": s.error,
             "latency_ms": s.latency_ms,
@@ -196,23 +200,32 @@ pub fn rows_json(steps: &[Step]) -> Value {
             "finished_at": micros(&s.finished_at),
             "attempt": s.attempt,
         });
-        let joins = s.kind == StepKind::ToolCall && !s.is_in_flight() && turn == Some((s.task_id, s.seq - 1));
-        if let (true, Some(Value::Array(calls))) = (joins, rows.last_mut().and_then(|row| row.get_mut("calls"))) {
+        let joins = s.kind == StepKind::ToolCall
+            && !s.is_in_flight()
+            && turn.is_some_and(|(task, seq, _)| task == s.task_id && seq == s.seq - 1);
+        if joins && let Some(Value::Array(calls)) = rows.last_mut().and_then(|row| row.get_mut("calls")) {
+            // What goes without saying is left out: no error, the turn's attempt.
+            let object = call.as_object_mut().expect("a call is an object");
+            if s.error.is_none() {
+                object.remove("error");
+            }
+            if turn.is_some_and(|(_, _, attempt)| attempt == s.attempt) {
+                object.remove("attempt");
+            }
             calls.push(call);
-            turn = Some((s.task_id, s.seq));
+            turn = turn.map(|(task, _, attempt)| (task, s.seq, attempt));
             continue;
         }
-        let mut row = call;
-        row["task_id"] = json!(s.task_id);
-        row["seq"] = json!(s.seq);
-        row["kind"] = json!(s.kind.as_str());
-        row["input_tokens"] = json!(s.input_tokens);
-        row["output_tokens"] = json!(s.output_tokens);
-        row["cached_tokens"] = json!(s.cached_tokens);
-        row["cost_nanos"] = json!(s.cost_nanos);
-        row["calls"] = if s.kind == StepKind::ModelTurn { json!([]) } else { Value::Null };
-        turn = (s.kind == StepKind::ModelTurn).then_some((s.task_id, s.seq));
-        rows.push(row);
+        call["task_id"] = json!(s.task_id);
+        call["seq"] = json!(s.seq);
+        call["kind"] = json!(s.kind.as_str());
+        call["input_tokens"] = json!(s.input_tokens);
+        call["output_tokens"] = json!(s.output_tokens);
+        call["cached_tokens"] = json!(s.cached_tokens);
+        call["cost_nanos"] = json!(s.cost_nanos);
+        call["calls"] = if s.kind == StepKind::ModelTurn { json!([]) } else { Value::Null };
+        turn = (s.kind == StepKind::ModelTurn).then_some((s.task_id, s.seq, s.attempt));
+        rows.push(call);
     }
     // A turn that no call followed carries none.
     for row in &mut rows {
@@ -311,7 +324,7 @@ mod tests {
             step(4, StepKind::ToolCall, "search_items", true, json!({})),
             step(5, StepKind::ModelTurn, "m", true, json!({})),
             of_other(step(0, StepKind::ModelTurn, "local", true, json!({}))),
-            of_other(step(1, StepKind::ToolCall, FINISH_TOOL, true, json!({}))),
+            of_other(step(1, StepKind::ToolCall, FINISH_TOOL, true, json!({"type": "action_completed"}))),
         ];
         let rows = rows_json(&steps);
         let rows = rows.as_array().unwrap();
@@ -329,10 +342,11 @@ mod tests {
         assert_eq!(shape, expected, "{rows:#?}");
         let create = &rows[0]["calls"][1];
         assert_eq!((&create["name"], &create["result"]), (&json!("create_item"), &json!({"item": {"id": "a"}})));
-        for key in ["task_id", "seq", "kind", "input_tokens", "cost_nanos", "calls"] {
+        for key in ["task_id", "seq", "kind", "input_tokens", "cost_nanos", "calls", "error", "attempt"] {
             assert!(create.get(key).is_none(), "a call's place tells its {key}: {create}");
         }
         assert_eq!(rows[1]["result"][IN_FLIGHT], true);
+        assert_eq!(rows[4]["calls"][0]["result"], Value::Null, "a finish's verdict is the task's, stored once");
     }
 
     #[test]
