@@ -15,7 +15,8 @@
 #   enqueue     wrk, 16 keep-alive connections of --users users, POST /api/quick-action, --secs  -> req/s, p50, p99 (no worker)
 #   burst       quickact-bench burst: N tasks of --burst-users users, N long-polls held (API RSS, statements/s), one worker
 #               (local provider, --concurrency) drains them -> tasks/s, statuses, statements/commits/WAL per task, and
-#               the WAL by table and record kind (pg_waldump, target/bench/wal-run<N>.txt)
+#               the WAL by table and record kind (pg_waldump, target/bench/wal-run<N>.txt) and the statements by kind
+#               (pg_stat_statements, target/bench/statements-run<N>.txt)
 #   latency     quickact-bench latency: instant fake model, POST then long-poll  -> p50, p99
 #   webhooks    quickact-bench webhooks: as latency, each verdict delivered to a verifying receiver -> p50, p99
 #   slow        quickact-bench slow: fake model answering after 1 s, 2 turns, one worker per
@@ -128,6 +129,14 @@ wal_breakdown() {
   python3 "$here/wal_breakdown.py" "$work/relmap" "$work/waldump" "$tasks"
 }
 
+# The statements of a burst by kind, per task (target/bench/statements-run$run.txt): the calls of
+# each statement pg_stat_statements counted since the burst reset it as it began (its setup's
+# included: the users it created), `statements_by_kind db tasks`.
+statements_by_kind() {
+  psql_db "$1" -F ' ' -c "SELECT to_char(calls::numeric / $2, 'FM990.00'), left(regexp_replace(query, '\s+', ' ', 'g'), 120)
+                          FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' AND calls * 100 >= $2 ORDER BY calls DESC"
+}
+
 stop_api() {
   if [ -n "$api_pid" ]; then kill -TERM "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; api_pid=; fi
 }
@@ -201,6 +210,7 @@ for run in $(seq 1 "$runs"); do
     wal_from=$(psql_db "$db" -c "SELECT pg_current_wal_lsn()")
     scenario burst --n "$n" --users "$burst_users" --concurrency "$concurrency"
     wal_breakdown "$db" "$wal_from" "$n" >"$out/wal-run$run.txt" || echo "NOTE: no WAL breakdown in run $run" >&2
+    statements_by_kind "$db" "$n" >"$out/statements-run$run.txt" || echo "NOTE: no statements by kind in run $run" >&2
     head -n 12 "$out/wal-run$run.txt" >&2
   fi
 
