@@ -279,31 +279,12 @@ pub async fn cancel_task(pool: &PgPool, id: Uuid, user_id: Option<Uuid>) -> Resu
 
 #[cfg(test)]
 mod tests {
-    use chrono::Utc;
     use serde_json::json;
 
     use super::*;
 
     fn tool_step(seq: i32, name: &str, ok: bool, result: Value) -> Step {
-        Step {
-            task_id: Uuid::nil(),
-            seq,
-            kind: StepKind::ToolCall,
-            name: name.into(),
-            tool_call_id: Some(format!("call_{seq}")),
-            arguments: Some(json!({})),
-            result: Some(result),
-            ok,
-            error: (!ok).then(|| "refused".to_owned()),
-            input_tokens: 0,
-            output_tokens: 0,
-            cached_tokens: 0,
-            cost_nanos: 0,
-            latency_ms: 2,
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            attempt: 1,
-        }
+        crate::store::steps::test_step(seq, StepKind::ToolCall, name, ok, result)
     }
 
     #[test]

@@ -281,31 +281,34 @@ pub async fn steps_to_show(conn: &mut sqlx::PgConnection, task_id: Uuid, after: 
     Ok(journal)
 }
 
+/// A step for the tests of the journal's readers: at position `seq`, answered with `result` (a
+/// failed one with the error "refused"), no tokens.
+#[cfg(test)]
+pub(crate) fn test_step(seq: i32, kind: StepKind, name: &str, ok: bool, result: Value) -> Step {
+    Step {
+        task_id: Uuid::nil(),
+        seq,
+        kind,
+        name: name.into(),
+        tool_call_id: (kind == StepKind::ToolCall).then(|| format!("call_{seq}")),
+        arguments: Some(json!({})),
+        result: Some(result),
+        ok,
+        error: (!ok).then(|| "refused".to_owned()),
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_tokens: 0,
+        cost_nanos: 0,
+        latency_ms: 2,
+        started_at: Utc::now(),
+        finished_at: Utc::now(),
+        attempt: 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn step(seq: i32, kind: StepKind, name: &str, ok: bool, result: Value) -> Step {
-        Step {
-            task_id: Uuid::nil(),
-            seq,
-            kind,
-            name: name.into(),
-            tool_call_id: (kind == StepKind::ToolCall).then(|| format!("call_{seq}")),
-            arguments: Some(json!({})),
-            result: Some(result),
-            ok,
-            error: (!ok).then(|| "refused".to_owned()),
-            input_tokens: 3,
-            output_tokens: 1,
-            cached_tokens: 0,
-            cost_nanos: 0,
-            latency_ms: 2,
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            attempt: 1,
-        }
-    }
+    use super::{test_step as step, *};
 
     #[test]
     fn a_turn_carries_the_calls_written_with_it_and_a_call_in_flight_is_a_row_of_its_own() {
