@@ -143,7 +143,7 @@ pub struct GetParams {
     params(("id" = Uuid, Path, description = "The task"), GetParams),
     responses(
         (status = 200, description = "The task with its journal", body = TaskWithSteps),
-        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 404, description = "No such task, or another user's (an admin may act on anyone's)", body = ErrorBody),
         (status = 429, description = "Too many long-polls open", body = ErrorBody),
     ))]
 #[expect(clippy::manual_async_fn, reason = "an async fn's future holds its arguments twice")]
@@ -219,7 +219,7 @@ pub async fn list_page(
     params(("id" = Uuid, Path, description = "The task")),
     responses(
         (status = 200, description = "The cancelled task", body = TaskView),
-        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 404, description = "No such task, or another user's (an admin may act on anyone's)", body = ErrorBody),
         (status = 409, description = "The task already finished (`task_finished`)", body = ErrorBody),
     ))]
 pub async fn cancel(
@@ -240,7 +240,7 @@ pub async fn cancel(
            ("Last-Event-ID" = Option<i32>, Header, minimum = -1, maximum = 2147483647, description = "Resume after this step")),
     responses(
         (status = 200, description = "An event stream: `status`, `step`..., `verdict`", content_type = "text/event-stream", body = crate::openapi::TaskEventDoc),
-        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 404, description = "No such task, or another user's (an admin may act on anyone's)", body = ErrorBody),
         (status = 429, description = "Too many long-polls and streams open", body = ErrorBody),
     ))]
 pub async fn events(
@@ -275,7 +275,7 @@ pub async fn events(
     params(("id" = Uuid, Path, description = "The task to undo")),
     responses(
         (status = 201, description = "The undo task, finished", body = TaskView),
-        (status = 404, description = "No such task (or another user's)", body = ErrorBody),
+        (status = 404, description = "No such task, or another user's (an admin may act on anyone's)", body = ErrorBody),
         (status = 409, description = "`task_not_finished`, `nothing_to_undo`, `already_undone`, `changed_since` (an item changed again since) or `item_quota`", body = ErrorBody),
     ))]
 pub async fn undo(
