@@ -105,7 +105,6 @@ impl Lexicon {
     }
 }
 
-/// Two forms of one word ("meeting" and "meetings" for "meetng") are no tie.
 /// [`damerau_levenshtein`] of two ASCII words where only whether it is 0, 1 or more matters: 0, 1
 /// (one letter added, dropped or changed, or two adjacent ones swapped), or 2 for anything
 /// further. Most looked-up words allow one edit, and this is a walk of the two words, where the
@@ -125,6 +124,7 @@ fn one_edit(a: &[u8], b: &[u8]) -> usize {
     if one { 1 } else { 2 }
 }
 
+/// Two forms of one word ("meeting" and "meetings" for "meetng") are no tie.
 fn same_senses(a: &Entry, b: &Entry) -> bool {
     a.senses == b.senses
 }
