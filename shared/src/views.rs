@@ -8,7 +8,6 @@ use crate::{
     domain::task::{TaskPriority, TaskRecord, TaskStatus},
     pricing::nanos_to_amount,
     store::{
-        ending::Ended,
         steps::{Step, StepKind, list_run},
         tasks::TaskRead,
     },
@@ -130,13 +129,6 @@ impl TaskView {
 impl From<TaskRead> for TaskView {
     fn from(read: TaskRead) -> Self {
         TaskView::new(read.task, read.journal.as_deref().unwrap_or_default())
-    }
-}
-
-/// A task as it ended, with its journal.
-impl From<Ended> for TaskView {
-    fn from(ended: Ended) -> Self {
-        TaskView::new(ended.task, &ended.journal)
     }
 }
 

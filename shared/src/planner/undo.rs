@@ -29,9 +29,9 @@ use crate::{
         user::User,
     },
     store::{
-        ending::{Ended, Ending, end_task},
+        ending::{Ending, end_task},
         steps::{Step, StepKind, insert_step},
-        tasks::query_tasks,
+        tasks::{TaskRead, query_tasks},
     },
 };
 
@@ -42,7 +42,7 @@ pub const UNDO_STEP: &str = "undo";
 #[derive(Debug)]
 pub enum UndoOutcome {
     /// The changes were reverted; the undo task, finished (with its journal: the undo's step).
-    Undone(Box<Ended>),
+    Undone(Box<TaskRead>),
     /// No such task, or one of another user (for a caller who is not an admin).
     NotFound,
     /// The task has not finished yet.

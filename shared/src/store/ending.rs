@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::{
     steps::{Step, StepKind, list_steps, rows_json},
-    tasks::{Added, Usage, find_task},
+    tasks::{Added, TaskRead, Usage, find_task},
 };
 use crate::{
     domain::{
@@ -161,7 +161,7 @@ pub async fn end_task(
     id: Uuid,
     holder: Option<&str>,
     ending: Ending,
-) -> Result<Option<Ended>, sqlx::Error> {
+) -> Result<Option<TaskRead>, sqlx::Error> {
     let mut tx = db.begin().await?;
     let sentence = sqlx::query_scalar!("SELECT input_text FROM quick_action_tasks WHERE id = $1 FOR UPDATE", id)
         .fetch_optional(&mut *tx)
@@ -170,15 +170,7 @@ pub async fn end_task(
     let journal = list_steps(&mut *tx, id).await?;
     let ended = end_one(&mut *tx, holder, &FinalState::new(id, ending, language, &journal, &[], None)).await?;
     tx.commit().await?;
-    Ok(ended.map(|task| Ended { task, journal }))
-}
-
-/// A task as [`end_task`] ended it, with its whole journal: what its verdict lists of the run
-/// when a client reads it ([`crate::views::TaskView::new`]).
-#[derive(Debug)]
-pub struct Ended {
-    pub task: TaskRecord,
-    pub journal: Vec<Step>,
+    Ok(ended.map(|task| TaskRead { task, journal: Some(journal) }))
 }
 
 /// What ends one task, ready for [`end_tasks`]: its final state and verdict (built from the whole
@@ -249,7 +241,8 @@ async fn end(db: impl PgExecutor<'_>, ends: &[(Option<&str>, &FinalState)]) -> R
 /// What a cancel request found.
 #[derive(Debug)]
 pub enum CancelOutcome {
-    Cancelled(Ended),
+    /// The task as it ended, with its journal.
+    Cancelled(TaskRead),
     AlreadyFinal(TaskRecord),
     NotFound,
 }
