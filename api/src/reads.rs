@@ -62,10 +62,7 @@ impl Reads {
         let journals = batched(pool.clone(), |conn, reads: Vec<JournalRead>| {
             Box::pin(async move {
                 let ids: Vec<Uuid> = reads.iter().map(|r| r.id).collect();
-                let mut found: HashMap<Uuid, Vec<Step>> = HashMap::new();
-                for step in steps::list_steps_of(&mut *conn, &ids).await? {
-                    found.entry(step.task_id).or_default().push(step);
-                }
+                let found = steps::journals_of(&mut *conn, &ids).await?;
                 if reads.iter().any(|r| r.unfinished && found.contains_key(&r.id)) {
                     db::flush_commits(&mut *conn).await?;
                 }

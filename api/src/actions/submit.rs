@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, FixedOffset, Utc};
 use quickact_shared::{
     domain::{task::{TaskPriority, TaskRecord}, user::User},
-    store::{steps, tasks},
+    store::tasks,
     telemetry::traces,
 };
 use tracing::{Instrument, Span};
@@ -171,10 +171,9 @@ async fn replay(state: &AppState, existing: TaskRecord, text: &str, reply_to: Op
             "this Idempotency-Key was already used with a different text (or reply)",
         ));
     }
-    // A final task's verdict lists its run from the journal (durable: the verdict's commit came
-    // after it); an unfinished one has no verdict yet.
-    let journal = if existing.status.is_final() { steps::list_steps(&state.pool, existing.id).await? } else { Vec::new() };
-    Ok(SubmittedTask { task: TaskView::new(existing, &journal), replayed: true })
+    // A final task's verdict lists its run from the journal; an unfinished one has no verdict yet.
+    let read = tasks::with_journals(&state.pool, vec![existing]).await?.pop().expect("one task in, one out");
+    Ok(SubmittedTask { task: TaskView::from(read), replayed: true })
 }
 
 /// The key, trimmed, when it is visible ASCII (as an HTTP header's value may be read as text) of

@@ -8,6 +8,8 @@
 //! through the view `quick_action_journal` (`migrations/functions/journal.sql`), which gives one
 //! [`Step`] per position whichever way it was stored.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -262,6 +264,15 @@ pub async fn list_steps(db: impl PgExecutor<'_>, task_id: Uuid) -> Result<Vec<St
 /// The whole journals of several tasks in one statement: their steps by task, each in order.
 pub async fn list_steps_of(db: impl PgExecutor<'_>, task_ids: &[Uuid]) -> Result<Vec<Step>, sqlx::Error> {
     select_steps!("WHERE task_id = ANY($1) ORDER BY task_id, seq", task_ids).fetch_all(db).await
+}
+
+/// [`list_steps_of`] by task: each task's journal in order (a task with no steps is absent).
+pub async fn journals_of(db: impl PgExecutor<'_>, task_ids: &[Uuid]) -> Result<HashMap<Uuid, Vec<Step>>, sqlx::Error> {
+    let mut journals: HashMap<Uuid, Vec<Step>> = HashMap::new();
+    for step in list_steps_of(db, task_ids).await? {
+        journals.entry(step.task_id).or_default().push(step);
+    }
+    Ok(journals)
 }
 
 /// The steps of a task after position `after`, in order (a stream resuming where it left off).

@@ -105,13 +105,11 @@ pub async fn read_tasks(db: impl PgExecutor<'_>, ids: &[Uuid]) -> Result<Vec<Tas
 /// one statement (a page of a listing).
 pub async fn with_journals(db: impl PgExecutor<'_>, tasks: Vec<TaskRecord>) -> Result<Vec<TaskRead>, sqlx::Error> {
     let finished: Vec<Uuid> = tasks.iter().filter(|task| task.status.is_final()).map(|task| task.id).collect();
-    let mut journals: HashMap<Uuid, Vec<Step>> = finished.iter().map(|id| (*id, Vec::new())).collect();
-    if !finished.is_empty() {
-        for step in super::steps::list_steps_of(db, &finished).await? {
-            journals.entry(step.task_id).or_default().push(step);
-        }
-    }
-    Ok(tasks.into_iter().map(|task| TaskRead { journal: journals.remove(&task.id), task }).collect())
+    let mut journals = if finished.is_empty() { HashMap::new() } else { super::steps::journals_of(db, &finished).await? };
+    Ok(tasks
+        .into_iter()
+        .map(|task| TaskRead { journal: task.status.is_final().then(|| journals.remove(&task.id).unwrap_or_default()), task })
+        .collect())
 }
 
 /// A position in a newest-first listing: the last row of the previous page.
